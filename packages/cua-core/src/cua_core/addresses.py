@@ -1,0 +1,67 @@
+"""Where bus sockets live: ipc:// under the user's runtime dir on one machine, tcp:// across machines."""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+import tempfile
+from pathlib import Path
+
+from cua_core.errors import SecurityError
+
+__all__ = ["check_bind", "ipc_address", "is_local", "runtime_dir"]
+
+# sockaddr_un.sun_path holds 108 bytes on Linux and 104 on macOS, terminator included.
+_MAX_IPC_PATH = 103
+
+
+def runtime_dir() -> Path:
+    """A private (0700) folder for this user's sockets: $CUA_RUNTIME_DIR, $XDG_RUNTIME_DIR/cua or /tmp."""
+    explicit = os.environ.get("CUA_RUNTIME_DIR")
+    if explicit:
+        path = Path(explicit)
+    elif os.environ.get("XDG_RUNTIME_DIR"):
+        path = Path(os.environ["XDG_RUNTIME_DIR"]) / "cua"
+    else:
+        path = Path(tempfile.gettempdir()) / f"cua-{os.getuid()}"
+    path.mkdir(mode=0o700, parents=True, exist_ok=True)
+    return path
+
+
+def ipc_address(name: str) -> str:
+    """``ipc://<runtime dir>/<name>.sock``; fails early if the path is too long for a unix socket."""
+    path = runtime_dir() / f"{name}.sock"
+    if len(str(path).encode()) > _MAX_IPC_PATH:
+        raise ValueError(
+            f"ipc socket path {path} is {len(str(path).encode())} bytes, over the {_MAX_IPC_PATH}-byte "
+            "unix socket limit; set CUA_RUNTIME_DIR to a shorter folder"
+        )
+    return f"ipc://{path}"
+
+
+def is_local(address: str) -> bool:
+    """True for addresses no other machine can reach: ipc://, inproc:// and tcp on loopback."""
+    scheme, sep, rest = address.partition("://")
+    if not sep:
+        raise ValueError(f"bus address {address!r} has no scheme; use ipc://PATH or tcp://HOST:PORT")
+    if scheme in ("ipc", "inproc"):
+        return True
+    if scheme != "tcp":
+        raise ValueError(f"bus address {address!r}: scheme {scheme!r} is not one of ipc, inproc, tcp")
+    host = rest.rsplit(":", 1)[0].strip("[]")
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False  # '*', an interface name or a host name: may be reachable from outside
+
+
+def check_bind(address: str, *, secured: bool) -> None:
+    """Refuse to listen beyond this machine without CURVE keys (ARCHITECTURE: the bus)."""
+    if not secured and not is_local(address):
+        raise SecurityError(
+            f"refusing to bind {address} without CURVE keys: anyone on the network could use it. "
+            "Bind a loopback or ipc:// address, or pass security= with keys "
+            "(create them with `cua-bus keys init`)"
+        )

@@ -1,0 +1,309 @@
+"""Events: publishers and subscribers meeting at a forwarder (XSUB/XPUB), by dotted topic.
+
+A message is ``[topic, envelope, *blobs]``. The topic travels as the first frame so ZeroMQ filters
+subscriptions before anything is decoded; since ZeroMQ matches raw byte prefixes ("bench.run" would
+also match "bench.runner"), subscribers re-check on dotted boundaries. Event ids are
+``<publisher>:<sequence>``, so a subscriber can tell if it missed any.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import threading
+import uuid
+from collections.abc import AsyncIterator, Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import zmq
+import zmq.asyncio
+
+from cua_core.addresses import check_bind, ipc_address
+from cua_core.codec import decode, encode
+from cua_core.security import ClientSecurity, ServerSecurity
+
+__all__ = [
+    "AsyncPublisher",
+    "AsyncSubscriber",
+    "BusAddresses",
+    "Event",
+    "Forwarder",
+    "Publisher",
+    "Subscriber",
+    "check_topic",
+]
+
+# Publishers and the forwarder keep this many events queued per peer before dropping: enough for
+# bursts of thousands of events (a runner starting many episodes) without loss.
+HWM = 200_000
+
+_TOPIC = re.compile(r"[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*")
+
+
+def check_topic(topic: str) -> str:
+    """A published topic: dotted words such as ``bench.episode.done``."""
+    if not isinstance(topic, str) or not _TOPIC.fullmatch(topic):
+        raise ValueError(
+            f"event topic {topic!r} must be dotted words of letters, digits, '_' or '-', "
+            "e.g. 'bench.episode.done'"
+        )
+    return topic
+
+
+def _prefix(topic: str) -> str:
+    """A subscription: '' for everything, 'pool' or 'pool.*' for pool and all below it."""
+    topic = topic.removesuffix(".*").removesuffix("*")
+    return check_topic(topic) if topic else ""
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    topic: str
+    body: Any
+    id: str
+    ts: float
+
+
+@dataclass(frozen=True)
+class BusAddresses:
+    """Where publishers connect (``publish``, the forwarder's XSUB) and subscribers (``subscribe``)."""
+
+    publish: str
+    subscribe: str
+
+    @classmethod
+    def default(cls) -> BusAddresses:
+        """$CUA_BUS_PUBLISH / $CUA_BUS_SUBSCRIBE, else the ipc sockets of this user's local bus."""
+        return cls(
+            os.environ.get("CUA_BUS_PUBLISH") or ipc_address("bus-publish"),
+            os.environ.get("CUA_BUS_SUBSCRIBE") or ipc_address("bus-subscribe"),
+        )
+
+
+class Forwarder:
+    """Moves every event from publishers to subscribers; runs in a thread or as `cua-bus serve`.
+
+    The copying happens inside libzmq (zmq.proxy), off the GIL.
+    """
+
+    def __init__(self, addresses: BusAddresses, *, security: ServerSecurity | None = None) -> None:
+        for address in (addresses.publish, addresses.subscribe):
+            check_bind(address, secured=security is not None)
+        self._requested = addresses
+        self.addresses = addresses
+        self._security = security
+        self._ctx: zmq.Context[Any] = zmq.Context()
+        self._control = f"inproc://cua-forwarder-{uuid.uuid4().hex}"
+        self._thread: threading.Thread | None = None
+        self._ready = threading.Event()
+        self._error: BaseException | None = None
+        self._auth: Any = None
+
+    def start(self) -> Forwarder:
+        if self._security is not None:
+            self._auth = self._security.start_authenticator(self._ctx, "bus forwarder")
+        self._thread = threading.Thread(target=self._run, name="cua-forwarder", daemon=True)
+        self._thread.start()
+        self._ready.wait()
+        if self._error is not None:
+            self.close()
+            raise self._error
+        return self
+
+    def _run(self) -> None:
+        sockets: list[zmq.Socket[Any]] = []
+        try:
+            xsub = self._ctx.socket(zmq.XSUB)
+            xpub = self._ctx.socket(zmq.XPUB)
+            control = self._ctx.socket(zmq.PAIR)
+            sockets = [xsub, xpub, control]
+            for sock in (xsub, xpub):
+                sock.linger = 0
+                sock.sndhwm = sock.rcvhwm = HWM
+                if self._security is not None:
+                    self._security.apply(sock)
+            xsub.bind(self._requested.publish)
+            xpub.bind(self._requested.subscribe)
+            control.bind(self._control)
+            self.addresses = BusAddresses(xsub.last_endpoint.decode(), xpub.last_endpoint.decode())
+        except BaseException as exc:
+            self._error = exc
+            self._ready.set()
+            for sock in sockets:
+                sock.close(linger=0)
+            return
+        self._ready.set()
+        try:
+            zmq.proxy_steerable(xsub, xpub, None, control)
+        except zmq.ContextTerminated:
+            pass
+        finally:
+            for sock in sockets:
+                sock.close(linger=0)
+
+    def serve_forever(self) -> None:
+        self.start()
+        assert self._thread is not None
+        while self._thread.is_alive():
+            self._thread.join(0.5)
+
+    def close(self) -> None:
+        if self._thread is not None and self._thread.is_alive():
+            stop = self._ctx.socket(zmq.PAIR)
+            stop.connect(self._control)
+            stop.send(b"TERMINATE")
+            self._thread.join()
+            stop.close(linger=0)
+        if self._auth is not None:
+            self._auth.stop()
+            self._auth = None
+        self._ctx.destroy(linger=0)
+
+    def __enter__(self) -> Forwarder:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class _PublisherBase:
+    def __init__(self, ctx: Any, address: str, security: ClientSecurity | None) -> None:
+        self._sock = ctx.socket(zmq.PUB)
+        self._sock.linger = 1000  # let queued events leave on close, without hanging forever
+        self._sock.sndhwm = HWM
+        if security is not None:
+            security.apply(self._sock)
+        self._sock.connect(address)
+        self._name = uuid.uuid4().hex[:12]
+        self._seq = 0
+
+    def _frames(self, topic: str, body: Any) -> list[Any]:
+        self._seq += 1
+        head = encode("event", body, id=f"{self._name}:{self._seq}", topic=check_topic(topic))
+        return [topic.encode(), *head]
+
+
+class Publisher(_PublisherBase):
+    """Publishes events to the forwarder. Not thread-safe: one per thread."""
+
+    def __init__(self, address: str, *, security: ClientSecurity | None = None) -> None:
+        super().__init__(zmq.Context.instance(), address, security)
+
+    def publish(self, topic: str, body: Any = None) -> None:
+        self._sock.send_multipart(self._frames(topic, body), copy=False)
+
+    def close(self) -> None:
+        self._sock.close()
+
+    def __enter__(self) -> Publisher:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class AsyncPublisher(_PublisherBase):
+    def __init__(self, address: str, *, security: ClientSecurity | None = None) -> None:
+        super().__init__(zmq.asyncio.Context.instance(), address, security)
+
+    async def publish(self, topic: str, body: Any = None) -> None:
+        await self._sock.send_multipart(self._frames(topic, body), copy=False)
+
+    def close(self) -> None:
+        self._sock.close()
+
+
+class _SubscriberBase:
+    def __init__(
+        self, ctx: Any, address: str, topics: Iterable[str], security: ClientSecurity | None
+    ) -> None:
+        self._sock = ctx.socket(zmq.SUB)
+        self._sock.linger = 0
+        self._sock.rcvhwm = HWM
+        if security is not None:
+            security.apply(self._sock)
+        self._prefixes: set[str] = set()
+        self._sock.connect(address)
+        for topic in topics:
+            self.subscribe(topic)
+
+    def subscribe(self, topic: str) -> None:
+        prefix = _prefix(topic)
+        self._prefixes.add(prefix)
+        self._sock.subscribe(prefix.encode())
+
+    def unsubscribe(self, topic: str) -> None:
+        prefix = _prefix(topic)
+        self._prefixes.discard(prefix)
+        self._sock.unsubscribe(prefix.encode())
+
+    def _event(self, frames: list[Any]) -> Event | None:
+        """Decode; None for an event that only matched ZeroMQ's byte prefix, not a dotted one."""
+        topic = frames[0].bytes.decode()
+        if "" not in self._prefixes and not any(
+            topic == p or topic.startswith(p + ".") for p in self._prefixes
+        ):
+            return None
+        env = decode(frames[1:])
+        assert env.topic is not None and isinstance(env.id, str)
+        return Event(env.topic, env.body, env.id, env.ts)
+
+
+class Subscriber(_SubscriberBase):
+    """Receives events whose topic is one of ``topics`` or below one ('' = everything)."""
+
+    def __init__(
+        self, address: str, topics: Iterable[str] = ("",), *, security: ClientSecurity | None = None
+    ) -> None:
+        super().__init__(zmq.Context.instance(), address, topics, security)
+
+    def recv(self, timeout: float | None = None) -> Event | None:
+        """The next event, or None if none came within ``timeout`` seconds."""
+        poll_ms = None if timeout is None else timeout * 1000
+        while True:
+            if not self._sock.poll(poll_ms):
+                return None
+            event = self._event(self._sock.recv_multipart(copy=False))
+            if event is not None:
+                return event
+
+    def __iter__(self) -> Iterator[Event]:
+        while True:
+            event = self.recv()
+            if event is not None:
+                yield event
+
+    def close(self) -> None:
+        self._sock.close(linger=0)
+
+    def __enter__(self) -> Subscriber:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class AsyncSubscriber(_SubscriberBase):
+    def __init__(
+        self, address: str, topics: Iterable[str] = ("",), *, security: ClientSecurity | None = None
+    ) -> None:
+        super().__init__(zmq.asyncio.Context.instance(), address, topics, security)
+
+    async def recv(self, timeout: float | None = None) -> Event | None:
+        poll_ms = None if timeout is None else timeout * 1000
+        while True:
+            if not await self._sock.poll(poll_ms):
+                return None
+            event = self._event(await self._sock.recv_multipart(copy=False))
+            if event is not None:
+                return event
+
+    async def __aiter__(self) -> AsyncIterator[Event]:
+        while True:
+            event = await self.recv()
+            if event is not None:
+                yield event
+
+    def close(self) -> None:
+        self._sock.close(linger=0)

@@ -1,0 +1,318 @@
+"""RPC clients: a blocking one (one call at a time, lowest latency) and an asyncio one (many in flight).
+
+A call waits for its reply within ``timeout``; while the server works it sends heartbeats for the
+request, so a server that dies or hangs is noticed after ``heartbeat_timeout`` rather than at the
+end of a long timeout. Only calls marked idempotent are retried: re-running a ``step`` because a
+reply was lost would act twice on the desktop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import threading
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import zmq
+import zmq.asyncio
+
+from cua_core.codec import Envelope, decode, encode
+from cua_core.errors import ProtocolError, RemoteError, RpcTimeout, SecurityError, ServerLost
+from cua_core.security import ClientSecurity
+
+__all__ = ["AsyncRpcClient", "RpcClient"]
+
+_AUTH_FAILED = getattr(zmq, "EVENT_HANDSHAKE_FAILED_AUTH", 0x4000)
+
+
+@dataclass(frozen=True, slots=True)
+class _Settings:
+    address: str
+    timeout: float
+    heartbeat_timeout: float
+    retries: int
+    security: ClientSecurity | None
+
+    def __post_init__(self) -> None:
+        if self.timeout <= 0 or self.heartbeat_timeout <= 0:
+            raise ValueError(
+                f"timeout ({self.timeout}) and heartbeat_timeout ({self.heartbeat_timeout}) "
+                "must be > 0 seconds"
+            )
+        if self.retries < 0:
+            raise ValueError(f"retries must be >= 0, got {self.retries}")
+
+
+def _result(env: Envelope, method: str) -> Any:
+    if env.kind == "rep":
+        return env.body
+    body = env.body if isinstance(env.body, dict) else {}
+    raise RemoteError(
+        str(body.get("type", "RemoteError")),
+        str(body.get("message", env.body)),
+        str(body.get("traceback", "")),
+        method,
+    )
+
+
+def _socket(ctx: zmq.Context[Any], settings: _Settings) -> tuple[zmq.Socket[Any], zmq.Socket[Any] | None]:
+    sock = ctx.socket(zmq.DEALER)
+    sock.linger = 0
+    sock.sndhwm = sock.rcvhwm = 100_000
+    monitor = None
+    if settings.security is not None:
+        settings.security.apply(sock)
+        # The only way a client learns that the server refused its key is the socket monitor.
+        monitor = sock.get_monitor_socket(_AUTH_FAILED)
+    sock.connect(settings.address)
+    return sock, monitor
+
+
+def _refused(settings: _Settings) -> SecurityError:
+    return SecurityError(
+        f"{settings.address} refused our CURVE key: ask its owner to run "
+        "`cua-bus keys allow <our public key>` (see `cua-bus keys show`)"
+    )
+
+
+class RpcClient:
+    """Blocking client. Thread-safe (calls are serialised); use one per thread for parallel calls."""
+
+    def __init__(
+        self,
+        address: str,
+        *,
+        timeout: float = 30.0,
+        heartbeat_timeout: float = 3.0,
+        retries: int = 2,
+        security: ClientSecurity | None = None,
+    ) -> None:
+        self._settings = _Settings(address, timeout, heartbeat_timeout, retries, security)
+        self._ctx: zmq.Context[Any] = zmq.Context.instance()
+        self._lock = threading.Lock()
+        self._ids = itertools.count(1)
+        self._sock, self._monitor = _socket(self._ctx, self._settings)
+        self._poller = zmq.Poller()
+        self._poller.register(self._sock, zmq.POLLIN)
+        if self._monitor is not None:
+            self._poller.register(self._monitor, zmq.POLLIN)
+
+    @property
+    def address(self) -> str:
+        return self._settings.address
+
+    def call(
+        self,
+        method: str,
+        params: Mapping[str, Any] | None = None,
+        *,
+        timeout: float | None = None,
+        idempotent: bool = False,
+    ) -> Any:
+        """Call ``method`` with named ``params`` and return its result.
+
+        Raises RemoteError if the handler raised, RpcTimeout after ``timeout`` seconds,
+        ServerLost when heartbeats stop, SecurityError when the server refuses our key.
+        Idempotent calls are retried up to ``retries`` times after a timeout or a lost server.
+        """
+        attempts = 1 + (self._settings.retries if idempotent else 0)
+        with self._lock:
+            for attempt in range(attempts):
+                try:
+                    return self._call_once(method, params or {}, timeout or self._settings.timeout)
+                except RpcTimeout:
+                    # A fresh socket drops requests queued to a dead peer and late replies.
+                    self._reset()
+                    if attempt + 1 == attempts:
+                        raise
+        raise AssertionError("unreachable")
+
+    def _call_once(self, method: str, params: Mapping[str, Any], timeout: float) -> Any:
+        req_id = next(self._ids)
+        self._sock.send_multipart(encode("req", params, id=req_id, method=method), copy=False)
+        start = time.monotonic()
+        deadline = start + timeout
+        alive_until = start + self._settings.heartbeat_timeout
+        while True:
+            now = time.monotonic()
+            wait = min(deadline, alive_until) - now
+            if wait <= 0:
+                if now >= deadline:
+                    raise RpcTimeout(f"{method!r} on {self.address}: no reply within {timeout:g} s")
+                raise ServerLost(
+                    f"{method!r} on {self.address}: no reply or heartbeat for "
+                    f"{self._settings.heartbeat_timeout:g} s; the server died, hung or is unreachable"
+                )
+            ready = dict(self._poller.poll(wait * 1000))
+            if self._monitor is not None and self._monitor in ready:
+                self._monitor.recv_multipart()
+                raise _refused(self._settings)
+            if self._sock not in ready:
+                continue
+            env = decode(self._sock.recv_multipart(copy=False))
+            if env.id != req_id:
+                if env.id is None and env.kind == "err":
+                    return _result(env, method)  # the server could not read our request at all
+                continue  # a late reply or heartbeat of an earlier, abandoned call
+            if env.kind == "hb":
+                alive_until = time.monotonic() + self._settings.heartbeat_timeout
+                continue
+            return _result(env, method)
+
+    def _reset(self) -> None:
+        self._poller.unregister(self._sock)
+        self._sock.close(linger=0)
+        if self._monitor is not None:
+            self._poller.unregister(self._monitor)
+            self._monitor.close(linger=0)
+        self._sock, self._monitor = _socket(self._ctx, self._settings)
+        self._poller.register(self._sock, zmq.POLLIN)
+        if self._monitor is not None:
+            self._poller.register(self._monitor, zmq.POLLIN)
+
+    def close(self) -> None:
+        with self._lock:
+            if self._monitor is not None:
+                self._monitor.close(linger=0)
+            self._sock.close(linger=0)
+
+    def __enter__(self) -> RpcClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+@dataclass(slots=True)
+class _Pending:
+    future: asyncio.Future[Envelope]
+    alive_until: float
+    method: str = field(default="")
+
+
+class AsyncRpcClient:
+    """asyncio client: any number of calls in flight on one socket, replies matched by request id."""
+
+    def __init__(
+        self,
+        address: str,
+        *,
+        timeout: float = 30.0,
+        heartbeat_timeout: float = 3.0,
+        retries: int = 2,
+        security: ClientSecurity | None = None,
+    ) -> None:
+        self._settings = _Settings(address, timeout, heartbeat_timeout, retries, security)
+        self._ctx = zmq.asyncio.Context.instance()
+        self._sock, self._monitor = _socket(self._ctx, self._settings)
+        self._ids = itertools.count(1)
+        self._pending: dict[int, _Pending] = {}
+        self._reader: asyncio.Task[None] | None = None
+        self._watcher: asyncio.Task[None] | None = None
+        self._refusal: SecurityError | None = None
+
+    @property
+    def address(self) -> str:
+        return self._settings.address
+
+    async def call(
+        self,
+        method: str,
+        params: Mapping[str, Any] | None = None,
+        *,
+        timeout: float | None = None,
+        idempotent: bool = False,
+    ) -> Any:
+        """Same contract as :meth:`RpcClient.call`."""
+        self._ensure_tasks()
+        attempts = 1 + (self._settings.retries if idempotent else 0)
+        for attempt in range(attempts):
+            try:
+                return await self._call_once(method, params or {}, timeout or self._settings.timeout)
+            except RpcTimeout:
+                if attempt + 1 == attempts:
+                    raise
+        raise AssertionError("unreachable")
+
+    async def _call_once(self, method: str, params: Mapping[str, Any], timeout: float) -> Any:
+        if self._refusal is not None:
+            raise self._refusal
+        req_id = next(self._ids)
+        loop = asyncio.get_running_loop()
+        start = loop.time()
+        pending = _Pending(loop.create_future(), start + self._settings.heartbeat_timeout, method)
+        self._pending[req_id] = pending
+        try:
+            await self._sock.send_multipart(encode("req", params, id=req_id, method=method), copy=False)
+            deadline = start + timeout
+            while True:
+                now = loop.time()
+                wait = min(deadline, pending.alive_until) - now
+                if wait <= 0:
+                    if now >= deadline:
+                        raise RpcTimeout(f"{method!r} on {self.address}: no reply within {timeout:g} s")
+                    raise ServerLost(
+                        f"{method!r} on {self.address}: no reply or heartbeat for "
+                        f"{self._settings.heartbeat_timeout:g} s; the server died, hung or is unreachable"
+                    )
+                try:
+                    env = await asyncio.wait_for(asyncio.shield(pending.future), wait)
+                except TimeoutError:
+                    continue
+                return _result(env, method)
+        finally:
+            self._pending.pop(req_id, None)
+
+    def _ensure_tasks(self) -> None:
+        if self._reader is None or self._reader.done():
+            self._reader = asyncio.get_running_loop().create_task(self._read())
+        if self._monitor is not None and (self._watcher is None or self._watcher.done()):
+            self._watcher = asyncio.get_running_loop().create_task(self._watch_auth())
+
+    async def _read(self) -> None:
+        loop = asyncio.get_running_loop()
+        while True:
+            frames = await self._sock.recv_multipart(copy=False)
+            try:
+                env = decode(frames)
+            except ProtocolError as exc:
+                for pending in self._pending.values():
+                    if not pending.future.done():
+                        pending.future.set_exception(exc)
+                continue
+            if not isinstance(env.id, int) or env.id not in self._pending:
+                continue
+            pending = self._pending[env.id]
+            if env.kind == "hb":
+                pending.alive_until = loop.time() + self._settings.heartbeat_timeout
+            elif not pending.future.done():
+                pending.future.set_result(env)
+
+    async def _watch_auth(self) -> None:
+        assert self._monitor is not None
+        await self._monitor.recv_multipart()
+        self._refusal = _refused(self._settings)
+        for pending in self._pending.values():
+            if not pending.future.done():
+                pending.future.set_exception(self._refusal)
+
+    async def close(self) -> None:
+        for task in (self._reader, self._watcher):
+            if task is not None:
+                task.cancel()
+                try:
+                    await task
+                except (asyncio.CancelledError, Exception):
+                    pass
+        if self._monitor is not None:
+            self._monitor.close(linger=0)
+        self._sock.close(linger=0)
+
+    async def __aenter__(self) -> AsyncRpcClient:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
