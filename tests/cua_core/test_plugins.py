@@ -75,15 +75,23 @@ def make_dist(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Calla
     monkeypatch.syspath_prepend(str(tmp_path))
 
     def make(
-        entry_points: dict[str, str], sources: dict[str, str], dist: str = "fakeplugin"
+        entry_points: dict[str, str],
+        sources: dict[str, str],
+        dist: str = "fakeplugin",
+        front: bool = False,
     ) -> None:
-        info = tmp_path / f"{dist}-0.1.dist-info"
+        root = tmp_path
+        if front:  # a directory of its own, ahead of the others on sys.path
+            root = tmp_path / f"front-{dist}"
+            root.mkdir()
+            monkeypatch.syspath_prepend(str(root))
+        info = root / f"{dist}-0.1.dist-info"
         info.mkdir()
         (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {dist}\nVersion: 0.1\n")
         lines = "".join(f"{name} = {target}\n" for name, target in entry_points.items())
         (info / "entry_points.txt").write_text(f"[{PROJECT}]\n{lines}")
         for module, source in sources.items():
-            (tmp_path / f"{module}.py").write_text(source)
+            (root / f"{module}.py").write_text(source)
             modules.append(module)
 
     yield make
@@ -109,9 +117,7 @@ def _clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("CUA_TEST_LOAD_PLUGINS", raising=False)
 
 
-def test_builtins_register_under_their_module_name(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_builtins_register_under_their_module_name(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     (tmp_path / "cua_test_dotted_builtin.py").write_text(PLUGIN_SOURCE.format(backend="local"))
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.delitem(sys.modules, "cua_test_dotted_builtin", raising=False)
@@ -148,9 +154,7 @@ def test_disable_blocks_a_builtin_and_an_entry_point_now_and_later(
     local = _backends_plugin("cua_test.local", "local")
 
     # A disabled dotted built-in is never imported, so disabling one that is broken works.
-    pm = make_plugin_manager(
-        PROJECT, _hookspecs(), builtins=[sim, local, "cua_test_not_importable"]
-    )
+    pm = make_plugin_manager(PROJECT, _hookspecs(), builtins=[sim, local, "cua_test_not_importable"])
 
     assert not pm.has_plugin("fake")
     assert not pm.has_plugin("cua_test.sim")
@@ -241,6 +245,24 @@ def test_entry_point_import_failure_names_the_plugin_and_distribution(
     assert isinstance(caught.value.__cause__, RuntimeError)
 
 
+def test_duplicate_entry_point_blames_the_distribution_pluggy_loads(
+    make_dist: Callable[..., None],
+) -> None:
+    make_dist({"dup": "dup_later_mod"}, {"dup_later_mod": "raise RuntimeError('later')"}, "later")
+    make_dist(
+        {"dup": "dup_first_mod"},
+        {"dup_first_mod": "raise RuntimeError('first')"},
+        "firstdist",
+        front=True,
+    )
+
+    with pytest.raises(PluginError) as caught:
+        make_plugin_manager(PROJECT, _hookspecs())
+
+    assert "distribution firstdist 0.1" in str(caught.value)
+    assert "RuntimeError: first" in str(caught.value)
+
+
 def test_entry_point_to_a_missing_module_is_a_plugin_error(
     make_dist: Callable[..., None],
 ) -> None:
@@ -307,7 +329,7 @@ def test_optional_unknown_hook_is_allowed() -> None:
 
 
 def test_project_must_be_an_import_style_name() -> None:
-    with pytest.raises(ValueError, match="cua-test"):
+    with pytest.raises(ValueError, match="import-style name like 'cua_bench', got 'cua-test'"):
         make_plugin_manager("cua-test", _hookspecs())
 
 
@@ -350,9 +372,7 @@ def test_registry_kind_appears_in_messages() -> None:
         PROJECT, _hookspecs(), builtins=[_backends_plugin("a", "x"), _backends_plugin("b", "x")]
     )
 
-    with pytest.raises(
-        PluginError, match=r"^agent 'x' registered by plugin 'a' and by plugin 'b'$"
-    ):
+    with pytest.raises(PluginError, match=r"^agent 'x' registered by plugin 'a' and by plugin 'b'$"):
         collect(pm, "cua_test_register_backends", kind="agent")
 
 
@@ -388,9 +408,7 @@ def test_invalid_names_are_rejected(name: object) -> None:
     plugin = _module("cua_test.bad_name", cua_test_register_backends=cua_test_register_backends)
     pm = make_plugin_manager(PROJECT, _hookspecs(), builtins=[plugin])
 
-    with pytest.raises(
-        PluginError, match=r"plugin 'cua_test\.bad_name' registered a backend named"
-    ):
+    with pytest.raises(PluginError, match=r"plugin 'cua_test\.bad_name' registered a backend named"):
         collect(pm, "cua_test_register_backends")
 
 
@@ -408,9 +426,7 @@ def test_registry_api() -> None:
         register("sim", "S")
 
     plugin = _module("cua_test.plug", cua_test_register_backends=cua_test_register_backends)
-    pm = make_plugin_manager(
-        PROJECT, _hookspecs(), builtins=[_backends_plugin("first", "local"), plugin]
-    )
+    pm = make_plugin_manager(PROJECT, _hookspecs(), builtins=[_backends_plugin("first", "local"), plugin])
 
     backends = collect(pm, "cua_test_register_backends")
 

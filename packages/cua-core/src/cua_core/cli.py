@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import json
-import shutil
 import logging
+import shutil
 import statistics
 import sys
 import tempfile
@@ -41,10 +41,9 @@ def _addresses(publish: str | None, subscribe: str | None) -> BusAddresses:
 @click.option("--secure", is_flag=True, help="Require CURVE keys from the allow-list (needed off loopback).")
 def serve(publish: str | None, subscribe: str | None, secure: bool) -> None:
     """Run the event forwarder until interrupted."""
-    security = ServerSecurity(load_or_create_keypair(), AllowList()) if secure else None
-    forwarder = Forwarder(_addresses(publish, subscribe), security=security)
     try:
-        forwarder.start()
+        security = ServerSecurity(load_or_create_keypair(), AllowList()) if secure else None
+        forwarder = Forwarder(_addresses(publish, subscribe), security=security).start()
     except (CuaError, OSError, ValueError) as exc:
         raise click.ClickException(str(exc)) from exc
     click.echo(f"publish   {forwarder.addresses.publish}")
@@ -71,7 +70,12 @@ def tail(topics: tuple[str, ...], subscribe: str | None, count: int) -> None:
     seen = 0
     with sub:
         for event in sub:
-            line = {"topic": event.topic, "id": event.id, "ts": event.ts, "body": _printable(event.body)}
+            line = {
+                "topic": event.topic,
+                "id": event.id,
+                "ts": event.ts,
+                "body": _printable(event.body),
+            }
             click.echo(json.dumps(line))
             seen += 1
             if count and seen >= count:
@@ -139,7 +143,10 @@ def demo(requests: int) -> None:
     """A live round trip: a forwarder, an RPC server and a client on ipc, with events shown as they flow."""
     runtime = Path(tempfile.mkdtemp(prefix="cua-demo-"))
     addresses = BusAddresses(f"ipc://{runtime}/pub.sock", f"ipc://{runtime}/sub.sock")
-    with Forwarder(addresses) as forwarder, RpcServer(f"ipc://{runtime}/rpc.sock", name="demo") as server:
+    with (
+        Forwarder(addresses) as forwarder,
+        RpcServer(f"ipc://{runtime}/rpc.sock", name="demo") as server,
+    ):
         publisher = Publisher(forwarder.addresses.publish)
         lock = threading.Lock()
 

@@ -60,7 +60,7 @@ def encode(
     kind: str,
     body: Any = None,
     *,
-    id: int | str | None = None,  # noqa: A002 - the envelope field is called id
+    id: int | str | None = None,
     topic: str | None = None,
     method: str | None = None,
 ) -> list[Frame]:
@@ -84,31 +84,54 @@ def encode(
     return [head, *blobs]
 
 
+_ATOMS = frozenset({str, int, float, bool, type(None)})
+_BINARY = (bytes, bytearray, memoryview)
+
+
 def _extract(value: Any, blobs: list[Frame]) -> Any:
-    """Copy the body's containers, moving big binary values and arrays out into ``blobs``."""
-    if isinstance(value, dict):
-        out = {}
+    """The body with big binary values and arrays moved out into ``blobs``.
+
+    Containers are copied only when something inside them moved, so the common small body costs
+    one pass of type checks (this runs for every message, so it is written for speed).
+    """
+    kind = type(value)
+    if kind in _ATOMS:
+        return value
+    if kind is dict:
+        out = None
         for key, item in value.items():
-            if not isinstance(key, str):
+            if type(key) is not str:
                 raise TypeError(f"body keys must be str, got {type(key).__name__} key {key!r}")
-            out[key] = _extract(item, blobs)
-        return out
-    if isinstance(value, list | tuple):
-        return [_extract(item, blobs) for item in value]
-    if isinstance(value, bytes | bytearray | memoryview):
+            if type(item) in _ATOMS:
+                continue
+            moved = _extract(item, blobs)
+            if moved is not item:
+                if out is None:
+                    out = dict(value)
+                out[key] = moved
+        return value if out is None else out
+    if kind is list or kind is tuple:
+        items = [_extract(item, blobs) for item in value]
+        return items if kind is tuple or any(a is not b for a, b in zip(items, value, strict=True)) else value
+    if isinstance(value, _BINARY):
         if len(value) < BLOB_THRESHOLD:
             return value
         blobs.append(value)
         return msgpack.ExtType(_EXT_BLOB, (len(blobs) - 1).to_bytes(4, "little"))
+    if isinstance(value, dict):  # a dict subclass: check it the slow way
+        return _extract(dict(value), blobs)
+    if isinstance(value, list | tuple):
+        return _extract(list(value), blobs)
     if isinstance(value, np.ndarray):
         if value.dtype.hasobject:
             raise TypeError(
                 f"cannot send an ndarray of dtype {value.dtype}: object arrays would need pickle; "
                 "convert to a numeric dtype or to lists"
             )
-        array = np.ascontiguousarray(value)
-        blobs.append(memoryview(array).cast("B"))
-        meta = msgpack.packb([array.dtype.str, list(array.shape), len(blobs) - 1])
+        # ascontiguousarray would turn a 0-d array into 1-d, so keep the original shape.
+        array = value if value.flags.c_contiguous else np.ascontiguousarray(value)
+        blobs.append(array.reshape(-1).view(np.uint8).data)
+        meta = msgpack.packb([value.dtype.str, list(value.shape), len(blobs) - 1])
         return msgpack.ExtType(_EXT_NDARRAY, meta)
     if isinstance(value, np.generic):
         return value.item()
@@ -138,29 +161,32 @@ def decode(frames: Sequence[Any]) -> Envelope:
         raise
     except Exception as exc:  # msgpack raises many types for bad input; all mean the same here
         raise MalformedMessage(f"envelope is not valid msgpack: {type(exc).__name__}: {exc}") from exc
-    if not isinstance(env, dict):
+    # Exact type checks (not isinstance with unions): this runs for every message.
+    if type(env) is not dict:
         raise MalformedMessage(f"envelope must be a map, got {type(env).__name__}")
-    version = env.get("v")
-    if version != PROTOCOL_VERSION:
+    get = env.get
+    version = get("v")
+    if version != PROTOCOL_VERSION or type(version) is not int:
         raise VersionMismatch(version, PROTOCOL_VERSION)
-    kind = env.get("kind")
+    kind = get("kind")
     if kind not in KINDS:
         raise MalformedMessage(f"envelope kind {kind!r} is not one of {', '.join(sorted(KINDS))}")
-    msg_id = env.get("id")
-    if msg_id is not None and (isinstance(msg_id, bool) or not isinstance(msg_id, int | str)):
+    msg_id = get("id")
+    if msg_id is not None and type(msg_id) is not int and type(msg_id) is not str:
         raise MalformedMessage(f"envelope id must be an int, str or nil, got {msg_id!r}")
-    ts = env.get("ts")
-    if isinstance(ts, bool) or not isinstance(ts, int | float):
+    ts = get("ts")
+    if type(ts) is not float and type(ts) is not int:
         raise MalformedMessage(f"envelope ts must be a number, got {ts!r}")
-    topic = env.get("topic")
-    method = env.get("method")
-    if kind == "event" and not isinstance(topic, str):
+    topic = get("topic")
+    method = get("method")
+    if kind == "req":
+        if type(method) is not str:
+            raise MalformedMessage(f"request envelope needs a str method, got {method!r}")
+    elif kind == "event" and type(topic) is not str:
         raise MalformedMessage(f"event envelope needs a str topic, got {topic!r}")
-    if kind == "req" and not isinstance(method, str):
-        raise MalformedMessage(f"request envelope needs a str method, got {method!r}")
     if "body" not in env:
         raise MalformedMessage("envelope has no body field")
-    return Envelope(kind, msg_id, env["body"], float(ts), topic, method)
+    return Envelope(kind, msg_id, env["body"], ts, topic, method)
 
 
 def _buffer(frame: Any) -> Any:
@@ -170,9 +196,7 @@ def _buffer(frame: Any) -> Any:
 
 def _blob(blobs: Sequence[Any], index: int) -> memoryview:
     if index >= len(blobs):
-        raise MalformedMessage(
-            f"envelope references binary frame {index} but the message has {len(blobs)}"
-        )
+        raise MalformedMessage(f"envelope references binary frame {index} but the message has {len(blobs)}")
     return memoryview(_buffer(blobs[index]))
 
 
@@ -183,7 +207,7 @@ def _array(blobs: Sequence[Any], data: bytes) -> np.ndarray[Any, Any]:
         if dtype.hasobject:
             raise ValueError(f"object dtype {dtype_str!r} is not allowed")
         buf = _blob(blobs, index)
-        return np.frombuffer(buf, dtype=dtype).reshape(shape)
+        return np.frombuffer(buf, dtype=dtype).reshape(tuple(shape))
     except MalformedMessage:
         raise
     except Exception as exc:

@@ -118,8 +118,7 @@ def _register_builtin(pm: pluggy.PluginManager, builtin: object) -> str:
         pm.register(plugin, name=name)
     except Exception as exc:
         raise PluginError(
-            f"built-in plugin {name!r} of {pm.project_name!r} failed to load: "
-            f"{type(exc).__name__}: {exc}"
+            f"built-in plugin {name!r} of {pm.project_name!r} failed to load: {type(exc).__name__}: {exc}"
         ) from exc
     return name
 
@@ -190,8 +189,7 @@ class Registry(Generic[T]):
             )
         if name in self._objects:
             raise PluginError(
-                f"{self.kind} {name!r} registered by plugin {self._plugins[name]!r} "
-                f"and by plugin {plugin!r}"
+                f"{self.kind} {name!r} registered by plugin {self._plugins[name]!r} and by plugin {plugin!r}"
             )
         self._objects[name] = obj
         self._plugins[name] = plugin
@@ -247,9 +245,7 @@ def collect(pm: pluggy.PluginManager, hook_name: str, kind: str = "backend") -> 
     """
     caller = getattr(pm.hook, hook_name, None)
     if caller is None:
-        raise PluginError(
-            f"{pm.project_name!r} has no hook {hook_name!r}; were its hookspecs added?"
-        )
+        raise PluginError(f"{pm.project_name!r} has no hook {hook_name!r}; were its hookspecs added?")
     registry: Registry[Any] = Registry(kind)
     for impl in caller.get_hookimpls():
         if impl.wrapper or impl.hookwrapper:

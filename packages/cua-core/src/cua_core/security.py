@@ -71,8 +71,7 @@ def load_or_create_keypair(name: str = "default", directory: Path | None = None)
     mode = stat.S_IMODE(secret_file.stat().st_mode)
     if mode & 0o077:
         raise SecurityError(
-            f"secret key {secret_file} is readable by others (mode {mode:o}); "
-            f"run `chmod 600 {secret_file}`"
+            f"secret key {secret_file} is readable by others (mode {mode:o}); run `chmod 600 {secret_file}`"
         )
     try:
         public, secret = zmq.auth.load_certificate(str(secret_file))

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Iterable
+from typing import TypeGuard
 
 from cua_core.errors import ActionError
 
@@ -22,6 +23,8 @@ __all__ = [
     "check_optional_text",
     "check_text",
     "describe",
+    "is_integer",
+    "is_real",
 ]
 
 
@@ -31,9 +34,17 @@ def describe(value: object) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
-def _is_number(value: object) -> bool:
-    # bool is an int subclass in Python, but `clicks=True` is a bug, never a count.
-    return isinstance(value, numbers.Real) and not isinstance(value, bool)
+def is_integer(value: object) -> TypeGuard[numbers.Integral]:
+    """An integer that is not a bool (numpy integers included).
+
+    bool is an int subclass in Python, but ``clicks=True`` is a bug, never a count.
+    """
+    return not isinstance(value, bool) and isinstance(value, numbers.Integral)
+
+
+def is_real(value: object) -> TypeGuard[numbers.Real]:
+    """A real number that is not a bool (numpy scalars included)."""
+    return not isinstance(value, bool) and isinstance(value, numbers.Real)
 
 
 def check_number(
@@ -45,10 +56,12 @@ def check_number(
     low_open: bool = False,
 ) -> int | float:
     """A finite real number in ``[low, high]`` (``(low, high]`` when ``low_open``)."""
-    if not _is_number(value):
+    if not is_real(value):
         raise ActionError(f"{label}: {describe(value)} is not a number")
-    assert isinstance(value, numbers.Real)
-    number: int | float = int(value) if isinstance(value, numbers.Integral) else float(value)
+    try:
+        number: int | float = int(value) if is_integer(value) else float(value)
+    except OverflowError:
+        number = math.inf
     if isinstance(number, float) and not math.isfinite(number):
         raise ActionError(f"{label}: {describe(value)} is not a finite number")
     too_low = number <= low if low_open else number < low
@@ -60,7 +73,7 @@ def check_number(
 
 def check_int(value: object, label: str, low: int, high: int) -> int:
     """An integer in ``[low, high]``; ``2.0`` is refused so that a float never hides a bug."""
-    if not (isinstance(value, numbers.Integral) and not isinstance(value, bool)):
+    if not is_integer(value):
         raise ActionError(f"{label}: {describe(value)} is not an integer")
     number = int(value)
     if not low <= number <= high:

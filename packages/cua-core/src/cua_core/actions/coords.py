@@ -13,11 +13,10 @@ centres makes pixel -> normalised -> pixel the identity for every pixel at every
 from __future__ import annotations
 
 import math
-import numbers
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from cua_core.actions.checks import check_number, describe
+from cua_core.actions.checks import check_number, describe, is_integer, is_real
 from cua_core.errors import ActionError
 
 __all__ = ["COORD_MAX", "Point", "from_pixels", "point_from", "to_pixels"]
@@ -50,11 +49,12 @@ def point_from(value: object, label: str) -> Point:
 
 
 def _check_size(width: object, height: object) -> tuple[int, int]:
+    sizes: list[int] = []
     for name, size in (("width", width), ("height", height)):
-        if not isinstance(size, numbers.Integral) or isinstance(size, bool) or int(size) < 1:
+        if not is_integer(size) or int(size) < 1:
             raise ActionError(f"screen {name}: {describe(size)} is not a positive whole number")
-    assert isinstance(width, numbers.Integral) and isinstance(height, numbers.Integral)
-    return int(width), int(height)
+        sizes.append(int(size))
+    return sizes[0], sizes[1]
 
 
 def _to_pixel(value: float, size: int) -> int:
@@ -68,10 +68,10 @@ def to_pixels(point: Point, width: int, height: int) -> tuple[int, int]:
 
 
 def _from_pixel(value: object, size: int, axis: str) -> float:
-    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+    if is_integer(value):
         index = int(value)
         inside = 0 <= index < size
-    elif isinstance(value, numbers.Real) and not isinstance(value, bool):
+    elif is_real(value):
         number = float(value)
         # A fractional position lies in the pixel floor(value); the far edge itself is off screen.
         inside = math.isfinite(number) and 0 <= number < size

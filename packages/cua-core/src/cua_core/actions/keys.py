@@ -70,10 +70,7 @@ def _unknown_key(name: str, label: str) -> ActionError:
     if suggestions:
         hint = "did you mean " + " or ".join(repr(s) for s in suggestions) + "?"
     else:
-        hint = (
-            "use a named key (" + ", ".join(_NAMED_KEYS) + ", f1..f24) "
-            "or a single printable character"
-        )
+        hint = "use a named key (" + ", ".join(_NAMED_KEYS) + ", f1..f24) or a single printable character"
     return ActionError(f"{label}: unknown key {describe(name)}; {hint}")
 
 
@@ -109,6 +106,8 @@ def split_key_combo(combo: str) -> tuple[str, ...]:
     ``+`` separates keys, and a ``+`` where a key is expected is the plus key itself, so
     ``"ctrl++"`` is ctrl and plus, and ``"+"`` is plus alone. Names are not normalised here.
     """
+    if not combo:
+        raise ActionError("key combination '': give at least one key, e.g. \"ctrl+c\"")
     keys: list[str] = []
     position = 0
     while True:

@@ -29,6 +29,7 @@ from cua_core.addresses import check_bind
 from cua_core.codec import Frame, decode, encode
 from cua_core.errors import ProtocolError
 from cua_core.security import ServerSecurity
+from cua_core.wire import recv_frames, send_frames
 
 __all__ = ["RpcServer"]
 
@@ -80,7 +81,7 @@ class RpcServer:
         self._results_address = f"inproc://cua-rpc-results-{uuid.uuid4().hex}"
         self._thread: threading.Thread | None = None
         self._ready = threading.Event()
-        self._stopping = False
+        self._stop = threading.Event()
         self._startup_error: BaseException | None = None
         self._pool: ThreadPoolExecutor | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -140,14 +141,16 @@ class RpcServer:
         return self
 
     def serve_forever(self) -> None:
-        self.start()
+        """Serve until the process is interrupted (starting first if needed)."""
+        if self._thread is None:
+            self.start()
         assert self._thread is not None
         while self._thread.is_alive():
             self._thread.join(0.5)
 
     def close(self) -> None:
         """Stop serving; requests still running are abandoned (their clients time out)."""
-        self._stopping = True
+        self._stop.set()
         if self._thread is not None and self._thread.is_alive():
             self._wake()
             self._thread.join()
@@ -194,32 +197,22 @@ class RpcServer:
         log.debug("%s serving on %s", self.name, self.address)
         inflight: dict[int, _InFlight] = {}
         next_token = 1
-        poller = zmq.Poller()
-        poller.register(router, zmq.POLLIN)
-        poller.register(results, zmq.POLLIN)
+        items = [(router, zmq.POLLIN), (results, zmq.POLLIN)]
         next_beat = time.monotonic() + self._heartbeat_interval
         try:
-            while not self._stopping:
-                wait_ms = max(0.0, (next_beat - time.monotonic()) * 1000)
-                ready = dict(poller.poll(wait_ms))
-                if router in ready:
-                    for _ in range(256):  # bounded, so results and heartbeats are never starved
-                        try:
-                            frames = router.recv_multipart(zmq.NOBLOCK, copy=False)
-                        except zmq.Again:
-                            break
-                        token = next_token
+            while not self._stop.is_set():
+                wait_ms = max(0, int((next_beat - time.monotonic()) * 1000))
+                # One message per socket per wake-up: polling again is cheaper than the zmq.Again
+                # exception a non-blocking drain ends with, and both sockets are served fairly.
+                for sock, _ in zmq.zmq_poll(items, wait_ms):
+                    if sock is router:
+                        self._dispatch(router, recv_frames(router), next_token, inflight)
                         next_token += 1
-                        self._dispatch(router, frames, token, inflight)
-                if results in ready:
-                    while True:
-                        try:
-                            done = results.recv_multipart(zmq.NOBLOCK, copy=False)
-                        except zmq.Again:
-                            break
+                    else:
+                        done = recv_frames(results)
                         entry = inflight.pop(int.from_bytes(done[0].bytes, "little"), None)
                         if entry is not None:
-                            router.send_multipart([entry.ident, *done[1:]], copy=False)
+                            send_frames(router, [entry.ident, *done[1:]])
                 now = time.monotonic()
                 if now >= next_beat:
                     self._heartbeat(router, inflight, now)
@@ -233,21 +226,21 @@ class RpcServer:
     ) -> None:
         ident = frames[0].bytes
         if len(frames) < 2:
-            router.send_multipart([ident, *_error(None, "MalformedMessage", "no envelope frame")])
+            send_frames(router, [ident, *_error(None, "MalformedMessage", "no envelope frame")])
             return
         try:
             env = decode(frames[1:])
         except ProtocolError as exc:
-            router.send_multipart([ident, *_error(None, type(exc).__name__, str(exc))], copy=False)
+            send_frames(router, [ident, *_error(None, type(exc).__name__, str(exc))])
             return
         if env.kind != "req":
             reply = _error(env.id, "MalformedMessage", f"a server accepts kind 'req', got {env.kind!r}")
-            router.send_multipart([ident, *reply], copy=False)
+            send_frames(router, [ident, *reply])
             return
         assert env.method is not None  # decode guarantees it for requests
         method = self._methods.get(env.method)
         if method is None:
-            router.send_multipart([ident, *self._unknown(env.id, env.method)], copy=False)
+            send_frames(router, [ident, *self._unknown(env.id, env.method)])
             return
         if not isinstance(env.body, dict):
             reply = _error(
@@ -256,10 +249,10 @@ class RpcServer:
                 f"{env.method}: the request body must be a map of named parameters, "
                 f"got {type(env.body).__name__}",
             )
-            router.send_multipart([ident, *reply], copy=False)
+            send_frames(router, [ident, *reply])
             return
         if method.inline:
-            router.send_multipart([ident, *_run(method.fn, env.method, env.id, env.body)], copy=False)
+            send_frames(router, [ident, *_run(method.fn, env.method, env.id, env.body)])
             return
         inflight[token] = _InFlight(ident, env.id, time.monotonic())
         tag = token.to_bytes(8, "little")
@@ -275,7 +268,7 @@ class RpcServer:
     def _heartbeat(self, router: zmq.Socket[Any], inflight: dict[int, _InFlight], now: float) -> None:
         for entry in inflight.values():
             if now - entry.started >= self._heartbeat_interval:
-                router.send_multipart([entry.ident, *encode("hb", None, id=entry.req_id)])
+                send_frames(router, [entry.ident, *encode("hb", None, id=entry.req_id)])
 
     def _unknown(self, req_id: int | str | None, name: str) -> list[Frame]:
         close = difflib.get_close_matches(name, list(self._methods), n=1)
@@ -286,12 +279,22 @@ class RpcServer:
     # -- workers --------------------------------------------------------------------------------
 
     def _run_in_worker(
-        self, fn: Callable[..., Any], name: str, req_id: int | str | None, params: dict[str, Any], tag: bytes
+        self,
+        fn: Callable[..., Any],
+        name: str,
+        req_id: int | str | None,
+        params: dict[str, Any],
+        tag: bytes,
     ) -> None:
         self._push([tag, *_run(fn, name, req_id, params)])
 
     async def _run_async(
-        self, fn: Callable[..., Any], name: str, req_id: int | str | None, params: dict[str, Any], tag: bytes
+        self,
+        fn: Callable[..., Any],
+        name: str,
+        req_id: int | str | None,
+        params: dict[str, Any],
+        tag: bytes,
     ) -> None:
         try:
             result = await fn(**params)
@@ -302,12 +305,12 @@ class RpcServer:
 
     def _push(self, frames: list[Frame]) -> None:
         """Hand a finished reply to the I/O thread, through this thread's own PUSH socket."""
-        if self._stopping:
+        if self._stop.is_set():
             return
         sock = getattr(self._local, "push", None)
         if sock is None:
             with self._push_lock:
-                if self._stopping:
+                if self._stop.is_set():
                     return
                 sock = self._ctx.socket(zmq.PUSH)
                 sock.linger = 0
@@ -315,9 +318,9 @@ class RpcServer:
                 self._push_sockets.append(sock)
             self._local.push = sock
         try:
-            sock.send_multipart(frames, copy=False)
+            send_frames(sock, frames)
         except zmq.ZMQError:
-            if not self._stopping:  # at shutdown the context may already be gone: nothing to send
+            if not self._stop.is_set():  # at shutdown the context may already be gone: nothing to send
                 raise
 
     def _wake(self) -> None:
@@ -325,7 +328,7 @@ class RpcServer:
         sock = self._ctx.socket(zmq.PUSH)
         try:
             sock.connect(self._results_address)
-            sock.send_multipart([b"\0" * 8], zmq.NOBLOCK)
+            send_frames(sock, [b"\0" * 8], block=False)
         except zmq.ZMQError:
             pass
         finally:
@@ -357,23 +360,35 @@ def _reply(req_id: int | str | None, result: Any) -> list[Frame]:
 
 
 def _exception_reply(
-    req_id: int | str | None, fn: Callable[..., Any], name: str, params: dict[str, Any], exc: Exception
+    req_id: int | str | None,
+    fn: Callable[..., Any],
+    name: str,
+    params: dict[str, Any],
+    exc: Exception,
 ) -> list[Frame]:
     if isinstance(exc, TypeError):
-        # Tell "you called it wrong" apart from a TypeError raised inside the handler.
-        try:
-            inspect.signature(fn).bind(**params)
-        except TypeError as bad:
-            names = ", ".join(
-                str(p.replace(annotation=inspect.Parameter.empty))
-                for p in inspect.signature(fn).parameters.values()
-            )
-            return _error(req_id, "BadRequest", f"{name}({names}): {bad}")
+        problem = _bad_params(fn, params)  # "called wrong" vs a TypeError inside the handler
+        if problem:
+            return _error(req_id, "BadRequest", f"{name}{problem}")
     remote_type = type(exc).__qualname__
     module = type(exc).__module__
     if module not in ("builtins", "__main__"):
         remote_type = f"{module}.{remote_type}"
     return _error(req_id, remote_type, str(exc), traceback.format_exc())
+
+
+def _bad_params(fn: Callable[..., Any], params: dict[str, Any]) -> str:
+    """What is wrong with ``params`` for ``fn``, or '' if they fit its signature."""
+    sig = inspect.signature(fn)
+    try:
+        sig.bind(**params)
+    except TypeError as exc:
+        wanted = list(sig.parameters)
+        takes_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in sig.parameters.values())
+        unexpected = [k for k in params if k not in wanted and not takes_any]
+        reason = f"unexpected parameter {', '.join(map(repr, unexpected))}" if unexpected else str(exc)
+        return f"({', '.join(wanted)}): {reason}"
+    return ""
 
 
 def _error(req_id: int | str | None, remote_type: str, message: str, tb: str = "") -> list[Frame]:

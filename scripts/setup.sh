@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Make ./.venv hold the whole workspace, editable, plus the test tools. Safe to run again: it only
+# reinstalls when a pyproject.toml changed. Installs python3-venv via apt-get when it is missing
+# (a fresh Debian has Python but not venv).
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$root"
+python=${PYTHON:-python3}
+
+apt_install() {
+  if ! command -v apt-get >/dev/null; then
+    echo "setup: missing $*; install them with your package manager" >&2
+    exit 1
+  fi
+  local sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  echo "setup: apt-get install $*"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "$@" >/dev/null
+}
+
+command -v "$python" >/dev/null || apt_install python3
+if ! "$python" -c 'import sys; sys.exit(sys.version_info < (3, 11))'; then
+  echo "setup: cua needs Python >= 3.11, $python is $("$python" -V 2>&1); set PYTHON=python3.11" >&2
+  exit 1
+fi
+"$python" -c 'import ensurepip, venv' 2>/dev/null || apt_install python3-venv
+
+if [ ! -x .venv/bin/python ]; then
+  "$python" -m venv .venv
+fi
+
+# Reinstall only when the packaging of some member changed.
+stamp=.venv/.cua-installed
+want=$(cat pyproject.toml packages/*/pyproject.toml $(ls plugins/*/pyproject.toml tui/pyproject.toml 2>/dev/null) | sha256sum | cut -d' ' -f1)
+if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+  members=()
+  for dir in packages/* plugins/* tui; do
+    [ -f "$dir/pyproject.toml" ] && members+=(-e "$dir")
+  done
+  .venv/bin/python -m pip install -q --upgrade pip
+  .venv/bin/python -m pip install -q "${members[@]}" -e ".[dev]"
+  echo "$want" >"$stamp"
+fi

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# The whole check: set up, then lint (ruff), format check, types (mypy) and every test (pytest).
+# Extra arguments go to pytest.
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+bash "$root/scripts/setup.sh"
+cd "$root"
+venv=.venv/bin
+echo "== ruff check"; "$venv/ruff" check .
+echo "== ruff format --check"; "$venv/ruff" format --check .
+echo "== mypy"; "$venv/mypy"
+echo "== pytest"
+exec "$venv/pytest" "$@"

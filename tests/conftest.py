@@ -1,0 +1,24 @@
+"""Shared fixtures: every test gets private config and runtime folders, never the user's own."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+
+@pytest.fixture(autouse=True)
+def private_dirs(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Path]:
+    # ipc socket paths are limited to ~100 bytes, and pytest's tmp_path can be longer.
+    runtime = Path(tempfile.mkdtemp(prefix="cua-t-", dir="/tmp"))
+    monkeypatch.setenv("CUA_RUNTIME_DIR", str(runtime))
+    monkeypatch.setenv("CUA_CONFIG_DIR", str(tmp_path / "config"))
+    monkeypatch.delenv("CUA_BUS_PUBLISH", raising=False)
+    monkeypatch.delenv("CUA_BUS_SUBSCRIBE", raising=False)
+    yield runtime
+    for entry in runtime.iterdir():
+        entry.unlink(missing_ok=True)
+    os.rmdir(runtime)

@@ -1,0 +1,312 @@
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import msgpack
+import numpy as np
+import pytest
+import zmq
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from cua_core.codec import decode
+from cua_core.errors import RemoteError, RpcTimeout, ServerLost, VersionMismatch
+from cua_core.rpc import AsyncRpcClient, RpcClient, RpcServer
+
+
+class Boom(Exception):
+    pass
+
+
+@pytest.fixture
+def server() -> Iterator[RpcServer]:
+    srv = RpcServer("tcp://127.0.0.1:0", heartbeat_interval=0.1)
+
+    @srv.method(inline=True)
+    def echo(data: Any = None) -> Any:
+        return data
+
+    @srv.method()
+    def sleep(seconds: float) -> float:
+        time.sleep(seconds)
+        return seconds
+
+    @srv.method()
+    def fail(message: str) -> None:
+        raise Boom(message)
+
+    @srv.method()
+    async def async_sleep(seconds: float) -> float:
+        await asyncio.sleep(seconds)
+        return seconds
+
+    with srv:
+        yield srv
+
+
+def test_round_trip_of_values_blobs_and_arrays(server: RpcServer) -> None:
+    with RpcClient(server.address) as client:
+        assert client.call("rpc.ping") == "pong"
+        assert client.call("echo", {"data": {"a": [1, 2.5, "x", None]}}) == {"a": [1, 2.5, "x", None]}
+        shot = os.urandom(500_000)
+        assert bytes(client.call("echo", {"data": shot})) == shot
+        frame = np.random.default_rng(0).integers(0, 255, (800, 1280, 3), dtype=np.uint8)
+        np.testing.assert_array_equal(client.call("echo", {"data": frame}), frame)
+        assert "sleep" in client.call("rpc.methods")
+
+
+def test_remote_exception_arrives_typed(server: RpcServer) -> None:
+    with RpcClient(server.address) as client, pytest.raises(RemoteError) as info:
+        client.call("fail", {"message": "disk full"})
+    err = info.value
+    assert err.remote_type.endswith("Boom")
+    assert err.message == "disk full"
+    assert err.method == "fail"
+    assert "raise Boom(message)" in err.traceback
+
+
+def test_wrong_method_and_params_say_what_is_wrong(server: RpcServer) -> None:
+    with RpcClient(server.address) as client:
+        with pytest.raises(RemoteError, match="did you mean 'echo'") as info:
+            client.call("ecco")
+        assert info.value.remote_type == "MethodNotFound"
+        with pytest.raises(RemoteError, match=r"sleep\(seconds\).*unexpected parameter 'secs'"):
+            client.call("sleep", {"secs": 1})
+
+
+def test_heartbeats_keep_a_long_call_alive(server: RpcServer) -> None:
+    with RpcClient(server.address, heartbeat_timeout=0.4) as client:
+        assert client.call("sleep", {"seconds": 1.2}) == 1.2
+        assert client.call("async_sleep", {"seconds": 1.0}) == 1.0
+
+
+def test_timeout_is_a_clear_error(server: RpcServer) -> None:
+    with RpcClient(server.address, timeout=0.3) as client:
+        start = time.monotonic()
+        with pytest.raises(RpcTimeout, match=r"no reply within 0\.3 s"):
+            client.call("sleep", {"seconds": 2})
+        assert time.monotonic() - start < 1.0
+        # The late reply of the abandoned call must not be taken for the next call's.
+        assert client.call("echo", {"data": "next"}) == "next"
+
+
+def test_eight_concurrent_clients(server: RpcServer) -> None:
+    results: dict[int, list[Any]] = {}
+    errors: list[BaseException] = []
+
+    def work(n: int) -> None:
+        try:
+            with RpcClient(server.address) as client:
+                got = [client.call("sleep", {"seconds": 0.3})]
+                got += [client.call("echo", {"data": [n, i]}) for i in range(200)]
+                results[n] = got
+        except BaseException as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work, args=(n,)) for n in range(8)]
+    start = time.monotonic()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    elapsed = time.monotonic() - start
+    assert not errors
+    for n in range(8):
+        assert results[n] == [0.3] + [[n, i] for i in range(200)]
+    assert elapsed < 8 * 0.3, "the 8 sleeps ran one after another instead of in parallel"
+
+
+def test_many_requests_in_flight_on_one_async_client(server: RpcServer) -> None:
+    async def main() -> tuple[list[Any], float]:
+        async with AsyncRpcClient(server.address) as client:
+            start = time.monotonic()
+            got = await asyncio.gather(
+                *[client.call("async_sleep", {"seconds": 0.3}) for _ in range(50)],
+                *[client.call("sleep", {"seconds": 0.3}) for _ in range(10)],
+                *[client.call("echo", {"data": i}) for i in range(100)],
+            )
+            return got, time.monotonic() - start
+
+    got, elapsed = asyncio.run(main())
+    assert got == [0.3] * 60 + list(range(100))
+    assert elapsed < 1.5
+
+
+def test_async_client_reports_remote_errors_and_timeouts(server: RpcServer) -> None:
+    async def main() -> None:
+        async with AsyncRpcClient(server.address, timeout=0.3) as client:
+            with pytest.raises(RemoteError, match="nope"):
+                await client.call("fail", {"message": "nope"})
+            with pytest.raises(RpcTimeout):
+                await client.call("sleep", {"seconds": 1})
+
+    asyncio.run(main())
+
+
+_SERVER = textwrap.dedent(
+    """
+    import sys, time
+    from cua_core.rpc import RpcServer
+    srv = RpcServer(sys.argv[1], heartbeat_interval=0.1)
+    srv.register("sleep", lambda seconds: time.sleep(seconds) or seconds)
+    srv.register("pid", __import__("os").getpid, inline=True)
+    srv.start()
+    print("ready", flush=True)
+    time.sleep(3600)
+    """
+)
+
+
+def _spawn_server(address: str) -> subprocess.Popen[str]:
+    proc = subprocess.Popen([sys.executable, "-c", _SERVER, address], stdout=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
+    assert proc.stdout.readline().strip() == "ready"
+    return proc
+
+
+def test_server_killed_mid_request_gives_a_timely_error(private_dirs: Path) -> None:
+    address = f"ipc://{private_dirs}/victim.sock"
+    proc = _spawn_server(address)
+    try:
+        with RpcClient(address, heartbeat_timeout=1.0, timeout=60) as client:
+            assert client.call("pid") == proc.pid
+            threading.Timer(0.5, os.kill, (proc.pid, signal.SIGKILL)).start()
+            start = time.monotonic()
+            with pytest.raises(ServerLost, match="no reply or heartbeat for 1 s"):
+                client.call("sleep", {"seconds": 30})
+            elapsed = time.monotonic() - start
+        # killed at 0.5 s, noticed within the 1 s heartbeat bound (plus scheduling slack)
+        assert 1.4 <= elapsed < 2.5
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def test_only_idempotent_calls_are_retried(private_dirs: Path) -> None:
+    address = f"ipc://{private_dirs}/flaky.sock"
+    proc = _spawn_server(address)
+    with RpcClient(address, heartbeat_timeout=0.5, retries=3) as client:
+        first = client.call("pid")
+        proc.kill()
+        proc.wait()
+        with pytest.raises(ServerLost):
+            client.call("pid")  # not idempotent: one try, then the error
+        threading.Timer(0.3, lambda: procs.append(_spawn_server(address))).start()
+        procs: list[subprocess.Popen[str]] = []
+        try:
+            second = client.call("pid", idempotent=True)  # retried until the new server answers
+            assert second != first
+            assert second == procs[0].pid
+        finally:
+            for p in procs:
+                p.kill()
+                p.wait()
+
+
+def _raw_dealer(address: str) -> zmq.Socket[Any]:
+    sock = zmq.Context.instance().socket(zmq.DEALER)
+    sock.linger = 0
+    sock.rcvtimeo = 2000
+    sock.connect(address)
+    return sock
+
+
+_envelope_like = st.fixed_dictionaries(
+    {},
+    optional={
+        "v": st.sampled_from([0, 1, 2, "1", None]),
+        "kind": st.sampled_from(["req", "rep", "event", "hb", "x", 1]),
+        "id": st.one_of(st.none(), st.integers(-(2**63), 2**63 - 1), st.text(max_size=4), st.floats()),
+        "ts": st.one_of(st.floats(), st.text(max_size=3)),
+        "method": st.one_of(st.sampled_from(["echo", "nope", "sleep"]), st.integers(0, 9)),
+        "body": st.one_of(
+            st.none(), st.integers(0, 9), st.dictionaries(st.text(max_size=5), st.integers(0, 9))
+        ),
+    },
+).map(msgpack.packb)
+_frames = st.lists(st.one_of(st.binary(max_size=200), _envelope_like), min_size=1, max_size=3)
+
+
+def test_fuzzed_frames_each_get_a_clear_error_and_the_server_keeps_serving(
+    server: RpcServer,
+) -> None:
+    sock = _raw_dealer(server.address)
+    seen = {"count": 0}
+
+    @settings(max_examples=1000, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(_frames)
+    def fuzz(frames: list[bytes]) -> None:
+        sock.send_multipart(frames)
+        reply = decode(sock.recv_multipart())  # one reply per message, never silence
+        seen["count"] += 1
+        if reply.kind == "err":
+            assert reply.body["type"] and reply.body["message"]
+        else:  # only a well-formed call of a real method succeeds
+            assert reply.kind == "rep"
+
+    fuzz()
+    assert seen["count"] >= 1000
+    sock.close()
+    with RpcClient(server.address) as client:
+        assert client.call("echo", {"data": "still serving"}) == "still serving"
+
+
+def test_version_mismatch_reaches_the_client_as_a_clear_error(server: RpcServer) -> None:
+    sock = _raw_dealer(server.address)
+    env = {"v": 99, "kind": "req", "id": 1, "ts": 0.0, "method": "echo", "body": {}}
+    sock.send(msgpack.packb(env))
+    reply = decode(sock.recv_multipart())
+    assert reply.body["type"] == "VersionMismatch"
+    assert "v=99" in reply.body["message"]
+    sock.close()
+
+
+def test_client_refuses_a_reply_of_another_version() -> None:
+    ctx = zmq.Context.instance()
+    router = ctx.socket(zmq.ROUTER)
+    router.linger = 0
+    port = router.bind_to_random_port("tcp://127.0.0.1")
+
+    def answer() -> None:
+        ident, _ = router.recv_multipart()
+        router.send_multipart([ident, msgpack.packb({"v": 2, "kind": "rep", "id": 1, "ts": 0, "body": 1})])
+
+    threading.Thread(target=answer, daemon=True).start()
+    with RpcClient(f"tcp://127.0.0.1:{port}") as client, pytest.raises(VersionMismatch):
+        client.call("anything")
+    router.close()
+
+
+def test_registration_errors() -> None:
+    srv = RpcServer("tcp://127.0.0.1:0")
+    with pytest.raises(ValueError, match="already registered"):
+        srv.register("rpc.ping", lambda: 1)
+
+    async def coro() -> None:
+        return None
+
+    with pytest.raises(ValueError, match="cannot be inline"):
+        srv.register("c", coro, inline=True)
+
+
+def test_bind_failure_is_raised_by_start() -> None:
+    with RpcServer("tcp://127.0.0.1:0") as first:
+        second = RpcServer(first.address)
+        with pytest.raises(zmq.ZMQError):
+            second.start()
+
+
+def test_unencodable_result_is_reported(server: RpcServer) -> None:
+    server.register("bad", object)
+    with RpcClient(server.address) as client, pytest.raises(RemoteError, match="could not be sent"):
+        client.call("bad")

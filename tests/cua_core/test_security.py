@@ -1,0 +1,135 @@
+from __future__ import annotations
+
+import logging
+import stat
+import time
+from pathlib import Path
+
+import pytest
+
+from cua_core.errors import RpcTimeout, SecurityError
+from cua_core.events import BusAddresses, Forwarder, Publisher, Subscriber
+from cua_core.rpc import RpcClient, RpcServer
+from cua_core.security import AllowList, ClientSecurity, ServerSecurity, load_or_create_keypair
+
+
+def test_keys_are_created_private_and_reloaded(tmp_path: Path) -> None:
+    folder = tmp_path / "keys"
+    pair = load_or_create_keypair("host", folder)
+    assert len(pair.public) == 40 and len(pair.secret) == 40
+    assert stat.S_IMODE((folder / "host.key_secret").stat().st_mode) == 0o600
+    assert stat.S_IMODE(folder.stat().st_mode) == 0o700
+    assert load_or_create_keypair("host", folder) == pair
+    assert pair.secret.decode() not in repr(pair)  # secrets never end up in logs
+
+
+def test_default_location_is_the_config_dir(private_dirs: Path, tmp_path: Path) -> None:
+    load_or_create_keypair()
+    assert (tmp_path / "config" / "keys" / "default.key_secret").exists()
+
+
+def test_a_secret_readable_by_others_is_refused(tmp_path: Path) -> None:
+    load_or_create_keypair("k", tmp_path)
+    (tmp_path / "k.key_secret").chmod(0o644)
+    with pytest.raises(SecurityError, match="chmod 600"):
+        load_or_create_keypair("k", tmp_path)
+
+
+@pytest.mark.parametrize("name", ["", "../x", ".hidden"])
+def test_bad_key_names(name: str, tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="plain file name"):
+        load_or_create_keypair(name, tmp_path)
+
+
+def test_allow_list_validates_and_deduplicates(tmp_path: Path) -> None:
+    allow = AllowList(tmp_path / "authorized_keys")
+    key = load_or_create_keypair("c", tmp_path).public
+    allow.add(key, "laptop")
+    allow.add(key.decode(), "again")
+    assert allow.keys() == {key: "laptop"}
+    assert key in allow
+    with pytest.raises(SecurityError, match="40 Z85 characters"):
+        allow.add("short")
+    (tmp_path / "authorized_keys").write_text("# comment\n\nnot-a-key x\n")
+    with pytest.raises(SecurityError, match=r"authorized_keys:3"):
+        allow.keys()
+
+
+@pytest.mark.parametrize(
+    "address", ["tcp://0.0.0.0:0", "tcp://*:0", "tcp://10.1.2.3:5555", "tcp://example.org:1"]
+)
+def test_listening_beyond_loopback_needs_keys(address: str) -> None:
+    with pytest.raises(SecurityError, match="without CURVE keys"):
+        RpcServer(address)
+    with pytest.raises(SecurityError, match="without CURVE keys"):
+        Forwarder(BusAddresses(address, "tcp://127.0.0.1:0"))
+
+
+@pytest.mark.parametrize(
+    "address", ["tcp://127.0.0.1:0", "tcp://localhost:0", "tcp://[::1]:0", "ipc:///tmp/x.sock"]
+)
+def test_loopback_and_ipc_need_no_keys(address: str) -> None:
+    RpcServer(address)  # constructing checks the address; nothing is bound until start()
+
+
+def _secured(tmp_path: Path) -> tuple[ServerSecurity, ClientSecurity, ClientSecurity]:
+    server_pair = load_or_create_keypair("server", tmp_path)
+    allow = AllowList(tmp_path / "authorized_keys")
+    good = load_or_create_keypair("good", tmp_path)
+    bad = load_or_create_keypair("bad", tmp_path)
+    allow.add(good.public, "good client")
+    server = ServerSecurity(server_pair, allow)
+    return server, ClientSecurity(good, server_pair.public), ClientSecurity(bad, server_pair.public)
+
+
+def test_rpc_with_curve_accepts_allowed_and_refuses_unknown_keys(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    server_sec, good, bad = _secured(tmp_path)
+    # 0.0.0.0 is allowed because keys are given; the clients still connect over loopback.
+    with RpcServer("tcp://0.0.0.0:0", security=server_sec) as srv:
+        port = srv.address.rsplit(":", 1)[1]
+        address = f"tcp://127.0.0.1:{port}"
+        with RpcClient(address, security=good) as client:
+            assert client.call("rpc.ping") == "pong"
+        caplog.set_level(logging.WARNING, logger="cua_core.security")
+        with RpcClient(address, security=bad, timeout=5) as client:
+            start = time.monotonic()
+            with pytest.raises(SecurityError, match="refused our CURVE key"):
+                client.call("rpc.ping")
+            assert time.monotonic() - start < 2
+        assert any(
+            "refused a client" in r.message and bad.keypair.public.decode() in r.message
+            for r in caplog.records
+        )
+        # A client without any keys gets nowhere either (plain-text handshake to a CURVE server).
+        with (
+            RpcClient(address, timeout=0.5, heartbeat_timeout=0.5) as client,
+            pytest.raises(RpcTimeout),
+        ):
+            client.call("rpc.ping")
+
+
+def test_allow_list_changes_apply_without_restart(tmp_path: Path) -> None:
+    server_sec, _good, bad = _secured(tmp_path)
+    with RpcServer("tcp://127.0.0.1:0", security=server_sec) as srv:
+        with RpcClient(srv.address, security=bad) as client, pytest.raises(SecurityError):
+            client.call("rpc.ping")
+        server_sec.allow.add(bad.keypair.public, "now allowed")
+        with RpcClient(srv.address, security=bad) as client:
+            assert client.call("rpc.ping") == "pong"
+
+
+def test_events_with_curve(tmp_path: Path) -> None:
+    server_sec, good, _bad = _secured(tmp_path)
+    with (
+        Forwarder(BusAddresses("tcp://127.0.0.1:0", "tcp://127.0.0.1:0"), security=server_sec) as fwd,
+        Subscriber(fwd.addresses.subscribe, security=good) as sub,
+        Publisher(fwd.addresses.publish, security=good) as pub,
+    ):
+        for _ in range(100):
+            pub.publish("pool.host.up", 1)
+            if sub.recv(timeout=0.05) is not None:
+                break
+        else:
+            raise AssertionError("no event crossed the secured forwarder")
