@@ -163,54 +163,39 @@ def measure_rpc(transport: str, rounds: int, n_small: int, n_large: int) -> dict
     return {key: statistics.median(values) for key, values in samples.items()}
 
 
-def _events_per_s(sub_addr: str, publisher: Callable[..., None], pub_addr: str, count: int) -> float:
+class _RawReceiver:
+    def __init__(self, address: str) -> None:
+        self._sock: zmq.Socket[Any] = zmq.Context.instance().socket(zmq.SUB)
+        self._sock.setsockopt(zmq.RCVHWM, 200_000)
+        self._sock.subscribe(b"bench")
+        self._sock.connect(address)
+
+    def recv(self, timeout: float) -> Any:
+        return self._sock.recv_multipart(copy=False) if self._sock.poll(int(timeout * 1000)) else None
+
+    def close(self) -> None:
+        self._sock.close()
+
+
+def _events_per_s(publisher: Callable[..., None], pub_addr: str, receiver: Any, count: int) -> float:
+    """Events/s seen by ``receiver`` while a publisher process sends ``count`` events."""
     ctx = mp.get_context("spawn")
     go = ctx.Event()
     proc = ctx.Process(target=publisher, args=(pub_addr, count, go), daemon=True)
     proc.start()
-    sock: zmq.Socket[Any] = zmq.Context.instance().socket(zmq.SUB)
-    sock.rcvhwm = 200_000
-    sock.subscribe(b"bench")
-    sock.connect(sub_addr)
     time.sleep(1.5)  # the publisher process starts and both subscriptions settle
     go.set()
     received = 0
-    first = last = 0.0
-    while received < count and sock.poll(5000):
-        sock.recv_multipart(copy=False)
-        if received == 0:
-            first = time.perf_counter()
-        received += 1
-    last = time.perf_counter()
-    sock.close()
-    proc.join()
-    if received < count:
-        raise RuntimeError(f"raw subscriber lost events: {received} of {count}")
-    return (received - 1) / (last - first)
-
-
-def _cua_events_per_s(sub_addr: str, pub_addr: str, count: int) -> float:
-    ctx = mp.get_context("spawn")
-    go = ctx.Event()
-    proc = ctx.Process(target=_cua_publisher, args=(pub_addr, count, go), daemon=True)
-    proc.start()
-    sub = Subscriber(sub_addr, ["bench"])
-    time.sleep(1.5)
-    go.set()
-    received = 0
     first = 0.0
-    while received < count:
-        event = sub.recv(timeout=5)
-        if event is None:
-            break
+    while received < count and receiver.recv(timeout=5) is not None:
         if received == 0:
             first = time.perf_counter()
         received += 1
     last = time.perf_counter()
-    sub.close()
+    receiver.close()
     proc.join()
     if received < count:
-        raise RuntimeError(f"cua subscriber lost events: {received} of {count}")
+        raise RuntimeError(f"{publisher.__name__}: the subscriber lost events: {received} of {count}")
     return (received - 1) / (last - first)
 
 
@@ -222,8 +207,9 @@ def measure_events(rounds: int, count: int) -> dict[str, float]:
     samples: dict[str, list[float]] = {"raw": [], "cua": []}
     try:
         for _ in range(rounds):
-            samples["raw"].append(_events_per_s(raw[1], _raw_publisher, raw[0], count))
-            samples["cua"].append(_cua_events_per_s(ours[1], ours[0], count))
+            samples["raw"].append(_events_per_s(_raw_publisher, raw[0], _RawReceiver(raw[1]), count))
+            cua = Subscriber(ours[1], ["bench"])
+            samples["cua"].append(_events_per_s(_cua_publisher, ours[0], cua, count))
     finally:
         for proc in procs:
             proc.kill()
