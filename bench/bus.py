@@ -232,8 +232,7 @@ def main() -> int:
                 ours = rpc[f"{mode}_{size}"]
                 ratios.setdefault(f"{mode}_{size}", []).append(ours / raw)
                 print(
-                    f"rpc {transport} {size:5} {mode:6}: cua {ours:8.1f} us  raw {raw:8.1f} us  "
-                    f"ratio {ours / raw:.2f}"
+                    f"rpc {transport} {size:5} {mode:6}: cua {ours:8.1f} us  raw {raw:8.1f} us  ratio {ours / raw:.2f}"
                 )
     events = measure_events(rounds, n_events)
     print(f"events through the forwarder: cua {events['cua']:,.0f}/s  raw {events['raw']:,.0f}/s")

@@ -22,3 +22,16 @@ def private_dirs(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Pa
     for entry in runtime.iterdir():
         entry.unlink(missing_ok=True)
     os.rmdir(runtime)
+
+
+FIXTURES = Path(__file__).resolve().parents[1].parent / "shared" / "fixtures"
+
+
+@pytest.fixture(scope="session")
+def shared_fixtures() -> Path:
+    """The real public samples in ../shared/fixtures: skipped on a user's clone, required in CI."""
+    if not FIXTURES.is_dir():
+        if os.environ.get("CI"):
+            pytest.fail(f"CI is set but the shared fixtures are missing: expected {FIXTURES}")
+        pytest.skip(f"the shared fixtures folder {FIXTURES} is absent (it is beside the repository in CI)")
+    return FIXTURES

@@ -69,6 +69,7 @@ EXAMPLES: list[Action] = [
     Fail(),
     Fail("no such file"),
     Tap(P),
+    Tap(P, clicks=2),
     LongPress(P, 2),
     Swipe(P, Point(500, 900)),
     Pinch(P, 0.5),
@@ -164,6 +165,7 @@ INVALID: list[tuple[Build, list[str]]] = [
     (lambda: Done(42), ["done.answer", "42", "not a string"]),  # type: ignore[arg-type]
     (lambda: Fail(["x"]), ["fail.reason", "['x']"]),  # type: ignore[arg-type]
     (lambda: Tap([1, 2]), ["tap.coordinate", "[1, 2]"]),  # type: ignore[arg-type]
+    (lambda: Tap(P, clicks=3), ["tap.clicks", "3"]),
     (lambda: LongPress(P, 0), ["long_press.duration", "0", "(0, 60]"]),
     (lambda: Swipe(P, P, -1), ["swipe.duration", "-1"]),
     (lambda: Swipe(P, "up"), ["swipe.end", "'up'"]),  # type: ignore[arg-type]

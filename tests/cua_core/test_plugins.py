@@ -368,26 +368,20 @@ def test_registry_duplicate_names_both_plugins() -> None:
 
 
 def test_registry_kind_appears_in_messages() -> None:
-    pm = make_plugin_manager(
-        PROJECT, _hookspecs(), builtins=[_backends_plugin("a", "x"), _backends_plugin("b", "x")]
-    )
+    pm = make_plugin_manager(PROJECT, _hookspecs(), builtins=[_backends_plugin("a", "x"), _backends_plugin("b", "x")])
 
     with pytest.raises(PluginError, match=r"^agent 'x' registered by plugin 'a' and by plugin 'b'$"):
         collect(pm, "cua_test_register_backends", kind="agent")
 
 
 def test_registry_unknown_name_suggests_the_closest_and_lists_known_sorted() -> None:
-    pm = make_plugin_manager(
-        PROJECT, _hookspecs(), builtins=[_backends_plugin("a", "sim", "local", "docker")]
-    )
+    pm = make_plugin_manager(PROJECT, _hookspecs(), builtins=[_backends_plugin("a", "sim", "local", "docker")])
     backends = collect(pm, "cua_test_register_backends")
 
     with pytest.raises(PluginError) as caught:
         backends["dockr"]
 
-    assert str(caught.value) == (
-        "unknown backend 'dockr'; did you mean 'docker'? (known: docker, local, sim)"
-    )
+    assert str(caught.value) == ("unknown backend 'dockr'; did you mean 'docker'? (known: docker, local, sim)")
     with pytest.raises(PluginError, match="did you mean 'local'"):
         backends.plugin_of("locl")
     with pytest.raises(PluginError, match=r"^unknown backend 'zzz' \(known"):

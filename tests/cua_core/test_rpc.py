@@ -229,9 +229,7 @@ _envelope_like = st.fixed_dictionaries(
         "id": st.one_of(st.none(), st.integers(-(2**63), 2**63 - 1), st.text(max_size=4), st.floats()),
         "ts": st.one_of(st.floats(), st.text(max_size=3)),
         "method": st.one_of(st.sampled_from(["echo", "nope", "sleep"]), st.integers(0, 9)),
-        "body": st.one_of(
-            st.none(), st.integers(0, 9), st.dictionaries(st.text(max_size=5), st.integers(0, 9))
-        ),
+        "body": st.one_of(st.none(), st.integers(0, 9), st.dictionaries(st.text(max_size=5), st.integers(0, 9))),
     },
 ).map(msgpack.packb)
 _frames = st.lists(st.one_of(st.binary(max_size=200), _envelope_like), min_size=1, max_size=3)

@@ -55,9 +55,7 @@ def test_allow_list_validates_and_deduplicates(tmp_path: Path) -> None:
         allow.keys()
 
 
-@pytest.mark.parametrize(
-    "address", ["tcp://0.0.0.0:0", "tcp://*:0", "tcp://10.1.2.3:5555", "tcp://example.org:1"]
-)
+@pytest.mark.parametrize("address", ["tcp://0.0.0.0:0", "tcp://*:0", "tcp://10.1.2.3:5555", "tcp://example.org:1"])
 def test_listening_beyond_loopback_needs_keys(address: str) -> None:
     with pytest.raises(SecurityError, match="without CURVE keys"):
         RpcServer(address)
@@ -65,9 +63,7 @@ def test_listening_beyond_loopback_needs_keys(address: str) -> None:
         Forwarder(BusAddresses(address, "tcp://127.0.0.1:0"))
 
 
-@pytest.mark.parametrize(
-    "address", ["tcp://127.0.0.1:0", "tcp://localhost:0", "tcp://[::1]:0", "ipc:///tmp/x.sock"]
-)
+@pytest.mark.parametrize("address", ["tcp://127.0.0.1:0", "tcp://localhost:0", "tcp://[::1]:0", "ipc:///tmp/x.sock"])
 def test_loopback_and_ipc_need_no_keys(address: str) -> None:
     RpcServer(address)  # constructing checks the address; nothing is bound until start()
 
@@ -98,10 +94,7 @@ def test_rpc_with_curve_accepts_allowed_and_refuses_unknown_keys(
             with pytest.raises(SecurityError, match="refused our CURVE key"):
                 client.call("rpc.ping")
             assert time.monotonic() - start < 2
-        assert any(
-            "refused a client" in r.message and bad.keypair.public.decode() in r.message
-            for r in caplog.records
-        )
+        assert any("refused a client" in r.message and bad.keypair.public.decode() in r.message for r in caplog.records)
         # A client without any keys gets nowhere either (plain-text handshake to a CURVE server).
         with (
             RpcClient(address, timeout=0.5, heartbeat_timeout=0.5) as client,

@@ -46,8 +46,7 @@ def check_topic(topic: str) -> str:
     """A published topic: dotted words such as ``bench.episode.done``."""
     if not isinstance(topic, str) or not _TOPIC.fullmatch(topic):
         raise ValueError(
-            f"event topic {topic!r} must be dotted words of letters, digits, '_' or '-', "
-            "e.g. 'bench.episode.done'"
+            f"event topic {topic!r} must be dotted words of letters, digits, '_' or '-', e.g. 'bench.episode.done'"
         )
     return topic
 
@@ -221,9 +220,7 @@ class AsyncPublisher(_PublisherBase):
 
 
 class _SubscriberBase:
-    def __init__(
-        self, ctx: Any, address: str, topics: Iterable[str], security: ClientSecurity | None
-    ) -> None:
+    def __init__(self, ctx: Any, address: str, topics: Iterable[str], security: ClientSecurity | None) -> None:
         self._sock = ctx.socket(zmq.SUB)
         self._sock.linger = 0
         self._sock.rcvhwm = HWM
@@ -261,9 +258,7 @@ class _SubscriberBase:
 class Subscriber(_SubscriberBase):
     """Receives events whose topic is one of ``topics`` or below one ('' = everything)."""
 
-    def __init__(
-        self, address: str, topics: Iterable[str] = ("",), *, security: ClientSecurity | None = None
-    ) -> None:
+    def __init__(self, address: str, topics: Iterable[str] = ("",), *, security: ClientSecurity | None = None) -> None:
         super().__init__(zmq.Context.instance(), address, topics, security)
 
     def recv(self, timeout: float | None = None) -> Event | None:
@@ -299,9 +294,7 @@ class Subscriber(_SubscriberBase):
 
 
 class AsyncSubscriber(_SubscriberBase):
-    def __init__(
-        self, address: str, topics: Iterable[str] = ("",), *, security: ClientSecurity | None = None
-    ) -> None:
+    def __init__(self, address: str, topics: Iterable[str] = ("",), *, security: ClientSecurity | None = None) -> None:
         super().__init__(zmq.asyncio.Context.instance(), address, topics, security)
 
     async def recv(self, timeout: float | None = None) -> Event | None:

@@ -75,9 +75,7 @@ def action_from_dict(data: object) -> Action:
     missing = [
         name
         for name, field in fields.items()
-        if name not in data
-        and field.default is dataclasses.MISSING
-        and field.default_factory is dataclasses.MISSING
+        if name not in data and field.default is dataclasses.MISSING and field.default_factory is dataclasses.MISSING
     ]
     if missing:
         raise ActionError(f"{kind}: missing required field {missing[0]!r}")

@@ -88,8 +88,7 @@ def normalize_keys(keys: object, label: str) -> tuple[str, ...]:
     """A non-empty combination of distinct keys pressed together, in canonical spelling."""
     if isinstance(keys, str) or not isinstance(keys, Sequence):
         raise ActionError(
-            f"{label}: {describe(keys)} is not a list of key names; "
-            'write a chord as a list, e.g. ["ctrl", "c"]'
+            f'{label}: {describe(keys)} is not a list of key names; write a chord as a list, e.g. ["ctrl", "c"]'
         )
     if not keys:
         raise ActionError(f"{label}: the key list is empty; give at least one key")

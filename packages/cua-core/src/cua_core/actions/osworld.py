@@ -77,19 +77,15 @@ def _read(data: object) -> tuple[str, Mapping[str, Any]]:
         data = {"action_type": data}
     if not isinstance(data, Mapping):
         raise ActionError(
-            f"OSWorld action: {describe(data)} is neither a dict with 'action_type' nor "
-            "one of 'WAIT', 'FAIL', 'DONE'"
+            f"OSWorld action: {describe(data)} is neither a dict with 'action_type' nor one of 'WAIT', 'FAIL', 'DONE'"
         )
     extra = [key for key in data if key not in ("action_type", "parameters")]
     if extra:
-        raise ActionError(
-            f"OSWorld action: unknown key {describe(extra[0])}; allowed keys: action_type, parameters"
-        )
+        raise ActionError(f"OSWorld action: unknown key {describe(extra[0])}; allowed keys: action_type, parameters")
     action_type = data.get("action_type")
     if not isinstance(action_type, str) or action_type not in _PARAMETERS:
         raise ActionError(
-            f"OSWorld action: unknown action_type {describe(action_type)}; "
-            f"known: {', '.join(OSWORLD_ACTION_TYPES)}"
+            f"OSWorld action: unknown action_type {describe(action_type)}; known: {', '.join(OSWORLD_ACTION_TYPES)}"
         )
     parameters = data.get("parameters", {})
     if parameters is None:
@@ -209,8 +205,7 @@ def to_osworld(action: Action, width: int, height: int) -> dict[str, Any]:
             if start is not None:
                 raise _refuse(
                     action,
-                    "DRAG_TO starts where the cursor is; mouse_move to start first, "
-                    "then drag with start=None",
+                    "DRAG_TO starts where the cursor is; mouse_move to start first, then drag with start=None",
                 )
             if button != "left":
                 raise _refuse(action, f"DRAG_TO drags with the left button only, not {button!r}")

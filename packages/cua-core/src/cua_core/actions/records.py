@@ -297,13 +297,15 @@ class Fail:
 
 @dataclass(frozen=True, slots=True)
 class Tap:
-    """Touch and release at ``coordinate``."""
+    """Touch and release at ``coordinate``, ``clicks`` times (2 = double tap, as CUA-Lite's ``tap``)."""
 
     kind: ClassVar[str] = "tap"
     coordinate: Point
+    clicks: int = 1
 
     def __post_init__(self) -> None:
         _set(self, "coordinate", _point(self.coordinate, "tap.coordinate"))
+        _set(self, "clicks", check_int(self.clicks, "tap.clicks", 1, 2))
 
 
 @dataclass(frozen=True, slots=True)

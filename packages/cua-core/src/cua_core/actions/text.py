@@ -60,9 +60,7 @@ def _parse_module(text: str) -> ast.Module:
     except (ValueError, RecursionError, MemoryError):
         # Null bytes or absurd nesting (the parser gives up with MemoryError): still the model's
         # mistake, never a crash.
-        raise ActionError(
-            f"cannot parse {describe(text)}: too deeply nested or not text a parser can read"
-        ) from None
+        raise ActionError(f"cannot parse {describe(text)}: too deeply nested or not text a parser can read") from None
 
 
 def _segment(source: str, node: ast.AST) -> str:
@@ -72,9 +70,7 @@ def _segment(source: str, node: ast.AST) -> str:
 def _fail(source: str, node: ast.AST, reason: str) -> ActionError:
     column = getattr(node, "col_offset", 0) + 1
     line = getattr(node, "lineno", 1)
-    return ActionError(
-        f"cannot parse {describe(_segment(source, node))} (line {line}, column {column}): {reason}"
-    )
+    return ActionError(f"cannot parse {describe(_segment(source, node))} (line {line}, column {column}): {reason}")
 
 
 def _literal(source: str, node: ast.expr, what: str) -> Any:
@@ -205,9 +201,7 @@ def parse_action(text: str) -> Action:
 def format_action(action: Action) -> str:
     """The text form of ``action``, with keyword arguments; ``parse_action`` reads it back."""
     defaults = {
-        field.name: field.default
-        for field in dataclasses.fields(action)
-        if field.default is not dataclasses.MISSING
+        field.name: field.default for field in dataclasses.fields(action) if field.default is not dataclasses.MISSING
     }
     arguments = [
         f"{name}={value!r}"

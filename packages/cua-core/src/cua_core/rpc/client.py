@@ -41,8 +41,7 @@ class _Settings:
     def __post_init__(self) -> None:
         if self.timeout <= 0 or self.heartbeat_timeout <= 0:
             raise ValueError(
-                f"timeout ({self.timeout}) and heartbeat_timeout ({self.heartbeat_timeout}) "
-                "must be > 0 seconds"
+                f"timeout ({self.timeout}) and heartbeat_timeout ({self.heartbeat_timeout}) must be > 0 seconds"
             )
         if self.retries < 0:
             raise ValueError(f"retries must be >= 0, got {self.retries}")

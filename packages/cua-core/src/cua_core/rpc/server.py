@@ -221,9 +221,7 @@ class RpcServer:
             router.close(linger=0)
             results.close(linger=0)
 
-    def _dispatch(
-        self, router: zmq.Socket[Any], frames: list[Any], token: int, inflight: dict[int, _InFlight]
-    ) -> None:
+    def _dispatch(self, router: zmq.Socket[Any], frames: list[Any], token: int, inflight: dict[int, _InFlight]) -> None:
         ident = frames[0].bytes
         if len(frames) < 2:
             send_frames(router, [ident, *_error(None, "MalformedMessage", "no envelope frame")])
@@ -246,8 +244,7 @@ class RpcServer:
             reply = _error(
                 env.id,
                 "BadRequest",
-                f"{env.method}: the request body must be a map of named parameters, "
-                f"got {type(env.body).__name__}",
+                f"{env.method}: the request body must be a map of named parameters, got {type(env.body).__name__}",
             )
             send_frames(router, [ident, *reply])
             return
@@ -258,9 +255,7 @@ class RpcServer:
         tag = token.to_bytes(8, "little")
         if method.is_async:
             assert self._loop is not None
-            asyncio.run_coroutine_threadsafe(
-                self._run_async(method.fn, env.method, env.id, env.body, tag), self._loop
-            )
+            asyncio.run_coroutine_threadsafe(self._run_async(method.fn, env.method, env.id, env.body, tag), self._loop)
         else:
             assert self._pool is not None
             self._pool.submit(self._run_in_worker, method.fn, env.method, env.id, env.body, tag)

@@ -1,0 +1,1 @@
+"""Placeholder until the aguvis converter lands: registers nothing."""

@@ -1,0 +1,1 @@
+"""Placeholder until the gui360 converter lands: registers nothing."""

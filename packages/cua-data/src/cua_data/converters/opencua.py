@@ -1,0 +1,1 @@
+"""Placeholder until the opencua converter lands: registers nothing."""

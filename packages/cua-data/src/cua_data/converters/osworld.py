@@ -1,0 +1,1 @@
+"""Placeholder until the osworld converter lands: registers nothing."""

@@ -1,0 +1,1 @@
+"""Placeholder until the scalecua converter lands: registers nothing."""

@@ -1,0 +1,1 @@
+"""Placeholder until the screenspot converter lands: registers nothing."""

@@ -1,0 +1,21 @@
+"""cua-data's hooks. Built-in converters implement them exactly as third-party plugins do."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pluggy
+
+hookspec = pluggy.HookspecMarker("cua_data")
+hookimpl = pluggy.HookimplMarker("cua_data")
+
+
+@hookspec
+def cua_data_register_converters(register: Callable[..., None]) -> None:
+    """Add dataset converters.
+
+    Call ``register(name, convert, description="...")`` once per native format, where
+    ``convert(src: Path, report: ConversionReport) -> Iterator[Converted]`` reads the native
+    records under ``src`` (a file or folder) and yields LiteSamples with their split and variant.
+    Records or actions it cannot map go into ``report`` by reason or form — never dropped silently.
+    """
