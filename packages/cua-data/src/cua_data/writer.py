@@ -56,6 +56,18 @@ def _sync(path: Path) -> None:
         os.close(fd)
 
 
+def _remove_stale(path: Path) -> None:
+    """Delete partial files of ``path`` left by writers that were killed (their pid is gone)."""
+    for partial in path.parent.glob(f".{path.name}{TMP_MARK}*"):
+        pid = partial.name.rsplit(TMP_MARK, 1)[1]
+        try:
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            partial.unlink(missing_ok=True)
+        except (ValueError, PermissionError):
+            pass  # not ours to judge: a malformed name, or another user's live process
+
+
 class _PartitionFile:
     """One partition being rewritten: old row groups, then new rows, into a partial file."""
 
@@ -65,6 +77,7 @@ class _PartitionFile:
         self.row_group_size = row_group_size
         self.buffer: list[dict[str, Any]] = []
         path.parent.mkdir(parents=True, exist_ok=True)
+        _remove_stale(path)
         old = None
         if path.exists():
             try:
