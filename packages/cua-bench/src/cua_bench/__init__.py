@@ -1,0 +1,40 @@
+"""cua-bench: verifiable computer-use tasks, the env server and client, backends, the runner."""
+
+from cua_bench.agents.base import Agent
+from cua_bench.backends.base import Backend, BackendError, Computer, ProcessBackend
+from cua_bench.checks import check_task
+from cua_bench.client import AsyncEnvClient, EnvClient
+from cua_bench.conformance import check_backend
+from cua_bench.runner import RunConfig, Runner
+from cua_bench.session import CommandResult, NotSupported, Session, center, find, find_all
+from cua_bench.tasks import Task, TaskError, evaluate_task, load_task_module, setup_task, solve_task, tasks_config
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Agent",
+    "AsyncEnvClient",
+    "Backend",
+    "BackendError",
+    "CommandResult",
+    "Computer",
+    "EnvClient",
+    "NotSupported",
+    "ProcessBackend",
+    "RunConfig",
+    "Runner",
+    "Session",
+    "Task",
+    "TaskError",
+    "__version__",
+    "center",
+    "check_backend",
+    "check_task",
+    "evaluate_task",
+    "find",
+    "find_all",
+    "load_task_module",
+    "setup_task",
+    "solve_task",
+    "tasks_config",
+]

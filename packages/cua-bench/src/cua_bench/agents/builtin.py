@@ -1,0 +1,95 @@
+"""Built-in agents: the task's oracle, a seeded random agent, a do-nothing agent, and replay."""
+
+from __future__ import annotations
+
+import random
+import string
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from cua_bench.agents.base import Agent
+from cua_bench.hookspecs import hookimpl
+from cua_core.actions import Action, Click, Done, Drag, KeyPress, Point, Scroll, TypeText
+
+__all__ = ["NoopAgent", "OracleAgent", "RandomAgent", "ReplayAgent"]
+
+
+class OracleAgent(Agent):
+    """Plays each task's ``@solve_task`` (run by the env server, through unified actions only)."""
+
+    oracle = True
+
+    def act(self, observation: dict[str, Any]) -> list[Action]:
+        raise NotImplementedError("the runner asks the env server's oracle for oracle agents")
+
+
+class NoopAgent(Agent):
+    """Declares the task done without touching anything: every evaluator must give it 0."""
+
+    def act(self, observation: dict[str, Any]) -> list[Action]:
+        return [Done()]
+
+
+class RandomAgent(Agent):
+    """Random clicks, drags, scrolls, keys and words; seeded per episode, so runs repeat exactly."""
+
+    KEYS = (("enter",), ("tab",), ("escape",), ("backspace",), ("ctrl", "a"), ("ctrl", "c"), ("ctrl", "v"), ("down",))
+
+    def __init__(self, seed: int = 0) -> None:
+        self.seed = seed
+        self.rng = random.Random(seed)
+
+    def reset(self, task: dict[str, Any]) -> None:
+        self.rng = random.Random(f"{self.seed}/{task.get('name')}/{task.get('variant')}")
+
+    def _point(self) -> Point:
+        return Point(self.rng.uniform(0, 1000), self.rng.uniform(0, 1000))
+
+    def act(self, observation: dict[str, Any]) -> list[Action]:
+        roll = self.rng.random()
+        if roll < 0.55:
+            return [Click(self._point(), "left", self.rng.choice((1, 1, 1, 2)))]
+        if roll < 0.7:
+            word = "".join(self.rng.choice(string.ascii_lowercase) for _ in range(self.rng.randint(1, 8)))
+            return [TypeText(word)]
+        if roll < 0.85:
+            return [KeyPress(self.rng.choice(self.KEYS))]
+        if roll < 0.93:
+            return [Scroll(self.rng.choice(("up", "down")), self.rng.randint(1, 5), self._point())]
+        return [Drag(self._point(), self._point())]
+
+
+class ReplayAgent(Agent):
+    """Replays the actions of recorded trajectories (a LiteSample dataset folder of a past run)."""
+
+    def __init__(self, dataset: str | Path) -> None:
+        from cua_data import DatasetReader, from_lite_tool_call
+
+        self.plans: dict[str, list[list[Action]]] = {}
+        for sample in DatasetReader(dataset):
+            turns = [
+                from_lite_tool_call(call["function"])
+                for message in sample.messages
+                if message.get("role") == "assistant"
+                for call in message.get("tool_calls") or []
+            ]
+            answer = sample.messages[-1].get("content") if sample.messages[-1].get("role") == "assistant" else None
+            text = answer[0].get("text") if isinstance(answer, list) and answer else None
+            self.plans[str(sample.metadata.others.get("episode"))] = [*turns, [Done(None if text == "Done." else text)]]
+        self.queue: list[list[Action]] = []
+
+    def reset(self, task: dict[str, Any]) -> None:
+        key = f"{task['name']}/{task['split']}/{task['variant']}"
+        self.queue = list(self.plans.get(key, [[Done()]]))
+
+    def act(self, observation: dict[str, Any]) -> list[Action]:
+        return self.queue.pop(0) if self.queue else [Done()]
+
+
+@hookimpl
+def cua_bench_register_agents(register: Callable[..., None]) -> None:
+    register("oracle", OracleAgent, description="the task's own @solve_task, through actions only")
+    register("random", RandomAgent, description="seeded random clicks, keys, words, scrolls and drags")
+    register("noop", NoopAgent, description="declares done at once (every evaluator must give 0)")
+    register("replay", ReplayAgent, description="replays a recorded run: --agent-option dataset=RUN/trajectories")

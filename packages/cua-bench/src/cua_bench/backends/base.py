@@ -1,0 +1,132 @@
+"""The backend contract: provision a computer, return its env server's address, tear it down.
+
+A backend is small on purpose (Gymnasium's lesson): everything an episode does goes through the
+env server, which is the same for every backend. ``create_session`` runs inside that server.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import threading
+import uuid
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from cua_bench.session import Session
+from cua_core.addresses import ipc_address
+from cua_core.errors import CuaError, RpcError
+from cua_core.rpc import RpcClient
+
+__all__ = ["Backend", "BackendError", "Computer", "ProcessBackend"]
+
+
+class BackendError(CuaError):
+    """A computer that could not be provisioned, reached or torn down; the message says the fix."""
+
+
+@dataclass
+class Computer:
+    """A provisioned computer: where its env server listens, and what the backend needs to stop it."""
+
+    backend: str
+    address: str
+    width: int
+    height: int
+    handle: Any = None
+    info: dict[str, Any] = field(default_factory=dict)
+
+
+class Backend(ABC):
+    name: ClassVar[str]
+    # What tasks may rely on: os, resolution, apps, whether a shell exists, ...
+    capabilities: ClassVar[dict[str, Any]] = {}
+
+    @abstractmethod
+    def provision(self, *, width: int = 1280, height: int = 800, timeout: float = 60.0) -> Computer:
+        """Start a computer and its env server; return once the server answers."""
+
+    @abstractmethod
+    def teardown(self, computer: Computer, *, timeout: float = 10.0) -> None:
+        """Stop the computer; nothing of it may remain afterwards (processes, files, displays)."""
+
+    def health(self, computer: Computer, *, timeout: float = 2.0) -> bool:
+        try:
+            with RpcClient(computer.address, timeout=timeout, heartbeat_timeout=timeout, retries=0) as client:
+                return bool(client.call("rpc.ping") == "pong")
+        except RpcError:
+            return False
+
+    @classmethod
+    def create_session(cls, *, width: int, height: int) -> Session:
+        """The Session the env server serves (called in the server's process)."""
+        raise BackendError(f"backend {cls.name!r} does not run its env server on this host")
+
+
+class ProcessBackend(Backend):
+    """A computer that is a process on this host: the env server itself (``python -m cua_bench.server``)."""
+
+    def provision(self, *, width: int = 1280, height: int = 800, timeout: float = 60.0) -> Computer:
+        address = ipc_address(f"env-{uuid.uuid4().hex[:12]}")
+        proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "cua_bench.server",
+                "--backend",
+                self.name,
+                "--address",
+                address,
+                "--width",
+                str(width),
+                "--height",
+                str(height),
+            ],
+            stdout=subprocess.PIPE,
+            stdin=subprocess.DEVNULL,
+            text=True,
+            start_new_session=True,  # Ctrl-C in a terminal reaches the runner, which stops envs in order
+        )
+        line = _readline(proc, timeout)
+        if not line.startswith("ready "):
+            proc.kill()
+            proc.wait()
+            raise BackendError(
+                f"the {self.name} env server did not start within {timeout:g} s (said {line!r}); "
+                f"run `python -m cua_bench.server --backend {self.name} --address {address}` to see why"
+            )
+        return Computer(self.name, line.split(" ", 1)[1], width, height, proc, {"pid": proc.pid})
+
+    def teardown(self, computer: Computer, *, timeout: float = 10.0) -> None:
+        proc: subprocess.Popen[str] = computer.handle
+        if proc.poll() is None:
+            try:
+                with RpcClient(computer.address, timeout=2, heartbeat_timeout=2, retries=0) as client:
+                    client.call("close")
+                proc.wait(timeout)
+            except (RpcError, subprocess.TimeoutExpired):
+                _kill(proc)
+        if proc.stdout is not None:
+            proc.stdout.close()
+        path = computer.address.removeprefix("ipc://")
+        if computer.address.startswith("ipc://") and os.path.exists(path):
+            os.unlink(path)
+
+
+def _readline(proc: subprocess.Popen[str], timeout: float) -> str:
+    """The server's first line, or '' if it said nothing within ``timeout`` (or died)."""
+    got: list[str] = []
+    reader = threading.Thread(target=lambda: got.append(proc.stdout.readline() if proc.stdout else ""), daemon=True)
+    reader.start()
+    reader.join(timeout)
+    return got[0].strip() if got else ""
+
+
+def _kill(proc: subprocess.Popen[str]) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()

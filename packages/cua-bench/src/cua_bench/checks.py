@@ -1,0 +1,45 @@
+"""``check_task``: every variant's oracle must score 1.0, and doing nothing must score 0."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from cua_bench.client import EnvClient
+from cua_bench.registry import backends
+from cua_bench.tasks import load_task_module
+from cua_core.errors import CuaError
+
+__all__ = ["check_task"]
+
+
+def check_task(
+    path: Path | str, *, backend: str = "sim", split: str | None = None, variants: int | None = None
+) -> list[str]:
+    """Reset -> oracle -> evaluate on every variant (and reset -> evaluate for doing nothing); the failures."""
+    module = load_task_module(path)
+    impl = backends()[backend]()
+    problems: list[str] = []
+    computer = impl.provision()
+    try:
+        with EnvClient(computer.address, step_timeout=120) as env:
+            for chosen_split in [split] if split else module.splits():
+                count = len(module.variants(chosen_split))
+                for variant in range(count if variants is None else min(count, variants)):
+                    where = f"{module.name} {chosen_split}/{variant}"
+                    options = {"task": str(module.path), "variant": variant, "split": chosen_split, "obs": "none"}
+                    try:
+                        env.reset(options=options)
+                        idle = env.evaluate()
+                        if idle != 0.0:
+                            problems.append(f"{where}: doing nothing scores {idle}, not 0")
+                        env.reset(options=options)
+                        solved = env.solve()
+                        if solved["reward"] != 1.0:
+                            problems.append(
+                                f"{where}: the oracle scores {solved['reward']} after {len(solved['steps'])} steps"
+                            )
+                    except CuaError as exc:
+                        problems.append(f"{where}: {exc}")
+    finally:
+        impl.teardown(computer)
+    return problems

@@ -1,0 +1,250 @@
+"""`cua-bench`: run tasksets, list them, check tasks and backends, act by hand, report on runs."""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import click
+from PIL import Image
+
+from cua_bench.checks import check_task
+from cua_bench.client import EnvClient
+from cua_bench.conformance import check_backend
+from cua_bench.registry import agents, backends, tasksets
+from cua_bench.runner import RunConfig, Runner
+from cua_bench.summary import EpisodeResult, format_summary, load_results, summarize
+from cua_bench.tasks import load_task_module
+from cua_bench.taskset import resolve_episodes, task_folders
+from cua_core.actions import format_action, parse_actions
+from cua_core.errors import ActionError, CuaError
+
+__all__ = ["main"]
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+def main() -> None:
+    """Verifiable computer-use tasks on the embedded desktop and on real ones."""
+
+
+def _options(pairs: tuple[str, ...]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep:
+            raise click.BadParameter(f"{pair!r} is not KEY=VALUE", param_hint="--agent-option")
+        try:
+            out[key] = json.loads(value)
+        except json.JSONDecodeError:
+            out[key] = value
+    return out
+
+
+@main.command()
+@click.argument("taskset")
+@click.option("--backend", default="sim", show_default=True)
+@click.option("--agent", default="oracle", show_default=True)
+@click.option("--agent-option", "agent_options", multiple=True, help="KEY=VALUE passed to the agent (repeatable).")
+@click.option("--max-parallel", default=4, show_default=True, help="Environments at once.")
+@click.option("--max-steps", default=50, show_default=True, help="Steps before an episode is truncated.")
+@click.option("--variants", type=int, help="Only the first K variants of each task.")
+@click.option("--split", default="test", show_default=True)
+@click.option("--output", type=click.Path(file_okay=False, path_type=Path), help="Run folder (default runs/<time>).")
+@click.option("--resume", is_flag=True, help="Continue the run in --output without redoing finished episodes.")
+@click.option("--no-record", is_flag=True, help="Do not write trajectories (faster).")
+@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
+def run(
+    taskset: str,
+    backend: str,
+    agent: str,
+    agent_options: tuple[str, ...],
+    max_parallel: int,
+    max_steps: int,
+    variants: int | None,
+    split: str,
+    output: Path | None,
+    resume: bool,
+    no_record: bool,
+    as_json: bool,
+) -> None:
+    """Run every (task, variant) of TASKSET (a registered name or a folder) and summarise."""
+    output = output or Path("runs") / time.strftime("%Y%m%d-%H%M%S")
+    config = RunConfig(
+        taskset,
+        output,
+        backend,
+        agent,
+        _options(agent_options),
+        max_parallel,
+        max_steps,
+        variants,
+        split,
+        resume,
+        not no_record,
+    )
+    try:
+        runner = Runner(config, progress=_Progress(len(resolve_episodes(taskset, split, variants))))
+        summary = runner.run()
+    except KeyboardInterrupt:
+        click.echo(f"\ninterrupted: finished episodes are kept; continue with --resume --output {output}", err=True)
+        sys.exit(130)
+    except CuaError as exc:
+        raise click.ClickException(str(exc)) from exc
+    if as_json:
+        click.echo(json.dumps(summary, indent=2))
+    else:
+        click.echo(format_summary(summary))
+        click.echo(f"run folder: {output}")
+
+
+class _Progress:
+    """One line on stderr per finished episode when stderr is a terminal, a count otherwise."""
+
+    def __init__(self, total: int) -> None:
+        self.total = total
+        self.done = 0
+        self.live = sys.stderr.isatty()
+
+    def __call__(self, result: EpisodeResult) -> None:
+        self.done += 1
+        if self.live:
+            reward = "error" if result.status != "ok" else f"{result.reward:.2f}"
+            click.echo(f"\r[{self.done}/{self.total}] {result.key}: {reward}".ljust(70), nl=False, err=True)
+            if self.done == self.total:
+                click.echo(err=True)
+
+
+@main.command("list")
+@click.option("--json", "as_json", is_flag=True)
+def list_cmd(as_json: bool) -> None:
+    """Registered tasksets with their tasks and variant counts, backends and agents."""
+    data: dict[str, Any] = {"tasksets": {}, "backends": backends().names(), "agents": agents().names()}
+    for name in tasksets().names():
+        tasks = {}
+        for folder in task_folders(name):
+            module = load_task_module(folder)
+            tasks[module.name] = {split: len(module.variants(split)) for split in module.splits()}
+        data["tasksets"][name] = tasks
+    if as_json:
+        click.echo(json.dumps(data, indent=2))
+        return
+    for name, tasks in data["tasksets"].items():
+        total = sum(n for splits in tasks.values() for n in splits.values())
+        click.echo(f"{name}: {len(tasks)} tasks, {total} variants")
+        for task, splits in tasks.items():
+            click.echo(f"  {task:32} " + "  ".join(f"{s}={n}" for s, n in splits.items()))
+    click.echo(f"backends: {', '.join(data['backends'])}")
+    click.echo(f"agents: {', '.join(data['agents'])}")
+
+
+@main.command()
+@click.argument("task", type=click.Path(exists=True, path_type=Path))
+@click.option("--backend", default="sim", show_default=True)
+@click.option("--variants", type=int, help="Only the first K variants.")
+def check(task: Path, backend: str, variants: int | None) -> None:
+    """Reset -> oracle -> evaluate on every variant of TASK; exit 1 listing each failure."""
+    problems = check_task(task, backend=backend, variants=variants)
+    for problem in problems:
+        click.echo(problem)
+    click.echo(f"{len(problems)} problem(s)" if problems else "every variant: oracle 1.0, doing nothing 0")
+    sys.exit(1 if problems else 0)
+
+
+@main.command()
+@click.argument("backend")
+def conformance(backend: str) -> None:
+    """Run the backend conformance suite against a fresh computer of BACKEND."""
+    problems = check_backend(backend)
+    for problem in problems:
+        click.echo(f"- {problem}")
+    click.echo(f"{backend}: " + ("conformant" if not problems else f"{len(problems)} problem(s)"))
+    sys.exit(1 if problems else 0)
+
+
+@main.command()
+@click.argument("task", type=click.Path(exists=True, path_type=Path))
+@click.option("--variant", default=0, show_default=True)
+@click.option("--split", default="test", show_default=True)
+@click.option("--backend", default="sim", show_default=True)
+@click.option(
+    "--screenshots", type=click.Path(file_okay=False, path_type=Path), default=Path("interact"), show_default=True
+)
+def interact(task: Path, variant: int, split: str, backend: str, screenshots: Path) -> None:
+    """Act by hand: type actions like `click(500, 300)` or `type("hi")`; each screen is saved as PNG.
+
+    `evaluate` prints the reward, `a11y` the accessibility tree, `done` ends the episode.
+    """
+    impl = backends()[backend]()
+    computer = impl.provision()
+    screenshots.mkdir(parents=True, exist_ok=True)
+    try:
+        with EnvClient(computer.address) as env:
+            obs, info = env.reset(options={"task": str(task), "variant": variant, "split": split, "obs": "png"})
+            click.echo(f"task: {info['task']['description']}")
+            step = 0
+            _save(screenshots, step, obs)
+            for line in sys.stdin if not sys.stdin.isatty() else iter(lambda: input("action> "), None):
+                text = line.strip()
+                if not text:
+                    continue
+                if text == "evaluate":
+                    click.echo(f"reward {env.evaluate()}")
+                    continue
+                if text == "a11y":
+                    click.echo(json.dumps(env.session("accessibility_tree"), indent=1)[:4000])
+                    continue
+                try:
+                    actions = parse_actions(text)
+                except ActionError as exc:
+                    click.echo(f"not an action: {exc}")
+                    continue
+                obs, reward, terminated, truncated, info = env.step(actions)
+                step += 1
+                path = _save(screenshots, step, obs)
+                shown = "; ".join(format_action(a) for a in actions)
+                click.echo(
+                    f"step {step}: {shown} -> {path}" + (f"  invalid: {info['invalid']}" if info["invalid"] else "")
+                )
+                if terminated or truncated:
+                    click.echo(f"episode over: reward {reward}")
+                    break
+    except (EOFError, KeyboardInterrupt):
+        pass
+    except CuaError as exc:
+        raise click.ClickException(str(exc)) from exc
+    finally:
+        impl.teardown(computer)
+
+
+def _save(folder: Path, step: int, obs: dict[str, Any]) -> Path:
+    path = folder / f"step_{step:03d}.png"
+    Image.open(io.BytesIO(bytes(obs["screenshot"]))).save(path)
+    return path
+
+
+@main.command()
+@click.argument("run_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--json", "as_json", is_flag=True)
+def report(run_dir: Path, as_json: bool) -> None:
+    """Summarise a run folder (complete or interrupted) from its recorded episodes."""
+    results = load_results(run_dir / "episodes.jsonl")
+    if not results:
+        raise click.ClickException(f"{run_dir}: no episodes.jsonl with results; is it a `cua-bench run` folder?")
+    about = {}
+    saved = run_dir / "summary.json"
+    if saved.exists():
+        about = {
+            k: v for k, v in json.loads(saved.read_text()).items() if k in ("taskset", "backend", "agent", "split")
+        }
+    summary = summarize(results.values(), **about)
+    errors = [r for r in results.values() if r.status != "ok"]
+    if as_json:
+        click.echo(json.dumps({**summary, "errored": [r.key for r in errors]}, indent=2))
+        return
+    click.echo(format_summary(summary))
+    for result in errors:
+        click.echo(f"errored: {result.key}: {result.error}")

@@ -1,0 +1,349 @@
+"""The runner: (task, variant) episodes in parallel on N environments, recorded, resumable.
+
+Results go to ``<output>/episodes.jsonl`` only after their trajectories are committed to
+``<output>/trajectories`` (a LiteSample dataset), so an interrupted run resumes exactly where its
+last checkpoint left off. An env server that dies is replaced and its episode retried once, then
+marked errored — never counted as a silent 0. Progress is published on the bus (``bench.*``).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+import queue
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from PIL import Image
+
+from cua_bench.agents.base import Agent
+from cua_bench.backends.base import Backend, BackendError, Computer
+from cua_bench.client import EnvClient
+from cua_bench.registry import agents, backends
+from cua_bench.summary import EpisodeResult, load_results, summarize
+from cua_bench.taskset import Episode, resolve_episodes
+from cua_core.actions import Action, Done, Fail, action_from_dict
+from cua_core.errors import ActionError, CuaError, ProtocolError, RpcTimeout
+from cua_core.events import BusAddresses, Publisher
+from cua_data import DatasetWriter, LiteSample, Metadata
+from cua_data.converters.build import Trajectory
+
+__all__ = ["RunConfig", "Runner"]
+
+log = logging.getLogger(__name__)
+
+
+class _Stopped(Exception):
+    """The run was interrupted mid-episode; the episode is dropped and redone on --resume."""
+
+
+# Failures of the computer, not of the agent: the episode is retried once on a fresh one.
+_ENV_FAILURES = (RpcTimeout, ProtocolError, BackendError, ConnectionError)
+
+
+@dataclass
+class RunConfig:
+    taskset: str
+    output: Path
+    backend: str = "sim"
+    agent: str = "oracle"
+    agent_options: dict[str, Any] | None = None
+    max_parallel: int = 4
+    max_steps: int = 50
+    variants: int | None = None
+    split: str = "test"
+    resume: bool = False
+    record: bool = True
+    width: int = 1280
+    height: int = 800
+    commit_every: int = 25
+    step_timeout: float = 60.0
+
+
+class _Recorder:
+    """Commits trajectories, then their results, in checkpoints (one writer for all workers)."""
+
+    def __init__(self, output: Path, record: bool, commit_every: int) -> None:
+        self.results_path = output / "episodes.jsonl"
+        self.trajectories = output / "trajectories"
+        self.record = record
+        self.commit_every = commit_every
+        self.lock = threading.Lock()
+        self.pending: list[EpisodeResult] = []
+        self.writer = DatasetWriter(self.trajectories, dataset="trajectories") if record else None
+
+    def add(self, result: EpisodeResult, sample: LiteSample | None) -> None:
+        with self.lock:
+            if self.writer is not None and sample is not None:
+                self.writer.add(
+                    sample,
+                    split=result.split if result.split in ("train", "validation", "test") else "test",
+                    variant="episodes",
+                )
+            self.pending.append(result)
+            if len(self.pending) >= self.commit_every:
+                self._commit()
+
+    def _commit(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+            self.writer = DatasetWriter(self.trajectories, dataset="trajectories")
+        with self.results_path.open("a") as out:
+            for result in self.pending:
+                out.write(result.to_json() + "\n")
+        self.pending = []
+
+    def close(self) -> None:
+        with self.lock:
+            self._commit()
+            if self.writer is not None:
+                self.writer.close()
+
+
+class _Bus:
+    """Best-effort progress events; the run never waits on (or fails for) the bus."""
+
+    def __init__(self, run_id: str) -> None:
+        self.run_id = run_id
+        self.lock = threading.Lock()
+        try:
+            self.publisher: Publisher | None = Publisher(BusAddresses.default().publish)
+        except (CuaError, ValueError, OSError):
+            self.publisher = None
+
+    def publish(self, topic: str, body: dict[str, Any]) -> None:
+        if self.publisher is not None:
+            with self.lock:
+                self.publisher.publish(topic, {"run": self.run_id, **body})
+
+    def close(self) -> None:
+        if self.publisher is not None:
+            self.publisher.close()
+
+
+def _png(screenshot: Any) -> bytes:
+    if isinstance(screenshot, bytes | memoryview):
+        return bytes(screenshot)
+    out = io.BytesIO()
+    Image.fromarray(np.asarray(screenshot)).save(out, "PNG", compress_level=1)
+    return out.getvalue()
+
+
+class Runner:
+    def __init__(self, config: RunConfig, *, progress: Callable[[EpisodeResult], None] | None = None) -> None:
+        self.config = config
+        self.progress = progress
+        self.backend: Backend = backends()[config.backend]()
+        self.agent_factory = agents()[config.agent]
+        self.stop = threading.Event()
+        self.run_id = uuid.uuid4().hex[:8]
+
+    def episodes(self) -> list[Episode]:
+        return resolve_episodes(self.config.taskset, self.config.split, self.config.variants)
+
+    def run(self) -> dict[str, Any]:
+        config = self.config
+        config.output.mkdir(parents=True, exist_ok=True)
+        results_path = config.output / "episodes.jsonl"
+        if results_path.exists() and not config.resume:
+            raise CuaError(f"{config.output} holds a run already: pass --resume to continue it, or pick a new --output")
+        done = load_results(results_path)
+        todo: queue.Queue[Episode] = queue.Queue()
+        episodes = self.episodes()
+        for episode in episodes:
+            if episode.key not in done:
+                todo.put(episode)
+        recorder = _Recorder(config.output, config.record, config.commit_every)
+        bus = _Bus(self.run_id)
+        bus.publish("bench.run.started", {"episodes": len(episodes), "todo": todo.qsize(), "agent": config.agent})
+        started = time.monotonic()
+        workers = [
+            threading.Thread(target=self._work, args=(todo, recorder, bus), name=f"runner-{i}", daemon=True)
+            for i in range(max(1, min(config.max_parallel, todo.qsize())))
+        ]
+        for worker in workers:
+            worker.start()
+        try:
+            while any(w.is_alive() for w in workers):
+                for worker in workers:
+                    worker.join(0.2)
+        except KeyboardInterrupt:
+            self.stop.set()  # workers abandon their episodes (redone on --resume) and stop their envs
+            for worker in workers:
+                worker.join()
+        finally:
+            recorder.close()
+        results = load_results(results_path)
+        summary = summarize(
+            results.values(),
+            wall_s=time.monotonic() - started,
+            taskset=config.taskset,
+            backend=config.backend,
+            agent=config.agent,
+            split=config.split,
+            complete=len(results) == len(episodes) and not self.stop.is_set(),
+        )
+        (config.output / "summary.json").write_text(json.dumps(summary, indent=2))
+        bus.publish("bench.run.finished", {k: v for k, v in summary.items() if k != "tasks"})
+        bus.close()
+        if self.stop.is_set():
+            raise KeyboardInterrupt
+        return summary
+
+    # -- workers --------------------------------------------------------------------------------
+
+    def _work(self, todo: queue.Queue[Episode], recorder: _Recorder, bus: _Bus) -> None:
+        agent: Agent = self.agent_factory(**(self.config.agent_options or {}))
+        computer: Computer | None = None
+        try:
+            while not self.stop.is_set():
+                try:
+                    episode = todo.get_nowait()
+                except queue.Empty:
+                    return
+                result, sample = None, None
+                for attempt in (1, 2):
+                    try:
+                        if computer is None:
+                            computer = self.backend.provision(width=self.config.width, height=self.config.height)
+                        bus.publish("bench.episode.started", {"episode": episode.key, "attempt": attempt})
+                        result, sample = self._episode(computer, agent, episode)
+                        result.attempts = attempt
+                        break
+                    except _Stopped:
+                        return
+                    except _ENV_FAILURES as exc:
+                        log.warning(
+                            "episode %s: environment failed (%s); %s",
+                            episode.key,
+                            exc,
+                            "retrying on a fresh one" if attempt == 1 else "marking it errored",
+                        )
+                        if computer is not None:
+                            self._teardown(computer)
+                            computer = None
+                        result = EpisodeResult(
+                            episode.key,
+                            episode.task,
+                            episode.variant,
+                            episode.split,
+                            "error",
+                            attempts=attempt,
+                            error=f"{type(exc).__name__}: {exc}",
+                        )
+                    except CuaError as exc:  # the task itself is broken: no point retrying
+                        result = EpisodeResult(
+                            episode.key,
+                            episode.task,
+                            episode.variant,
+                            episode.split,
+                            "error",
+                            error=f"{type(exc).__name__}: {exc}",
+                        )
+                        break
+                if result is None or self.stop.is_set():
+                    return
+                recorder.add(result, sample)
+                bus.publish(
+                    "bench.episode.finished",
+                    {"episode": episode.key, "reward": result.reward, "status": result.status, "steps": result.steps},
+                )
+                if self.progress is not None:
+                    self.progress(result)
+        finally:
+            if computer is not None:
+                self._teardown(computer)
+
+    def _teardown(self, computer: Computer) -> None:
+        try:
+            self.backend.teardown(computer)
+        except CuaError as exc:
+            log.warning("teardown of %s failed: %s", computer.address, exc)
+
+    def _episode(self, computer: Computer, agent: Agent, episode: Episode) -> tuple[EpisodeResult, LiteSample | None]:
+        config = self.config
+        start = time.monotonic()
+        with EnvClient(computer.address, step_timeout=config.step_timeout) as env:
+            obs, info = env.reset(
+                options={
+                    "task": str(episode.path),
+                    "variant": episode.variant,
+                    "split": episode.split,
+                    "max_steps": config.max_steps,
+                    "obs": "png" if config.record else "none",
+                }
+            )
+            task = info["task"]
+            trajectory = Trajectory("desktop", task["description"])
+            if config.record:
+                trajectory.add_screenshot(_png(obs["screenshot"]))
+            step_s: list[float] = []
+            ended: Action | None = None
+            reward: float | None = None
+            if agent.oracle:
+                t0 = time.monotonic()
+                solved = env.solve()
+                for step in solved["steps"]:
+                    actions = [action_from_dict(a) for a in step["actions"]]
+                    self._record(trajectory, actions, step["observation"])
+                step_s = [(time.monotonic() - t0) / max(1, len(solved["steps"]))] * len(solved["steps"])
+                reward, steps = solved["reward"], len(solved["steps"])
+                ended = Done()
+            else:
+                agent.reset(task)
+                steps = 0
+                while not self.stop.is_set():
+                    actions = agent.act(obs)
+                    t0 = time.monotonic()
+                    obs, reward, terminated, truncated, info = env.step(actions)
+                    step_s.append(time.monotonic() - t0)
+                    steps += 1
+                    ended = next((a for a in actions if isinstance(a, Done | Fail)), None)
+                    self._record(trajectory, [a for a in actions if not isinstance(a, Done | Fail)], obs)
+                    if terminated or truncated:
+                        break
+                if self.stop.is_set():
+                    raise _Stopped
+        result = EpisodeResult(
+            episode.key,
+            episode.task,
+            episode.variant,
+            episode.split,
+            "ok",
+            reward,
+            steps,
+            duration_s=time.monotonic() - start,
+            step_s=step_s,
+        )
+        sample = None
+        if config.record:
+            others: dict[str, Any] = {
+                "id": f"{self.run_id}/{episode.key}",
+                "episode": episode.key,
+                "source": f"cua-bench/{config.taskset}",
+                "source_id": episode.task,
+                "resolution": [computer.width, computer.height],
+                "os": config.backend,
+                "reward": reward,
+                "agent": config.agent,
+            }
+            if isinstance(ended, Fail):
+                others["status"], others["reason"] = "fail", ended.reason
+            trajectory.finish(ended.answer if isinstance(ended, Done) else None)
+            sample = LiteSample(Metadata("desktop", "use", others=others), trajectory.messages, trajectory.images)
+        return result, sample
+
+    def _record(self, trajectory: Trajectory, actions: list[Action], observation: dict[str, Any]) -> None:
+        if not self.config.record or not actions:
+            return
+        try:
+            trajectory.act(actions, result_image=_png(observation["screenshot"]))
+        except ActionError as exc:  # an action CUA-Lite cannot write: keep the episode, note the gap
+            log.info("not recorded: %s", exc)

@@ -1,0 +1,287 @@
+"""The env server: one process per environment, next to the desktop it drives.
+
+It loads task modules, runs their setup, evaluation and oracle against its Session, and serves
+``reset``, ``step``, ``evaluate``, ``solve``, ``session.*`` and ``close`` over cua-core RPC. Every
+backend runs this same server; a backend only decides where (here, in a container, in a VM) and
+which Session it gets. Invalid actions are answered in ``info`` and the next observation — never by
+crashing the server.
+
+    python -m cua_bench.server --backend sim --address ipc:///run/user/0/cua/env-1.sock
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import io
+import logging
+import os
+import signal
+import sys
+import threading
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from PIL import Image
+
+from cua_bench.session import Session
+from cua_bench.tasks import Task, TaskError, TaskModule, load_task_module
+from cua_core.actions import Action, Done, Fail, action_from_dict, action_to_dict
+from cua_core.errors import ActionError
+from cua_core.rpc import RpcServer
+
+__all__ = ["EnvServer", "main"]
+
+log = logging.getLogger(__name__)
+
+OBS_FORMATS = ("rgb", "png", "none")
+
+
+class _RecordingSession:
+    """Wraps the session an oracle gets, keeping every batch it applies as a trajectory step."""
+
+    def __init__(self, inner: Session, server: EnvServer) -> None:
+        self._inner = inner
+        self._server = server
+        self.steps: list[dict[str, Any]] = []
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+    async def apply(self, actions: Sequence[Action]) -> list[str | None]:
+        errors = await self._inner.apply(actions)
+        self.steps.append(
+            {
+                "actions": [action_to_dict(a) for a in actions],
+                "errors": errors,
+                "observation": await self._server._observation(),
+            }
+        )
+        return errors
+
+
+class EnvServer:
+    """Serves one Session. All task code runs on the RPC server's event-loop thread, in order."""
+
+    def __init__(self, session: Session, address: str, *, name: str = "env") -> None:
+        self.session = session
+        self.rpc = RpcServer(address, name=name, workers=2)
+        self.task: Task | None = None
+        self.module: TaskModule | None = None
+        self.steps = 0
+        self.max_steps = 50
+        self.obs_format = "rgb"
+        self.with_a11y = False
+        self.last_errors: list[str] = []
+        self.closed = threading.Event()
+        handlers: dict[str, Callable[..., Any]] = {
+            "reset": self.reset,
+            "step": self.step,
+            "evaluate": self.evaluate,
+            "solve": self.solve,
+            "observe": self.observe,
+            "close": self.close,
+            "session.screenshot": self._session_screenshot,
+            "session.accessibility_tree": self._session_call("accessibility_tree"),
+            "session.windows": self._session_call("windows"),
+            "session.launch": self._session_call("launch"),
+            "session.read_file": self._session_call("read_file"),
+            "session.write_file": self._session_call("write_file"),
+            "session.run_command": self._session_run_command,
+        }
+        for method, fn in handlers.items():
+            self.rpc.register(method, fn)
+        self.rpc.register("info", self.info, inline=True)
+
+    @property
+    def address(self) -> str:
+        return self.rpc.address
+
+    def start(self) -> EnvServer:
+        self.rpc.start()
+        return self
+
+    def info(self) -> dict[str, Any]:
+        return {
+            "pid": os.getpid(),
+            "width": self.session.width,
+            "height": self.session.height,
+            "session": type(self.session).__name__,
+            "task": self.task.to_dict() if self.task else None,
+            "steps": self.steps,
+        }
+
+    # -- episodes -------------------------------------------------------------------------------
+
+    async def reset(
+        self,
+        task: str,
+        variant: int = 0,
+        split: str = "test",
+        seed: int | None = None,
+        max_steps: int | None = None,
+        obs: str = "rgb",
+        a11y: bool = False,
+    ) -> dict[str, Any]:
+        """Start an episode of ``task`` (a task folder) variant ``variant``; returns the observation."""
+        if obs not in OBS_FORMATS:
+            raise ValueError(f"obs must be one of {', '.join(OBS_FORMATS)}, got {obs!r}")
+        module = load_task_module(Path(task))
+        variants = module.variants(split)
+        if not 0 <= variant < len(variants):
+            raise TaskError(f"{module.path}: variant {variant} does not exist (split {split!r} has {len(variants)})")
+        chosen = variants[variant]
+        reset = getattr(self.session, "reset", None)
+        if reset is not None:
+            result = reset(seed=seed if seed is not None else variant)
+            if asyncio.iscoroutine(result):
+                await result
+        self.module, self.task = module, chosen
+        self.steps, self.last_errors = 0, []
+        self.max_steps = max_steps or chosen.max_steps or 50
+        self.obs_format, self.with_a11y = obs, a11y
+        await module.run("setup_task", chosen, self.session)
+        return {"observation": await self._observation(), "info": {"task": chosen.to_dict()}}
+
+    async def step(self, actions: list[dict[str, Any]]) -> dict[str, Any]:
+        """Apply a batch; returns observation, reward, terminated, truncated, info (Gymnasium's five)."""
+        if self.task is None:
+            raise TaskError("step before reset: call reset(task=...) first")
+        parsed: list[Action] = []
+        invalid: list[str] = []
+        for i, raw in enumerate(actions if isinstance(actions, list) else [actions]):
+            try:
+                parsed.append(action_from_dict(raw))
+            except (ActionError, TypeError, AttributeError) as exc:
+                invalid.append(f"action {i}: {exc}")
+        errors = await self.session.apply([a for a in parsed if not isinstance(a, Done | Fail)]) if parsed else []
+        invalid += [f"action {i}: {e}" for i, e in enumerate(errors) if e]
+        self.last_errors = invalid
+        self.steps += 1
+        ended = next((a for a in parsed if isinstance(a, Done | Fail)), None)
+        terminated = ended is not None
+        truncated = not terminated and self.steps >= self.max_steps
+        reward = 0.0
+        info: dict[str, Any] = {"invalid": invalid, "step": self.steps}
+        if terminated or truncated:
+            reward = await self.evaluate()
+            info["reward"] = reward
+        if ended is not None:
+            info["ended"] = action_to_dict(ended)
+        return {
+            "observation": await self._observation(),
+            "reward": reward,
+            "terminated": terminated,
+            "truncated": truncated,
+            "info": info,
+        }
+
+    async def evaluate(self) -> float:
+        """The reward of the current state, in [0, 1] (a list of rewards is averaged)."""
+        if self.module is None or self.task is None:
+            raise TaskError("evaluate before reset")
+        value = await self.module.run("evaluate_task", self.task, self.session)
+        values = list(value) if isinstance(value, list | tuple) else [value]
+        if not values or not all(isinstance(v, int | float) and 0 <= v <= 1 for v in values):
+            raise TaskError(f"{self.module.path}: @evaluate_task must return rewards in [0, 1], got {value!r}")
+        return float(sum(values) / len(values))
+
+    async def solve(self) -> dict[str, Any]:
+        """Run the oracle; returns the steps it took (actions and observations) and the reward."""
+        if self.module is None or self.task is None:
+            raise TaskError("solve before reset")
+        if self.module.function("solve_task", self.task.split) is None:
+            raise TaskError(f"{self.module.path}: this task has no @solve_task oracle")
+        recorder = _RecordingSession(self.session, self)
+        await self.module.run("solve_task", self.task, recorder)
+        self.steps += len(recorder.steps)
+        return {"steps": recorder.steps, "reward": await self.evaluate()}
+
+    async def observe(self) -> dict[str, Any]:
+        return await self._observation()
+
+    async def _observation(self) -> dict[str, Any]:
+        obs: dict[str, Any] = {
+            "instruction": self.task.description if self.task else "",
+            "step": self.steps,
+            "width": self.session.width,
+            "height": self.session.height,
+            # The agent sees why its last actions were refused, in its next observation.
+            "errors": self.last_errors,
+        }
+        if self.obs_format == "rgb":
+            obs["screenshot"] = await self._rgb()
+        elif self.obs_format == "png":
+            obs["screenshot"] = await self.session.screenshot()
+        if self.with_a11y:
+            obs["a11y"] = await self.session.accessibility_tree()
+        return obs
+
+    async def _rgb(self) -> np.ndarray[Any, Any]:
+        frame = getattr(self.session, "frame", None)
+        if frame is not None:  # raw pixels without a PNG round trip, when the session has them
+            return np.asarray(frame())
+        image = Image.open(io.BytesIO(await self.session.screenshot())).convert("RGB")
+        return np.asarray(image)
+
+    async def close(self) -> bool:
+        self.closed.set()
+        return True
+
+    # -- session passthrough --------------------------------------------------------------------
+
+    async def _session_screenshot(self) -> bytes:
+        return await self.session.screenshot()
+
+    async def _session_run_command(self, command: str, timeout: float = 30.0) -> dict[str, Any]:
+        result = await self.session.run_command(command, timeout)
+        return {"returncode": result.returncode, "stdout": result.stdout, "stderr": result.stderr}
+
+    def _session_call(self, name: str) -> Callable[..., Any]:
+        async def call(**params: Any) -> Any:
+            return await getattr(self.session, name)(**params)
+
+        call.__name__ = name
+        return call
+
+    def serve_until_closed(self) -> None:
+        self.start()
+        try:
+            while not self.closed.wait(0.5):
+                pass
+        finally:
+            self.rpc.close()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m cua_bench.server", description=__doc__.splitlines()[0])
+    parser.add_argument("--backend", default="sim", help="whose Session to serve (a registered backend)")
+    parser.add_argument("--address", required=True, help="where to listen: ipc://PATH or tcp://127.0.0.1:PORT")
+    parser.add_argument("--width", type=int, default=1280)
+    parser.add_argument("--height", type=int, default=800)
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format=f"env[{os.getpid()}] %(levelname)s %(message)s")
+    from cua_bench.registry import backends
+
+    session = backends()[args.backend].create_session(width=args.width, height=args.height)
+    server = EnvServer(session, args.address)
+    signal.signal(signal.SIGTERM, lambda *_: server.closed.set())
+    server.start()
+    print(f"ready {server.address}", flush=True)
+    started = time.monotonic()
+    try:
+        while not server.closed.wait(0.5):
+            pass
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.rpc.close()
+    log.debug("served for %.1f s", time.monotonic() - started)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

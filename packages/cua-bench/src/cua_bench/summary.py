@@ -1,0 +1,116 @@
+"""Episode results and the run summary: success rate, mean reward, a per-task table, timings."""
+
+from __future__ import annotations
+
+import json
+import statistics
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+__all__ = ["EpisodeResult", "format_summary", "load_results", "summarize"]
+
+SUCCESS = 1.0  # an episode succeeds when its reward reaches this
+
+
+@dataclass
+class EpisodeResult:
+    key: str  # "<task>/<split>/<variant>"
+    task: str
+    variant: int
+    split: str
+    status: str  # "ok" or "error"; an errored episode is never counted as a 0
+    reward: float | None = None
+    steps: int = 0
+    attempts: int = 1
+    duration_s: float = 0.0
+    step_s: list[float] = field(default_factory=list)
+    error: str | None = None
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self))
+
+    @classmethod
+    def from_json(cls, line: str) -> EpisodeResult:
+        return cls(**json.loads(line))
+
+
+def load_results(path: Path) -> dict[str, EpisodeResult]:
+    """Results recorded so far (the last line per episode wins); a torn last line is ignored."""
+    results: dict[str, EpisodeResult] = {}
+    if not path.exists():
+        return results
+    for line in path.read_text().splitlines():
+        try:
+            result = EpisodeResult.from_json(line)
+        except (ValueError, TypeError):
+            continue  # a line cut by a crash mid-write
+        results[result.key] = result
+    return results
+
+
+def _pct(values: list[float], q: float) -> float:
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def summarize(results: Iterable[EpisodeResult], *, wall_s: float = 0.0, **about: Any) -> dict[str, Any]:
+    done = list(results)
+    scored = [r for r in done if r.status == "ok" and r.reward is not None]
+    rewards = [r.reward or 0.0 for r in scored]
+    per_task: dict[str, list[EpisodeResult]] = defaultdict(list)
+    for result in done:
+        per_task[result.task].append(result)
+    steps = [s for r in scored for s in r.step_s]
+    durations = [r.duration_s for r in scored]
+    table = {}
+    for task, items in sorted(per_task.items()):
+        ok = [r for r in items if r.status == "ok"]
+        table[task] = {
+            "episodes": len(items),
+            "errors": len(items) - len(ok),
+            "success_rate": sum((r.reward or 0) >= SUCCESS for r in ok) / len(ok) if ok else 0.0,
+            "mean_reward": statistics.fmean([r.reward or 0 for r in ok]) if ok else 0.0,
+            "mean_steps": statistics.fmean([r.steps for r in ok]) if ok else 0.0,
+        }
+    return {
+        **about,
+        "episodes": len(done),
+        "scored": len(scored),
+        "errors": len(done) - len(scored),
+        "success_rate": sum(r >= SUCCESS for r in rewards) / len(rewards) if rewards else 0.0,
+        "mean_reward": statistics.fmean(rewards) if rewards else 0.0,
+        "tasks": table,
+        "timings": {
+            "wall_s": wall_s,
+            "episode_p50_s": _pct(durations, 0.5),
+            "episode_p95_s": _pct(durations, 0.95),
+            "step_p50_ms": _pct(steps, 0.5) * 1000,
+            "step_p95_ms": _pct(steps, 0.95) * 1000,
+            "episodes_per_min": len(done) / wall_s * 60 if wall_s else 0.0,
+        },
+    }
+
+
+def format_summary(summary: dict[str, Any]) -> str:
+    lines = [
+        f"{summary.get('agent', '?')} on {summary.get('taskset', '?')} ({summary.get('backend', '?')}): "
+        f"{summary['episodes']} episodes, success {summary['success_rate']:.1%}, "
+        f"mean reward {summary['mean_reward']:.3f}, errors {summary['errors']}",
+        f"{'task':32} {'eps':>5} {'succ':>7} {'reward':>7} {'steps':>6} {'err':>4}",
+    ]
+    for task, row in summary["tasks"].items():
+        lines.append(
+            f"{task[:32]:32} {row['episodes']:>5} {row['success_rate']:>7.1%} {row['mean_reward']:>7.3f} "
+            f"{row['mean_steps']:>6.1f} {row['errors']:>4}"
+        )
+    t = summary["timings"]
+    lines.append(
+        f"wall {t['wall_s']:.1f} s, {t['episodes_per_min']:.0f} episodes/min, episode p50 {t['episode_p50_s']:.2f} s "
+        f"p95 {t['episode_p95_s']:.2f} s, step p50 {t['step_p50_ms']:.1f} ms p95 {t['step_p95_ms']:.1f} ms"
+    )
+    return "\n".join(lines)

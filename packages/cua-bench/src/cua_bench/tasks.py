@@ -1,0 +1,188 @@
+"""The task contract (Cua Bench's): a folder with ``main.py`` that defines its variants, setup,
+evaluation and optionally an oracle.
+
+    import cua_bench as cb
+
+    @cb.tasks_config(split="test")
+    def load():
+        return [cb.Task(description=f"Click {label}", metadata={"label": label}) for label in LABELS]
+
+    @cb.setup_task(split="test")
+    async def start(task: cb.Task, session: cb.Session) -> None: ...
+
+    @cb.evaluate_task(split="test")
+    async def evaluate(task: cb.Task, session: cb.Session) -> list[float]: ...
+
+    @cb.solve_task(split="test")
+    async def solve(task: cb.Task, session: cb.Session) -> None: ...
+
+Setup, evaluation and solving run in the env server's process, next to the desktop; the decorators
+only mark functions, so importing a task module has no side effects beyond defining them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import inspect
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from cua_core.errors import CuaError
+
+__all__ = [
+    "Task",
+    "TaskError",
+    "TaskModule",
+    "evaluate_task",
+    "load_task_module",
+    "setup_task",
+    "solve_task",
+    "tasks_config",
+]
+
+_ROLES = ("tasks_config", "setup_task", "evaluate_task", "solve_task")
+
+
+class TaskError(CuaError):
+    """A task folder that breaks the contract, or a task function that failed."""
+
+
+@dataclass
+class Task:
+    """One variant of a task: what the agent is told, and the parameters setup and evaluation use."""
+
+    description: str
+    metadata: dict[str, Any] = field(default_factory=dict)
+    computer: dict[str, Any] = field(default_factory=dict)
+    difficulty: str = "medium"
+    max_steps: int | None = None
+    # Filled in when the task is loaded from its folder.
+    name: str = ""
+    variant: int = 0
+    split: str = "test"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "description": self.description,
+            "metadata": self.metadata,
+            "computer": self.computer,
+            "difficulty": self.difficulty,
+            "max_steps": self.max_steps,
+            "name": self.name,
+            "variant": self.variant,
+            "split": self.split,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Task:
+        return cls(**data)
+
+
+def _mark(role: str, split: str | None) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    def decorate(fn: Callable[..., Any]) -> Callable[..., Any]:
+        if role != "tasks_config" and not inspect.iscoroutinefunction(fn):
+            raise TaskError(f"@{role} function {fn.__qualname__} must be `async def fn(task, session)`")
+        marks = getattr(fn, "__cua_task__", [])
+        fn.__cua_task__ = [*marks, (role, split)]  # type: ignore[attr-defined]
+        return fn
+
+    return decorate
+
+
+def tasks_config(fn: Callable[..., Any] | None = None, *, split: str | None = None) -> Any:
+    """Marks the function that returns the variants (a list of Task)."""
+    return _mark("tasks_config", split)(fn) if fn is not None else _mark("tasks_config", split)
+
+
+def setup_task(fn: Callable[..., Any] | None = None, *, split: str | None = None) -> Any:
+    """Marks ``async def setup(task, session)``: prepares the computer for the variant."""
+    return _mark("setup_task", split)(fn) if fn is not None else _mark("setup_task", split)
+
+
+def evaluate_task(fn: Callable[..., Any] | None = None, *, split: str | None = None) -> Any:
+    """Marks ``async def evaluate(task, session) -> float | list[float]``: the reward in [0, 1]."""
+    return _mark("evaluate_task", split)(fn) if fn is not None else _mark("evaluate_task", split)
+
+
+def solve_task(fn: Callable[..., Any] | None = None, *, split: str | None = None) -> Any:
+    """Marks ``async def solve(task, session)``: the oracle, acting through ``session.apply`` only."""
+    return _mark("solve_task", split)(fn) if fn is not None else _mark("solve_task", split)
+
+
+@dataclass
+class TaskModule:
+    """A loaded task folder: its functions found by their marks, per split."""
+
+    name: str
+    path: Path
+    module: ModuleType
+    functions: dict[tuple[str, str | None], Callable[..., Any]]
+
+    def function(self, role: str, split: str) -> Callable[..., Any] | None:
+        return self.functions.get((role, split)) or self.functions.get((role, None))
+
+    def splits(self) -> list[str]:
+        marked = {split for role, split in self.functions if role == "tasks_config" and split}
+        return sorted(marked) or ["test"]
+
+    def variants(self, split: str = "test") -> list[Task]:
+        load = self.function("tasks_config", split)
+        if load is None:
+            raise TaskError(f"{self.path}: no @tasks_config for split {split!r} (splits: {', '.join(self.splits())})")
+        try:
+            tasks = load()
+        except Exception as exc:
+            raise TaskError(f"{self.path}: @tasks_config raised {type(exc).__name__}: {exc}") from exc
+        if not isinstance(tasks, list) or not all(isinstance(t, Task) for t in tasks):
+            raise TaskError(f"{self.path}: @tasks_config must return a list of cua_bench.Task")
+        for index, task in enumerate(tasks):
+            task.name, task.variant, task.split = self.name, index, split
+        return tasks
+
+    async def run(self, role: str, task: Task, session: Any) -> Any:
+        fn = self.function(role, task.split)
+        if fn is None:
+            raise TaskError(f"{self.path}: no @{role} for split {task.split!r}")
+        return await fn(task, session)
+
+
+def load_task_module(path: Path | str) -> TaskModule:
+    """Import ``<path>/main.py`` (or ``path`` itself if it is a .py file) as a task module."""
+    path = Path(path)
+    main = path / "main.py" if path.is_dir() else path
+    if not main.is_file():
+        raise TaskError(f"{path}: not a task folder (no main.py)")
+    folder = main.parent
+    # A unique module name per file, so two tasks' main.py never shadow each other.
+    digest = hashlib.sha1(str(main.resolve()).encode()).hexdigest()[:10]
+    module_name = f"cua_bench_task_{folder.name.replace('-', '_')}_{digest}"
+    module = sys.modules.get(module_name)
+    if module is None:
+        spec = importlib.util.spec_from_file_location(module_name, main)
+        if spec is None or spec.loader is None:
+            raise TaskError(f"{main}: cannot be imported")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[module_name] = module
+        try:
+            spec.loader.exec_module(module)
+        except Exception as exc:
+            del sys.modules[module_name]
+            raise TaskError(f"{main}: import failed: {type(exc).__name__}: {exc}") from exc
+    functions: dict[tuple[str, str | None], Callable[..., Any]] = {}
+    for value in vars(module).values():
+        for role, split in getattr(value, "__cua_task__", []):
+            key = (role, split)
+            if key in functions:
+                raise TaskError(f"{main}: two @{role} functions for split {split!r}")
+            functions[key] = value
+    missing = [
+        role for role in ("tasks_config", "setup_task", "evaluate_task") if not any(r == role for r, _ in functions)
+    ]
+    if missing:
+        raise TaskError(f"{main}: missing {', '.join('@' + m for m in missing)} (see cua_bench.tasks)")
+    return TaskModule(folder.name, folder, module, functions)

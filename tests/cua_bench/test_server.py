@@ -1,0 +1,179 @@
+"""The env server's contract, against an in-memory Session (the sim desktop has its own tests)."""
+
+from __future__ import annotations
+
+import io
+import textwrap
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from cua_core.actions import Action, Click, Done, Fail, Point, TypeText
+from cua_core.errors import RemoteError
+from cua_bench.client import EnvClient
+from cua_bench.server import EnvServer
+from cua_bench.session import Session
+
+
+class FakeSession(Session):
+    """A 'desktop' with one button: clicking inside its bounds presses it."""
+
+    def __init__(self) -> None:
+        self.width, self.height = 320, 200
+        self.files: dict[str, bytes] = {}
+        self.pressed = 0
+        self.typed = ""
+
+    def reset(self, seed: int | None = None) -> None:
+        self.files, self.pressed, self.typed = {}, 0, ""
+
+    async def apply(self, actions: Sequence[Action]) -> list[str | None]:
+        errors: list[str | None] = []
+        for action in actions:
+            if isinstance(action, Click) and action.coordinate is not None:
+                inside = 400 <= action.coordinate.x <= 600 and 400 <= action.coordinate.y <= 600
+                self.pressed += inside
+                errors.append(None)
+            elif isinstance(action, TypeText):
+                self.typed += action.text
+                errors.append(None)
+            else:
+                errors.append(f"{action.kind} is not supported here")
+        return errors
+
+    async def screenshot(self) -> bytes:
+        out = io.BytesIO()
+        Image.new("RGB", (self.width, self.height), (self.pressed * 40 % 256, 0, 0)).save(out, "PNG")
+        return out.getvalue()
+
+    async def accessibility_tree(self) -> list[dict[str, Any]]:
+        button = {"role": "button", "name": "OK", "bounds": [400, 400, 600, 600], "states": [], "value": None, "children": []}
+        return [{"role": "window", "name": "Fake", "bounds": [0, 0, 1000, 1000], "states": ["focused"], "value": None, "children": [button]}]
+
+    async def windows(self) -> list[dict[str, Any]]:
+        return [{"id": "w1", "title": "Fake", "app": "fake", "bounds": [0, 0, 1000, 1000], "focused": True}]
+
+    async def launch(self, app: str, **params: Any) -> str:
+        return "w1"
+
+    async def read_file(self, path: str) -> bytes:
+        return self.files[path]
+
+    async def write_file(self, path: str, data: bytes | str) -> None:
+        self.files[path] = data.encode() if isinstance(data, str) else data
+
+
+TASK = '''
+import cua_bench as cb
+from cua_core.actions import Click
+from cua_bench.session import center
+
+@cb.tasks_config
+def load():
+    return [cb.Task(description=f"Press OK {n} times", metadata={"n": n}, max_steps=4) for n in (1, 2)]
+
+@cb.setup_task
+async def setup(task, session):
+    await session.write_file("setup.txt", f"ready {task.variant}")
+
+@cb.evaluate_task
+async def evaluate(task, session):
+    return [1.0 if session.pressed >= task.metadata["n"] else 0.0]
+
+@cb.solve_task
+async def solve(task, session):
+    button = await session.find(role="button", name="OK")
+    for _ in range(task.metadata["n"]):
+        await session.apply([Click(center(button))])
+'''
+
+
+@pytest.fixture
+def env(tmp_path: Path) -> Iterator[tuple[EnvClient, FakeSession, Path]]:
+    folder = tmp_path / "press-ok"
+    folder.mkdir()
+    (folder / "main.py").write_text(textwrap.dedent(TASK))
+    session = FakeSession()
+    server = EnvServer(session, "tcp://127.0.0.1:0").start()
+    with EnvClient(server.address) as client:
+        yield client, session, folder
+    server.rpc.close()
+
+
+def test_reset_step_terminate_with_reward(env: tuple[EnvClient, FakeSession, Path]) -> None:
+    client, session, task = env
+    obs, info = client.reset(options={"task": task, "variant": 1})
+    assert info["task"]["description"] == "Press OK 2 times"
+    assert obs["instruction"] == "Press OK 2 times"
+    assert obs["screenshot"].shape == (200, 320, 3)  # raw RGB by default
+    assert session.files["setup.txt"] == b"ready 1"
+    obs, reward, terminated, truncated, info = client.step([Click(Point(500, 500))])
+    assert (reward, terminated, truncated) == (0.0, False, False)
+    assert np.asarray(obs["screenshot"])[0, 0, 0] == 40
+    obs, reward, terminated, truncated, info = client.step([Click(Point(500, 500)), Done("pressed")])
+    assert (reward, terminated, truncated) == (1.0, True, False)
+    assert info["ended"] == {"kind": "done", "answer": "pressed"}
+
+
+def test_invalid_actions_are_reported_not_fatal(env: tuple[EnvClient, FakeSession, Path]) -> None:
+    client, _, task = env
+    client.reset(options={"task": task})
+    obs, reward, terminated, _, info = client.step([{"kind": "click", "coordinate": [2000, 1]}, {"kind": "teleport"}])
+    assert len(info["invalid"]) == 2
+    assert "click.coordinate" in info["invalid"][0]
+    assert "teleport" in info["invalid"][1]
+    assert obs["errors"] == info["invalid"]  # the agent sees why in its next observation
+    assert not terminated
+    obs, *_ , info = client.step([Fail("stuck")])
+    assert info["reward"] == 0.0
+    obs, *_, info = client.step([{"kind": "wait", "duration": 0.01}])
+    assert "wait is not supported here" in info["invalid"][0]
+
+
+def test_truncation_at_max_steps(env: tuple[EnvClient, FakeSession, Path]) -> None:
+    client, _, task = env
+    client.reset(options={"task": task, "max_steps": 2, "obs": "none"})
+    assert client.step([TypeText("a")])[3] is False
+    _, reward, terminated, truncated, info = client.step([TypeText("b")])
+    assert (terminated, truncated, reward) == (False, True, 0.0)
+    assert info["reward"] == 0.0
+
+
+def test_oracle_runs_in_the_server_through_actions(env: tuple[EnvClient, FakeSession, Path]) -> None:
+    client, session, task = env
+    client.reset(options={"task": task, "variant": 1, "obs": "png"})
+    solved = client.solve()
+    assert solved["reward"] == 1.0
+    assert [s["actions"] for s in solved["steps"]] == [[{"kind": "click", "coordinate": [500.0, 500.0], "button": "left", "clicks": 1}]] * 2
+    assert Image.open(io.BytesIO(bytes(solved["steps"][-1]["observation"]["screenshot"]))).size == (320, 200)
+    assert session.pressed == 2
+
+
+def test_png_observation_and_session_passthrough(env: tuple[EnvClient, FakeSession, Path]) -> None:
+    client, _, task = env
+    obs, _ = client.reset(options={"task": task, "obs": "png", "a11y": True})
+    assert bytes(obs["screenshot"]).startswith(b"\x89PNG")
+    assert obs["a11y"][0]["children"][0]["name"] == "OK"
+    client.session("write_file", path="x.txt", data="hello")
+    assert bytes(client.session("read_file", path="x.txt")) == b"hello"
+    assert client.session("windows")[0]["title"] == "Fake"
+    with pytest.raises(RemoteError, match="has no shell"):
+        client.session("run_command", command="ls")
+
+
+def test_bad_requests_are_clear(env: tuple[EnvClient, FakeSession, Path]) -> None:
+    client, _, task = env
+    with pytest.raises(RemoteError, match="step before reset"):
+        client.step([TypeText("x")])
+    with pytest.raises(RemoteError, match="variant 7 does not exist"):
+        client.reset(options={"task": task, "variant": 7})
+    with pytest.raises(RemoteError, match="obs must be one of"):
+        client.reset(options={"task": task, "obs": "jpeg"})
+    with pytest.raises(ValueError, match="unknown reset option"):
+        client.reset(options={"task": task, "colour": 1})
+    with pytest.raises(RemoteError, match="not a task folder"):
+        client.reset(options={"task": task.parent / "nope"})

@@ -1,0 +1,84 @@
+from __future__ import annotations
+
+import re
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from cua_bench.tasks import TaskError, load_task_module
+
+GOOD = """
+import cua_bench as cb
+
+@cb.tasks_config(split="train")
+def load_train():
+    return [cb.Task(description=f"train {i}", metadata={"i": i}) for i in range(3)]
+
+@cb.tasks_config(split="test")
+def load_test():
+    return [cb.Task(description="test 0")]
+
+@cb.setup_task
+async def setup(task, session):
+    session.log.append(("setup", task.name, task.variant, task.split))
+
+@cb.evaluate_task
+async def evaluate(task, session):
+    return [1.0]
+
+@cb.solve_task(split="train")
+async def solve(task, session):
+    pass
+"""
+
+
+def _task(tmp_path: Path, source: str, name: str = "my-task") -> Path:
+    folder = tmp_path / name
+    folder.mkdir()
+    (folder / "main.py").write_text(textwrap.dedent(source))
+    return folder
+
+
+def test_variants_per_split_are_numbered(tmp_path: Path) -> None:
+    module = load_task_module(_task(tmp_path, GOOD))
+    assert module.name == "my-task"
+    assert module.splits() == ["test", "train"]
+    train = module.variants("train")
+    assert [(t.name, t.variant, t.split, t.metadata) for t in train] == [
+        ("my-task", i, "train", {"i": i}) for i in range(3)
+    ]
+    assert module.function("solve_task", "train") is not None
+    assert module.function("solve_task", "test") is None  # split-specific oracle
+    assert module.function("setup_task", "test") is not None  # split-less functions serve every split
+
+
+def test_two_folders_with_main_py_do_not_shadow_each_other(tmp_path: Path) -> None:
+    a = load_task_module(_task(tmp_path, GOOD, "a"))
+    b = load_task_module(_task(tmp_path, GOOD.replace("test 0", "other"), "b"))
+    assert a.variants("test")[0].description == "test 0"
+    assert b.variants("test")[0].description == "other"
+
+
+@pytest.mark.parametrize(
+    ("source", "fragment"),
+    [
+        ("x = 1", "missing @tasks_config, @setup_task, @evaluate_task"),
+        ("import nope_not_a_module", "import failed: ModuleNotFoundError"),
+        (GOOD.replace("async def setup", "def setup"), "must be `async def fn(task, session)`"),
+        (GOOD + "\n@cb.evaluate_task\nasync def evaluate2(task, session):\n    return 1\n", "two @evaluate_task functions"),
+    ],
+)
+def test_broken_task_folders_say_what_is_wrong(tmp_path: Path, source: str, fragment: str) -> None:
+    with pytest.raises(TaskError, match=re.escape(fragment)):
+        load_task_module(_task(tmp_path, source))
+
+
+def test_bad_variants(tmp_path: Path) -> None:
+    module = load_task_module(_task(tmp_path, GOOD.replace('return [cb.Task(description="test 0")]', "return 5")))
+    with pytest.raises(TaskError, match="must return a list of cua_bench.Task"):
+        module.variants("test")
+    with pytest.raises(TaskError, match="no @tasks_config for split 'validation'"):
+        module.variants("validation")
+    with pytest.raises(TaskError, match="no task folder|not a task folder"):
+        load_task_module(tmp_path / "nowhere")
