@@ -12,11 +12,11 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from cua_core.actions import Action, Click, Done, Fail, Point, TypeText
-from cua_core.errors import RemoteError
 from cua_bench.client import EnvClient
 from cua_bench.server import EnvServer
 from cua_bench.session import Session
+from cua_core.actions import Action, Click, Done, Fail, Point, TypeText
+from cua_core.errors import RemoteError
 
 
 class FakeSession(Session):
@@ -51,8 +51,24 @@ class FakeSession(Session):
         return out.getvalue()
 
     async def accessibility_tree(self) -> list[dict[str, Any]]:
-        button = {"role": "button", "name": "OK", "bounds": [400, 400, 600, 600], "states": [], "value": None, "children": []}
-        return [{"role": "window", "name": "Fake", "bounds": [0, 0, 1000, 1000], "states": ["focused"], "value": None, "children": [button]}]
+        button = {
+            "role": "button",
+            "name": "OK",
+            "bounds": [400, 400, 600, 600],
+            "states": [],
+            "value": None,
+            "children": [],
+        }
+        return [
+            {
+                "role": "window",
+                "name": "Fake",
+                "bounds": [0, 0, 1000, 1000],
+                "states": ["focused"],
+                "value": None,
+                "children": [button],
+            }
+        ]
 
     async def windows(self) -> list[dict[str, Any]]:
         return [{"id": "w1", "title": "Fake", "app": "fake", "bounds": [0, 0, 1000, 1000], "focused": True}]
@@ -67,7 +83,7 @@ class FakeSession(Session):
         self.files[path] = data.encode() if isinstance(data, str) else data
 
 
-TASK = '''
+TASK = """
 import cua_bench as cb
 from cua_core.actions import Click
 from cua_bench.session import center
@@ -89,7 +105,7 @@ async def solve(task, session):
     button = await session.find(role="button", name="OK")
     for _ in range(task.metadata["n"]):
         await session.apply([Click(center(button))])
-'''
+"""
 
 
 @pytest.fixture
@@ -122,13 +138,13 @@ def test_reset_step_terminate_with_reward(env: tuple[EnvClient, FakeSession, Pat
 def test_invalid_actions_are_reported_not_fatal(env: tuple[EnvClient, FakeSession, Path]) -> None:
     client, _, task = env
     client.reset(options={"task": task})
-    obs, reward, terminated, _, info = client.step([{"kind": "click", "coordinate": [2000, 1]}, {"kind": "teleport"}])
+    obs, _, terminated, _, info = client.step([{"kind": "click", "coordinate": [2000, 1]}, {"kind": "teleport"}])
     assert len(info["invalid"]) == 2
     assert "click.coordinate" in info["invalid"][0]
     assert "teleport" in info["invalid"][1]
     assert obs["errors"] == info["invalid"]  # the agent sees why in its next observation
     assert not terminated
-    obs, *_ , info = client.step([Fail("stuck")])
+    obs, *_, info = client.step([Fail("stuck")])
     assert info["reward"] == 0.0
     obs, *_, info = client.step([{"kind": "wait", "duration": 0.01}])
     assert "wait is not supported here" in info["invalid"][0]
@@ -148,7 +164,9 @@ def test_oracle_runs_in_the_server_through_actions(env: tuple[EnvClient, FakeSes
     client.reset(options={"task": task, "variant": 1, "obs": "png"})
     solved = client.solve()
     assert solved["reward"] == 1.0
-    assert [s["actions"] for s in solved["steps"]] == [[{"kind": "click", "coordinate": [500.0, 500.0], "button": "left", "clicks": 1}]] * 2
+    assert [s["actions"] for s in solved["steps"]] == [
+        [{"kind": "click", "coordinate": [500.0, 500.0], "button": "left", "clicks": 1}]
+    ] * 2
     assert Image.open(io.BytesIO(bytes(solved["steps"][-1]["observation"]["screenshot"]))).size == (320, 200)
     assert session.pressed == 2
 

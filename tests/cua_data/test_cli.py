@@ -4,10 +4,11 @@ import json
 from pathlib import Path
 
 import pyarrow.parquet as pq
+import pytest
 from click.testing import CliRunner
+from support.lite_rows import ids, png, sample, write
 
 from cua_data.cli import main
-from support.lite_rows import ids, png, sample, write
 
 
 def run(*args: str) -> tuple[int, str]:
@@ -116,12 +117,7 @@ def test_bad_rows_are_not_written(tmp_path: Path) -> None:
     from cua_data import DatasetWriter, SampleError
 
     writer = DatasetWriter(tmp_path)
-    try:
+    with pytest.raises(SampleError, match="'ghost' answers no earlier tool call"):
         writer.add(bad)
-    except SampleError as exc:
-        assert "'ghost' answers no earlier tool call" in str(exc)
-    else:
-        raise AssertionError("an invalid row was accepted")
-    finally:
-        writer.abort()
+    writer.abort()
     assert not (tmp_path / "desktop").exists()
