@@ -1,0 +1,78 @@
+"""``SimSession``: the Session a task gets on the embedded sim desktop.
+
+Everything runs in process, so the async methods return at once; ``sim`` hands setup code the
+desktop itself for building UIs in Python.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from cua_bench.session import CommandResult, NotSupported, Session
+from cua_bench.sim.desktop import SimDesktop
+from cua_bench.sim.geometry import Rect, normalised_bounds
+from cua_core.actions import Action
+
+__all__ = ["SimSession"]
+
+
+class SimSession(Session):
+    """A Session over a ``SimDesktop`` (a new one at ``width`` x ``height`` when none is given)."""
+
+    def __init__(self, desktop: SimDesktop | None = None, *, width: int = 1280, height: int = 800,
+                 seed: int = 0) -> None:  # fmt: skip
+        self._desktop = desktop if desktop is not None else SimDesktop(width, height, seed)
+        self.width = self._desktop.width
+        self.height = self._desktop.height
+
+    @property
+    def sim(self) -> SimDesktop:
+        return self._desktop
+
+    async def apply(self, actions: Sequence[Action]) -> list[str | None]:
+        return [self._desktop.apply(action) for action in actions]
+
+    async def screenshot(self) -> bytes:
+        return self._desktop.png()
+
+    async def accessibility_tree(self) -> list[dict[str, Any]]:
+        return self._desktop.a11y()
+
+    async def windows(self) -> list[dict[str, Any]]:
+        desktop = self._desktop
+        focused = desktop.focused_window
+        screen = Rect(0, 0, desktop.width, desktop.height)
+        return [
+            {
+                "id": window.id,
+                "title": window.title,
+                "app": window.app,
+                "bounds": normalised_bounds(
+                    window.rect.intersect(screen) or window.rect, desktop.width, desktop.height
+                ),
+                "focused": window is focused,
+            }
+            for window in desktop.windows()
+            for visible in [window.rect.intersect(screen)]
+        ]
+
+    async def launch(self, app: str, **params: Any) -> str:
+        return self._desktop.launch(app, **params).id
+
+    async def read_file(self, path: str) -> bytes:
+        return self._desktop.fs.read(_in_home(path))
+
+    async def write_file(self, path: str, data: bytes | str) -> None:
+        self._desktop.fs.write(_in_home(path), data)
+
+    async def run_command(self, command: str, timeout: float = 30.0) -> CommandResult:
+        raise NotSupported("the sim desktop has no shell; use read_file/write_file, launch and session.sim for setup")
+
+
+HOME = "/home/user"
+
+
+def _in_home(path: str) -> str:
+    """Relative paths are the environment's home, as on every backend."""
+    return path if path.startswith("/") else f"{HOME}/{path}"
