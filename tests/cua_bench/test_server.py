@@ -28,7 +28,7 @@ class FakeSession(Session):
         self.pressed = 0
         self.typed = ""
 
-    def reset(self, seed: int | None = None) -> None:
+    async def reset(self, seed: int | None = None) -> None:
         self.files, self.pressed, self.typed = {}, 0, ""
 
     async def apply(self, actions: Sequence[Action]) -> list[str | None]:

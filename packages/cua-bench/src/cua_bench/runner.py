@@ -65,6 +65,7 @@ class RunConfig:
     height: int = 800
     commit_every: int = 25
     step_timeout: float = 60.0
+    heartbeat_timeout: float = 5.0  # how soon a dead env server is noticed
 
 
 class _Recorder:
@@ -270,7 +271,9 @@ class Runner:
     def _episode(self, computer: Computer, agent: Agent, episode: Episode) -> tuple[EpisodeResult, LiteSample | None]:
         config = self.config
         start = time.monotonic()
-        with EnvClient(computer.address, step_timeout=config.step_timeout) as env:
+        with EnvClient(
+            computer.address, step_timeout=config.step_timeout, heartbeat_timeout=config.heartbeat_timeout
+        ) as env:
             obs, info = env.reset(
                 options={
                     "task": str(episode.path),

@@ -12,7 +12,6 @@ crashing the server.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import io
 import logging
 import os
@@ -134,11 +133,7 @@ class EnvServer:
         if not 0 <= variant < len(variants):
             raise TaskError(f"{module.path}: variant {variant} does not exist (split {split!r} has {len(variants)})")
         chosen = variants[variant]
-        reset = getattr(self.session, "reset", None)
-        if reset is not None:
-            result = reset(seed=seed if seed is not None else variant)
-            if asyncio.iscoroutine(result):
-                await result
+        await self.session.reset(seed=seed if seed is not None else variant)
         self.module, self.task = module, chosen
         self.steps, self.last_errors = 0, []
         self.max_steps = max_steps or chosen.max_steps or 50
@@ -221,9 +216,9 @@ class EnvServer:
         return obs
 
     async def _rgb(self) -> np.ndarray[Any, Any]:
-        frame = getattr(self.session, "frame", None)
-        if frame is not None:  # raw pixels without a PNG round trip, when the session has them
-            return np.asarray(frame())
+        frame = self.session.frame()
+        if frame is not None:
+            return frame
         image = Image.open(io.BytesIO(await self.session.screenshot())).convert("RGB")
         return np.asarray(image)
 

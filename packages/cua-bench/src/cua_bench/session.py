@@ -13,6 +13,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from cua_core.actions import Action, Point
 from cua_core.errors import CuaError
 
@@ -61,6 +63,16 @@ class Session(ABC):
 
     @abstractmethod
     async def write_file(self, path: str, data: bytes | str) -> None: ...
+
+    async def reset(self, seed: int | None = None) -> None:  # noqa: B027 - optional for stateless sessions
+        """Bring the computer back to a clean state before an episode (apps closed, files restored)."""
+
+    def frame(self) -> np.ndarray[Any, Any] | None:
+        """The screen as an (height, width, 3) uint8 array when the backend has raw pixels, else None.
+
+        The env server prefers it to ``screenshot()``: no PNG encode and decode on the step path.
+        """
+        return None
 
     async def run_command(self, command: str, timeout: float = 30.0) -> CommandResult:
         raise NotSupported(f"{type(self).__name__} has no shell; use read_file/write_file and launch")

@@ -33,7 +33,7 @@ class Partition:
         return Path(self.platform, self.task_type, self.split, f"{self.variant}.parquet")
 
     def __str__(self) -> str:
-        return str(self.relpath())
+        return f"{self.platform}/{self.task_type}/{self.split}/{self.variant}.parquet"
 
 
 def partition_path(root: Path, partition: Partition) -> Path:
@@ -57,8 +57,10 @@ def find_partitions(root: Path) -> list[Partition]:
     if not root.is_dir():
         raise StoreError(f"{root}: no such dataset folder")
     found = []
-    for path in root.glob("*/*/*/*.parquet"):
-        if TMP_MARK in path.name or path.parts[-4] == "images":
+    # Not root.glob("*/*/*/*.parquet"): that would list every file of images/, millions at scale.
+    paths = (p for top in root.iterdir() if top.is_dir() and top.name != "images" for p in top.glob("*/*/*.parquet"))
+    for path in paths:
+        if TMP_MARK in path.name:
             continue
         platform, task_type, split = path.parts[-4:-1]
         try:

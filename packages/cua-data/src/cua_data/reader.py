@@ -110,7 +110,10 @@ class DatasetReader:
 
     def __iter__(self) -> Iterator[LiteSample]:
         for partition, number, row in self.rows():
-            yield LiteSample.from_row(row, f"{self.path(partition)} row {number}")
+            try:
+                yield LiteSample.from_row(row)
+            except SampleError as exc:  # where it happened is worked out only when it did
+                raise SampleError(f"{self.path(partition)} row {number}: {exc}") from exc
 
     def count(self) -> int:
         if self.filters.source is not None:

@@ -171,6 +171,28 @@ def _units(paths: list[Path]) -> list[_Unit]:
 # -- map-style -----------------------------------------------------------------------------------
 
 
+class _CachedGroup:
+    """A row group in the LRU cache: Arrow data, converted to Python rows all at once when a second
+    of its rows is asked for (in-order reads convert each group once, shuffled ones only the rows
+    they take)."""
+
+    __slots__ = ("hits", "rows", "table")
+
+    def __init__(self, table: pa.Table) -> None:
+        self.table = table
+        self.rows: list[dict[str, Any]] | None = None
+        self.hits = 0
+
+    def row(self, offset: int) -> dict[str, Any]:
+        if self.rows is None:
+            self.hits += 1
+            if self.hits < 2:
+                one: list[dict[str, Any]] = self.table.slice(offset, 1).to_pylist()
+                return one[0]
+            self.rows = self.table.to_pylist()
+        return self.rows[offset]
+
+
 class LiteDataset(torch.utils.data.Dataset[Any]):
     """Rows of a dataset folder by index; ``len`` is the number of rows the filters keep."""
 
@@ -234,7 +256,7 @@ class LiteDataset(torch.utils.data.Dataset[Any]):
     def _reset(self) -> None:
         self._pid = os.getpid()
         self._files: dict[int, pq.ParquetFile] = {}
-        self._cache: OrderedDict[int, pa.Table] = OrderedDict()
+        self._cache: OrderedDict[int, _CachedGroup] = OrderedDict()
 
     def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()
@@ -264,35 +286,35 @@ class LiteDataset(torch.utils.data.Dataset[Any]):
         unit = bisect_right(self._starts, index) - 1
         return unit, index - self._starts[unit]
 
-    def _group(self, u: int) -> pa.Table:
+    def _row(self, u: int, offset: int) -> dict[str, Any]:
+        """Row ``offset`` of unit ``u``, from the cache or its row group read now (shared: do not mutate)."""
         if self._pid != os.getpid():  # forked after files were opened: start afresh
             self._reset()
-        table = self._cache.get(u)
-        if table is not None:
+        group = self._cache.get(u)
+        if group is not None:
             self._cache.move_to_end(u)
-            return table
+            return group.row(offset)
         unit = self._units[u]
         path = self.paths[unit.file]
         parquet = self._files.get(unit.file)
         if parquet is None:
             parquet = self._files[unit.file] = open_parquet(path)
-        table = self._cache[u] = _read_group(parquet, path, unit.group)
+        group = self._cache[u] = _CachedGroup(_read_group(parquet, path, unit.group))
         while len(self._cache) > self.cache_row_groups:
             self._cache.popitem(last=False)
-        return table
+        return group.row(offset)
 
     def raw_row(self, index: int) -> dict[str, Any]:
         """Row ``index`` as stored (JSON strings for messages and metadata)."""
-        u, offset = self._locate(index)
-        rows: list[dict[str, Any]] = self._group(u).slice(offset, 1).to_pylist()
-        return rows[0]
+        row = self._row(*self._locate(index))
+        return {key: list(value) if isinstance(value, list) else value for key, value in row.items()}
 
     def sample(self, index: int) -> DatasetSample:
         """Row ``index`` as a DatasetSample, before the transform."""
         u, offset = self._locate(index)
         unit = self._units[u]
-        row: dict[str, Any] = self._group(u).slice(offset, 1).to_pylist()[0]
-        return _sample(row, f"{self.paths[unit.file]} row {unit.first_row + offset}", self.loader)
+        where = f"{self.paths[unit.file]} row {unit.first_row + offset}"
+        return _sample(self._row(u, offset), where, self.loader)
 
     def __getitem__(self, index: int) -> Any:
         item = self.sample(index)

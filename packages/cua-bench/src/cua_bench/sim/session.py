@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
 from cua_bench.session import CommandResult, NotSupported, Session
 from cua_bench.sim.desktop import SimDesktop
 from cua_bench.sim.geometry import Rect, normalised_bounds
@@ -29,6 +31,14 @@ class SimSession(Session):
     @property
     def sim(self) -> SimDesktop:
         return self._desktop
+
+    async def reset(self, seed: int | None = None) -> None:
+        """A fresh desktop of the same size: nothing of the previous episode survives."""
+        old = self._desktop
+        self._desktop = SimDesktop(old.width, old.height, old.seed if seed is None else seed)
+
+    def frame(self) -> np.ndarray[Any, Any]:
+        return np.frombuffer(self._desktop.frame(), np.uint8).reshape(self.height, self.width, 3)
 
     async def apply(self, actions: Sequence[Action]) -> list[str | None]:
         return [self._desktop.apply(action) for action in actions]

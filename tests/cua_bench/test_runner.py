@@ -1,0 +1,177 @@
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from cua_bench.backends.base import Computer
+from cua_bench.backends.sim import SimBackend
+from cua_bench.runner import RunConfig, Runner
+from cua_data import DatasetReader
+
+# A sim task: press the named button among three. ``slow`` variants pause in the oracle, so a test
+# can kill the env server mid-episode; ``crash`` variants kill their own server.
+PRESS = """
+import asyncio, os
+import cua_bench as cb
+from cua_core.actions import Click
+from cua_bench.session import center
+
+NAMES = ["Alpha", "Bravo", "Charlie"]
+
+@cb.tasks_config
+def load():
+    return [cb.Task(description=f"Press {NAMES[i % 3]}", metadata={"name": NAMES[i % 3], "mode": MODE}, max_steps=5)
+            for i in range(COUNT)]
+
+@cb.setup_task
+async def setup(task, session):
+    session.sim.launch("form", title="Buttons", widgets=[{"type": "button", "name": n, "action": "none"} for n in NAMES])
+
+@cb.evaluate_task
+async def evaluate(task, session):
+    return [1.0 if session.sim.find(role="button", name=task.metadata["name"]).clicks == 1 else 0.0]
+
+@cb.solve_task
+async def solve(task, session):
+    if task.metadata["mode"] == "slow" and not os.path.exists(FLAG):
+        open(FLAG, "w").close()  # the first attempt only: the retry on a fresh server is fast
+        await asyncio.sleep(30)
+    if task.metadata["mode"] == "crash":
+        os.kill(os.getpid(), 9)
+    await session.apply([Click(center(await session.find(role="button", name=task.metadata["name"])))])
+"""
+
+
+def make_taskset(root: Path, tasks: dict[str, tuple[str, int]]) -> Path:
+    for name, (mode, count) in tasks.items():
+        folder = root / name
+        folder.mkdir(parents=True)
+        source = (
+            PRESS.replace("MODE", repr(mode))
+            .replace("COUNT", str(count))
+            .replace("FLAG", repr(str(root / f"{name}.flag")))
+        )
+        (folder / "main.py").write_text(textwrap.dedent(source))
+    return root
+
+
+def test_oracle_run_records_trajectories_and_summary(tmp_path: Path) -> None:
+    tasks = make_taskset(tmp_path / "ts", {"press-a": ("fast", 4), "press-b": ("fast", 3)})
+    summary = Runner(RunConfig(str(tasks), tmp_path / "run", max_parallel=2, heartbeat_timeout=2)).run()
+    assert summary["episodes"] == 7
+    assert summary["success_rate"] == 1.0
+    assert summary["errors"] == 0
+    assert set(summary["tasks"]) == {"press-a", "press-b"}
+    assert summary["complete"] is True
+    assert json.loads((tmp_path / "run/summary.json").read_text())["mean_reward"] == 1.0
+    rows = list(DatasetReader(tmp_path / "run/trajectories"))
+    assert len(rows) == 7
+    row = next(r for r in rows if r.metadata.others["episode"] == "press-a/test/1")
+    assert row.metadata.others["reward"] == 1.0
+    assert row.messages[0]["content"][1]["text"] == "Press Bravo"
+    assert row.messages[1]["tool_calls"][0]["function"]["arguments"]["actions"][0]["action"] == "click"
+    assert row.messages[-1]["content"] == [{"type": "text", "text": "Done."}]
+    assert len(row.images) == 2  # the first screen and the one after the click
+
+
+class RecordingSim(SimBackend):
+    """The sim backend, keeping every computer it provisions so a test can kill one."""
+
+    def __init__(self) -> None:
+        self.computers: list[Computer] = []
+
+    def provision(self, **kwargs: Any) -> Computer:
+        computer = super().provision(**kwargs)
+        self.computers.append(computer)
+        return computer
+
+
+def test_a_killed_env_server_is_replaced_and_its_episode_retried(tmp_path: Path) -> None:
+    tasks = make_taskset(tmp_path / "ts", {"slow-task": ("slow", 1), "crash-task": ("crash", 1)})
+    runner = Runner(RunConfig(str(tasks), tmp_path / "run", max_parallel=1, heartbeat_timeout=1, record=False))
+    backend = runner.backend = RecordingSim()
+
+    def kill_first() -> None:
+        while not (tmp_path / "ts/slow-task.flag").exists():
+            time.sleep(0.05)
+        os.kill(backend.computers[-1].handle.pid, signal.SIGKILL)  # the one running the slow oracle
+
+    killer = threading.Thread(target=kill_first, daemon=True)
+    killer.start()
+    summary = runner.run()
+    results = {
+        json.loads(line)["task"]: json.loads(line)
+        for line in (tmp_path / "run/episodes.jsonl").read_text().splitlines()
+    }
+    assert results["slow-task"]["status"] == "ok"
+    assert results["slow-task"]["reward"] == 1.0
+    assert results["slow-task"]["attempts"] == 2  # the first server died mid-episode
+    assert results["crash-task"]["status"] == "error"  # died twice: errored, never a silent 0
+    assert results["crash-task"]["attempts"] == 2
+    assert "ServerLost" in results["crash-task"]["error"]
+    assert summary["errors"] == 1
+    assert summary["scored"] == 1
+    assert summary["success_rate"] == 1.0
+    for computer in backend.computers:  # nothing left running
+        assert computer.handle.poll() is not None
+
+
+_INTERRUPTIBLE = textwrap.dedent(
+    """
+    import sys
+    from pathlib import Path
+    from cua_bench.runner import RunConfig, Runner
+    config = RunConfig(sys.argv[1], Path(sys.argv[2]), agent=sys.argv[3], max_parallel=2, commit_every=2,
+                       resume=True, max_steps=4)
+    try:
+        Runner(config).run()
+    except KeyboardInterrupt:
+        print("interrupted", flush=True)
+        sys.exit(130)
+    """
+)
+
+
+def test_sigint_then_resume_gives_the_uninterrupted_summary(tmp_path: Path) -> None:
+    tasks = make_taskset(tmp_path / "ts", {"press-a": ("fast", 8), "press-b": ("fast", 8)})
+    baseline = Runner(RunConfig(str(tasks), tmp_path / "whole", agent="random", max_parallel=2, max_steps=4)).run()
+    run = tmp_path / "cut"
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _INTERRUPTIBLE, str(tasks), str(run), "random"], stdout=subprocess.PIPE, text=True
+    )
+    results = run / "episodes.jsonl"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and (not results.exists() or len(results.read_text().splitlines()) < 4):
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    out, _ = proc.communicate(timeout=60)
+    assert proc.returncode == 130, out
+    assert "interrupted" in out
+    done_before = len(results.read_text().splitlines())
+    assert 4 <= done_before < 16, "the run should have been cut in the middle"
+    resumed = Runner(RunConfig(str(tasks), run, agent="random", max_parallel=2, max_steps=4, resume=True)).run()
+    lines = results.read_text().splitlines()
+    assert len(lines) == 16  # nothing redone, nothing missing
+    assert len({json.loads(line)["key"] for line in lines}) == 16
+    for key in ("episodes", "success_rate", "mean_reward", "tasks", "errors"):
+        assert resumed[key] == baseline[key], key
+    assert len(list(DatasetReader(run / "trajectories"))) == 16
+
+
+def test_a_finished_run_folder_is_not_overwritten(tmp_path: Path) -> None:
+    tasks = make_taskset(tmp_path / "ts", {"press-a": ("fast", 1)})
+    Runner(RunConfig(str(tasks), tmp_path / "run", record=False)).run()
+    from cua_core.errors import CuaError
+
+    with pytest.raises(CuaError, match="pass --resume"):
+        Runner(RunConfig(str(tasks), tmp_path / "run", record=False)).run()
