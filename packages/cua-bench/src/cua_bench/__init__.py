@@ -1,15 +1,37 @@
 """cua-bench: verifiable computer-use tasks, the env server and client, backends, the runner."""
 
+from typing import TYPE_CHECKING, Any
+
 from cua_bench.agents.base import Agent
 from cua_bench.backends.base import Backend, BackendError, Computer, ProcessBackend
-from cua_bench.checks import check_task
 from cua_bench.client import AsyncEnvClient, EnvClient
-from cua_bench.conformance import check_backend
-from cua_bench.runner import RunConfig, Runner
 from cua_bench.session import CommandResult, NotSupported, Session, center, find, find_all
 from cua_bench.tasks import Task, TaskError, evaluate_task, load_task_module, setup_task, solve_task, tasks_config
 
+if TYPE_CHECKING:
+    from cua_bench.checks import check_task
+    from cua_bench.conformance import check_backend
+    from cua_bench.runner import RunConfig, Runner
+
 __version__ = "0.1.0"
+
+# Imported on first use: the env server imports this package, and the runner's dependencies
+# (cua-data, pyarrow) would cost every environment ~30 MiB it never uses.
+_LAZY = {
+    "RunConfig": "cua_bench.runner",
+    "Runner": "cua_bench.runner",
+    "check_task": "cua_bench.checks",
+    "check_backend": "cua_bench.conformance",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'cua_bench' has no attribute {name!r}")
+
 
 __all__ = [
     "Agent",

@@ -1,0 +1,216 @@
+"""Environments, measured in one run: the ``sim`` backend's latency, throughput, memory and scale.
+
+- reset and step latency p50/p99 through the env server, each step returning a 1280x800 RGB frame;
+- the RPC overhead: a step through the server against the same step on a SimSession in process
+  (apply + frame), measured in this run — the baseline;
+- steps/s in total with 1, 2, 4, 8 and 16 environments (one env server process each, one client
+  thread each);
+- memory per environment: the PSS of all env server processes with 16 up, divided by 16 (shared
+  pages count once);
+- how many environments run at once without errors (64 started, each reset and stepped).
+
+Anchor (MiniWoB++ in Chromium via Selenium, measured on this machine): reset ~150 ms, step
+~100-130 ms p50, ~410 MiB per env, ~9 steps/s with one env and ~11-15 with four.
+
+Last line: ``sim_step_p50_ms=… sim_rpc_overhead_ratio=… sim_max_parallel_ok=… sim_env_mib=…
+sim_steps_per_s_16=…`` (plus extras). Run: .venv/bin/python bench/env.py [--quick]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import sys
+import tempfile
+import textwrap
+import threading
+import time
+from pathlib import Path
+
+from cua_bench.backends.base import Computer
+from cua_bench.backends.sim import SimBackend
+from cua_bench.client import EnvClient
+from cua_bench.sim import SimSession
+from cua_bench.tasks import load_task_module
+from cua_core.actions import Action, Click, Point, TypeText
+
+# A form of ~20 widgets: a realistic screen to render on every step.
+TASK = """
+import cua_bench as cb
+
+@cb.tasks_config
+def load():
+    return [cb.Task(description="Fill the form", max_steps=100000)]
+
+@cb.setup_task
+async def setup(task, session):
+    widgets = [{"type": "textfield", "name": f"Field {i}"} for i in range(8)]
+    widgets += [{"type": "checkbox", "name": f"Option {i}"} for i in range(6)]
+    widgets += [{"type": "dropdown", "name": "Country", "options": ["France", "Japan", "Peru"]},
+                {"type": "slider", "name": "Volume"}, {"type": "button", "name": "Submit", "action": "none"}]
+    session.sim.launch("form", title="Sign up", widgets=widgets, x=40, y=40, width=560)
+    session.sim.launch("form", title="Notes", widgets=[{"type": "textarea", "name": "Notes"}], x=640, y=60, width=560)
+
+@cb.evaluate_task
+async def evaluate(task, session):
+    return [0.0]
+"""
+
+
+def _actions(i: int) -> list[Action]:
+    # Alternate between clicking the first field and typing into it: every step changes the screen.
+    return [Click(Point(300, 120))] if i % 2 == 0 else [TypeText("x")]
+
+
+def _pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def _pss_mib(pid: int) -> float:
+    with open(f"/proc/{pid}/smaps_rollup") as smaps:
+        for line in smaps:
+            if line.startswith("Pss:"):
+                return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def measure_in_process(task: Path, steps: int) -> list[float]:
+    """The baseline: the same steps on a SimSession in this process (apply + raw frame)."""
+    module = load_task_module(task)
+    chosen = module.variants("test")[0]
+    session = SimSession(width=1280, height=800)
+
+    async def run() -> list[float]:
+        await session.reset(seed=0)
+        await module.run("setup_task", chosen, session)
+        times = []
+        for i in range(steps):
+            start = time.perf_counter()
+            await session.apply(_actions(i))
+            session.frame()
+            times.append(time.perf_counter() - start)
+        return times
+
+    return asyncio.run(run())
+
+
+def measure_one(backend: SimBackend, task: Path, resets: int, steps: int) -> dict[str, list[float]]:
+    computer = backend.provision(width=1280, height=800)
+    try:
+        with EnvClient(computer.address) as env:
+            reset_s, step_s = [], []
+            for _ in range(resets):
+                start = time.perf_counter()
+                env.reset(options={"task": str(task), "obs": "rgb"})
+                reset_s.append(time.perf_counter() - start)
+            for i in range(steps):
+                start = time.perf_counter()
+                obs, *_ = env.step(_actions(i))
+                step_s.append(time.perf_counter() - start)
+            assert obs["screenshot"].shape == (800, 1280, 3)
+        return {"reset": reset_s, "step": step_s}
+    finally:
+        backend.teardown(computer)
+
+
+def measure_parallel(computers: list[Computer], task: Path, seconds: float) -> float:
+    """Total steps/s with one client thread per environment, for ``seconds``."""
+    counts = [0] * len(computers)
+    stop = threading.Event()
+
+    def drive(index: int) -> None:
+        with EnvClient(computers[index].address) as env:
+            env.reset(options={"task": str(task), "obs": "rgb"})
+            i = 0
+            while not stop.is_set():
+                env.step(_actions(i))
+                i += 1
+                counts[index] += 1
+
+    threads = [threading.Thread(target=drive, args=(i,)) for i in range(len(computers))]
+    for thread in threads:
+        thread.start()
+    time.sleep(1.0)  # every env reset and stepping
+    before, start = sum(counts), time.perf_counter()
+    time.sleep(seconds)
+    total = sum(counts) - before
+    elapsed = time.perf_counter() - start
+    stop.set()
+    for thread in threads:
+        thread.join()
+    return total / elapsed
+
+
+def measure_scale(backend: SimBackend, task: Path, count: int) -> int:
+    """How many of ``count`` environments started together each reset and stepped without error."""
+    computers: list[Computer] = []
+    ok = 0
+    try:
+        for _ in range(count):
+            computers.append(backend.provision(width=1280, height=800))
+        for computer in computers:
+            with EnvClient(computer.address, step_timeout=120) as env:
+                env.reset(options={"task": str(task), "obs": "none"})
+                env.step([Click(Point(300, 120))])
+                ok += backend.health(computer)
+    finally:
+        for computer in computers:
+            backend.teardown(computer)
+    return ok
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="fewer steps and envs, for a smoke run")
+    args = parser.parse_args()
+    steps, seconds, scale = (200, 2.0, 16) if args.quick else (1000, 5.0, 64)
+    folder = Path(tempfile.mkdtemp(prefix="cua-bench-env-")) / "fill-form"
+    folder.mkdir()
+    (folder / "main.py").write_text(textwrap.dedent(TASK))
+    backend = SimBackend()
+
+    local = measure_in_process(folder, steps)
+    remote = measure_one(backend, folder, 20, steps)
+    local_p50 = statistics.median(local)
+    step_p50, step_p99 = statistics.median(remote["step"]), _pct(remote["step"], 0.99)
+    print(
+        f"sim reset: p50 {statistics.median(remote['reset']) * 1000:.1f} ms  p99 {_pct(remote['reset'], 0.99) * 1000:.1f} ms"
+    )
+    print(f"sim step (1280x800 RGB frame): p50 {step_p50 * 1000:.2f} ms  p99 {step_p99 * 1000:.2f} ms")
+    print(f"same step in process: p50 {local_p50 * 1000:.2f} ms -> RPC overhead ratio {step_p50 / local_p50:.2f}")
+
+    throughput: dict[int, float] = {}
+    memory = 0.0
+    for n in (1, 2, 4, 8, 16):
+        computers = [backend.provision(width=1280, height=800) for _ in range(n)]
+        try:
+            throughput[n] = measure_parallel(computers, folder, seconds)
+            if n == 16:
+                memory = sum(_pss_mib(c.handle.pid) for c in computers) / n
+        finally:
+            for computer in computers:
+                backend.teardown(computer)
+        print(f"{n:2d} envs: {throughput[n]:7.1f} steps/s in total")
+    print(f"memory per env (PSS of 16 env servers after stepping, / 16): {memory:.1f} MiB")
+    ok = measure_scale(backend, folder, scale)
+    print(f"{ok} of {scale} envs up at once, each reset and stepped")
+    figures = {
+        "sim_step_p50_ms": step_p50 * 1000,
+        "sim_rpc_overhead_ratio": step_p50 / local_p50,
+        "sim_max_parallel_ok": ok,
+        "sim_env_mib": memory,
+        "sim_steps_per_s_16": throughput[16],
+        "sim_step_p99_ms": step_p99 * 1000,
+        "sim_reset_p50_ms": statistics.median(remote["reset"]) * 1000,
+        "sim_steps_per_s_1": throughput[1],
+        "sim_steps_per_s_4": throughput[4],
+        "sim_inprocess_step_p50_ms": local_p50 * 1000,
+    }
+    print(" ".join(f"{k}={v:.2f}" if isinstance(v, float) else f"{k}={v}" for k, v in figures.items()))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
