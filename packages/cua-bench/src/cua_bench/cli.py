@@ -248,3 +248,7 @@ def report(run_dir: Path, as_json: bool) -> None:
     click.echo(format_summary(summary))
     for result in errors:
         click.echo(f"errored: {result.key}: {result.error}")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()
