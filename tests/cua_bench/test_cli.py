@@ -6,9 +6,9 @@ import sys
 from pathlib import Path
 
 from click.testing import CliRunner
+from support.bench_tasks import make_taskset
 
 from cua_bench.cli import main
-from support.bench_tasks import make_taskset
 
 
 def run(*args: object, stdin: str | None = None) -> tuple[int, str]:
