@@ -84,6 +84,7 @@ def test_interact_takes_typed_actions(tmp_path: Path) -> None:
         capture_output=True,
         text=True,
         timeout=60,
+        check=False,
     )
     assert proc.returncode == 0, proc.stderr
     assert "task: Press Alpha" in proc.stdout
