@@ -30,7 +30,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import Any, TypeVar, overload
 
 from cua_core.errors import CuaError
 
@@ -83,8 +83,11 @@ class Task:
         return cls(**data)
 
 
-def _mark(role: str, split: str | None) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    def decorate(fn: Callable[..., Any]) -> Callable[..., Any]:
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _mark(role: str, split: str | None) -> Callable[[F], F]:
+    def decorate(fn: F) -> F:
         if role != "tasks_config" and not inspect.iscoroutinefunction(fn):
             raise TaskError(f"@{role} function {fn.__qualname__} must be `async def fn(task, session)`")
         marks = getattr(fn, "__cua_task__", [])
@@ -94,24 +97,29 @@ def _mark(role: str, split: str | None) -> Callable[[Callable[..., Any]], Callab
     return decorate
 
 
-def tasks_config(fn: Callable[..., Any] | None = None, *, split: str | None = None) -> Any:
-    """Marks the function that returns the variants (a list of Task)."""
-    return _mark("tasks_config", split)(fn) if fn is not None else _mark("tasks_config", split)
+class _Marker:
+    """``@marker`` or ``@marker(split="train")``: typed so decorated functions keep their types."""
+
+    def __init__(self, role: str, doc: str) -> None:
+        self.role = role
+        self.__doc__ = doc
+
+    @overload
+    def __call__(self, fn: F, /) -> F: ...
+    @overload
+    def __call__(self, *, split: str | None = None) -> Callable[[F], F]: ...
+    def __call__(self, fn: Any = None, /, *, split: str | None = None) -> Any:
+        return _mark(self.role, split)(fn) if fn is not None else _mark(self.role, split)
 
 
-def setup_task(fn: Callable[..., Any] | None = None, *, split: str | None = None) -> Any:
-    """Marks ``async def setup(task, session)``: prepares the computer for the variant."""
-    return _mark("setup_task", split)(fn) if fn is not None else _mark("setup_task", split)
-
-
-def evaluate_task(fn: Callable[..., Any] | None = None, *, split: str | None = None) -> Any:
-    """Marks ``async def evaluate(task, session) -> float | list[float]``: the reward in [0, 1]."""
-    return _mark("evaluate_task", split)(fn) if fn is not None else _mark("evaluate_task", split)
-
-
-def solve_task(fn: Callable[..., Any] | None = None, *, split: str | None = None) -> Any:
-    """Marks ``async def solve(task, session)``: the oracle, acting through ``session.apply`` only."""
-    return _mark("solve_task", split)(fn) if fn is not None else _mark("solve_task", split)
+tasks_config = _Marker("tasks_config", "Marks the function that returns the variants (a list of Task).")
+setup_task = _Marker("setup_task", "Marks ``async def setup(task, session)``: prepares the computer for the variant.")
+evaluate_task = _Marker(
+    "evaluate_task", "Marks ``async def evaluate(task, session) -> float | list[float]``: the reward in [0, 1]."
+)
+solve_task = _Marker(
+    "solve_task", "Marks ``async def solve(task, session)``: the oracle, acting through ``session.apply`` only."
+)
 
 
 @dataclass
