@@ -105,10 +105,10 @@ class _Marker:
         self.__doc__ = doc
 
     @overload
-    def __call__(self, fn: F, /) -> F: ...
+    def __call__(self, fn: F, *, split: None = None) -> F: ...
     @overload
-    def __call__(self, *, split: str | None = None) -> Callable[[F], F]: ...
-    def __call__(self, fn: Any = None, /, *, split: str | None = None) -> Any:
+    def __call__(self, fn: None = None, *, split: str | None = None) -> Callable[[F], F]: ...
+    def __call__(self, fn: Any = None, *, split: str | None = None) -> Any:
         return _mark(self.role, split)(fn) if fn is not None else _mark(self.role, split)
 
 
