@@ -1,0 +1,348 @@
+"""What the desktop-like sim families share: seeded variants, setup helpers and the oracle's moves.
+
+Not a task folder (no ``main.py``): the families import it as
+``from cua_bench.tasksets.sim._desktop_common import ...``.
+
+Setup and evaluation reach the desktop through ``session.sim`` (``desktop``). The oracle helpers
+(``Screen`` and friends) use only what an agent has: the accessibility tree, the window list and
+unified actions, so every oracle move is one an agent reading the screen could make.
+"""
+
+from __future__ import annotations
+
+import random
+import string
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from cua_bench.session import center, find_all, walk
+from cua_bench.sim import EditorApp, SimDesktop, Window
+from cua_bench.sim.geometry import Rect
+from cua_bench.tasks import Task, TaskError, tasks_config
+from cua_core.actions import Action, Click, Drag, KeyPress, Point, Scroll, TypeText
+
+__all__ = [
+    "DOCS",
+    "HOME",
+    "NOUNS",
+    "Screen",
+    "arrange",
+    "desktop",
+    "editor_paths",
+    "file_name",
+    "files",
+    "folder_files",
+    "fresh",
+    "line",
+    "loaders",
+    "lookalike",
+    "paragraph",
+    "pick_names",
+    "seed_files",
+    "token",
+    "variants",
+    "window",
+]
+
+TRAIN_VARIANTS = 200
+TEST_VARIANTS = 100
+DIFFICULTIES = ("easy", "medium", "hard")
+Loader = Callable[[], list[Task]]
+HOME = "/home/user"
+DOCS = "/home/user/Documents"
+
+WORDS = (
+    "budget", "report", "notes", "invoice", "summary", "draft", "agenda", "minutes", "plan", "roadmap", "letter",
+    "receipt", "schedule", "contacts", "recipes", "travel", "expenses", "inventory", "proposal", "review", "backlog",
+    "ideas", "todo", "journal", "checklist", "outline", "memo", "results", "survey", "quotes", "payroll", "forecast",
+    "meeting", "release", "changelog", "contract", "offer", "ledger", "timesheet"
+)  # fmt: skip
+EXTENSIONS = (".txt", ".md", ".csv", ".log", ".ini", ".json")
+NOUNS = (
+    "server", "client", "invoice", "meeting", "garden", "rocket", "kitten", "harbor", "window", "engine", "ticket",
+    "folder", "budget", "pepper", "lantern", "violin", "marble", "castle", "river", "planet", "bridge", "camera",
+    "orchard", "falcon", "compass"
+)  # fmt: skip
+VERBS = (
+    "checks", "moves", "keeps", "finds", "sends", "builds", "opens", "reads", "holds", "writes", "paints", "turns"
+)  # fmt: skip
+ADJECTIVES = (
+    "quiet", "green", "rapid", "bright", "heavy", "early", "silver", "narrow", "golden", "polite", "frozen",
+    "gentle"
+)  # fmt: skip
+
+
+# --- variants ----------------------------------------------------------------------------
+
+
+def variants(family: str, split: str, build: Callable[[random.Random, str], Task]) -> list[Task]:
+    """``build(rng, difficulty)`` for each variant of ``split`` (200 train, 100 test), seeded by name.
+
+    Difficulties cycle easy, medium, hard; train and test use different seeds.
+    """
+    count = TRAIN_VARIANTS if split == "train" else TEST_VARIANTS
+    tasks = []
+    for index in range(count):
+        difficulty = DIFFICULTIES[index % len(DIFFICULTIES)]
+        task = build(random.Random(f"{family}/{split}/{index}"), difficulty)
+        task.difficulty = difficulty
+        tasks.append(task)
+    return tasks
+
+
+def loaders(family: str, build: Callable[[random.Random, str], Task]) -> tuple[Loader, Loader]:
+    """The family's ``train`` and ``test`` loaders, marked ``@tasks_config`` for their split (marked
+    here because the decorator with arguments is untyped, which strict mypy refuses in main.py)."""
+
+    def load_train() -> list[Task]:
+        return variants(family, "train", build)
+
+    def load_test() -> list[Task]:
+        return variants(family, "test", build)
+
+    tasks_config(split="train")(load_train)
+    tasks_config(split="test")(load_test)
+    return load_train, load_test
+
+
+def file_name(rng: random.Random, ext: str | None = None) -> str:
+    word = rng.choice(WORDS)
+    suffix = rng.choice(
+        [str(rng.randint(2015, 2031)), f"v{rng.randint(1, 9)}", rng.choice(WORDS), str(rng.randint(1, 99))]
+    )
+    return f"{word}{rng.choice('_-')}{suffix}{ext or rng.choice(EXTENSIONS)}"
+
+
+def lookalike(rng: random.Random, name: str) -> str:
+    """A name easy to mistake for ``name``: another extension, a copy, a suffix, other case."""
+    stem, _, ext = name.rpartition(".")
+    options = [f"{stem}_old.{ext}", f"{stem}.{rng.choice([e for e in EXTENSIONS if e != '.' + ext])[1:]}",
+               f"{stem} (copy).{ext}", f"{stem}{rng.randint(2, 9)}.{ext}", f"{stem.capitalize()}.{ext}",
+               f"{name}.bak"]  # fmt: skip
+    return rng.choice([option for option in options if option != name])
+
+
+def folder_files(rng: random.Random, folder: str, count: int, similar_to: str | None = None,
+                 taken: Sequence[str] = ()) -> dict[str, str]:  # fmt: skip
+    """``count`` files with distinct names and contents in ``folder``; about half of them look like
+    ``similar_to`` when it is given."""
+    names: list[str] = []
+    while len(names) < count:
+        like = similar_to is not None and rng.random() < 0.5
+        name = lookalike(rng, similar_to) if like and similar_to else file_name(rng)
+        if name not in names and name not in taken and name != similar_to:
+            names.append(name)
+    return {f"{folder}/{name}": f"{name}\n{paragraph(rng, rng.randint(1, 4))}\n" for name in names}
+
+
+def pick_names(rng: random.Random, count: int, make: Callable[[random.Random], str] = file_name) -> list[str]:
+    """``count`` distinct names from ``make``."""
+    names: list[str] = []
+    while len(names) < count:
+        name = make(rng)
+        if name not in names:
+            names.append(name)
+    return names
+
+
+def token(rng: random.Random, groups: int = 3, size: int = 4) -> str:
+    """A code that is tedious to retype: ``K7QD-2M9X-41PZ``."""
+    alphabet = string.ascii_uppercase + string.digits
+    return "-".join("".join(rng.choice(alphabet) for _ in range(size)) for _ in range(groups))
+
+
+def line(rng: random.Random) -> str:
+    return (
+        f"The {rng.choice(ADJECTIVES)} {rng.choice(NOUNS)} {rng.choice(VERBS)} "
+        f"the {rng.choice(NOUNS)} {rng.choice(['today', 'again', 'slowly', 'at noon', 'twice', 'for now'])}."
+    )
+
+
+def paragraph(rng: random.Random, lines: int) -> str:
+    return "\n".join(line(rng) for _ in range(lines))
+
+
+# --- setup and evaluation (session.sim) --------------------------------------------------
+
+
+def desktop(session: Any) -> SimDesktop:
+    """The sim desktop behind ``session`` (setup and evaluation only)."""
+    sim = getattr(session, "sim", None)
+    if not isinstance(sim, SimDesktop):
+        raise TaskError("the desktop families run on the sim backend only (they need session.sim)")
+    return sim
+
+
+def fresh(session: Any) -> SimDesktop:
+    """The desktop emptied: no windows, popup, held keys or clipboard; only the default folders."""
+    sim = desktop(session)
+    sim.close_popup()
+    for open_window in sim.windows():
+        sim.remove_window(open_window)
+    sim.clipboard = ""
+    sim.held.clear()
+    fs = sim.fs
+    for name in fs.listdir("/"):
+        fs.delete(f"/{name}")
+    for folder in (fs.home, f"{fs.home}/Documents", f"{fs.home}/Desktop", "/tmp"):
+        fs.mkdir(folder)
+    return sim
+
+
+def seed_files(sim: SimDesktop, contents: dict[str, str]) -> None:
+    for path, text in contents.items():
+        sim.fs.write(path, text)
+
+
+def files(sim: SimDesktop) -> dict[str, str]:
+    """Every file's text, by path."""
+    return {path: sim.fs.read_text(path) for path in sim.fs.walk()}
+
+
+def window(sim: SimDesktop, title: str) -> Window | None:
+    return next((w for w in sim.windows() if w.title == title), None)
+
+
+def editor_paths(sim: SimDesktop) -> list[str | None]:
+    """The file each open editor window shows (None for an untitled one)."""
+    paths = []
+    for open_window in sim.windows():
+        app = open_window.data.get("app")
+        if isinstance(app, EditorApp):
+            paths.append(app.path)
+    return paths
+
+
+def arrange(rng: random.Random, sim: SimDesktop, windows: Sequence[Window], *, apart: bool = True) -> None:
+    """Move ``windows`` to random places: side by side without overlap when they fit (``apart``),
+    else stacked so that no window covers the title bar of one below it (a cascade, random steps)."""
+    area = sim.work_area
+    if apart:
+        placed: list[Rect] = []
+        for item in windows:
+            w, h = item.rect.width, item.rect.height
+            for _ in range(200):
+                rect = Rect(rng.randint(0, max(0, area.width - w)), rng.randint(0, max(0, area.height - h)), w, h)
+                grown = Rect(rect.x - 10, rect.y - 10, w + 20, h + 20)
+                if all(grown.intersect(other) is None for other in placed):
+                    placed.append(rect)
+                    break
+            else:
+                break
+        if len(placed) == len(windows):
+            for item, rect in zip(windows, placed, strict=True):
+                item.rect = rect
+            return
+    tallest = max(item.rect.height for item in windows)
+    step = max(36, min(90, (area.height - tallest) // max(1, len(windows))))
+    y = rng.randint(0, max(0, area.height - tallest - step * (len(windows) - 1)))
+    for item in windows:
+        w, h = item.rect.width, item.rect.height
+        item.rect = Rect(rng.randint(0, max(0, area.width - w)), max(0, min(y, area.height - h)), w, h)
+        y += rng.randint(36, step)
+
+
+# --- the oracle: the screen as an agent sees it -------------------------------------------
+
+
+class Screen:
+    """An oracle's hands and eyes: it reads the accessibility tree and window list, and acts only
+    through ``session.apply``."""
+
+    def __init__(self, session: Any) -> None:
+        self.session = session
+
+    async def act(self, *actions: Action) -> None:
+        errors = await self.session.apply(list(actions))
+        refused = [error for error in errors if error]
+        if refused:
+            raise RuntimeError(f"the oracle's actions were refused: {refused}")
+
+    async def click(self, node: dict[str, Any], clicks: int = 1) -> None:
+        await self.act(Click(center(node), clicks=clicks))
+
+    async def keys(self, *chord: str) -> None:
+        await self.act(KeyPress(tuple(chord)))
+
+    async def type(self, text: str, enter: bool = False) -> None:
+        await self.act(TypeText(text, press_enter=enter))
+
+    async def tree(self) -> list[dict[str, Any]]:
+        return list(await self.session.accessibility_tree())
+
+    async def window(self, title: str | None = None, *, app: str | None = None) -> dict[str, Any]:
+        """The window (or dialog) node with this title, or the first window of ``app``."""
+        ids = [w["id"] for w in await self.session.windows() if app is None or w["app"] == app]
+        for node in await self.tree():
+            if node["value"] in ids and (title is None or node["name"] == title):
+                return node
+        raise LookupError(f"no window titled {title!r} (app {app!r}) on screen")
+
+    async def find(self, within: dict[str, Any], role: str, name: str | None = None) -> dict[str, Any]:
+        """A node in window ``within`` (looked up again, as it may have moved)."""
+        for node in await self.tree():
+            if node["value"] == within["value"]:
+                found = find_all([node], role=role, name=name)
+                if found:
+                    return found[0]
+        raise LookupError(f"no {role} {name!r} in window {within['name']!r}")
+
+    async def front(self, win: dict[str, Any]) -> dict[str, Any]:
+        """Bring a window to the front by clicking an uncovered part of its title bar (or, failing
+        that, an empty uncovered spot inside it); returns its node."""
+        order = await self.session.windows()
+        index = next(i for i, w in enumerate(order) if w["id"] == win["value"])
+        if index > 0:
+            covering = [w["bounds"] for w in order[:index]]
+            await self.act(Click(self._uncovered(win, covering)))
+        return await self._node(win["value"])
+
+    async def _node(self, window_id: str) -> dict[str, Any]:
+        for node in await self.tree():
+            if node["value"] == window_id:
+                return node
+        raise LookupError(f"window {window_id} is gone")
+
+    @staticmethod
+    def _uncovered(win: dict[str, Any], covering: list[list[float]]) -> Point:
+        def free(x: float, y: float) -> bool:
+            return not any(left <= x < right and top <= y < bottom for left, top, right, bottom in covering)
+
+        left, top, right, bottom = win["bounds"]
+        close = find_all([win], role="button", name="Close")
+        if close:
+            bar_y = (close[0]["bounds"][1] + close[0]["bounds"][3]) / 2
+            bar_right = close[0]["bounds"][0] - 2
+            for step in range(40):
+                x = left + 4 + (bar_right - left - 8) * step / 39
+                if free(x, bar_y):
+                    return Point(x, bar_y)
+        widgets = [node["bounds"] for node in walk(win["children"])]
+        for row in range(1, 30):
+            for col in range(1, 30):
+                x, y = left + (right - left) * col / 30, top + (bottom - top) * row / 30
+                if free(x, y) and not any(a <= x < c and b <= y < d for a, b, c, d in widgets):
+                    return Point(x, y)
+        raise LookupError(f"window {win['name']!r} is completely covered")
+
+    async def drag(self, start: Point, end: Point) -> None:
+        await self.act(Drag(start, end))
+
+    async def list_item(self, win: dict[str, Any], list_name: str, item: str) -> dict[str, Any]:
+        """A row of a list, scrolled into view with the wheel (from the top, then down)."""
+        box = await self.find(win, "list", list_name)
+        await self.act(Scroll("up", 100, center(box)))
+        for _ in range(100):
+            box = await self.find(win, "list", list_name)
+            rows = find_all([box], role="listitem", name=item)
+            if rows:
+                return rows[0]
+            await self.act(Scroll("down", 1, center(box)))
+        raise LookupError(f"no item {item!r} in list {list_name!r}")
+
+    async def open_in_browser(self, folder: Sequence[str]) -> dict[str, Any]:
+        """The file browser window in front, opened down ``folder`` (names from where it is)."""
+        win = await self.front(await self.window(app="files"))
+        for name in folder:
+            await self.click(await self.list_item(win, "Files", name), clicks=2)
+        return await self._node(win["value"])

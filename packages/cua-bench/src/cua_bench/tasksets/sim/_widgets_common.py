@@ -1,0 +1,316 @@
+"""What the MiniWoB-like widget families of the ``sim`` taskset share (not a task: no ``main.py``).
+
+Four groups, each used by a different side of a task:
+
+* variants: seeded generation (``random.Random(f"{family}/{i}")``), the train and test splits,
+  difficulty, and the word pools labels are drawn from;
+* setup: a clean desktop per episode and windows placed where the variant says;
+* evaluation: the state evaluators read (a form's first submission, a window by title);
+* the oracle: finding nodes in the accessibility tree and acting on them with unified actions
+  only, as an agent reading the screen would (it never touches ``session.sim``).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import cua_bench as cb
+from cua_bench.session import center, find, find_all
+from cua_bench.sim import Menu, MenuBar, MenuItem, Rect, SimDesktop, Window
+from cua_bench.sim.popups import MenuPopup, PopupItem
+from cua_core.actions import Action, Click, KeyPress, Scroll, TypeText
+
+__all__ = [
+    "CATEGORIES",
+    "CITIES",
+    "FIELD_NAMES",
+    "FIRST_NAMES",
+    "WORDS",
+    "CascadeMenuBar",
+    "SubmenuItem",
+    "a",
+    "click",
+    "click_in",
+    "desktop",
+    "first_submission",
+    "fresh_desktop",
+    "launch_form",
+    "node_in",
+    "place",
+    "score",
+    "scroll_until",
+    "select_option",
+    "splits",
+    "type_text",
+    "variants",
+    "window_by_title",
+]
+
+# --- variants --------------------------------------------------------------------------------
+
+Loader = Callable[[], list[cb.Task]]
+DIFFICULTIES = ("easy", "medium", "hard")
+SPLITS = {"test": (0, 100), "train": (1000, 200)}  # first seed index and count; disjoint seeds
+
+WORDS = [
+    "Apply", "Archive", "Back", "Browse", "Cancel", "Confirm", "Continue", "Copy", "Create", "Delete",
+    "Details", "Disable", "Done", "Download", "Edit", "Enable", "Export", "Finish", "Forward", "Help",
+    "Hide", "Import", "Install", "Join", "Later", "Load", "Merge", "More", "Move", "Next", "No", "Okay",
+    "Open", "Pause", "Preview", "Print", "Publish", "Refresh", "Reject", "Remove", "Rename", "Reply",
+    "Reset", "Restore", "Resume", "Retry", "Save", "Search", "Send", "Share", "Show", "Skip", "Sort",
+    "Start", "Stop", "Submit", "Sync", "Undo", "Update", "Upload", "Verify", "View", "Yes", "Zoom",
+]  # fmt: skip
+
+CATEGORIES: dict[str, list[str]] = {  # no word fits two categories (no "Orange", "Plum", "Cricket")
+    "fruit": ["Apple", "Apricot", "Banana", "Fig", "Grape", "Kiwi", "Mango", "Melon", "Papaya", "Pear", "Pineapple"],
+    "animal": ["Bear", "Cat", "Dog", "Eagle", "Fox", "Horse", "Lion", "Otter", "Rabbit", "Tiger", "Wolf"],
+    "colour": ["Beige", "Blue", "Crimson", "Green", "Indigo", "Magenta", "Purple", "Red", "Turquoise", "Yellow"],
+    "vehicle": ["Bicycle", "Bus", "Canoe", "Ferry", "Scooter", "Tractor", "Train", "Truck", "Van", "Yacht"],
+    "country": ["Brazil", "Canada", "Egypt", "France", "India", "Japan", "Kenya", "Norway", "Peru", "Spain"],
+    "musical instrument": ["Banjo", "Cello", "Drum", "Flute", "Guitar", "Harp", "Piano", "Trumpet", "Violin"],
+    "tool": ["Chisel", "Drill", "Hammer", "Ladder", "Pliers", "Saw", "Shovel", "Wrench"],
+    "sport": ["Archery", "Boxing", "Cycling", "Golf", "Hockey", "Rowing", "Rugby", "Skiing", "Tennis"],
+}
+
+
+def a(noun: str) -> str:
+    """``noun`` with its indefinite article: "a fruit", "an animal"."""
+    return f"{'an' if noun[:1].lower() in 'aeiou' else 'a'} {noun}"
+
+
+FIRST_NAMES = [
+    "Ada", "Bruno", "Chen", "Dana", "Emil", "Fatima", "Gus", "Hana", "Ivan", "Jonas", "Kira", "Luis",
+    "Maya", "Nils", "Omar", "Priya", "Quinn", "Rosa", "Sami", "Tara", "Umar", "Vera", "Wes", "Yuki",
+]  # fmt: skip
+
+CITIES = [
+    "Accra", "Adelaide", "Algiers", "Amsterdam", "Ankara", "Athens", "Auckland", "Baku", "Bangkok", "Barcelona",
+    "Beirut", "Belgrade", "Bergen", "Berlin", "Bogota", "Boston", "Brisbane", "Bruges", "Brussels", "Bucharest",
+    "Budapest", "Cairo", "Calgary", "Chicago", "Cologne", "Copenhagen", "Cork", "Dakar", "Delhi", "Denver",
+    "Dublin", "Durban", "Edinburgh", "Florence", "Geneva", "Genoa", "Hamburg", "Hanoi", "Havana", "Helsinki",
+    "Istanbul", "Jakarta", "Kyoto", "Lagos", "Leeds", "Lima", "Lisbon", "Lyon", "Madrid", "Manila", "Marseille",
+    "Melbourne", "Milan", "Montreal", "Munich", "Nairobi", "Naples", "Osaka", "Oslo", "Ottawa", "Porto",
+    "Prague", "Quito", "Riga", "Rome", "Santiago", "Seoul", "Seville", "Sofia", "Stockholm", "Sydney", "Tallinn",
+    "Tokyo", "Toronto", "Tunis", "Turin", "Valencia", "Vienna", "Vilnius", "Warsaw", "Zagreb", "Zurich",
+]  # fmt: skip
+
+FIELD_NAMES = [
+    "First name", "Last name", "City", "Company", "Phone", "Zip code", "Nickname", "Job title",
+    "Street", "Country", "Website", "Department", "Team", "Username", "Project", "Room",
+]  # fmt: skip
+
+
+def variants(family: str, split: str, make: Callable[[random.Random, str], cb.Task]) -> list[cb.Task]:
+    """``make(rng, difficulty)`` per seed of ``split``; each variant also gets a window position."""
+    first, count = SPLITS[split]
+    tasks = []
+    for index in range(first, first + count):
+        rng = random.Random(f"{family}/{index}")
+        difficulty = DIFFICULTIES[index % 3]
+        task = make(rng, difficulty)
+        task.difficulty = difficulty
+        task.metadata["at"] = [round(rng.random(), 3), round(rng.random(), 3)]
+        tasks.append(task)
+    return tasks
+
+
+def splits(family: str, make: Callable[[random.Random, str], cb.Task]) -> tuple[Loader, Loader]:
+    """The family's ``train`` and ``test`` loaders, marked as ``@cb.tasks_config`` for each split.
+
+    Marking here (rather than decorating in main.py) keeps the loaders typed: the decorator with
+    arguments is typed ``Any``, which strict mypy refuses on a decorated function.
+    """
+
+    def train() -> list[cb.Task]:
+        return variants(family, "train", make)
+
+    def test() -> list[cb.Task]:
+        return variants(family, "test", make)
+
+    cb.tasks_config(split="train")(train)
+    cb.tasks_config(split="test")(test)
+    return train, test
+
+
+# --- setup -----------------------------------------------------------------------------------
+
+
+def desktop(session: cb.Session) -> SimDesktop:
+    """The sim desktop behind ``session`` (setup and evaluation only; never the oracle)."""
+    sim = getattr(session, "sim", None)
+    if not isinstance(sim, SimDesktop):
+        raise cb.TaskError(f"the sim widget families need the sim backend, not {type(session).__name__}")
+    return sim
+
+
+def fresh_desktop(session: cb.Session) -> SimDesktop:
+    """The desktop emptied of what an earlier episode left (SimSession has no ``reset``)."""
+    sim = desktop(session)
+    sim.close_popup()
+    for window in sim.windows():
+        sim.remove_window(window)
+    sim.end_drag()
+    sim.events.capture = None
+    sim.held.clear()
+    sim._input.buttons.clear()
+    return sim
+
+
+def place(sim: SimDesktop, window: Window, at: Sequence[float]) -> None:
+    """Move ``window`` to fractions ``at`` of the free room on the work area."""
+    area = sim.work_area
+    x = int(at[0] * max(0, area.width - window.rect.width))
+    y = int(at[1] * max(0, area.height - window.rect.height))
+    window.rect = Rect(x, y, window.rect.width, window.rect.height)
+
+
+async def launch_form(session: cb.Session, task: cb.Task, title: str, widgets: list[dict[str, Any]],
+                      width: int = 480) -> Window:  # fmt: skip
+    """A fresh desktop with one ``form`` window of ``widgets``, placed where the variant says."""
+    sim = fresh_desktop(session)
+    window = sim.get_window(await session.launch("form", title=title, widgets=widgets, width=width))
+    place(sim, window, task.metadata["at"])
+    return window
+
+
+# --- evaluation ------------------------------------------------------------------------------
+
+
+def window_by_title(session: cb.Session, title: str) -> Window | None:
+    found = [w for w in desktop(session).windows() if w.title == title]
+    return found[0] if found else None
+
+
+def first_submission(session: cb.Session, title: str) -> dict[str, Any] | None:
+    """The values the form ``title`` held when first submitted (later submissions do not count)."""
+    window = window_by_title(session, title)
+    submissions = [] if window is None else window.data.get("submissions") or []
+    return dict(submissions[0]) if submissions else None
+
+
+def score(ok: bool) -> list[float]:
+    return [1.0 if ok else 0.0]
+
+
+# --- the oracle: the accessibility tree and unified actions ----------------------------------
+
+
+def node_in(parent: dict[str, Any], role: str, name: str | None = None) -> dict[str, Any]:
+    """The first node under ``parent`` (itself included) with this role and name."""
+    found = find_all([parent], role=role, name=name)
+    if not found:
+        raise LookupError(f"no {role} {name!r} under {parent.get('role')} {parent.get('name')!r}")
+    return found[0]
+
+
+async def click(session: cb.Session, node: dict[str, Any], clicks: int = 1) -> None:
+    await session.apply([Click(center(node), clicks=clicks)])
+
+
+async def click_in(session: cb.Session, role: str, name: str, within: tuple[str, str] | None = None) -> None:
+    """Click the node ``role``/``name`` of the current tree (inside the node ``within``, if given)."""
+    tree = await session.accessibility_tree()
+    nodes = tree if within is None else [find(tree, role=within[0], name=within[1])]
+    found = find_all(nodes, role=role, name=name)
+    if not found:
+        raise LookupError(f"no {role} {name!r} on screen")
+    await click(session, found[0])
+
+
+async def type_text(session: cb.Session, role: str, name: str, text: str, *, replace: bool = False) -> None:
+    """Click the field, select what it holds when ``replace``, and type ``text``."""
+    field = await session.find(role=role, name=name)
+    actions: list[Action] = [Click(center(field))]
+    if replace:
+        actions.append(KeyPress(("ctrl", "a")))
+    await session.apply([*actions, TypeText(text)])
+
+
+async def scroll_until(session: cb.Session, locate: Callable[[list[dict[str, Any]]], dict[str, Any]], role: str,
+                       name: str, limit: int = 80) -> dict[str, Any]:  # fmt: skip
+    """Wheel over the container ``locate(tree)`` (down, then up) until ``role``/``name`` shows."""
+    for direction in ("down", "up"):
+        seen: list[str] | None = None
+        for _ in range(limit):
+            container = locate(await session.accessibility_tree())
+            found = find_all([container], role=role, name=name)
+            if found:
+                return found[0]
+            names = [child["name"] for child in container["children"]]
+            if names == seen:
+                break  # this end reached
+            seen = names
+            await session.apply([Scroll(direction, 1, center(container))])
+    raise LookupError(f"{role} {name!r} never scrolled into view")
+
+
+async def select_option(session: cb.Session, combobox: str, option: str) -> None:
+    """Open the combo box, scroll its list until ``option`` shows, and click it."""
+    await click(session, await session.find(role="combobox", name=combobox))
+
+    def popup(tree: list[dict[str, Any]]) -> dict[str, Any]:
+        return node_in(find(tree, role="combobox", name=combobox), "list")
+
+    await click(session, await scroll_until(session, popup, "listitem", option))
+
+
+# --- menus with submenus ---------------------------------------------------------------------
+
+
+class SubmenuItem(MenuItem):
+    """An item that opens a submenu; it shows a marker where shortcuts go (also its node's value)."""
+
+    def __init__(self, label: str, items: Sequence[MenuItem]) -> None:
+        super().__init__(label)
+        self.items = list(items)
+
+    def popup_item(self) -> PopupItem:
+        return PopupItem(self.label, "»", self.enabled)
+
+
+class CascadeMenuBar(MenuBar):
+    """A menu bar whose ``SubmenuItem`` entries open their items to the right of their row.
+
+    The sim desktop shows one popup at a time, so a submenu replaces its parent menu's popup; in
+    the accessibility tree its items become the children of the top menu's node, as an open menu's do.
+    """
+
+    def __init__(self, menus: Sequence[Menu] = (), **kw: Any) -> None:
+        super().__init__(menus, **kw)
+        self._shown: tuple[int, MenuPopup] | None = None
+        for menu in self.menus:
+            for item in menu.items:
+                if isinstance(item, SubmenuItem):
+                    item.on_select = self._open_submenu
+
+    def open_menu(self, index: int) -> None:
+        super().open_menu(index)
+        desktop = self.desktop
+        if desktop is not None and isinstance(desktop.popup, MenuPopup) and self.menus:
+            self._shown = (index % len(self.menus), desktop.popup)
+
+    def _open_submenu(self, item: MenuItem) -> None:
+        desktop, shown = self.desktop, self._shown
+        if desktop is None or shown is None or not isinstance(item, SubmenuItem):
+            return
+        index, parent = shown
+        row = parent.row_rect(self.menus[index].items.index(item))
+        items = item.items
+
+        def choose(item_index: int) -> None:
+            desktop.close_popup()
+            items[item_index].run()
+
+        def side(step: int) -> None:
+            self.open_menu(index + step)
+
+        def closed() -> None:
+            self.open_index = None
+
+        popup = MenuPopup(self, [entry.popup_item() for entry in items], choose, anchor=Rect(row.right, row.y, 1, 0),
+                          screen=(desktop.width, desktop.height), on_side=side)  # fmt: skip
+        desktop.open_popup(popup)
+        popup.on_close = closed
+        self.open_index = index

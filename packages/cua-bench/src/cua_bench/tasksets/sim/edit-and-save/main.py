@@ -1,0 +1,108 @@
+"""edit-and-save: change one word or one line of a text file in the editor and save it (ctrl+s).
+
+Easy: the file is already open and short. Medium: it must first be opened from the file browser.
+Hard: a longer file among look-alike names, and a whole line to replace.
+"""
+
+from __future__ import annotations
+
+import random
+
+import cua_bench as cb
+from cua_bench.tasksets.sim._desktop_common import (
+    DOCS,
+    Screen,
+    arrange,
+    desktop,
+    file_name,
+    files,
+    folder_files,
+    fresh,
+    line,
+    loaders,
+    seed_files,
+)
+from cua_core.actions import Action, KeyPress, TypeText
+
+FAMILY = "edit-and-save"
+NEW_WORDS = [
+    "purple",
+    "walnut",
+    "copper",
+    "meadow",
+    "thunder",
+    "velvet",
+    "saffron",
+    "glacier",
+    "harbour",
+    "maple",
+    "cobalt",
+    "juniper",
+]
+LINES = {"easy": 4, "medium": 8, "hard": 16}
+
+
+def build(rng: random.Random, difficulty: str) -> cb.Task:
+    lines: list[str] = []
+    while len(lines) < LINES[difficulty]:
+        text = line(rng)
+        if text not in lines:
+            lines.append(text)
+    text = "\n".join(lines) + "\n"
+    name = file_name(rng, ".txt")
+    index = rng.randrange(len(lines))
+    words = [w.strip(".") for w in lines[index].split() if text.count(w.strip(".")) == 1]
+    if difficulty == "hard" or rng.random() < 0.3 or not words:
+        old = lines[index]
+        new = f"{line(rng)[:-1]} and {rng.choice(NEW_WORDS)}."
+        what = f"Replace the whole line that reads '{old}' with '{new}'"
+    else:
+        old = rng.choice(words)
+        new = rng.choice([w for w in NEW_WORDS if w not in text])
+        what = f"Replace the word '{old}' with '{new}'"
+    contents = {f"{DOCS}/{name}": text}
+    if difficulty != "easy":
+        contents.update(folder_files(rng, DOCS, 2 if difficulty == "medium" else 8, name, [name]))
+    where = "is open in the editor" if difficulty == "easy" else "is in the Documents folder; open it in the editor"
+    description = f"The file {DOCS}/{name} {where}. {what} (it occurs once), then save the file with ctrl+s."
+    metadata = {"files": contents, "name": name, "old": old, "new": new, "opened": difficulty == "easy",
+                "seed": rng.randrange(2**32)}  # fmt: skip
+    return cb.Task(description=description, metadata=metadata, difficulty=difficulty, max_steps=15)
+
+
+load_train, load_test = loaders(FAMILY, build)
+
+
+@cb.setup_task
+async def setup(task: cb.Task, session: cb.Session) -> None:
+    sim = fresh(session)
+    meta = task.metadata
+    seed_files(sim, meta["files"])
+    app = ("editor", {"path": f"{DOCS}/{meta['name']}"}) if meta["opened"] else ("files", {"folder": DOCS})
+    arrange(random.Random(meta["seed"]), sim, [sim.get_window(await session.launch(app[0], **app[1]))])
+
+
+@cb.evaluate_task
+async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
+    meta = task.metadata
+    expected = dict(meta["files"])
+    path = f"{DOCS}/{meta['name']}"
+    expected[path] = expected[path].replace(meta["old"], meta["new"], 1)
+    return [1.0 if files(desktop(session)) == expected else 0.0]
+
+
+@cb.solve_task
+async def solve(task: cb.Task, session: cb.Session) -> None:
+    meta = task.metadata
+    screen = Screen(session)
+    if not meta["opened"]:
+        browser = await screen.open_in_browser([])
+        await screen.click(await screen.list_item(browser, "Files", meta["name"]), clicks=2)
+    editor = await screen.front(await screen.window(f"{meta['name']} - Editor"))
+    text = (await screen.find(editor, "textbox", "Editor"))["value"]
+    start = text.index(meta["old"])
+    row = text.count("\n", 0, start)
+    col = start - (text.rfind("\n", 0, start) + 1)
+    moves: list[Action] = [KeyPress(("ctrl", "home")), *[KeyPress(("down",))] * row, KeyPress(("home",))]
+    moves += [KeyPress(("right",))] * col + [KeyPress(("shift", "right"))] * len(meta["old"])
+    await screen.act(*moves, TypeText(meta["new"]), KeyPress(("ctrl", "s")))

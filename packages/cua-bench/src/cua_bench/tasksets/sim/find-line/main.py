@@ -1,0 +1,92 @@
+"""find-line: find the line of a long text (in the editor) that contains a code, and submit its
+line number in a form.
+
+Easy: a dozen lines, all on screen. Medium: forty lines (the editor must be scrolled). Hard: a
+hundred and twenty lines with look-alike codes on other lines.
+"""
+
+from __future__ import annotations
+
+import random
+
+import cua_bench as cb
+from cua_bench.tasksets.sim._desktop_common import (
+    DOCS,
+    Screen,
+    arrange,
+    desktop,
+    files,
+    fresh,
+    loaders,
+    seed_files,
+    window,
+)
+
+FAMILY = "find-line"
+LINES = {"easy": 12, "medium": 40, "hard": 120}
+LEVELS = ("INFO", "INFO", "INFO", "DEBUG", "WARN")
+SERVICES = ("auth", "billing", "search", "mailer", "cache", "gateway", "scheduler", "storage")
+EVENTS = ("request served", "cache miss", "job queued", "user signed in", "retrying upload", "config reloaded",
+          "connection opened", "connection closed", "report generated", "payment captured")  # fmt: skip
+REPORT = "Report"
+
+
+def log_line(rng: random.Random, code: str | None = None) -> str:
+    stamp = f"2024-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d} {rng.randint(0, 23):02d}:{rng.randint(0, 59):02d}"
+    event = f"ERROR {code}: {rng.choice(EVENTS)} failed" if code else rng.choice(EVENTS)
+    return f"{stamp} {rng.choice(LEVELS)} {rng.choice(SERVICES)}: {event}"
+
+
+def build(rng: random.Random, difficulty: str) -> cb.Task:
+    code = f"E{rng.randint(1000, 9999)}"
+    decoys = {f"E{''.join(rng.sample(code[1:], 4))}" for _ in range(6)} - {code} if difficulty == "hard" else set()
+    lines = [log_line(rng, rng.choice(sorted(decoys)) if decoys and rng.random() < 0.1 else None)
+             for _ in range(LINES[difficulty])]  # fmt: skip
+    number = rng.randint(1, len(lines))
+    lines[number - 1] = log_line(rng, code)
+    name = f"{rng.choice(SERVICES)}-{rng.randint(1, 30)}.log"
+    description = (
+        f"The editor shows {DOCS}/{name}. Find the line that contains the error code {code} and type its line "
+        f"number (the first line is line 1) into the 'Line number' field of the '{REPORT}' window, then click Submit."
+    )
+    metadata = {"files": {f"{DOCS}/{name}": "\n".join(lines) + "\n"}, "code": code, "number": number,
+                "seed": rng.randrange(2**32)}  # fmt: skip
+    return cb.Task(description=description, metadata=metadata, difficulty=difficulty, max_steps=12)
+
+
+load_train, load_test = loaders(FAMILY, build)
+
+
+@cb.setup_task
+async def setup(task: cb.Task, session: cb.Session) -> None:
+    sim = fresh(session)
+    meta = task.metadata
+    rng = random.Random(meta["seed"])
+    seed_files(sim, meta["files"])
+    path = next(iter(meta["files"]))
+    editor = await session.launch("editor", path=path, width=rng.randint(560, 680), height=rng.randint(380, 460))
+    widgets = [{"type": "label", "text": "Which line has the error?"}, {"type": "textfield", "name": "Line number"},
+               {"type": "button", "name": "Submit", "default": True}]  # fmt: skip
+    report = await session.launch("form", title=REPORT, widgets=widgets, width=rng.randint(320, 400))
+    arrange(rng, sim, [sim.get_window(i) for i in rng.sample([editor, report], 2)])
+
+
+@cb.evaluate_task
+async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
+    sim = desktop(session)
+    report = window(sim, REPORT)
+    sent = [] if report is None else report.data.get("submissions", [])
+    right = bool(sent) and all(str(s.get("Line number", "")).strip() == str(task.metadata["number"]) for s in sent)
+    return [1.0 if right and files(sim) == task.metadata["files"] else 0.0]
+
+
+@cb.solve_task
+async def solve(task: cb.Task, session: cb.Session) -> None:
+    screen = Screen(session)
+    editor = await screen.window(app="editor")
+    text = (await screen.find(editor, "textbox", "Editor"))["value"]
+    number = next(i for i, row in enumerate(text.split("\n"), 1) if task.metadata["code"] in row)
+    report = await screen.front(await screen.window(REPORT))
+    await screen.click(await screen.find(report, "textbox", "Line number"))
+    await screen.type(str(number))
+    await screen.click(await screen.find(report, "button", "Submit"))

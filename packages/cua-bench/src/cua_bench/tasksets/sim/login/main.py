@@ -1,0 +1,71 @@
+"""login: enter a username and a password and press Sign in (a swap or a typo fails)."""
+
+from __future__ import annotations
+
+import random
+import string
+from typing import Any
+
+import cua_bench as cb
+from cua_bench.tasksets.sim._widgets_common import (
+    FIRST_NAMES,
+    click_in,
+    first_submission,
+    launch_form,
+    score,
+    splits,
+    type_text,
+)
+
+FAMILY = "login"
+SERVICES = ["Mailbox", "Intranet", "Payroll", "Wiki", "Tracker", "Cloud Drive", "Helpdesk", "Portal"]
+SYMBOLS = "!#$%&*?@"
+
+
+def make(rng: random.Random, difficulty: str) -> cb.Task:
+    user = rng.choice(FIRST_NAMES).lower() + rng.choice(["", ".", "_"]) + str(rng.randint(1, 99))
+    alphabet = string.ascii_letters + string.digits + (SYMBOLS if difficulty != "easy" else "")
+    password = "".join(rng.choices(alphabet, k={"easy": 6, "medium": 8, "hard": 10}[difficulty]))
+    fields: list[dict[str, Any]] = [
+        {"type": "textfield", "name": "Username"},
+        {"type": "textfield", "name": "Password"},
+    ]
+    want: dict[str, Any] = {"Username": user, "Password": password}
+    extra = ""
+    if difficulty == "hard":
+        fields[0]["value"] = rng.choice(["guest", "admin", "user1", user[:-1]])  # a remembered user to replace
+        remember = rng.random() < 0.5
+        fields.append({"type": "checkbox", "name": "Remember me", "checked": not remember and rng.random() < 0.5})
+        want["Remember me"] = remember
+        extra = ' Tick "Remember me".' if remember else ' Make sure "Remember me" is not ticked.'
+    if difficulty != "easy" and rng.random() < 0.5:
+        fields[:2] = fields[1::-1]  # password above the user name
+    description = f'Sign in to {rng.choice(SERVICES)} as "{user}" with the password "{password}".{extra}'
+    return cb.Task(description=description, metadata={"fields": fields, "want": want}, max_steps=8)
+
+
+train_variants, test_variants = splits(FAMILY, make)
+
+
+@cb.setup_task
+async def setup(task: cb.Task, session: cb.Session) -> None:
+    buttons = {"type": "row", "items": [{"type": "button", "name": "Sign in", "default": True},
+                                        {"type": "button", "name": "Cancel", "action": "close"}]}  # fmt: skip
+    await launch_form(session, task, "Sign in", [*task.metadata["fields"], buttons], width=400)
+
+
+@cb.evaluate_task
+async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
+    sent = first_submission(session, "Sign in")
+    return score(sent is not None and all(sent.get(k) == v for k, v in task.metadata["want"].items()))
+
+
+@cb.solve_task
+async def solve(task: cb.Task, session: cb.Session) -> None:
+    for name, value in task.metadata["want"].items():
+        if isinstance(value, str):
+            field = await session.find(role="textbox", name=name)
+            await type_text(session, "textbox", name, value, replace=bool(field["value"]))
+        elif ("checked" in (await session.find(role="checkbox", name=name))["states"]) != value:
+            await click_in(session, "checkbox", name)
+    await click_in(session, "button", "Sign in")

@@ -1,0 +1,96 @@
+"""transfer-code: read a code shown as text in one window and submit it in another window's form.
+
+Easy: one code. Medium: a list of codes, one per service; the instruction names the service.
+Hard: also an account number from a third window, plus a distractor window with other codes.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import cua_bench as cb
+from cua_bench.tasksets.sim._desktop_common import Screen, arrange, desktop, fresh, loaders, window
+
+FAMILY = "transfer-code"
+APPS = ("Authenticator", "Security codes", "Token vault", "Phone link", "Key ring")
+SERVICES = ("GitHub", "Bank", "Mail", "Cloud", "Payroll", "VPN", "Shop", "Forum", "Wiki", "Tax office")
+CODES = {"easy": 1, "medium": 4, "hard": 6}
+
+
+def digits(rng: random.Random, size: int = 6) -> str:
+    return "".join(rng.choice("0123456789") for _ in range(size))
+
+
+def build(rng: random.Random, difficulty: str) -> cb.Task:
+    source = rng.choice(APPS)
+    services = rng.sample(SERVICES, CODES[difficulty])
+    codes = {service: digits(rng) for service in services}
+    service = rng.choice(services)
+    sign_in = f"Sign in to {service}"
+    user = f"{rng.choice(['ana', 'li', 'omar', 'kim', 'sam', 'eva'])}.{rng.randint(1, 99)}@example.com"
+    account = f"{digits(rng, 4)}-{digits(rng, 4)}-{digits(rng, 2)}" if difficulty == "hard" else None
+    decoys = {s: digits(rng) for s in rng.sample(SERVICES, 3)} if difficulty == "hard" else {}
+    which = "the one-time code" if difficulty == "easy" else f"the {service} one-time code"
+    description = (
+        f"The '{source}' window shows {which}. Enter it in the Verification code field of the '{sign_in}' window"
+    )
+    if account:
+        description += " and the account number shown in the 'Account' window in its Account number field"
+    description += ", then click Verify. Leave the other fields as they are."
+    metadata = {"source": source, "codes": codes, "service": service, "sign_in": sign_in, "user": user,
+                "account": account, "decoys": decoys, "seed": rng.randrange(2**32)}  # fmt: skip
+    return cb.Task(description=description, metadata=metadata, difficulty=difficulty, max_steps=10)
+
+
+load_train, load_test = loaders(FAMILY, build)
+
+
+def expected(meta: dict[str, Any]) -> dict[str, str]:
+    values = {"Username": meta["user"], "Verification code": meta["codes"][meta["service"]]}
+    return values | ({"Account number": meta["account"]} if meta["account"] else {})
+
+
+@cb.setup_task
+async def setup(task: cb.Task, session: cb.Session) -> None:
+    sim = fresh(session)
+    meta = task.metadata
+    rng = random.Random(meta["seed"])
+    shown = {meta["source"]: meta["codes"]} | ({"Old codes": meta["decoys"]} if meta["decoys"] else {})
+    if meta["account"]:
+        shown["Account"] = {"Account number": meta["account"], "Holder": meta["user"]}
+    opened = []
+    for title, rows in shown.items():
+        labels = [{"type": "label", "text": f"{name}: {value}"} for name, value in rows.items()]
+        opened.append(await session.launch("form", title=title, widgets=labels, width=rng.randint(260, 340)))
+    fields = [{"type": "textfield", "name": name, "value": meta["user"] if name == "Username" else ""}
+              for name in expected(meta)]  # fmt: skip
+    fields.append({"type": "button", "name": "Verify", "default": True})
+    opened.append(await session.launch("form", title=meta["sign_in"], widgets=fields, width=rng.randint(380, 460)))
+    arrange(rng, sim, [sim.get_window(i) for i in rng.sample(opened, len(opened))])
+
+
+@cb.evaluate_task
+async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
+    form = window(desktop(session), task.metadata["sign_in"])
+    sent = [] if form is None else form.data.get("submissions", [])
+    return [1.0 if sent and all(values == expected(task.metadata) for values in sent) else 0.0]
+
+
+@cb.solve_task
+async def solve(task: cb.Task, session: cb.Session) -> None:
+    meta = task.metadata
+    screen = Screen(session)
+    wanted = {"Verification code": (meta["source"], f"{meta['service']}: ")}
+    if meta["account"]:
+        wanted["Account number"] = ("Account", "Account number: ")
+    values = {}
+    for field, (title, prefix) in wanted.items():
+        source = await screen.window(title)
+        labels = [n["name"] for n in source["children"] if n["role"] == "label" and n["name"].startswith(prefix)]
+        values[field] = labels[0][len(prefix) :]
+    form = await screen.front(await screen.window(meta["sign_in"]))
+    for field, value in values.items():
+        await screen.click(await screen.find(form, "textbox", field))
+        await screen.type(value)
+    await screen.click(await screen.find(form, "button", "Verify"))

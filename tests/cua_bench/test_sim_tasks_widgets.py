@@ -1,0 +1,114 @@
+"""The MiniWoB-like widget families of the sim taskset: many distinct seeded variants per split, an
+oracle that scores 1.0 acting through the screen only, and 0 for doing nothing."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+
+import cua_bench as cb
+from cua_bench.session import Session, walk
+from cua_bench.sim import Button, SimSession
+from cua_bench.tasks import TaskModule
+from cua_bench.taskset import task_folders
+from cua_bench.tasksets import SIM
+from cua_core.actions import Action
+
+FAMILIES = [
+    "click-button", "click-checkboxes", "enter-text", "fill-form", "choose-dropdown", "choose-radio", "set-slider",
+    "navigate-menu", "scroll-list", "drag-to-target", "login", "tab-focus", "dialog-answer",
+]  # fmt: skip
+
+
+def module(family: str) -> TaskModule:
+    return cb.load_task_module(SIM / family)
+
+
+class ScreenOnly(Session):
+    """What an agent has: actions in, the screen and its accessibility tree out; no ``sim``."""
+
+    def __init__(self, inner: SimSession) -> None:
+        self._inner = inner
+        self.width, self.height = inner.width, inner.height
+        self.refused: list[str] = []
+
+    async def apply(self, actions: Sequence[Action]) -> list[str | None]:
+        errors = await self._inner.apply(actions)
+        self.refused += [e for e in errors if e]
+        return errors
+
+    async def screenshot(self) -> bytes:
+        return await self._inner.screenshot()
+
+    async def accessibility_tree(self) -> list[dict[str, Any]]:
+        return await self._inner.accessibility_tree()
+
+    async def windows(self) -> list[dict[str, Any]]:
+        return await self._inner.windows()
+
+    async def launch(self, app: str, **params: Any) -> str:
+        raise AssertionError("an oracle acts through the screen; it does not launch apps")
+
+    async def read_file(self, path: str) -> bytes:
+        raise AssertionError("an oracle acts through the screen; it does not read files")
+
+    async def write_file(self, path: str, data: bytes | str) -> None:
+        raise AssertionError("an oracle acts through the screen; it does not write files")
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_the_family_passes_check_task(family: str) -> None:
+    assert cb.check_task(SIM / family, backend="sim", split="test", variants=20) == []
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_both_splits_have_many_distinct_deterministic_variants(family: str) -> None:
+    task = module(family)
+    assert task.splits() == ["test", "train"]
+    test, train = task.variants("test"), task.variants("train")
+    assert len(test) >= 100 and len(train) >= 100
+    for tasks in (test, train):
+        assert len({t.description for t in tasks}) >= 10
+        assert len({repr(t.metadata) for t in tasks}) == len(tasks)  # every layout differs
+        assert {t.difficulty for t in tasks} == {"easy", "medium", "hard"}
+        assert all(t.max_steps for t in tasks)
+    assert [t.to_dict() for t in test] == [t.to_dict() for t in task.variants("test")]  # seeded
+    assert {repr(t.metadata) for t in test}.isdisjoint(repr(t.metadata) for t in train)
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_the_oracle_needs_only_the_screen_and_starts_from_a_clean_desktop(family: str) -> None:
+    """Setup clears what an earlier episode left; the oracle never reaches for ``session.sim``."""
+    task_module = module(family)
+
+    async def episode(task: cb.Task, session: SimSession) -> tuple[float, float]:
+        await task_module.run("setup_task", task, session)
+        before = await task_module.run("evaluate_task", task, session)
+        screen = ScreenOnly(session)
+        await task_module.run("solve_task", task, screen)
+        assert screen.refused == [], (task.description, screen.refused)
+        return before[0], (await task_module.run("evaluate_task", task, session))[0]
+
+    session = SimSession(width=1024, height=768)  # one desktop for every episode, as an env server has
+    session.sim.open_window("Left over", 10, 10, 300, 200).add(Button("Stray"))
+    for task in task_module.variants("test")[20:32] + task_module.variants("train")[:6]:
+        assert asyncio.run(episode(task, session)) == (0.0, 1.0), task.description
+        assert "Left over" not in [w["title"] for w in asyncio.run(session.windows())]
+
+
+def test_scroll_list_targets_start_out_of_view() -> None:
+    task_module = module("scroll-list")
+    for task in task_module.variants("test"):
+        session = SimSession()
+        asyncio.run(task_module.run("setup_task", task, session))
+        shown = [n["name"] for n in walk(asyncio.run(session.accessibility_tree())) if n["role"] == "listitem"]
+        assert shown and task.metadata["target"] not in shown
+
+
+def test_the_sim_taskset_lists_every_family_and_not_the_shared_module() -> None:
+    names = {folder.name for folder in task_folders("sim")}
+    assert set(FAMILIES) <= names
+    assert not any(name.startswith("_") for name in names)
