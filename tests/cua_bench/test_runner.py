@@ -130,3 +130,26 @@ def test_a_finished_run_folder_is_not_overwritten(tmp_path: Path) -> None:
 
     with pytest.raises(CuaError, match="pass --resume"):
         Runner(RunConfig(str(tasks), tmp_path / "run", record=False)).run()
+
+
+def test_progress_is_published_on_the_bus(tmp_path: Path) -> None:
+    from cua_core.events import BusAddresses, Forwarder, Subscriber
+
+    tasks = make_taskset(tmp_path / "ts", {"press-a": ("fast", 3)})
+    with Forwarder(BusAddresses.default()) as forwarder, Subscriber(forwarder.addresses.subscribe, ["bench"]) as sub:
+        time.sleep(0.3)  # the subscription reaches the forwarder before the run publishes
+        Runner(RunConfig(str(tasks), tmp_path / "run", max_parallel=1, record=False)).run()
+        events = []
+        while (event := sub.recv(timeout=2)) is not None:
+            events.append(event)
+            if event.topic == "bench.run.finished":
+                break
+    topics = [e.topic for e in events]
+    assert topics[0] == "bench.run.started"
+    assert topics.count("bench.episode.started") == 3
+    assert topics.count("bench.episode.finished") == 3
+    assert topics[-1] == "bench.run.finished"
+    finished = [e.body for e in events if e.topic == "bench.episode.finished"]
+    assert {f["episode"] for f in finished} == {"press-a/test/0", "press-a/test/1", "press-a/test/2"}
+    assert all(f["reward"] == 1.0 and f["status"] == "ok" for f in finished)
+    assert events[-1].body["success_rate"] == 1.0

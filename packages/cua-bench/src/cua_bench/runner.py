@@ -11,6 +11,7 @@ from __future__ import annotations
 import io
 import json
 import logging
+import os
 import queue
 import threading
 import time
@@ -114,8 +115,13 @@ class _Bus:
     def __init__(self, run_id: str) -> None:
         self.run_id = run_id
         self.lock = threading.Lock()
+        self.publisher: Publisher | None = None
         try:
-            self.publisher: Publisher | None = Publisher(BusAddresses.default().publish)
+            address = BusAddresses.default().publish
+            if address.startswith("ipc://") and not os.path.exists(address.removeprefix("ipc://")):
+                return  # no forwarder on this machine: nothing to publish to
+            self.publisher = Publisher(address)
+            self.publisher.wait_subscribed(0.5)  # so the run's first events are not lost
         except (CuaError, ValueError, OSError):
             self.publisher = None
 

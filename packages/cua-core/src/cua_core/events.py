@@ -171,7 +171,9 @@ class Forwarder:
 
 class _PublisherBase:
     def __init__(self, ctx: Any, address: str, security: ClientSecurity | None) -> None:
-        self._sock = ctx.socket(zmq.PUB)
+        # XPUB rather than PUB: it publishes the same way, and it also hears the subscriptions the
+        # forwarder passes up, so a publisher can wait until its first events will be delivered.
+        self._sock = ctx.socket(zmq.XPUB)
         self._sock.linger = 1000  # let queued events leave on close, without hanging forever
         self._sock.sndhwm = HWM
         if security is not None:
@@ -194,6 +196,15 @@ class Publisher(_PublisherBase):
 
     def __init__(self, address: str, *, security: ClientSecurity | None = None) -> None:
         super().__init__(zmq.Context.instance(), address, security)
+
+    def wait_subscribed(self, timeout: float) -> bool:
+        """Wait until some subscriber's subscription has reached this publisher (ZeroMQ drops
+        events published before that: the slow-joiner problem). False after ``timeout`` seconds."""
+        if not self._sock.poll(int(timeout * 1000)):
+            return False
+        while self._sock.poll(0):
+            self._sock.recv()  # drain subscription notices; they are only a signal here
+        return True
 
     def publish(self, topic: str, body: Any = None) -> None:
         send_frames(self._sock, self._frames(topic, body))
