@@ -4,6 +4,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 bash "$root/scripts/setup.sh"
+bash "$root/scripts/system-deps.sh"  # the real desktop's X server and apps, for the local backend's tests
 cd "$root"
 venv=.venv/bin
 echo "== ruff check"; "$venv/ruff" check .

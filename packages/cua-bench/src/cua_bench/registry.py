@@ -10,9 +10,15 @@ import pluggy
 from cua_bench import hookspecs
 from cua_core.plugins import Registry, collect, make_plugin_manager
 
-__all__ = ["agents", "backends", "plugin_manager", "tasksets"]
+__all__ = ["agents", "backends", "plugin_manager", "task_formats", "tasksets"]
 
-BUILTIN = ("cua_bench.backends.sim", "cua_bench.agents.builtin", "cua_bench.tasksets")
+BUILTIN = (
+    "cua_bench.backends.sim",
+    "cua_bench.backends.local",
+    "cua_bench.agents.builtin",
+    "cua_bench.tasksets",
+    "cua_bench.osworld.taskset",
+)
 
 
 @cache
@@ -30,3 +36,7 @@ def agents() -> Registry[Any]:
 
 def tasksets() -> Registry[Any]:
     return collect(plugin_manager(), "cua_bench_register_tasksets", kind="taskset")
+
+
+def task_formats() -> Registry[Any]:
+    return collect(plugin_manager(), "cua_bench_register_task_formats", kind="task format")

@@ -52,6 +52,7 @@ class _RecordingSession:
 
     async def apply(self, actions: Sequence[Action]) -> list[str | None]:
         errors = await self._inner.apply(actions)
+        await self._inner.settle()
         self.steps.append(
             {
                 "actions": [action_to_dict(a) for a in actions],
@@ -133,6 +134,7 @@ class EnvServer:
         if not 0 <= variant < len(variants):
             raise TaskError(f"{module.path}: variant {variant} does not exist (split {split!r} has {len(variants)})")
         chosen = variants[variant]
+        chosen.ended = None  # a task module may hand out the same Task objects every time
         await self.session.reset(seed=seed if seed is not None else variant)
         self.module, self.task = module, chosen
         self.steps, self.last_errors = 0, []
@@ -153,6 +155,7 @@ class EnvServer:
             except (ActionError, TypeError, AttributeError) as exc:
                 invalid.append(f"action {i}: {exc}")
         errors = await self.session.apply([a for a in parsed if not isinstance(a, Done | Fail)]) if parsed else []
+        settled = await self.session.settle()
         invalid += [f"action {i}: {e}" for i, e in enumerate(errors) if e]
         self.last_errors = invalid
         self.steps += 1
@@ -160,7 +163,9 @@ class EnvServer:
         terminated = ended is not None
         truncated = not terminated and self.steps >= self.max_steps
         reward = 0.0
-        info: dict[str, Any] = {"invalid": invalid, "step": self.steps}
+        info: dict[str, Any] = {"invalid": invalid, "step": self.steps, "settle_ms": round(settled * 1000, 2)}
+        if ended is not None:
+            self.task.ended = action_to_dict(ended)  # how it ended is part of what is scored (OSWorld)
         if terminated or truncated:
             reward = await self.evaluate()
             info["reward"] = reward

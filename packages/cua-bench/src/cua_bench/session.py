@@ -67,6 +67,14 @@ class Session(ABC):
     async def reset(self, seed: int | None = None) -> None:  # noqa: B027 - optional for stateless sessions
         """Bring the computer back to a clean state before an episode (apps closed, files restored)."""
 
+    async def settle(self) -> float:
+        """Wait until the screen shows the effect of the last ``apply``; returns the seconds waited.
+
+        The env server calls it after each step's actions, before the observation. Backends whose
+        screen is up to date when ``apply`` returns (``sim``) keep this default.
+        """
+        return 0.0
+
     def frame(self) -> np.ndarray[Any, Any] | None:
         """The screen as an (height, width, 3) uint8 array when the backend has raw pixels, else None.
 

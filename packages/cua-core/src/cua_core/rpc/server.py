@@ -82,6 +82,7 @@ class RpcServer:
         self._thread: threading.Thread | None = None
         self._ready = threading.Event()
         self._stop = threading.Event()
+        self._drain_until = 0.0
         self._startup_error: BaseException | None = None
         self._pool: ThreadPoolExecutor | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -148,8 +149,10 @@ class RpcServer:
         while self._thread.is_alive():
             self._thread.join(0.5)
 
-    def close(self) -> None:
-        """Stop serving; requests still running are abandoned (their clients time out)."""
+    def close(self, grace: float = 0.5) -> None:
+        """Stop serving. Replies of requests in flight are still sent for up to ``grace`` seconds
+        (so a ``close`` method's own reply arrives); requests running longer are abandoned."""
+        self._drain_until = time.monotonic() + grace
         self._stop.set()
         if self._thread is not None and self._thread.is_alive():
             self._wake()
@@ -159,7 +162,7 @@ class RpcServer:
         if self._loop is not None:
             self._loop.call_soon_threadsafe(self._loop.stop)
             if self._loop_thread is not None:
-                self._loop_thread.join()
+                self._loop_thread.join(timeout=5)
         with self._push_lock:
             for sock in self._push_sockets:
                 sock.close(linger=0)
@@ -200,8 +203,10 @@ class RpcServer:
         items = [(router, zmq.POLLIN), (results, zmq.POLLIN)]
         next_beat = time.monotonic() + self._heartbeat_interval
         try:
-            while not self._stop.is_set():
+            while not self._stop.is_set() or (inflight and time.monotonic() < self._drain_until):
                 wait_ms = max(0, int((next_beat - time.monotonic()) * 1000))
+                if self._stop.is_set():
+                    wait_ms = min(wait_ms, 10)  # draining: look at the deadline often
                 # One message per socket per wake-up: polling again is cheaper than the zmq.Again
                 # exception a non-blocking drain ends with, and both sockets are served fairly.
                 for sock, _ in zmq.zmq_poll(items, wait_ms):
@@ -309,6 +314,9 @@ class RpcServer:
                     return
                 sock = self._ctx.socket(zmq.PUSH)
                 sock.linger = 0
+                # Once close() has stopped the I/O thread, a PUSH has no peer and a send would block
+                # for ever; with a timeout the worker gives up and close() can join it.
+                sock.sndtimeo = 1000
                 sock.connect(self._results_address)
                 self._push_sockets.append(sock)
             self._local.push = sock

@@ -1,0 +1,105 @@
+"""The ``local`` backend: a real X11 desktop on this Linux host, one Xvfb display per environment.
+
+Each environment is an env server process (``python -m cua_bench.server --backend local``) that
+owns an Xvfb display, openbox, a home and a temp dir, and drives them with XTest and shared-memory
+capture (``LocalSession``). Needs Xvfb and openbox (``apt-get install xvfb openbox``) and the
+``local`` extra (python-xlib, mss). Settling after actions is tuned with ``CUA_LOCAL_SETTLE_QUIET``,
+``CUA_LOCAL_SETTLE_GRACE`` and ``CUA_LOCAL_SETTLE_MAX`` (seconds; MAX=0 turns it off).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import signal
+import subprocess
+import sys
+from collections.abc import Callable
+from typing import Any, ClassVar
+
+from cua_bench.backends.base import BackendError, Computer, ProcessBackend
+from cua_bench.backends.local.apps import APP_ALIASES
+from cua_bench.backends.local.display import missing_programs, remove_stale_display
+from cua_bench.backends.local.procs import env_root, env_roots, kill_marked
+from cua_bench.hookspecs import hookimpl
+from cua_bench.session import Session
+
+__all__ = ["LocalBackend"]
+
+
+class LocalBackend(ProcessBackend):
+    name = "local"
+    capabilities: ClassVar[dict[str, Any]] = {
+        "os": "linux",
+        "resolution": "any",
+        "apps": sorted(APP_ALIASES),
+        "shell": True,
+        "clipboard": True,
+        "a11y": "windows",  # one node per window until AT-SPI
+    }
+
+    def provision(self, *, width: int = 1280, height: int = 800, timeout: float = 60.0) -> Computer:
+        problem = unavailable()
+        if problem:
+            raise BackendError(problem)
+        computer = super().provision(width=width, height=height, timeout=timeout)
+        computer.info["root"] = str(env_root(computer.info["pid"]))
+        return computer
+
+    def teardown(self, computer: Computer, *, timeout: float = 10.0) -> None:
+        """Stop the server (it cleans up after itself), then remove whatever a killed server left.
+
+        SIGTERM rather than the ``close`` RPC: the server exits at once either way, and a signal
+        cannot lose its reply to the race between the reply and the server's shutdown.
+        """
+        proc: subprocess.Popen[str] = computer.handle
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+            try:
+                proc.wait(timeout)
+            except subprocess.TimeoutExpired:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+        if proc.stdout is not None:
+            proc.stdout.close()
+        socket = computer.address.removeprefix("ipc://")
+        if computer.address.startswith("ipc://"):
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(socket)
+        for root in env_roots(computer.info["pid"]):
+            kill_marked(root)
+            try:
+                number, xvfb_pid = (int(v) for v in (root / "display").read_text().split())
+            except (OSError, ValueError):
+                pass
+            else:
+                remove_stale_display(number, xvfb_pid)
+            shutil.rmtree(root, ignore_errors=True)
+
+    @classmethod
+    def create_session(cls, *, width: int, height: int) -> Session:
+        from cua_bench.backends.local.session import LocalSession
+
+        return LocalSession.start(width, height)
+
+
+def unavailable() -> str | None:
+    """Why this host cannot run the local backend, or None."""
+    if not sys.platform.startswith("linux"):
+        return f"the local backend runs on Linux only (this is {sys.platform}); use sim, docker or a VM backend"
+    missing = missing_programs()
+    if missing:
+        return f"the local backend needs {', '.join(missing)}: apt-get install xvfb openbox"
+    try:
+        import mss  # noqa: F401
+        import Xlib  # noqa: F401
+    except ImportError as exc:
+        return f"the local backend needs python-xlib and mss ({exc}): pip install 'cua-bench[local]'"
+    return None
+
+
+@hookimpl
+def cua_bench_register_backends(register: Callable[..., None]) -> None:
+    register("local", LocalBackend)

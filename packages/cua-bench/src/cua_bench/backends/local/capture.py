@@ -1,0 +1,57 @@
+"""Screen capture through shared memory (mss: XShmGetImage, XGetImage where MIT-SHM is missing).
+
+A 1280x800 grab is under a millisecond over shared memory; turning BGRA into the (H, W, 3) RGB
+array the env server wants costs ~1.5 ms with per-channel copies (a reversed-stride copy is 3x
+slower), and no PNG is encoded on the step path.
+"""
+
+from __future__ import annotations
+
+import io
+import threading
+from typing import Any
+
+import numpy as np
+from PIL import Image
+
+__all__ = ["Capture"]
+
+
+class Capture:
+    """Grabs one display. The mss connection is opened on first use, in the thread that serves steps."""
+
+    def __init__(self, display: str, width: int, height: int) -> None:
+        self.display = display
+        self.width, self.height = width, height
+        self._lock = threading.Lock()
+        self._mss: Any = None
+
+    def _grab(self) -> Any:
+        with self._lock:
+            if self._mss is None:
+                import mss
+
+                factory = getattr(mss, "MSS", None) or mss.mss  # mss < 10.2 only has mss.mss
+                self._mss = factory(display=self.display)
+            return self._mss.grab({"left": 0, "top": 0, "width": self.width, "height": self.height})
+
+    def frame(self) -> np.ndarray[Any, Any]:
+        """The screen as a fresh, contiguous (height, width, 3) uint8 RGB array."""
+        shot = self._grab()
+        bgra = np.frombuffer(shot.raw, np.uint8).reshape(self.height, self.width, 4)
+        rgb = np.empty((self.height, self.width, 3), np.uint8)
+        rgb[..., 0] = bgra[..., 2]
+        rgb[..., 1] = bgra[..., 1]
+        rgb[..., 2] = bgra[..., 0]
+        return rgb
+
+    def png(self) -> bytes:
+        out = io.BytesIO()
+        Image.fromarray(self.frame()).save(out, format="PNG", compress_level=1)
+        return out.getvalue()
+
+    def close(self) -> None:
+        with self._lock:
+            if self._mss is not None:
+                self._mss.close()
+                self._mss = None

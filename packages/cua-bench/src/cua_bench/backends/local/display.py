@@ -1,0 +1,190 @@
+"""One environment's X display: its own Xvfb (unix socket only) and a light window manager (openbox).
+
+Xvfb picks a free display number itself (``-displayfd``), so parallel environments never race for
+one. That probing relies on the abstract-namespace socket (binding it fails while another server
+holds the number; the socket file alone is unlinked and re-bound), so ``-nolisten local`` must not
+be given: the display listens on unix sockets only, never TCP. Xvfb gets SIGTERM when the env
+server dies (so it removes its socket and lock file), and the display number and pid are written
+into the env root so the backend can clean up after a server that was killed before it could.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import select
+import shutil
+import signal
+import subprocess
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+from cua_bench.backends.base import BackendError
+from cua_bench.backends.local.procs import spawn, wait_gone
+
+__all__ = ["REQUIRED_PROGRAMS", "Desktop", "missing_programs", "remove_stale_display", "start_desktop"]
+
+REQUIRED_PROGRAMS = ("Xvfb", "openbox")
+
+# Click-to-focus, move and resize by the frame, the title bar buttons; no key bindings (every key
+# goes to the apps), no menus, one desktop.
+OPENBOX_RC = """<?xml version="1.0" encoding="UTF-8"?>
+<openbox_config xmlns="http://openbox.org/3.4/rc">
+  <focus><focusNew>yes</focusNew><followMouse>no</followMouse></focus>
+  <placement><policy>Smart</policy></placement>
+  <desktops><number>1</number></desktops>
+  <margins><top>0</top><bottom>0</bottom><left>0</left><right>0</right></margins>
+  <keyboard/>
+  <mouse>
+    <dragThreshold>1</dragThreshold><doubleClickTime>500</doubleClickTime>
+    <context name="Client"><mousebind button="Left" action="Press">
+      <action name="Focus"/><action name="Raise"/></mousebind></context>
+    <context name="Titlebar Top Right Bottom Left TLCorner TRCorner BRCorner BLCorner">
+      <mousebind button="Left" action="Press"><action name="Focus"/><action name="Raise"/></mousebind></context>
+    <context name="Titlebar"><mousebind button="Left" action="Drag"><action name="Move"/></mousebind>
+      <mousebind button="Left" action="DoubleClick"><action name="ToggleMaximize"/></mousebind></context>
+    <context name="Top"><mousebind button="Left" action="Drag"><action name="Resize"/></mousebind></context>
+    <context name="Bottom"><mousebind button="Left" action="Drag"><action name="Resize"/></mousebind></context>
+    <context name="Left"><mousebind button="Left" action="Drag"><action name="Resize"/></mousebind></context>
+    <context name="Right"><mousebind button="Left" action="Drag"><action name="Resize"/></mousebind></context>
+    <context name="BRCorner"><mousebind button="Left" action="Drag"><action name="Resize"/></mousebind></context>
+    <context name="Close"><mousebind button="Left" action="Click"><action name="Close"/></mousebind></context>
+    <context name="Maximize"><mousebind button="Left" action="Click">
+      <action name="ToggleMaximize"/></mousebind></context>
+    <context name="Iconify"><mousebind button="Left" action="Click"><action name="Iconify"/></mousebind></context>
+  </mouse>
+</openbox_config>
+"""
+
+
+def missing_programs() -> list[str]:
+    return [name for name in REQUIRED_PROGRAMS if shutil.which(name) is None]
+
+
+@dataclass
+class Desktop:
+    """The running display of one environment."""
+
+    display: str
+    number: int
+    xvfb: subprocess.Popen[bytes]
+    wm: subprocess.Popen[bytes]
+    log: IO[Any]
+
+    def stop(self, timeout: float = 2.0) -> None:
+        """Window manager first, then Xvfb with SIGTERM (it removes its socket), SIGKILL if it hangs."""
+        for proc in (self.wm, self.xvfb):
+            if proc.poll() is None:
+                with contextlib.suppress(ProcessLookupError):
+                    proc.send_signal(signal.SIGTERM)
+        for proc in (self.wm, self.xvfb):
+            try:
+                proc.wait(timeout / 2)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        remove_stale_display(self.number, self.xvfb.pid)
+        self.log.close()
+
+
+def _read_display_number(fd: int, proc: subprocess.Popen[bytes], timeout: float) -> int:
+    data = b""
+    deadline = time.monotonic() + timeout
+    while not data.endswith(b"\n"):
+        left = deadline - time.monotonic()
+        if left <= 0 or proc.poll() is not None:
+            break
+        ready, _, _ = select.select([fd], [], [], min(left, 0.1))
+        if ready:
+            chunk = os.read(fd, 64)
+            if not chunk:
+                break
+            data += chunk
+    if not data.strip().isdigit():
+        raise BackendError(f"Xvfb did not report a display within {timeout:g} s (exit code {proc.poll()})")
+    return int(data)
+
+
+def _wait_for_wm(display: str, wm: subprocess.Popen[bytes], timeout: float) -> None:
+    """Until openbox has claimed the screen (``_NET_SUPPORTING_WM_CHECK`` on the root window)."""
+    from Xlib import display as xdisplay
+
+    conn = xdisplay.Display(display)
+    try:
+        root = conn.screen().root
+        atom = conn.intern_atom("_NET_SUPPORTING_WM_CHECK")
+        deadline = time.monotonic() + timeout
+        while root.get_full_property(atom, 0) is None:
+            if wm.poll() is not None or time.monotonic() > deadline:
+                raise BackendError(f"openbox did not start within {timeout:g} s (exit code {wm.poll()})")
+            time.sleep(0.01)
+    finally:
+        conn.close()
+
+
+def start_desktop(root: Path, width: int, height: int, env: Mapping[str, str], *, timeout: float = 10.0) -> Desktop:
+    """Xvfb at ``width`` x ``height`` and openbox on it; returns once the window manager runs."""
+    missing = missing_programs()
+    if missing:
+        raise BackendError(f"the local backend needs {', '.join(missing)}; install them: apt-get install xvfb openbox")
+    log = open(root / "desktop.log", "ab")  # noqa: SIM115 - lives as long as the desktop
+    # GLX loads Mesa into every Xvfb (~25 MiB PSS each); the apps of interest render with cairo.
+    glx = [] if os.environ.get("CUA_LOCAL_GLX") == "1" else ["-extension", "GLX"]
+    read_fd, write_fd = os.pipe()
+    try:
+        xvfb = spawn(
+            ["Xvfb", "-displayfd", str(write_fd), "-screen", "0", f"{width}x{height}x24",
+             "-nolisten", "tcp", "-noreset", "-dpi", "96", *glx],
+            env, log=log, sig=signal.SIGTERM, pass_fds=[write_fd], cwd=root,
+        )  # fmt: skip
+        os.close(write_fd)
+        write_fd = -1
+        try:
+            number = _read_display_number(read_fd, xvfb, timeout)
+        except BackendError:
+            xvfb.kill()
+            xvfb.wait()
+            log.close()
+            raise
+    finally:
+        os.close(read_fd)
+        if write_fd >= 0:
+            os.close(write_fd)
+    display = f":{number}"
+    (root / "display").write_text(f"{number} {xvfb.pid}\n")
+    rc = root / "openbox-rc.xml"
+    rc.write_text(OPENBOX_RC)
+    wm = spawn(["openbox", "--config-file", str(rc), "--sm-disable"], {**env, "DISPLAY": display}, log=log, cwd=root)
+    desktop = Desktop(display, number, xvfb, wm, log)
+    try:
+        _wait_for_wm(display, wm, timeout)
+    except Exception:
+        desktop.stop()
+        raise
+    return desktop
+
+
+def _listening(number: int) -> bool:
+    """Whether some X server holds display ``number`` (its abstract socket is bound)."""
+    wanted = f"@/tmp/.X11-unix/X{number}"
+    try:
+        with open("/proc/net/unix") as table:
+            return any(parts[7:8] == [wanted] for parts in (line.split() for line in table))
+    except OSError:
+        return True  # cannot tell: leave the socket alone
+
+
+def remove_stale_display(number: int, xvfb_pid: int) -> None:
+    """Remove the socket (and lock) of display ``number`` if Xvfb ``xvfb_pid`` died without doing so.
+
+    With ``-displayfd`` Xvfb writes no lock file; the display is stale when our Xvfb is gone and
+    no server has bound the number's abstract socket since (another env may have reused it).
+    """
+    if wait_gone([xvfb_pid], 2.0) or _listening(number):
+        return
+    for path in (f"/tmp/.X11-unix/X{number}", f"/tmp/.X{number}-lock"):
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(path)

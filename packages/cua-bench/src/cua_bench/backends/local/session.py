@@ -1,0 +1,249 @@
+"""``LocalSession``: a real X11 desktop on this host, one Xvfb display per environment.
+
+Layout of an environment, all under ``env_root(server pid)`` (0700): ``home/`` (the env's HOME,
+restored from ``skel/`` at every reset), ``tmp/`` (TMPDIR), ``run/`` (XDG_RUNTIME_DIR), the
+openbox rc and logs. Input goes through XTest and capture through shared memory on connections
+this process keeps open; nothing forks per action. ``close()`` runs at exit, however the env
+server stops; a ``kill -9`` of the server is covered by PDEATHSIG and the backend's teardown.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import itertools
+import logging
+import os
+import shlex
+import shutil
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from cua_bench.backends.local.apps import Apps, child_env
+from cua_bench.backends.local.capture import Capture
+from cua_bench.backends.local.display import Desktop, start_desktop
+from cua_bench.backends.local.home import clear_dir, inside, restore_home
+from cua_bench.backends.local.input import XInput
+from cua_bench.backends.local.procs import env_root
+from cua_bench.backends.local.settle import SettleConfig, Settler
+from cua_bench.backends.local.windows import Windows, parse_id
+from cua_bench.session import CommandResult, NotSupported, Session
+from cua_core.actions import Action, CursorPosition, Done, Fail, Screenshot, Wait
+from cua_core.errors import CuaError
+
+__all__ = ["LaunchError", "LocalSession"]
+
+log = logging.getLogger(__name__)
+
+DESKTOP_COLOUR = 0x3A6EA5
+NO_INPUT = (Wait, Screenshot, CursorPosition, Done, Fail)
+_SESSIONS = itertools.count()  # sessions started by this process: each gets its own folder
+
+
+class LaunchError(CuaError):
+    """An app that exited, or showed no window, within its launch timeout."""
+
+
+def settle_config_from_env() -> SettleConfig:
+    """``CUA_LOCAL_SETTLE_QUIET`` / ``_GRACE`` / ``_MAX`` (seconds) override the defaults; MAX=0 turns it off."""
+    config = SettleConfig()
+    for field, var in (("quiet", "QUIET"), ("grace", "GRACE"), ("limit", "MAX")):
+        value = os.environ.get(f"CUA_LOCAL_SETTLE_{var}")
+        if value:
+            setattr(config, field, float(value))
+    return config
+
+
+class LocalSession(Session):
+    """The Session of one local environment. Use ``LocalSession.start(width, height)``."""
+
+    def __init__(self, root: Path, desktop: Desktop, width: int, height: int, settle: SettleConfig) -> None:
+        from Xlib import display as xdisplay
+
+        self.root, self.desktop = root, desktop
+        self.width, self.height = width, height
+        self.home, self.tmp, self.run, self.skeleton = (root / name for name in ("home", "tmp", "run", "skel"))
+        self.env = child_env(root, self.home, self.tmp, self.run, desktop.display)
+        self.conn = xdisplay.Display(desktop.display)
+        self.input = XInput(self.conn, width, height)
+        self.wins = Windows(self.conn, width, height)
+        self.capture = Capture(desktop.display, width, height)
+        self.settler = Settler(desktop.display, self.capture.frame, settle)
+        self.apps = Apps(root, self.home, self.env, keep=(desktop.xvfb.pid, desktop.wm.pid))
+        self._closed = False
+        atexit.register(self.close)
+        # A plain blue desktop rather than black: windows' edges stay visible to a model.
+        root_window = self.conn.screen().root
+        root_window.change_attributes(background_pixel=DESKTOP_COLOUR)
+        root_window.clear_area()
+        self.conn.sync()
+
+    @classmethod
+    def start(
+        cls, width: int = 1280, height: int = 800, *, skeleton: Path | None = None, timeout: float = 10.0
+    ) -> LocalSession:
+        """A new display with openbox and an empty home (or a copy of ``skeleton``); bounded by ``timeout``."""
+        root = env_root(os.getpid(), next(_SESSIONS))
+        if root.exists():  # left by an earlier process with our pid that was killed
+            shutil.rmtree(root, ignore_errors=True)
+        root.mkdir(mode=0o700, parents=True)
+        try:
+            for name in ("home", "tmp", "run"):
+                (root / name).mkdir(mode=0o700)
+            source = skeleton or os.environ.get("CUA_LOCAL_SKELETON")
+            if source:
+                shutil.copytree(source, root / "skel", symlinks=True)
+            else:
+                (root / "skel").mkdir(mode=0o700)
+            restore_home(root / "home", root / "skel")
+            env = child_env(root, root / "home", root / "tmp", root / "run", "")
+            desktop = start_desktop(root, width, height, env, timeout=timeout)
+        except BaseException:
+            shutil.rmtree(root, ignore_errors=True)
+            raise
+        try:
+            return cls(root, desktop, width, height, settle_config_from_env())
+        except BaseException:
+            desktop.stop()
+            shutil.rmtree(root, ignore_errors=True)
+            raise
+
+    # -- episodes -----------------------------------------------------------------------------
+
+    async def reset(self, seed: int | None = None) -> None:
+        """Apps killed, home and tmp restored, input released, pointer centred, clipboard empty."""
+        self.input.release_all()
+        self.input.keyboard.unbind_all()
+        if self.wins.ids():
+            self.settler.arm()  # the first observation shows the emptied desktop, repainted
+        survivors = self.apps.kill_all()
+        if survivors:
+            log.warning("local env: processes %s survived SIGKILL", survivors)
+        deadline = time.monotonic() + 1.0
+        while self.wins.ids() and time.monotonic() < deadline:
+            await asyncio.sleep(0.005)
+        for wid in self.wins.ids():  # a client of ours that is not a process of ours: disconnect it
+            self.conn.kill_client(wid)
+        restore_home(self.home, self.skeleton)
+        clear_dir(self.tmp)
+        clear_dir(self.run)
+        self.input.move((self.width // 2, self.height // 2))
+        self.conn.sync()
+        await self.settler.wait()
+
+    async def apply(self, actions: Sequence[Action]) -> list[str | None]:
+        if any(not isinstance(action, NO_INPUT) for action in actions):
+            self.settler.arm()  # only input can change the screen: a Done or a Wait alone settles at once
+        errors = [await self.input.apply(action) for action in actions]
+        self.conn.sync()  # every event is processed by the server before settle() and the observation
+        return errors
+
+    async def settle(self) -> float:
+        return await self.settler.wait()
+
+    # -- observation --------------------------------------------------------------------------
+
+    def frame(self) -> np.ndarray[Any, Any]:
+        return self.capture.frame()
+
+    async def screenshot(self) -> bytes:
+        return self.capture.png()
+
+    async def windows(self) -> list[dict[str, Any]]:
+        return self.wins.snapshot()
+
+    async def accessibility_tree(self) -> list[dict[str, Any]]:
+        """One node per window until AT-SPI is wired in: enough to find and focus windows by title."""
+        return [
+            {
+                "role": "window",
+                "name": info["title"],
+                "bounds": info["bounds"],
+                "states": ["focused"] if info["focused"] else [],
+                "value": None,
+                "children": [],
+            }
+            for info in self.wins.snapshot()
+        ]
+
+    # -- apps, files, commands ----------------------------------------------------------------
+
+    async def launch(self, app: str, **params: Any) -> str:
+        """Start ``app`` (a program on PATH, or terminal/editor/files/spreadsheet) with ``args=[...]``;
+        returns the id of its first window once it is drawn (``timeout`` seconds, 10 by default)."""
+        args = params.get("args", ())
+        argv = self.apps.argv(app, [args] if isinstance(args, str) else args)
+        timeout = float(params.get("timeout", 10.0))
+        before = set(self.wins.ids())
+        self.settler.arm()
+        proc = self.apps.start(argv)
+        deadline = time.monotonic() + timeout
+        while True:
+            new = [wid for wid in self.wins.ids() if wid not in before]
+            if new:
+                ours = [wid for wid in new if self.wins.pid(wid) == proc.pid]
+                wid = (ours or new)[0]
+                self.wins.activate(wid)
+                await self.settler.wait()  # mapped is not drawn: return once it has painted
+                return f"0x{wid:x}"
+            if proc.poll() is not None and proc.returncode != 0:
+                raise LaunchError(f"{argv[0]} exited with code {proc.returncode} before showing a window; "
+                                  f"see {self.root / 'apps.log'}")  # fmt: skip
+            if time.monotonic() > deadline:
+                raise LaunchError(f"{argv[0]} showed no window within {timeout:g} s")
+            await asyncio.sleep(0.01)
+
+    async def activate(self, window_id: str | int) -> None:
+        self.wins.activate(parse_id(window_id))
+
+    async def close_window(self, window_id: str | int) -> None:
+        self.wins.close(parse_id(window_id))
+
+    async def read_file(self, path: str) -> bytes:
+        return inside(self.home, path).read_bytes()
+
+    async def write_file(self, path: str, data: bytes | str) -> None:
+        target = inside(self.home, path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data.encode() if isinstance(data, str) else data)
+
+    async def run_command(self, command: str, timeout: float = 30.0) -> CommandResult:
+        return await self.apps.run(command, timeout)
+
+    async def clipboard(self) -> str:
+        """The CLIPBOARD selection's text ('' when nothing owns it)."""
+        result = await self.run_command(f"{self._xclip()} -selection clipboard -o", timeout=5)
+        return result.stdout if result.returncode == 0 else ""
+
+    async def set_clipboard(self, text: str) -> None:
+        """Own the CLIPBOARD with ``text`` (xclip keeps serving it until reset)."""
+        source = self.tmp / ".cua-clipboard"
+        source.write_text(text)
+        quoted = shlex.quote(str(source))
+        await self.run_command(f"{self._xclip()} -selection clipboard -i {quoted} && rm {quoted}", timeout=5)
+
+    def _xclip(self) -> str:
+        if shutil.which("xclip", path=self.env["PATH"]) is None:
+            raise NotSupported("the clipboard needs xclip on this host: apt-get install xclip")
+        return "xclip"
+
+    # -- teardown -----------------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Kill everything of the environment and remove its folder (idempotent; runs at exit)."""
+        if self._closed:
+            return
+        self._closed = True
+        self.apps.close()
+        for part in (self.settler, self.capture, self.conn):
+            try:
+                part.close()
+            except Exception:  # the display may be gone already
+                log.debug("local env: closing %s failed", type(part).__name__, exc_info=True)
+        self.desktop.stop()
+        shutil.rmtree(self.root, ignore_errors=True)
+        atexit.unregister(self.close)

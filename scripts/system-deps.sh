@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Debian packages the test suite drives for real (the `local` backend's X desktop and its apps).
+# Installs only what is missing, with apt-get; safe to run again.
+set -euo pipefail
+packages=(xvfb openbox xterm xdotool xclip x11-xserver-utils mousepad gnumeric pcmanfm chromium fonts-dejavu-core)
+missing=()
+for package in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+if ! command -v apt-get >/dev/null; then
+  echo "system-deps: missing ${missing[*]}; install them with your package manager" >&2
+  exit 1
+fi
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+echo "system-deps: apt-get install ${missing[*]}"
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

@@ -1,0 +1,319 @@
+"""The local backend: conformance, real input into a real xterm, file confinement, and no leaks.
+
+Needs Xvfb and openbox (apt-get install xvfb openbox xterm). Without them the tests skip, unless
+CI is set: there a missing Xvfb is a broken CI image and must fail.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import signal
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from cua_bench.backends.base import Computer
+from cua_bench.backends.local import LocalBackend, unavailable
+from cua_bench.backends.local.display import _listening
+from cua_bench.backends.local.home import inside
+from cua_bench.backends.local.procs import MARKER, alive
+from cua_bench.client import EnvClient
+from cua_bench.conformance import CONFORMANCE_TASK, check_backend
+from cua_core.actions import Drag, KeyDown, KeyPress, KeyUp, Pinch, Point, Scroll, SystemButton, TypeText, Wait
+from cua_core.errors import RemoteError, SecurityError
+
+PROBLEM = unavailable() or (None if shutil.which("xterm") else "xterm is not installed")
+needs_x = pytest.mark.skipif(
+    PROBLEM is not None and not os.environ.get("CI"), reason=f"local backend unavailable: {PROBLEM}"
+)
+
+
+@pytest.fixture(autouse=True)
+def _x_or_fail_on_ci(request: pytest.FixtureRequest) -> None:
+    if PROBLEM is not None and os.environ.get("CI") and request.node.get_closest_marker("skipif") is not None:
+        pytest.fail(f"CI is set but the local backend cannot run here: {PROBLEM}")
+
+
+@pytest.fixture(scope="module")
+def root(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """Every environment of this module lives under here, so leftovers are ours to find."""
+    path = tmp_path_factory.mktemp("local-envs")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("CUA_LOCAL_ROOT", str(path))
+        yield path
+
+
+@pytest.fixture(scope="module")
+def computer(root: Path) -> Iterator[Computer]:
+    backend = LocalBackend()
+    computer = backend.provision(width=800, height=600)
+    yield computer
+    backend.teardown(computer)
+
+
+@pytest.fixture
+def env(computer: Computer) -> Iterator[EnvClient]:
+    with EnvClient(computer.address, step_timeout=30) as client:
+        client.reset(options={"task": str(CONFORMANCE_TASK), "obs": "rgb", "max_steps": 100})
+        yield client
+
+
+def marked(root: Path) -> list[int]:
+    """Live processes whose environment names ``root`` or an env under it."""
+    needle = f"{MARKER}={root}".encode()
+    found = []
+    for name in os.listdir("/proc"):
+        try:
+            environ = Path(f"/proc/{name}/environ").read_bytes() if name.isdigit() else b""
+        except OSError:
+            continue
+        if any(entry.startswith(needle) for entry in environ.split(b"\0")) and alive(int(name)):
+            found.append(int(name))
+    return found
+
+
+def eventually(check: Callable[[], Any], timeout: float = 5.0) -> Any:
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            value = check()
+            if value:
+                return value
+        except (RemoteError, OSError):
+            pass
+        if time.monotonic() > deadline:
+            raise AssertionError(f"not true within {timeout} s: {check}")
+        time.sleep(0.05)
+
+
+def read(env: EnvClient, path: str) -> str:
+    return bytes(env.session("read_file", path=path)).decode()
+
+
+# --- no display needed -----------------------------------------------------------------------
+
+
+def test_paths_outside_home_are_refused(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    (home / "sub").mkdir(parents=True)
+    (home / "evil").symlink_to("/etc")
+    assert inside(home, "a.txt") == home.resolve() / "a.txt"
+    assert inside(home, "~/sub/b") == home.resolve() / "sub" / "b"
+    assert inside(home, str(home / "sub" / "c")) == home.resolve() / "sub" / "c"
+    for bad in ["../x", "/etc/passwd", "sub/../../x", "evil/passwd", str(tmp_path / "other")]:
+        with pytest.raises(SecurityError, match="outside the environment's home"):
+            inside(home, bad)
+
+
+# --- a real display --------------------------------------------------------------------------
+
+
+@needs_x
+def test_local_is_conformant(root: Path) -> None:
+    assert check_backend("local") == []
+    assert marked(root) == []
+
+
+@needs_x
+def test_typing_reaches_a_real_xterm(env: EnvClient) -> None:
+    window = env.session("launch", app="terminal")
+    listed = env.session("windows")
+    assert [w["title"] for w in listed if w["id"] == window] == ["xterm"]
+    assert next(w for w in listed if w["id"] == window)["focused"]
+    assert env.observe()["screenshot"].shape == (600, 800, 3)
+    env.step([TypeText("echo never > never.txt"), KeyPress(("ctrl", "u"))])  # a chord: ctrl+u kills the line
+    _, _, _, _, info = env.step([TypeText("echo typed-through-xtest é€→ > typed.txt", press_enter=True)])
+    assert info["settle_ms"] > 0
+    assert eventually(lambda: read(env, "typed.txt")) == "typed-through-xtest é€→\n"
+    with pytest.raises(RemoteError):
+        read(env, "never.txt")
+
+
+@needs_x
+def test_the_observation_is_taken_after_the_redraw(env: EnvClient) -> None:
+    env.session("launch", app="xterm")
+    for char in "abc":
+        before = env.observe()["screenshot"]
+        obs, _, _, _, info = env.step([TypeText(char)])
+        assert info["settle_ms"] < 2000
+        assert not np.array_equal(obs["screenshot"], before), "the observation does not show the typed character"
+        time.sleep(0.3)
+        assert np.array_equal(obs["screenshot"], env.observe()["screenshot"]), "the screen changed after settling"
+
+
+@needs_x
+def test_files_are_confined_to_home(env: EnvClient) -> None:
+    home = env.session("run_command", command="pwd")["stdout"].strip()
+    env.session("write_file", path=f"{home}/inside.txt", data="ok")
+    assert read(env, "inside.txt") == "ok"
+    env.session("run_command", command="ln -s /etc evil")
+    for bad in ["../x", "/etc/passwd", "evil/passwd"]:
+        with pytest.raises(RemoteError, match="outside the environment's home"):
+            read(env, bad)
+    for bad in ["../x", "/tmp/cua-escape", "evil/cua-escape"]:
+        with pytest.raises(RemoteError, match="outside the environment's home"):
+            env.session("write_file", path=bad, data="x")
+    assert not os.path.exists("/tmp/cua-escape") and not os.path.exists("/etc/cua-escape")
+
+
+@needs_x
+def test_run_command_is_bounded(env: EnvClient) -> None:
+    result = env.session("run_command", command="echo $HOME; echo oops >&2; exit 3")
+    assert result["returncode"] == 3 and result["stderr"] == "oops\n"
+    assert result["stdout"].strip().endswith("/home")
+    started = time.monotonic()
+    assert env.session("run_command", command="sleep 30 & echo bg")["stdout"] == "bg\n"  # background: no wait
+    result = env.session("run_command", command="sleep 30", timeout=0.3)
+    assert result["returncode"] == 124 and "timeout" in result["stderr"]
+    assert time.monotonic() - started < 5
+
+
+@needs_x
+def test_reset_kills_apps_and_restores_home(env: EnvClient, root: Path) -> None:
+    env.session("launch", app="xterm")
+    env.session("write_file", path="junk/file.txt", data="x")
+    env.session("run_command", command="setsid sleep 300 >/dev/null 2>&1 < /dev/null &")
+    env_dir = root / f"env-{env.info()['pid']}"
+    assert len(marked(env_dir)) >= 4  # Xvfb, openbox, xterm (and its shell), the escaped sleep
+    env.reset(options={"task": str(CONFORMANCE_TASK), "obs": "none"})
+    assert env.session("windows") == []
+    assert env.session("run_command", command="ls -A")["stdout"] == "conformance.txt\n"
+    assert len(marked(env_dir)) == 2  # Xvfb and openbox only
+
+
+@needs_x
+def test_session_extras_in_process(root: Path) -> None:
+    """Clipboard, window activation and closing, held keys and refused actions, on a session in this process."""
+    from cua_bench.backends.local.session import LocalSession  # needs python-xlib: only where it runs
+
+    async def until(check: Callable[[], Any], timeout: float = 5.0) -> None:
+        deadline = time.monotonic() + timeout
+        while not await check():
+            assert time.monotonic() < deadline, f"not true within {timeout} s"
+            await asyncio.sleep(0.02)
+
+    async def scenario() -> Path:
+        session = LocalSession.start(640, 480)
+        try:
+            await session.set_clipboard("héllo wörld")
+            assert await session.clipboard() == "héllo wörld"
+            first = await session.launch("xterm")
+            second = await session.launch("xterm", args=["-T", "second"])
+            assert [w["title"] for w in await session.windows()] == ["second", "xterm"]  # front to back
+            await session.activate(first)
+
+            async def first_focused() -> bool:
+                return [w["id"] for w in await session.windows() if w["focused"]] == [first]
+
+            await until(first_focused)
+            errors = await session.apply(
+                [Pinch(Point(500, 500), 2.0), SystemButton("home"), Scroll("down", 3, Point(100, 100)),
+                 Drag(Point(10, 10), Point(20, 20)), Wait(0.01), KeyDown("shift"), KeyDown("shift"), KeyUp("shift")]
+            )  # fmt: skip
+            assert [e.split(":")[0] if e else e for e in errors] == [
+                "pinch", "system_button", None, None, None, None, "key_down", None
+            ]  # fmt: skip
+            assert 0 < await session.settle() < 2.5
+            await session.close_window(second)
+
+            async def one_left() -> bool:
+                return len(await session.windows()) == 1
+
+            await until(one_left)
+            await session.reset()
+            assert await session.windows() == []
+            assert await session.clipboard() == ""
+            return session.root
+        finally:
+            session.close()
+
+    assert not asyncio.run(scenario()).exists()
+
+
+@needs_x
+def test_kill_9_of_the_server_takes_its_display_along(root: Path) -> None:
+    backend = LocalBackend()
+    computer = backend.provision(width=640, height=480)
+    env_dir = Path(computer.info["root"])
+    number, xvfb = (int(v) for v in (env_dir / "display").read_text().split())
+    with EnvClient(computer.address) as env:
+        env.session("launch", app="xterm")
+    assert alive(xvfb)
+    os.kill(computer.info["pid"], signal.SIGKILL)
+    computer.handle.wait()
+    eventually(lambda: not alive(xvfb), timeout=3)
+    eventually(lambda: not os.path.exists(f"/tmp/.X11-unix/X{number}"), timeout=3)
+    backend.teardown(computer)  # removes what the server could not: its folder, detached processes
+    assert not env_dir.exists()
+    assert marked(env_dir) == []
+
+
+@needs_x
+def test_a_crashed_xvfb_leaves_no_socket(root: Path) -> None:
+    backend = LocalBackend()
+    computer = backend.provision(width=640, height=480)
+    number, xvfb = (int(v) for v in (Path(computer.info["root"]) / "display").read_text().split())
+    os.kill(xvfb, signal.SIGKILL)
+    eventually(lambda: not alive(xvfb), timeout=3)
+    assert os.path.exists(f"/tmp/.X11-unix/X{number}")  # SIGKILL: Xvfb could not remove it
+    backend.teardown(computer)
+    assert not os.path.exists(f"/tmp/.X11-unix/X{number}")
+    assert marked(Path(computer.info["root"])) == []
+
+
+@needs_x
+def test_parallel_environments_get_their_own_display(root: Path) -> None:
+    backend = LocalBackend()
+
+    def one(index: int) -> tuple[Computer, str, str]:
+        computer = backend.provision(width=640, height=480)
+        with EnvClient(computer.address) as env:
+            env.reset(options={"task": str(CONFORMANCE_TASK), "obs": "none", "max_steps": 10})
+            env.session("launch", app="xterm")
+            env.step([TypeText(f"echo env{index} > who.txt", press_enter=True)])
+            who = eventually(lambda: read(env, "who.txt"))
+        return computer, (Path(computer.info["root"]) / "display").read_text().split()[0], who
+
+    with ThreadPoolExecutor(3) as pool:
+        results = list(pool.map(one, range(3)))
+    try:
+        assert len({display for _, display, _ in results}) == 3
+        assert [who for _, _, who in results] == ["env0\n", "env1\n", "env2\n"]
+    finally:
+        for computer, _, _ in results:
+            backend.teardown(computer)
+
+
+@needs_x
+@pytest.mark.slow
+def test_50_cycles_leave_nothing_behind(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = root / "cycles"  # apart from the module's computer, which is still running
+    monkeypatch.setenv("CUA_LOCAL_ROOT", str(root))
+    backend = LocalBackend()
+    displays: list[tuple[int, int]] = []
+    for cycle in range(50):
+        computer = backend.provision(width=640, height=480)
+        env_dir = Path(computer.info["root"])
+        number, xvfb = (int(v) for v in (env_dir / "display").read_text().split())
+        displays.append((number, xvfb))
+        with EnvClient(computer.address) as env:
+            env.reset(options={"task": str(CONFORMANCE_TASK), "obs": "none"})
+            env.session("run_command", command="setsid sleep 300 >/dev/null 2>&1 < /dev/null &")
+            if cycle % 10 == 0:
+                env.session("launch", app="xterm")
+            env.reset(options={"task": str(CONFORMANCE_TASK), "obs": "none"})
+        backend.teardown(computer)
+        assert computer.handle.poll() is not None
+    assert marked(root) == []
+    assert not root.exists() or list(root.iterdir()) == []
+    for number, xvfb in displays:
+        assert not alive(xvfb)
+        # The socket is gone, unless another server (the module's computer) holds that number now.
+        assert not os.path.exists(f"/tmp/.X11-unix/X{number}") or _listening(number)
