@@ -12,14 +12,23 @@
 Anchor (MiniWoB++ in Chromium via Selenium, measured on this machine): reset ~150 ms, step
 ~100-130 ms p50, ~410 MiB per env, ~9 steps/s with one env and ~11-15 with four.
 
+The ``local`` backend (a real Xvfb desktop per environment), side by side: start+reset, step
+without settle (a click, RGB frame), a settled step (a character typed into xterm until it has
+redrawn), idle PSS per env (all of an env's processes — server, Xvfb, openbox — with 16 envs up,
+/ 16) and how many run at once. Anchors: CUA-Lite's container desktop idles at ~904 MiB, boots and
+resets in 23.8 s, acts in 4.72 s; the OSWorld VM idles at 4,165 MiB and acts in 2.53 s.
+
 Last line: ``sim_step_p50_ms=… sim_rpc_overhead_ratio=… sim_max_parallel_ok=… sim_env_mib=…
-sim_steps_per_s_16=…`` (plus extras). Run: .venv/bin/python bench/env.py [--quick]
+sim_steps_per_s_16=… local_start_reset_s=… local_step_p50_ms=… local_idle_mib=… local_max_envs=…
+local_settled_step_p50_ms=…`` (plus extras). Run: .venv/bin/python bench/env.py [--quick] [--no-local]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import os
+import shutil
 import statistics
 import sys
 import tempfile
@@ -28,9 +37,10 @@ import threading
 import time
 from pathlib import Path
 
-from cua_bench.backends.base import Computer
+from cua_bench.backends.base import Backend, Computer
 from cua_bench.backends.sim import SimBackend
 from cua_bench.client import EnvClient
+from cua_bench.conformance import CONFORMANCE_TASK
 from cua_bench.sim import SimSession
 from cua_bench.tasks import load_task_module
 from cua_core.actions import Action, Click, Point, TypeText
@@ -143,7 +153,7 @@ def measure_parallel(computers: list[Computer], task: Path, seconds: float) -> f
     return total / elapsed
 
 
-def measure_scale(backend: SimBackend, task: Path, count: int) -> int:
+def measure_scale(backend: Backend, task: Path, count: int) -> int:
     """How many of ``count`` environments started together each reset and stepped without error."""
     computers: list[Computer] = []
     ok = 0
@@ -161,9 +171,80 @@ def measure_scale(backend: SimBackend, task: Path, count: int) -> int:
     return ok
 
 
+def _env_pss_mib(computer: Computer) -> float:
+    """PSS of every process of one local env: its server and the processes carrying its marker."""
+    from cua_bench.backends.local.procs import marked_pids
+
+    pids = {computer.handle.pid, *marked_pids(computer.info["root"])}
+    return sum(_pss_mib(pid) for pid in pids if os.path.exists(f"/proc/{pid}"))
+
+
+def measure_local(task: Path, starts: int, steps: int, envs: int, scale: int) -> dict[str, float]:
+    from cua_bench.backends.local import LocalBackend
+
+    backend = LocalBackend()
+    figures: dict[str, float] = {}
+    start_reset = []
+    for _ in range(starts):
+        begin = time.perf_counter()
+        computer = backend.provision(width=1280, height=800)
+        with EnvClient(computer.address) as env:
+            env.reset(options={"task": str(CONFORMANCE_TASK), "obs": "rgb"})
+        start_reset.append(time.perf_counter() - begin)
+        backend.teardown(computer)
+    figures["local_start_reset_s"] = statistics.median(start_reset)
+    # A settled step: a character typed into xterm, observed once xterm has redrawn.
+    computer = backend.provision(width=1280, height=800)
+    try:
+        with EnvClient(computer.address) as env:
+            env.reset(options={"task": str(CONFORMANCE_TASK), "obs": "rgb", "max_steps": 100_000})
+            env.session("launch", app="xterm")
+            settled = []
+            for i in range(steps // 4):
+                begin = time.perf_counter()
+                env.step([TypeText("a")])
+                settled.append(time.perf_counter() - begin)
+                if i % 40 == 39:
+                    env.step([TypeText("\b" * 40)])
+        figures["local_settled_step_p50_ms"] = statistics.median(settled) * 1000
+    finally:
+        backend.teardown(computer)
+    # Steps without settle: what input + capture cost (CUA_LOCAL_SETTLE_MAX=0 reaches the env server).
+    os.environ["CUA_LOCAL_SETTLE_MAX"] = "0"
+    try:
+        computer = backend.provision(width=1280, height=800)
+        try:
+            with EnvClient(computer.address) as env:
+                env.reset(options={"task": str(CONFORMANCE_TASK), "obs": "rgb", "max_steps": 100_000})
+                raw = []
+                for i in range(steps):
+                    begin = time.perf_counter()
+                    env.step([Click(Point(400 + i % 200, 500))])
+                    raw.append(time.perf_counter() - begin)
+            figures["local_step_p50_ms"] = statistics.median(raw) * 1000
+            figures["local_step_p99_ms"] = _pct(raw, 0.99) * 1000
+        finally:
+            backend.teardown(computer)
+    finally:
+        del os.environ["CUA_LOCAL_SETTLE_MAX"]
+    computers = [backend.provision(width=1280, height=800) for _ in range(envs)]
+    try:
+        for computer in computers:
+            with EnvClient(computer.address) as env:
+                env.reset(options={"task": str(CONFORMANCE_TASK), "obs": "none"})
+        time.sleep(0.5)
+        figures["local_idle_mib"] = sum(_env_pss_mib(c) for c in computers) / envs
+    finally:
+        for computer in computers:
+            backend.teardown(computer)
+    figures["local_max_envs"] = measure_scale(backend, CONFORMANCE_TASK, scale)
+    return figures
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer steps and envs, for a smoke run")
+    parser.add_argument("--no-local", action="store_true", help="skip the local (Xvfb) backend")
     args = parser.parse_args()
     steps, seconds, scale = (200, 2.0, 16) if args.quick else (1000, 5.0, 64)
     folder = Path(tempfile.mkdtemp(prefix="cua-bench-env-")) / "fill-form"
@@ -171,14 +252,16 @@ def main() -> int:
     (folder / "main.py").write_text(textwrap.dedent(TASK))
     backend = SimBackend()
 
-    local = measure_in_process(folder, steps)
+    inprocess = measure_in_process(folder, steps)
     remote = measure_one(backend, folder, 20, steps)
-    local_p50 = statistics.median(local)
+    inprocess_p50 = statistics.median(inprocess)
     step_p50, step_p99 = statistics.median(remote["step"]), _pct(remote["step"], 0.99)
     reset_p50, reset_p99 = statistics.median(remote["reset"]), _pct(remote["reset"], 0.99)
     print(f"sim reset: p50 {reset_p50 * 1000:.1f} ms  p99 {reset_p99 * 1000:.1f} ms")
     print(f"sim step (1280x800 RGB frame): p50 {step_p50 * 1000:.2f} ms  p99 {step_p99 * 1000:.2f} ms")
-    print(f"same step in process: p50 {local_p50 * 1000:.2f} ms -> RPC overhead ratio {step_p50 / local_p50:.2f}")
+    print(
+        f"same step in process: p50 {inprocess_p50 * 1000:.2f} ms -> RPC overhead ratio {step_p50 / inprocess_p50:.2f}"
+    )
 
     throughput: dict[int, float] = {}
     memory = 0.0
@@ -197,7 +280,7 @@ def main() -> int:
     print(f"{ok} of {scale} envs up at once, each reset and stepped")
     figures = {
         "sim_step_p50_ms": step_p50 * 1000,
-        "sim_rpc_overhead_ratio": step_p50 / local_p50,
+        "sim_rpc_overhead_ratio": step_p50 / inprocess_p50,
         "sim_max_parallel_ok": ok,
         "sim_env_mib": memory,
         "sim_steps_per_s_16": throughput[16],
@@ -205,8 +288,25 @@ def main() -> int:
         "sim_reset_p50_ms": reset_p50 * 1000,
         "sim_steps_per_s_1": throughput[1],
         "sim_steps_per_s_4": throughput[4],
-        "sim_inprocess_step_p50_ms": local_p50 * 1000,
+        "sim_inprocess_step_p50_ms": inprocess_p50 * 1000,
     }
+    if not args.no_local and shutil.which("Xvfb"):
+        local = measure_local(folder, 3 if args.quick else 7, steps, 4 if args.quick else 16, 8 if args.quick else 32)
+        print(f"local start+reset p50 {local['local_start_reset_s']:.2f} s")
+        print(
+            f"local step without settle (click, 1280x800 RGB): p50 {local['local_step_p50_ms']:.2f} ms  "
+            f"p99 {local['local_step_p99_ms']:.2f} ms"
+        )
+        settled = local["local_settled_step_p50_ms"]
+        print(f"local settled step (a character into xterm until redrawn): p50 {settled:.1f} ms")
+        print(f"local idle PSS per env (server + Xvfb + openbox): {local['local_idle_mib']:.1f} MiB")
+        print(f"local envs up at once, each reset and stepped: {local['local_max_envs']:.0f}")
+        figures.update({k: local[k] for k in ("local_start_reset_s", "local_step_p50_ms", "local_idle_mib")})
+        figures["local_max_envs"] = int(local["local_max_envs"])
+        figures["local_settled_step_p50_ms"] = local["local_settled_step_p50_ms"]
+        figures["local_step_p99_ms"] = local["local_step_p99_ms"]
+    else:
+        print("local: skipped (Xvfb not installed, or --no-local)")
     print(" ".join(f"{k}={v:.2f}" if isinstance(v, float) else f"{k}={v}" for k, v in figures.items()))
     return 0
 
