@@ -40,5 +40,8 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   done
   .venv/bin/python -m pip install -q --upgrade pip
   .venv/bin/python -m pip install -q "${members[@]}" -e ".[dev]"
+  # OSWorld's own metric functions, for cua-bench's OSWorld import. --no-deps: its declared
+  # dependencies pull torch and CUDA (~7 GB) for one OCR metric; the dev extra has what the rest need.
+  .venv/bin/python -m pip install -q --no-deps desktop-env==1.0.2
   echo "$want" >"$stamp"
 fi

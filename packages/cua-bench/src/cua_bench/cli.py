@@ -250,5 +250,39 @@ def report(run_dir: Path, as_json: bool) -> None:
         click.echo(f"errored: {result.key}: {result.error}")
 
 
+@main.group()
+def osworld() -> None:
+    """OSWorld's task files: what runs here, and OSWorld's own metrics."""
+
+
+@osworld.command("report")
+@click.argument("folder", type=click.Path(exists=True, path_type=Path))
+@click.option("--files", type=click.Path(file_okay=False, path_type=Path), help="Local mirror of remote task files.")
+@click.option("--builtin-metrics", is_flag=True, help="Count only our built-in metrics, not desktop-env's.")
+@click.option("--json", "as_json", is_flag=True)
+def osworld_report(folder: Path, files: Path | None, builtin_metrics: bool, as_json: bool) -> None:
+    """Supported and skipped tasks under FOLDER (e.g. evaluation_examples/examples), by reason and domain."""
+    from cua_bench.osworld.report import build_report, format_report
+
+    report = build_report(folder, official=() if builtin_metrics else None, mirror=files if files else True)
+    if not report.entries and not report.invalid:
+        raise click.ClickException(f"{folder}: no OSWorld task files (JSON with id, instruction, evaluator)")
+    click.echo(json.dumps(report.to_dict(), indent=2) if as_json else format_report(report))
+
+
+@osworld.command("metrics")
+def osworld_metrics() -> None:
+    """Which of OSWorld's metric functions are installed (desktop-env), and why the others are not."""
+    from cua_bench.osworld.official import INSTALL_HINT, official_metrics
+
+    loaded = official_metrics()
+    if not loaded.installed:
+        click.echo(f"desktop-env is not installed: built-in metrics only. {INSTALL_HINT}")
+        return
+    click.echo(f"desktop-env {loaded.version}: {len(loaded.functions)} of {len(loaded.names)} metric functions")
+    for sub, why in sorted(loaded.failed.items()):
+        click.echo(f"  {sub}: not loaded ({why})")
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()

@@ -23,3 +23,8 @@ def cua_bench_register_agents(register: Callable[..., None]) -> None:
 @hookspec
 def cua_bench_register_tasksets(register: Callable[..., None]) -> None:
     """Add tasksets: ``register(name, folder)`` where ``folder`` holds one task folder per task."""
+
+
+@hookspec
+def cua_bench_register_task_formats(register: Callable[..., None]) -> None:
+    """Add task formats: ``register(name, fmt)``; ``fmt`` is a ``cua_bench.tasks.TaskFormat``."""

@@ -30,15 +30,17 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
-from typing import Any, TypeVar, overload
+from typing import Any, Protocol, TypeVar, overload
 
 from cua_core.errors import CuaError
 
 __all__ = [
     "Task",
     "TaskError",
+    "TaskFormat",
     "TaskModule",
     "evaluate_task",
+    "find_tasks",
     "load_task_module",
     "setup_task",
     "solve_task",
@@ -65,6 +67,9 @@ class Task:
     name: str = ""
     variant: int = 0
     split: str = "test"
+    # Set by the env server before evaluation: the action that ended the episode (done or fail, as
+    # a dict), None while it runs or when it was truncated. OSWorld's infeasible tasks score on it.
+    ended: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -76,6 +81,7 @@ class Task:
             "name": self.name,
             "variant": self.variant,
             "split": self.split,
+            "ended": self.ended,
         }
 
     @classmethod
@@ -159,12 +165,50 @@ class TaskModule:
         return await fn(task, session)
 
 
+class TaskFormat(Protocol):
+    """Tasks written in another form than a folder with main.py (OSWorld's JSON files, say).
+
+    Plugins register one with ``cua_bench_register_task_formats``; ``load_task_module`` and
+    taskset discovery fall back to the registered formats for paths that are not task folders.
+    """
+
+    def find(self, path: Path) -> list[Path]:
+        """The tasks of this format at ``path`` (the file itself, or those in a folder); [] if none."""
+        ...
+
+    def load(self, path: Path) -> TaskModule | None:
+        """``path`` as a task module, or None when it is not a task of this format."""
+        ...
+
+
+def _formats() -> list[TaskFormat]:
+    from cua_bench.registry import task_formats  # the registry imports plugins; not at import time
+
+    registry = task_formats()
+    return [registry[name] for name in registry.names()]
+
+
+def find_tasks(path: Path | str) -> list[Path]:
+    """Tasks of the registered formats at ``path`` (task folders with main.py are found by callers)."""
+    found: list[Path] = []
+    for fmt in _formats():
+        found += [p for p in fmt.find(Path(path)) if p not in found]
+    return found
+
+
 def load_task_module(path: Path | str) -> TaskModule:
-    """Import ``<path>/main.py`` (or ``path`` itself if it is a .py file) as a task module."""
+    """Import ``<path>/main.py`` (or ``path`` itself if it is a .py file) as a task module.
+
+    Any other path is offered to the registered task formats (see ``TaskFormat``).
+    """
     path = Path(path)
     main = path / "main.py" if path.is_dir() else path
-    if not main.is_file():
-        raise TaskError(f"{path}: not a task folder (no main.py)")
+    if not main.is_file() or main.suffix != ".py":
+        for fmt in _formats():
+            loaded = fmt.load(path)
+            if loaded is not None:
+                return loaded
+        raise TaskError(f"{path}: not a task folder (no main.py), nor a task file of a registered format")
     folder = main.parent
     # A unique module name per file, so two tasks' main.py never shadow each other.
     digest = hashlib.sha1(str(main.resolve()).encode()).hexdigest()[:10]

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from cua_bench.registry import tasksets
-from cua_bench.tasks import TaskError, TaskModule, load_task_module
+from cua_bench.tasks import TaskError, TaskModule, find_tasks, load_task_module
 
 __all__ = ["Episode", "resolve_episodes", "task_folders"]
 
@@ -33,7 +33,9 @@ def task_folders(taskset: str | Path) -> list[Path]:
         path = Path(registry[str(taskset)])
     if (path / "main.py").is_file():
         return [path]
-    folders = sorted(p for p in path.iterdir() if (p / "main.py").is_file())
+    folders = sorted(p for p in path.iterdir() if (p / "main.py").is_file()) if path.is_dir() else []
+    # Tasks in a registered format (e.g. OSWorld's JSON files) when there are no task folders.
+    folders = folders or find_tasks(path)
     if not folders:
         raise TaskError(f"{path}: no task folders (folders with a main.py) inside")
     return folders

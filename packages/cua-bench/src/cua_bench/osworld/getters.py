@@ -1,0 +1,137 @@
+"""OSWorld's getters, ours: each reads the computer through the Session.
+
+A getter turns a config like ``{"type": "vm_file", "path": ..., "dest": ...}`` into what the
+metric takes: a value, or the path of a local copy of a file in the episode's cache folder. They
+return what OSWorld's return (``None`` for a file the computer does not have, a list when
+``multi``/``gives`` ask for several), so OSWorld's own metric functions can score them.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from cua_bench.osworld.config import Context, cached, find_window, shell_command
+from cua_bench.osworld.loader import TaskSkipped
+from cua_bench.osworld.sources import classify, read_source
+from cua_bench.session import NotSupported
+
+__all__ = ["GETTERS", "get"]
+
+
+def _files(config: dict[str, Any]) -> tuple[list[str], list[str], set[int]]:
+    if config.get("multi", False):
+        paths, dests = list(config["path"]), list(config["dest"])
+    else:
+        paths, dests = [config["path"]], [config["dest"]]
+    return paths, dests, set(config.get("gives", [0]))
+
+
+def _one_or_list(values: list[Any]) -> Any:
+    return values[0] if len(values) == 1 else values
+
+
+async def vm_file(ctx: Context, config: dict[str, Any]) -> Any:
+    paths, dests, gives = _files(config)
+    if not config.get("multi", False) and config.get("time_suffix", False):
+        stamp = dt.datetime.now().strftime(config.get("time_format", "%Y%m%d_%H%M%S"))
+        dests = [f"{os.path.splitext(d)[0]}_{stamp}{os.path.splitext(d)[1]}" for d in dests]
+    out: list[str | None] = []
+    for i, (path, dest) in enumerate(zip(paths, dests, strict=False)):
+        try:
+            data = await ctx.session.read_file(path)
+        except NotSupported as exc:
+            raise TaskSkipped(f"backend cannot read files: {exc}") from exc
+        except Exception:  # missing, a folder, unreadable: OSWorld's getter gives None
+            data = None
+        if data is None:
+            if i in gives:
+                out.append(None)
+            continue
+        local = cached(ctx, dest)
+        local.parent.mkdir(parents=True, exist_ok=True)
+        local.write_bytes(data)
+        if i in gives:
+            out.append(str(local))
+    return _one_or_list(out)
+
+
+async def cloud_file(ctx: Context, config: dict[str, Any]) -> Any:
+    paths, dests, gives = _files(config)
+    out = []
+    for i, (url, dest) in enumerate(zip(paths, dests, strict=False)):
+        local = cached(ctx, dest)
+        if i in gives:
+            out.append(str(local))
+        if local.exists():  # OSWorld's cache: fetched once per episode
+            continue
+        data = await read_source(classify(url, base=ctx.task_dir, mirror=ctx.mirror))
+        local.parent.mkdir(parents=True, exist_ok=True)
+        local.write_bytes(data)
+    return _one_or_list(out)
+
+
+async def cache_file(ctx: Context, config: dict[str, Any]) -> str:
+    path = cached(ctx, config["path"])
+    if not path.exists():
+        # OSWorld asserts; a missing result file scores 0 under "and" either way.
+        raise FileNotFoundError(f"{config['path']} is not in the episode's cache")
+    return str(path)
+
+
+async def _command(ctx: Context, config: dict[str, Any]) -> Any:
+    try:
+        return await ctx.session.run_command(shell_command(config["command"]), timeout=ctx.command_timeout)
+    except NotSupported as exc:
+        raise TaskSkipped("backend has no shell") from exc
+
+
+async def vm_command_line(ctx: Context, config: dict[str, Any]) -> str:
+    result = await _command(ctx, config)
+    return str(result.stdout)
+
+
+async def vm_command_error(ctx: Context, config: dict[str, Any]) -> str:
+    result = await _command(ctx, config)
+    return str(result.stderr)
+
+
+async def rule(ctx: Context, config: dict[str, Any]) -> Any:
+    return config["rules"]
+
+
+async def vm_screen_size(ctx: Context, config: dict[str, Any]) -> dict[str, int]:
+    return {"width": ctx.session.width, "height": ctx.session.height}
+
+
+async def vm_window_size(ctx: Context, config: dict[str, Any]) -> dict[str, int] | None:
+    """The pixel size of the first window of app ``app_class_name`` (None when there is none)."""
+    window = await find_window(ctx.session, config["app_class_name"], by_class=True)
+    if window is None:
+        return None
+    left, top, right, bottom = window["bounds"]
+    return {
+        "width": round((right - left) * ctx.session.width / 1000),
+        "height": round((bottom - top) * ctx.session.height / 1000),
+    }
+
+
+GETTERS: dict[str, Callable[[Context, dict[str, Any]], Awaitable[Any]]] = {
+    "vm_file": vm_file,
+    "cloud_file": cloud_file,
+    "cache_file": cache_file,
+    "vm_command_line": vm_command_line,
+    "vm_command_error": vm_command_error,
+    "rule": rule,
+    "vm_screen_size": vm_screen_size,
+    "vm_window_size": vm_window_size,
+}
+
+
+async def get(ctx: Context, config: dict[str, Any]) -> Any:
+    getter = GETTERS.get(config["type"])
+    if getter is None:
+        raise TaskSkipped(f"unsupported getter: {config['type']}")
+    return await getter(ctx, config)

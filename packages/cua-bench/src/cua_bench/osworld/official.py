@@ -1,0 +1,207 @@
+"""OSWorld's own metric functions, from an installed ``desktop-env``, without its heavy imports.
+
+``desktop_env/evaluators/metrics/__init__.py`` imports every submodule, and ``docs.py`` imports
+easyocr (torch and CUDA) for the one metric that reads text from an image. So we never run that
+``__init__``: the packages above the metric files are stood in for by empty package modules (only
+where the real ones are not imported yet), each submodule file is loaded by path, and a few
+modules imported at the top of a file but used by one or two metrics (``easyocr``, ``formulas``,
+``pdfplumber``, ``tldextract``, ``PyPDF2``) are replaced while loading by stand-ins that import
+the real module on first use — or raise, naming what to install, if it is absent.
+
+The exported names are read from that ``__init__.py`` with ``ast`` (not imported), so we offer
+exactly OSWorld's 137 names, each from the submodule OSWorld takes it from. A submodule whose
+dependencies are missing is reported, not fatal: its metrics are simply unavailable.
+
+    pip install "cua-bench[osworld]" && pip install --no-deps desktop-env==1.0.2
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import importlib.metadata
+import importlib.util
+import logging
+import sys
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+__all__ = ["INSTALL_HINT", "LAZY_MODULES", "OfficialMetrics", "official_metrics"]
+
+log = logging.getLogger(__name__)
+
+PACKAGE = "desktop_env.evaluators.metrics"
+INSTALL_HINT = 'pip install "cua-bench[osworld]" && pip install --no-deps desktop-env==1.0.2'
+
+# Imported at the top of a metric file and used by one or two metrics each; easyocr would pull
+# torch and CUDA in, formulas scipy (~140 MB). They load on first use instead.
+LAZY_MODULES = ("easyocr", "formulas", "pdfplumber", "tldextract", "PyPDF2")
+# Loaded first: the others import it.
+_FIRST = ("utils",)
+
+
+class _Deferred(ModuleType):
+    """Stands in for a module until an attribute is used; then it is the real module, or an error."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(name)
+        self.__dict__["_real"] = None
+
+    def __getattr__(self, attr: str) -> Any:
+        real = self.__dict__["_real"]
+        if real is None:
+            try:
+                real = importlib.import_module(self.__name__)
+            except ImportError as exc:
+                raise ImportError(
+                    f"this OSWorld metric needs the module {self.__name__!r}, which is not installed ({exc})"
+                ) from exc
+            self.__dict__["_real"] = real
+        return getattr(real, attr)
+
+
+@dataclass
+class OfficialMetrics:
+    """Which of OSWorld's metric functions loaded, and why the others did not."""
+
+    version: str | None = None
+    functions: dict[str, Callable[..., Any]] = field(default_factory=dict)
+    # submodule -> why it could not be loaded (a missing dependency, usually)
+    failed: dict[str, str] = field(default_factory=dict)
+    # every exported name -> the submodule it comes from ("__init__" for infeasible)
+    names: dict[str, str] = field(default_factory=dict)
+    error: str | None = None  # why nothing loaded (desktop-env absent)
+
+    @property
+    def installed(self) -> bool:
+        return self.version is not None
+
+    def get(self, name: str) -> Callable[..., Any] | None:
+        return self.functions.get(name)
+
+    def unavailable(self) -> dict[str, str]:
+        """name -> reason, for each exported metric that did not load."""
+        out = {}
+        for name, sub in self.names.items():
+            if name not in self.functions:
+                out[name] = self.failed.get(sub, self.error or "not loaded")
+        return out
+
+
+_lock = threading.Lock()
+_loaded: dict[str, OfficialMetrics] = {}
+
+
+def official_metrics(*, reload: bool = False) -> OfficialMetrics:
+    """Load once per process; later calls return the same result."""
+    with _lock:
+        if reload or "metrics" not in _loaded:
+            _loaded["metrics"] = _load()
+        return _loaded["metrics"]
+
+
+def _exported(init: Path) -> dict[str, str]:
+    """OSWorld's metric names -> submodule, from ``metrics/__init__.py`` (later imports win, as there)."""
+    names: dict[str, str] = {}
+    for node in ast.parse(init.read_text()).body:
+        if isinstance(node, ast.ImportFrom) and node.level == 1 and node.module:
+            for alias in node.names:
+                names[alias.asname or alias.name] = node.module
+        elif isinstance(node, ast.FunctionDef):
+            names[node.name] = "__init__"
+    return names
+
+
+def _load() -> OfficialMetrics:
+    spec = importlib.util.find_spec("desktop_env")  # finds, does not import
+    if spec is None or not spec.submodule_search_locations:
+        return OfficialMetrics(error=f"desktop-env is not installed ({INSTALL_HINT})")
+    try:
+        version: str | None = importlib.metadata.version("desktop-env")
+    except importlib.metadata.PackageNotFoundError:
+        version = "unknown"
+    root = Path(next(iter(spec.submodule_search_locations)))
+    folder = root / "evaluators" / "metrics"
+    init = folder / "__init__.py"
+    if not init.is_file():
+        return OfficialMetrics(version=version, error=f"{folder} has no __init__.py: an unknown desktop-env layout")
+    result = OfficialMetrics(version=version, names=_exported(init))
+    real = sys.modules.get(PACKAGE)
+    if real is not None and getattr(real, "__file__", None):
+        # Someone imported the real package already (easyocr and all): use it as it is.
+        for name in result.names:
+            fn = getattr(real, name, None)
+            if callable(fn):
+                result.functions[name] = fn
+        return result
+
+    _stand_in_packages(root)
+    subs = sorted({s for s in result.names.values() if s != "__init__"})
+    deferred = [name for name in LAZY_MODULES if name not in sys.modules]
+    for name in deferred:
+        sys.modules[name] = _Deferred(name)
+    try:
+        modules: dict[str, ModuleType] = {}
+        for sub in [*_FIRST, *[s for s in subs if s not in _FIRST]]:
+            try:
+                modules[sub] = _load_file(sub, folder / f"{sub}.py")
+            except Exception as exc:  # a missing dependency, usually
+                result.failed[sub] = f"{type(exc).__name__}: {exc}"
+                log.debug("OSWorld metrics %s not loaded: %s", sub, exc)
+    finally:
+        for name in deferred:
+            # The files keep their stand-in; everyone else imports the real module as usual.
+            if isinstance(sys.modules.get(name), _Deferred):
+                del sys.modules[name]
+    for name, sub in result.names.items():
+        if sub == "__init__":
+            continue
+        module = modules.get(sub)
+        fn = getattr(module, name, None) if module is not None else None
+        if callable(fn):
+            result.functions[name] = fn
+    return result
+
+
+def _stand_in_packages(root: Path) -> None:
+    """Empty package modules for desktop_env, .evaluators and .metrics, so no ``__init__`` runs."""
+    for name, path in (
+        ("desktop_env", root),
+        ("desktop_env.evaluators", root / "evaluators"),
+        (PACKAGE, root / "evaluators" / "metrics"),
+    ):
+        if name in sys.modules:
+            continue
+        package = ModuleType(name)
+        package.__path__ = [str(path)]
+        package.__package__ = name
+        package.__spec__ = importlib.util.spec_from_loader(name, loader=None, is_package=True)
+        if package.__spec__ is not None:
+            package.__spec__.submodule_search_locations = [str(path)]
+        sys.modules[name] = package
+        parent, _, child = name.rpartition(".")
+        if parent:
+            setattr(sys.modules[parent], child, package)
+
+
+def _load_file(sub: str, path: Path) -> ModuleType:
+    name = f"{PACKAGE}.{sub}"
+    existing = sys.modules.get(name)
+    if existing is not None:
+        return existing
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"{path} cannot be imported")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[name]
+        raise
+    setattr(sys.modules[PACKAGE], sub, module)
+    return module

@@ -1,0 +1,156 @@
+"""Which OSWorld tasks we can run, and why the others are skipped.
+
+A task is skipped — listed with its reason, never scored 0 — when it needs what we do not have:
+a proxy, Google Drive, a file from the network (without a local mirror), a setup step, getter or
+metric we lack. Each skipped task has one primary reason (the first in the order below), which is
+what the report counts; ``Support.reasons`` keeps every one.
+
+Whether the backend has a shell is known only when a task runs: tasks that need one (``execute``,
+``launch``, ``open``, ``vm_command_line`` ...) are skipped then with ``backend has no shell``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Collection
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from cua_bench.osworld.loader import OSWorldTask
+from cua_bench.osworld.metrics import BUILTIN_METRICS, COMPARE_TABLE_RULES
+from cua_bench.osworld.sources import classify, default_mirror
+
+__all__ = [
+    "GETTERS",
+    "METRICS_ENV",
+    "SHELL_GETTERS",
+    "SHELL_STEPS",
+    "STEPS",
+    "Support",
+    "check_support",
+    "official_names",
+]
+
+METRICS_ENV = "CUA_OSWORLD_METRICS"  # "auto" (OSWorld's where installed, else ours) or "builtin"
+
+# Setup and postconfig steps we run (config.py), and those that start processes on the computer.
+STEPS = frozenset(
+    {"launch", "execute", "command", "open", "sleep", "download", "upload_file", "activate_window", "close_window"}
+)
+SHELL_STEPS = frozenset({"launch", "execute", "command", "open"})
+# Getters we have (getters.py), and those that run commands.
+GETTERS = frozenset(
+    {
+        "vm_file",
+        "cloud_file",
+        "cache_file",
+        "vm_command_line",
+        "vm_command_error",
+        "rule",
+        "vm_window_size",
+        "vm_screen_size",
+    }
+)
+SHELL_GETTERS = frozenset({"vm_command_line", "vm_command_error"})
+_GOOGLE_DRIVE_STEPS = frozenset({"googledrive", "login"})
+_GOOGLE_DRIVE_GETTERS = frozenset({"googledrive_file"})
+_PROXY_STEPS = frozenset({"proxy"})
+
+# Primary reasons, in the order they win.
+_ORDER = (
+    "unsupported: proxy",
+    "unsupported: Google Drive",
+    "unsupported: network download",
+    "unsupported config step",
+    "unsupported getter",
+    "unsupported metric",
+)
+
+
+@dataclass(frozen=True)
+class Support:
+    reasons: tuple[str, ...] = ()
+    needs_shell: bool = False
+
+    @property
+    def supported(self) -> bool:
+        return not self.reasons
+
+    @property
+    def reason(self) -> str | None:
+        return self.reasons[0] if self.reasons else None
+
+
+def official_names() -> frozenset[str]:
+    """The OSWorld metric functions this process can use (none when forced to built-ins)."""
+    if os.environ.get(METRICS_ENV, "auto").strip().lower() == "builtin":
+        return frozenset()
+    from cua_bench.osworld.official import official_metrics
+
+    return frozenset(official_metrics().functions)
+
+
+def _urls(task: OSWorldTask) -> list[str]:
+    urls = []
+    for step in task.steps():
+        if step.type == "download":
+            urls += [str(f.get("url", "")) for f in step.parameters.get("files", []) if isinstance(f, dict)]
+    for getter in task.evaluator.getters():
+        if getter["type"] == "cloud_file":
+            paths = getter.get("path")
+            urls += [str(p) for p in (paths if isinstance(paths, list) else [paths])]
+    return urls
+
+
+def _metric_reasons(task: OSWorldTask, official: Collection[str]) -> list[str]:
+    reasons = []
+    for i, name in enumerate(task.evaluator.funcs):
+        if name == "infeasible" and task.evaluator.single:
+            continue
+        if name in official:
+            continue
+        if name not in BUILTIN_METRICS:
+            reasons.append(f"unsupported metric: {name}")
+        elif name == "compare_table":
+            rules: Any = task.evaluator.options[i].get("rules", [])
+            for rule in rules if isinstance(rules, list) else []:
+                kind = rule.get("type") if isinstance(rule, dict) else None
+                if kind not in COMPARE_TABLE_RULES:
+                    reasons.append(f"unsupported metric: compare_table rule {kind} (needs desktop-env)")
+    return reasons
+
+
+def check_support(
+    task: OSWorldTask, *, official: Collection[str] | None = None, mirror: Path | bool | None = True
+) -> Support:
+    """Why ``task`` cannot run here, if it cannot. ``official``: the OSWorld metric names available
+    (default: those installed); ``mirror``: the local copy of remote files (True: ``CUA_OSWORLD_FILES``)."""
+    official = official_names() if official is None else official
+    files = default_mirror() if mirror is True else (mirror or None)
+    found: list[str] = []
+    if task.proxy or any(s.type in _PROXY_STEPS for s in task.steps()):
+        found.append("unsupported: proxy")
+    if any(s.type in _GOOGLE_DRIVE_STEPS for s in task.steps()) or any(
+        g["type"] in _GOOGLE_DRIVE_GETTERS for g in task.evaluator.getters()
+    ):
+        found.append("unsupported: Google Drive")
+    if any(not classify(url, base=task.path.parent, mirror=files).reachable for url in _urls(task)):
+        found.append("unsupported: network download")
+    found += [
+        f"unsupported config step: {s.type}"
+        for s in task.steps()
+        if s.type not in STEPS | _GOOGLE_DRIVE_STEPS | _PROXY_STEPS
+    ]
+    found += [
+        f"unsupported getter: {g['type']}"
+        for g in task.evaluator.getters()
+        if g["type"] not in GETTERS | _GOOGLE_DRIVE_GETTERS
+    ]
+    found += _metric_reasons(task, official)
+    unique = list(dict.fromkeys(found))
+    unique.sort(key=lambda r: next(i for i, p in enumerate(_ORDER) if r.startswith(p)))
+    needs_shell = any(s.type in SHELL_STEPS for s in task.steps()) or any(
+        g["type"] in SHELL_GETTERS for g in task.evaluator.getters()
+    )
+    return Support(tuple(unique), needs_shell)

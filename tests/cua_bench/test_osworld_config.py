@@ -1,0 +1,368 @@
+"""OSWorld setup steps and getters through a Session: a fake one with a shell, and the real sim."""
+
+from __future__ import annotations
+
+import asyncio
+import http.server
+import io
+import json
+import shlex
+import threading
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PIL import Image
+
+from cua_bench.osworld.config import Context, has_shell, run_steps
+from cua_bench.osworld.getters import get
+from cua_bench.osworld.loader import Step, TaskSkipped
+from cua_bench.session import CommandResult, NotSupported, Session
+from cua_bench.sim import SimDesktop, SimSession
+from cua_core.actions import Action, Click, KeyPress
+
+
+class ShellSession(Session):
+    """In-memory files, a scripted shell (command -> result) and a window list; records everything."""
+
+    def __init__(self, *, shell: bool = True, outputs: dict[str, CommandResult] | None = None) -> None:
+        self.width, self.height = 1280, 800
+        self.files: dict[str, bytes] = {}
+        self.commands: list[str] = []
+        self.applied: list[Action] = []
+        self.shell = shell
+        self.outputs = outputs or {}
+        self.window_list: list[dict[str, Any]] = []
+
+    async def apply(self, actions: Sequence[Action]) -> list[str | None]:
+        self.applied += actions
+        return [None] * len(actions)
+
+    async def screenshot(self) -> bytes:
+        out = io.BytesIO()
+        Image.new("RGB", (4, 4)).save(out, "PNG")
+        return out.getvalue()
+
+    async def accessibility_tree(self) -> list[dict[str, Any]]:
+        return []
+
+    async def windows(self) -> list[dict[str, Any]]:
+        return self.window_list
+
+    async def launch(self, app: str, **params: Any) -> str:
+        raise NotSupported("launch through the shell")
+
+    async def read_file(self, path: str) -> bytes:
+        if path not in self.files:
+            raise FileNotFoundError(path)
+        return self.files[path]
+
+    async def write_file(self, path: str, data: bytes | str) -> None:
+        self.files[path] = data.encode() if isinstance(data, str) else data
+
+    async def run_command(self, command: str, timeout: float = 30.0) -> CommandResult:
+        if not self.shell:
+            raise NotSupported("no shell here")
+        self.commands.append(command)
+        result = self.outputs.get(command, CommandResult(0, "", ""))
+        if callable(result):
+            return result()  # type: ignore[no-any-return]
+        return result
+
+
+@pytest.fixture
+def ctx(tmp_path: Path) -> Context:
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    task_dir = tmp_path / "task"
+    task_dir.mkdir()
+    return Context(ShellSession(), task_dir, cache, password="pw", open_timeout=0.5)
+
+
+def run(steps: list[tuple[str, dict[str, Any]]], ctx: Context) -> None:
+    asyncio.run(run_steps([Step(t, p) for t, p in steps], ctx))
+
+
+def session_of(ctx: Context) -> ShellSession:
+    assert isinstance(ctx.session, ShellSession)
+    return ctx.session
+
+
+# -- steps ---------------------------------------------------------------------------------------
+
+
+def test_execute_fills_in_placeholders_from_the_screen(ctx: Context) -> None:
+    code = (
+        "import pyautogui; pyautogui.click({SCREEN_WIDTH_HALF}, {SCREEN_HEIGHT_HALF}); x={SCREEN_WIDTH}x{SCREEN_HEIGHT}"
+    )
+    run(
+        [
+            ("execute", {"command": ["python", "-c", code]}),
+            ("execute", {"command": "echo {CLIENT_PASSWORD} | sudo -S true", "shell": True}),
+        ],
+        ctx,
+    )
+    first, second = session_of(ctx).commands
+    assert shlex.split(first) == ["python", "-c", "import pyautogui; pyautogui.click(640, 400); x=1280x800"]
+    assert second == "echo pw | sudo -S true"
+
+
+def test_command_is_execute_and_stdout_goes_to_the_cache(ctx: Context) -> None:
+    session_of(ctx).outputs["ls /tmp"] = CommandResult(0, "a\nb\n", "warn")
+    run([("command", {"command": ["ls", "/tmp"], "stdout": "out.txt", "stderr": "err.txt"})], ctx)
+    assert (ctx.cache_dir / "out.txt").read_text() == "a\nb\n"
+    assert (ctx.cache_dir / "err.txt").read_text() == "warn"
+    assert asyncio.run(get(ctx, {"type": "cache_file", "path": "out.txt"})) == str(ctx.cache_dir / "out.txt")
+
+
+def test_execute_until_repeats_the_command(ctx: Context) -> None:
+    answers = iter([CommandResult(1, "", ""), CommandResult(1, "", ""), CommandResult(0, "ready", "")])
+    session_of(ctx).outputs["probe"] = lambda: next(answers)  # type: ignore[assignment]
+    run([("execute", {"command": "probe", "shell": True, "until": {"stdout": "ready"}})], ctx)
+    assert session_of(ctx).commands == ["probe"] * 3
+
+
+def test_a_failing_command_does_not_stop_setup(ctx: Context) -> None:
+    session_of(ctx).outputs["false"] = CommandResult(1, "", "nope")
+    run([("execute", {"command": "false", "shell": True}), ("sleep", {"seconds": 0})], ctx)  # OSWorld logs and goes on
+
+
+def test_launch_and_open_start_programs_in_the_background(ctx: Context) -> None:
+    session_of(ctx).window_list = [
+        {
+            "id": "w",
+            "title": "report.xlsx - LibreOffice Calc",
+            "app": "soffice",
+            "bounds": [0, 0, 1000, 1000],
+            "focused": True,
+        }
+    ]
+    run(
+        [
+            ("launch", {"command": ["google-chrome", "--remote-debugging-port=1337"]}),
+            ("launch", {"command": "VLC_VERBOSE=-1 vlc --no-audio", "shell": True}),
+            ("open", {"path": "/home/user/report.xlsx"}),
+        ],
+        ctx,
+    )
+    chrome, vlc, xdg = session_of(ctx).commands
+    assert chrome == "nohup sh -c 'google-chrome --remote-debugging-port=1337' >/dev/null 2>&1 &"
+    assert shlex.split(vlc)[:4] == ["nohup", "sh", "-c", "VLC_VERBOSE=-1 vlc --no-audio"]
+    assert xdg == "nohup xdg-open /home/user/report.xlsx >/dev/null 2>&1 &"
+
+
+def test_steps_that_need_a_shell_are_skipped_without_one(ctx: Context) -> None:
+    session_of(ctx).shell = False
+    assert asyncio.run(has_shell(ctx.session)) is False
+    for step in (("execute", {"command": ["ls"]}), ("launch", {"command": ["gimp"]}), ("open", {"path": "/x"})):
+        with pytest.raises(TaskSkipped, match="backend has no shell"):
+            run([step], ctx)
+
+
+def test_unknown_steps_are_skips_and_broken_ones_are_errors(ctx: Context) -> None:
+    with pytest.raises(TaskSkipped, match="unsupported config step: chrome_open_tabs"):
+        run([("chrome_open_tabs", {"urls_to_open": ["https://example.com"]})], ctx)
+    with pytest.raises(Exception, match=r"step 1 \(download\) failed"):
+        run([("download", {"files": [{"url": "", "path": "/x"}]})], ctx)
+
+
+@pytest.fixture
+def loopback(tmp_path: Path) -> Iterator[str]:
+    served = tmp_path / "served"
+    served.mkdir()
+    (served / "data.bin").write_bytes(b"from loopback")
+
+    class Handler(http.server.SimpleHTTPRequestHandler):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, directory=str(served), **kwargs)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+def test_download_from_local_paths_loopback_and_the_mirror_only(ctx: Context, tmp_path: Path, loopback: str) -> None:
+    (ctx.task_dir / "beside.txt").write_text("relative")
+    absolute = tmp_path / "abs.txt"
+    absolute.write_text("absolute")
+    mirror = tmp_path / "mirror"
+    (mirror / "gimp" / "t1").mkdir(parents=True)
+    (mirror / "gimp" / "t1" / "gate.jpeg").write_bytes(b"jpeg")
+    ctx.mirror = mirror
+    hf = "https://huggingface.co/datasets/xlangai/ubuntu_osworld_file_cache/resolve/main"
+    run(
+        [
+            (
+                "download",
+                {
+                    "files": [
+                        {"url": "beside.txt", "path": "/home/user/a.txt"},
+                        {"url": str(absolute), "path": "/home/user/b.txt"},
+                        {"url": absolute.as_uri(), "path": "/home/user/c.txt"},
+                        {"url": f"{loopback}/data.bin", "path": "/home/user/d.bin"},
+                        {"url": f"{hf}/gimp/t1/gate.jpeg", "path": "/home/user/gate.jpeg"},
+                    ]
+                },
+            ),
+            ("upload_file", {"files": [{"local_path": "beside.txt", "path": "/home/user/e.txt"}]}),
+        ],
+        ctx,
+    )
+    files = session_of(ctx).files
+    assert files == {
+        "/home/user/a.txt": b"relative",
+        "/home/user/b.txt": b"absolute",
+        "/home/user/c.txt": b"absolute",
+        "/home/user/d.bin": b"from loopback",
+        "/home/user/gate.jpeg": b"jpeg",
+        "/home/user/e.txt": b"relative",
+    }
+    with pytest.raises(TaskSkipped, match="unsupported: network download"):
+        run([("download", {"files": [{"url": f"{hf}/gimp/t2/absent.png", "path": "/x"}]})], ctx)
+    with pytest.raises(TaskSkipped, match="unsupported: network download"):
+        run([("download", {"files": [{"url": "http://10.0.0.1/x", "path": "/x"}]})], ctx)
+
+
+def test_windows_are_activated_and_closed_with_wmctrl_when_it_works(ctx: Context) -> None:
+    run(
+        [
+            ("activate_window", {"window_name": "Visual Studio Code"}),
+            ("close_window", {"window_name": "Mail.thunderbird", "strict": True, "by_class": True}),
+        ],
+        ctx,
+    )
+    assert session_of(ctx).commands == ["wmctrl -a 'Visual Studio Code'", "wmctrl -xFc Mail.thunderbird"]
+    assert session_of(ctx).applied == []
+
+
+def test_without_wmctrl_windows_are_clicked_and_closed_with_alt_f4(ctx: Context) -> None:
+    session = session_of(ctx)
+    missing = CommandResult(127, "", "wmctrl: not found")
+    session.outputs = {"wmctrl -a terminal": missing, "wmctrl -c Terminal": missing, "wmctrl -a Nothing": missing}
+    session.window_list = [
+        {"id": "a", "title": "Files", "app": "nautilus", "bounds": [0, 0, 500, 500], "focused": True},
+        {
+            "id": "b",
+            "title": "user@host: ~ - Terminal",
+            "app": "gnome-terminal",
+            "bounds": [500, 100, 900, 600],
+            "focused": False,
+        },
+    ]
+    run([("activate_window", {"window_name": "terminal"}), ("activate_window", {"window_name": "Nothing"})], ctx)
+    (click,) = session.applied
+    assert isinstance(click, Click) and click.coordinate is not None
+    assert click.coordinate.x == 700 and 100 < click.coordinate.y < 125  # on the title bar
+    session.applied.clear()
+    run([("close_window", {"window_name": "Terminal"})], ctx)
+    assert session.applied[-1] == KeyPress(("alt", "f4"))
+
+
+# -- getters --------------------------------------------------------------------------------------
+
+
+def test_vm_file_copies_into_the_cache_and_gives_none_for_missing_files(ctx: Context) -> None:
+    session_of(ctx).files["/home/user/a.txt"] = b"A"
+    got = asyncio.run(get(ctx, {"type": "vm_file", "path": "/home/user/a.txt", "dest": "a.txt"}))
+    assert got == str(ctx.cache_dir / "a.txt") and Path(got).read_bytes() == b"A"
+    assert asyncio.run(get(ctx, {"type": "vm_file", "path": "/home/user/none.txt", "dest": "n.txt"})) is None
+    multi = {
+        "type": "vm_file",
+        "multi": True,
+        "path": ["/home/user/a.txt", "/nope", "/home/user/a.txt"],
+        "dest": ["1", "2", "3"],
+        "gives": [0, 1],
+    }
+    assert asyncio.run(get(ctx, multi)) == [str(ctx.cache_dir / "1"), None]
+    stamped = asyncio.run(
+        get(ctx, {"type": "vm_file", "path": "/home/user/a.txt", "dest": "a.txt", "time_suffix": True})
+    )
+    assert Path(stamped).name.startswith("a_") and stamped.endswith(".txt")
+
+
+def test_cloud_file_reads_local_files_once(ctx: Context) -> None:
+    (ctx.task_dir / "gold.txt").write_text("gold")
+    config = {"type": "cloud_file", "path": "gold.txt", "dest": "gold_copy.txt"}
+    assert Path(asyncio.run(get(ctx, config))).read_text() == "gold"
+    (ctx.task_dir / "gold.txt").write_text("changed")
+    assert Path(asyncio.run(get(ctx, config))).read_text() == "gold"  # OSWorld's cache: fetched once
+    with pytest.raises(TaskSkipped, match="network download"):
+        asyncio.run(get(ctx, {"type": "cloud_file", "path": "https://example.com/x", "dest": "x"}))
+
+
+def test_command_getters_rule_and_sizes(ctx: Context) -> None:
+    session = session_of(ctx)
+    session.outputs["ls /home/user/Desktop"] = CommandResult(0, "a.pdf\n", "")
+    session.outputs["cat /x"] = CommandResult(1, "", "cat: /x: No such file")
+    session.window_list = [{"id": "w", "title": "GIMP", "app": "gimp", "bounds": [0, 0, 500, 250], "focused": True}]
+    assert asyncio.run(get(ctx, {"type": "vm_command_line", "command": ["ls", "/home/user/Desktop"]})) == "a.pdf\n"
+    assert (
+        asyncio.run(get(ctx, {"type": "vm_command_error", "command": "cat /x", "shell": True}))
+        == "cat: /x: No such file"
+    )
+    assert asyncio.run(get(ctx, {"type": "rule", "rules": {"expected": "100\n"}})) == {"expected": "100\n"}
+    assert asyncio.run(get(ctx, {"type": "vm_screen_size"})) == {"width": 1280, "height": 800}
+    assert asyncio.run(get(ctx, {"type": "vm_window_size", "app_class_name": "gimp"})) == {"width": 640, "height": 200}
+    assert asyncio.run(get(ctx, {"type": "vm_window_size", "app_class_name": "vlc"})) is None
+    with pytest.raises(FileNotFoundError):
+        asyncio.run(get(ctx, {"type": "cache_file", "path": "absent"}))
+    with pytest.raises(TaskSkipped, match="unsupported getter: enable_do_not_track"):
+        asyncio.run(get(ctx, {"type": "enable_do_not_track"}))
+    session.shell = False
+    with pytest.raises(TaskSkipped, match="backend has no shell"):
+        asyncio.run(get(ctx, {"type": "vm_command_line", "command": "ls"}))
+
+
+# -- the sim backend ----------------------------------------------------------------------------
+
+
+def test_files_and_windows_on_the_sim_desktop(tmp_path: Path) -> None:
+    session = SimSession(SimDesktop(800, 600))
+    (tmp_path / "seed.txt").write_text("seed")
+    ctx = Context(session, tmp_path, tmp_path, open_timeout=0)
+
+    async def scenario() -> None:
+        assert not await has_shell(session)
+        await run_steps(
+            [
+                Step("download", {"files": [{"url": "seed.txt", "path": "/home/user/Desktop/seed.txt"}]}),
+                Step("sleep", {"seconds": 0}),
+            ],
+            ctx,
+        )
+        assert await session.read_file("/home/user/Desktop/seed.txt") == b"seed"
+        assert await get(ctx, {"type": "vm_file", "path": "/home/user/Desktop/seed.txt", "dest": "s.txt"}) == str(
+            tmp_path / "s.txt"
+        )
+        assert await get(ctx, {"type": "vm_file", "path": "/home/user/Desktop/none.txt", "dest": "n.txt"}) is None
+        first = session.sim.open_window("First window", x=20, y=20, width=300, height=200)
+        session.sim.open_window("Second window", x=400, y=300, width=300, height=200)
+        assert session.sim.focused_window is not first
+        await run_steps([Step("activate_window", {"window_name": "first"})], ctx)
+        assert session.sim.focused_window is first
+        await run_steps([Step("close_window", {"window_name": "Second window", "strict": True})], ctx)
+        assert [w["title"] for w in await session.windows()] == ["First window"]
+        assert await get(ctx, {"type": "vm_screen_size"}) == {"width": 800, "height": 600}
+        with pytest.raises(TaskSkipped, match="backend has no shell"):
+            await run_steps([Step("execute", {"command": ["ls"]})], ctx)
+
+    asyncio.run(scenario())
+
+
+def test_json_parameters_round_trip(ctx: Context) -> None:
+    # steps come from JSON: parameters OSWorld's server ignores are ignored here too
+    steps = json.loads('[{"type": "sleep", "parameters": {"seconds": 0, "note": "x"}}]')
+    run([(s["type"], s["parameters"]) for s in steps], ctx)
+
+
+def test_cache_names_stay_in_the_cache(ctx: Context) -> None:
+    session_of(ctx).files["/a"] = b"A"
+    got = asyncio.run(get(ctx, {"type": "vm_file", "path": "/a", "dest": "../../escape.txt"}))
+    assert got == str(ctx.cache_dir / "escape.txt")
