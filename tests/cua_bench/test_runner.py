@@ -153,3 +153,34 @@ def test_progress_is_published_on_the_bus(tmp_path: Path) -> None:
     assert {f["episode"] for f in finished} == {"press-a/test/0", "press-a/test/1", "press-a/test/2"}
     assert all(f["reward"] == 1.0 and f["status"] == "ok" for f in finished)
     assert events[-1].body["success_rate"] == 1.0
+
+
+def test_a_task_that_cannot_run_here_is_skipped_with_its_reason(tmp_path: Path) -> None:
+    folder = tmp_path / "ts" / "needs-proxy"
+    folder.mkdir(parents=True)
+    (folder / "main.py").write_text(
+        textwrap.dedent(
+            """
+            import cua_bench as cb
+
+            class TaskSkipped(cb.TaskError):
+                pass
+
+            @cb.tasks_config
+            def load():
+                return [cb.Task(description="Browse through a proxy")]
+
+            @cb.setup_task
+            async def setup(task, session):
+                raise TaskSkipped("unsupported: proxy")
+
+            @cb.evaluate_task
+            async def evaluate(task, session):
+                return [0.0]
+            """
+        )
+    )
+    summary = Runner(RunConfig(str(tmp_path / "ts"), tmp_path / "run", agent="noop", record=False)).run()
+    assert (summary["skipped"], summary["errors"], summary["scored"]) == (1, 0, 0)
+    result = json.loads((tmp_path / "run/episodes.jsonl").read_text())
+    assert (result["status"], result["error"]) == ("skipped", "unsupported: proxy")

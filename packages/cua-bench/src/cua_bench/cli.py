@@ -247,7 +247,7 @@ def report(run_dir: Path, as_json: bool) -> None:
         return
     click.echo(format_summary(summary))
     for result in errors:
-        click.echo(f"errored: {result.key}: {result.error}")
+        click.echo(f"{'skipped' if result.status == 'skipped' else 'errored'}: {result.key}: {result.error}")
 
 
 @main.group()

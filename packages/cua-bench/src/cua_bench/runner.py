@@ -31,7 +31,7 @@ from cua_bench.registry import agents, backends
 from cua_bench.summary import EpisodeResult, load_results, summarize
 from cua_bench.taskset import Episode, resolve_episodes
 from cua_core.actions import Action, Done, Fail, action_from_dict
-from cua_core.errors import ActionError, CuaError, ProtocolError, RpcTimeout
+from cua_core.errors import ActionError, CuaError, ProtocolError, RemoteError, RpcTimeout
 from cua_core.events import BusAddresses, Publisher
 from cua_data import DatasetWriter, LiteSample, Metadata
 from cua_data.converters.build import Trajectory
@@ -245,6 +245,16 @@ class Runner:
                             attempts=attempt,
                             error=f"{type(exc).__name__}: {exc}",
                         )
+                    except RemoteError as exc:
+                        # A task that cannot run here (OSWorld's proxy or network tasks, say) is
+                        # skipped with its reason; any other task failure is an error. Neither is retried.
+                        skipped = exc.remote_type.rsplit(".", 1)[-1] == "TaskSkipped"
+                        status = "skipped" if skipped else "error"
+                        reason = exc.message if skipped else f"{type(exc).__name__}: {exc}"
+                        result = EpisodeResult(
+                            episode.key, episode.task, episode.variant, episode.split, status, error=reason
+                        )
+                        break
                     except CuaError as exc:  # the task itself is broken: no point retrying
                         result = EpisodeResult(
                             episode.key,

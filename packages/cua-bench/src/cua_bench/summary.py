@@ -21,7 +21,7 @@ class EpisodeResult:
     task: str
     variant: int
     split: str
-    status: str  # "ok" or "error"; an errored episode is never counted as a 0
+    status: str  # "ok", "error" or "skipped"; neither of the last two is ever counted as a 0
     reward: float | None = None
     steps: int = 0
     attempts: int = 1
@@ -72,7 +72,8 @@ def summarize(results: Iterable[EpisodeResult], *, wall_s: float = 0.0, **about:
         ok = [r for r in items if r.status == "ok"]
         table[task] = {
             "episodes": len(items),
-            "errors": len(items) - len(ok),
+            "errors": sum(r.status == "error" for r in items),
+            "skipped": sum(r.status == "skipped" for r in items),
             "success_rate": sum((r.reward or 0) >= SUCCESS for r in ok) / len(ok) if ok else 0.0,
             "mean_reward": statistics.fmean([r.reward or 0 for r in ok]) if ok else 0.0,
             "mean_steps": statistics.fmean([r.steps for r in ok]) if ok else 0.0,
@@ -81,7 +82,8 @@ def summarize(results: Iterable[EpisodeResult], *, wall_s: float = 0.0, **about:
         **about,
         "episodes": len(done),
         "scored": len(scored),
-        "errors": len(done) - len(scored),
+        "errors": sum(r.status == "error" for r in done),
+        "skipped": sum(r.status == "skipped" for r in done),
         "success_rate": sum(r >= SUCCESS for r in rewards) / len(rewards) if rewards else 0.0,
         "mean_reward": statistics.fmean(rewards) if rewards else 0.0,
         "tasks": table,
@@ -100,13 +102,13 @@ def format_summary(summary: dict[str, Any]) -> str:
     lines = [
         f"{summary.get('agent', '?')} on {summary.get('taskset', '?')} ({summary.get('backend', '?')}): "
         f"{summary['episodes']} episodes, success {summary['success_rate']:.1%}, "
-        f"mean reward {summary['mean_reward']:.3f}, errors {summary['errors']}",
-        f"{'task':32} {'eps':>5} {'succ':>7} {'reward':>7} {'steps':>6} {'err':>4}",
+        f"mean reward {summary['mean_reward']:.3f}, errors {summary['errors']}, skipped {summary.get('skipped', 0)}",
+        f"{'task':32} {'eps':>5} {'succ':>7} {'reward':>7} {'steps':>6} {'err':>4} {'skip':>5}",
     ]
     for task, row in summary["tasks"].items():
         lines.append(
             f"{task[:32]:32} {row['episodes']:>5} {row['success_rate']:>7.1%} {row['mean_reward']:>7.3f} "
-            f"{row['mean_steps']:>6.1f} {row['errors']:>4}"
+            f"{row['mean_steps']:>6.1f} {row['errors']:>4} {row['skipped']:>5}"
         )
     t = summary["timings"]
     lines.append(
