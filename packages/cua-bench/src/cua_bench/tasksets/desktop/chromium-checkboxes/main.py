@@ -1,0 +1,72 @@
+"""chromium-checkboxes: on a local preferences page in Chromium, leave exactly the requested boxes checked
+and save. The evaluator reads the POST the loopback server received."""
+
+from __future__ import annotations
+
+import random
+
+import cua_bench as cb
+from cua_bench.tasksets.desktop._common import act, key, loaders, window
+from cua_bench.tasksets.desktop._web import RECEIVED, document, focus_page, posts, start_chromium, start_web
+
+NAME = "chromium-checkboxes"
+PAGE = "Newsletter preferences"
+TOPICS = ("science", "sports", "travel", "music", "cooking", "finance", "gardening", "movies", "history", "gaming")
+
+
+def build(rng: random.Random) -> cb.Task:
+    topics = rng.sample(TOPICS, rng.randint(3, 7))
+    checked = [rng.random() < 0.4 for _ in topics]
+    wanted = [rng.random() < 0.5 for _ in topics]
+    if wanted == checked:
+        flip = rng.randrange(len(topics))
+        wanted[flip] = not wanted[flip]
+    chosen = [topic for topic, want in zip(topics, wanted, strict=True) if want]
+    shown = ", ".join(chosen) if chosen else "none of them"
+    return cb.Task(
+        description=f"A newsletter preferences page is open in Chromium. Make sure that exactly these topics are "
+        f"checked: {shown} (uncheck any other), then press Save.",
+        metadata={"topics": topics, "checked": checked, "wanted": wanted, "chosen": chosen},
+        max_steps=20,
+    )
+
+
+load_train, load_test = loaders(NAME, build)
+
+
+def page(topics: list[str], checked: list[bool]) -> str:
+    boxes = "".join(
+        f"<label><input type='checkbox' name='topic' value='{topic}'{' checked' * on}{' autofocus' * (i == 0)}> "
+        f"{topic.capitalize()}</label>"
+        for i, (topic, on) in enumerate(zip(topics, checked, strict=True))
+    )
+    body = (
+        "<h1>Topics</h1><form method='post' action='/preferences'><input type='hidden' name='saved' value='1'>"
+        f"{boxes}<button>Save</button></form>"
+    )
+    return document(PAGE, body)
+
+
+@cb.setup_task
+async def setup(task: cb.Task, session: cb.Session) -> None:
+    meta = task.metadata
+    base = await start_web(session, {"/": page(meta["topics"], meta["checked"])})
+    await start_chromium(session, f"{base}/", title=f"{PAGE} - Chromium")
+
+
+@cb.evaluate_task
+async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
+    meta = task.metadata
+    sent = await posts(session, "/preferences")
+    return [1.0 if sent and sorted(sent[-1].get("topic", [])) == sorted(meta["chosen"]) else 0.0]
+
+
+@cb.solve_task
+async def solve(task: cb.Task, session: cb.Session) -> None:
+    meta = task.metadata
+    await focus_page(session)
+    moves = []
+    for on, want in zip(meta["checked"], meta["wanted"], strict=True):
+        moves += [key("tab"), *[key("space")] * (on != want)]
+    await act(session, *moves, key("tab"), key("enter"))
+    await window(session, f"{RECEIVED} - Chromium")

@@ -1,0 +1,78 @@
+"""chromium-fill-form: fill a local page's text fields in Chromium and submit the form.
+
+The page comes from a loopback server the task starts; the evaluator reads the form fields the
+server received in the POST, i.e. what the browser really sent.
+"""
+
+from __future__ import annotations
+
+import html
+import random
+from collections.abc import Callable
+
+import cua_bench as cb
+from cua_bench.tasksets.desktop._common import NOUNS, act, key, loaders, window
+from cua_bench.tasksets.desktop._web import RECEIVED, document, focus_page, posts, start_chromium, start_web
+from cua_core.actions import TypeText
+
+NAME = "chromium-fill-form"
+PAGE = "Registration"
+FIRST = ("Ada", "Grace", "Alan", "Edsger", "Barbara", "Donald", "Frances", "John", "Margaret", "Ken", "Radia")
+LAST = ("Lovelace", "Hopper", "Turing", "Dijkstra", "Liskov", "Knuth", "Allen", "Backus", "Hamilton", "Thompson")
+CITIES = ("Lisbon", "Osaka", "Nairobi", "Quito", "Tallinn", "Perth", "Montreal", "Kraków", "Accra", "Hanoi")
+FIELDS: dict[str, tuple[str, Callable[[random.Random], str]]] = {
+    "name": ("Full name", lambda r: f"{r.choice(FIRST)} {r.choice(LAST)}"),
+    "email": ("Email", lambda r: f"{r.choice(FIRST).lower()}.{r.choice(NOUNS)}{r.randint(1, 99)}@example.org"),
+    "city": ("City", lambda r: r.choice(CITIES)),
+    "phone": ("Phone", lambda r: f"+1 555 {r.randint(100, 999)} {r.randint(1000, 9999)}"),
+    "company": ("Company", lambda r: f"{r.choice(NOUNS).capitalize()} {r.choice(['Labs', 'Works', 'Co', 'Systems'])}"),
+}
+
+
+def build(rng: random.Random) -> cb.Task:
+    names = rng.sample(sorted(FIELDS), rng.randint(2, 4))
+    values = {name: FIELDS[name][1](rng) for name in names}
+    shown = ", ".join(f"{FIELDS[name][0]}: {values[name]}" for name in names)
+    return cb.Task(
+        description=f"A registration form is open in Chromium. Fill it in ({shown}) and submit it.",
+        metadata={"fields": names, "values": values},
+        max_steps=15,
+    )
+
+
+load_train, load_test = loaders(NAME, build)
+
+
+def page(names: list[str]) -> str:
+    inputs = "".join(
+        f"<label>{html.escape(FIELDS[name][0])} <input name='{name}' autocomplete='off'{' autofocus' * (i == 0)}>"
+        "</label>"
+        for i, name in enumerate(names)
+    )
+    return document(
+        PAGE, f"<h1>Register</h1><form method='post' action='/submit'>{inputs}<button>Submit</button></form>"
+    )
+
+
+@cb.setup_task
+async def setup(task: cb.Task, session: cb.Session) -> None:
+    base = await start_web(session, {"/": page(task.metadata["fields"])})
+    await start_chromium(session, f"{base}/", title=f"{PAGE} - Chromium")
+
+
+@cb.evaluate_task
+async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
+    sent = await posts(session, "/submit")
+    expected = {name: [value] for name, value in task.metadata["values"].items()}
+    return [1.0 if sent and sent[-1] == expected else 0.0]
+
+
+@cb.solve_task
+async def solve(task: cb.Task, session: cb.Session) -> None:
+    meta = task.metadata
+    await focus_page(session)
+    moves = []
+    for name in meta["fields"]:
+        moves += [key("tab"), TypeText(meta["values"][name])]
+    await act(session, *moves, key("enter"))  # Enter in a text field submits its form
+    await window(session, f"{RECEIVED} - Chromium")

@@ -1,0 +1,73 @@
+"""gnumeric-save-csv: export the open workbook's sheet as a CSV file (Data > Export Data > Export as CSV File)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import random
+
+import cua_bench as cb
+from cua_bench.tasksets.desktop._common import (
+    WORDS,
+    act,
+    file_title,
+    key,
+    loaders,
+    read_text,
+    start,
+    submit_dialog,
+    wait_path,
+    write_files,
+)
+from cua_bench.tasksets.desktop._sheets import ITEMS, Cell, make_workbook, matches, price
+
+NAME = "gnumeric-save-csv"
+EXPORT_DIALOG = "Export the current workbook or sheet to"
+
+
+def build(rng: random.Random) -> cb.Task:
+    folder = rng.choice(WORDS)
+    stem = f"{rng.choice(['inventory', 'orders', 'prices', 'stock'])}_{rng.randint(1, 99)}"
+    target_folder = rng.choice([folder, "exports", "outbox", "shared"])
+    target = f"{target_folder}/{rng.choice([stem, stem + '_export', 'export_' + str(rng.randint(1, 99))])}.csv"
+    rows: list[list[Cell]] = [["item", "qty", "price"]]
+    rows += [[item, rng.randint(1, 50), price(rng)] for item in rng.sample(ITEMS, rng.randint(2, 7))]
+    return cb.Task(
+        description=f"The workbook ~/{folder}/{stem}.gnumeric is open in Gnumeric. Export its sheet as a CSV "
+        f"(comma-separated values) file named ~/{target}.",
+        metadata={"path": f"{folder}/{stem}.gnumeric", "target": target, "rows": rows, "folder": target_folder},
+        max_steps=15,
+    )
+
+
+load_train, load_test = loaders(NAME, build)
+
+
+def parsed(text: str | None) -> list[list[str]] | None:
+    return None if text is None else list(csv.reader(io.StringIO(text)))
+
+
+@cb.setup_task
+async def setup(task: cb.Task, session: cb.Session) -> None:
+    meta = task.metadata
+    await make_workbook(session, meta["path"], meta["rows"])
+    await write_files(session, {f"{meta['folder']}/.keep": ""})
+    await start(session, "gnumeric", meta["path"], title=file_title(meta["path"], "Gnumeric"))
+
+
+@cb.evaluate_task
+async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
+    meta = task.metadata
+    return [1.0 if matches(parsed(await read_text(session, meta["target"])), meta["rows"]) else 0.0]
+
+
+@cb.solve_task
+async def solve(task: cb.Task, session: cb.Session) -> None:
+    meta = task.metadata
+    # Data menu, up to its last item (Export Data), into the submenu, "Export as _CSV File...".
+    await act(session, key("alt+d"))
+    await act(session, key("up"))
+    await act(session, key("right"))
+    await act(session, key("c"))
+    await submit_dialog(session, EXPORT_DIALOG, f"~/{meta['target']}")
+    await wait_path(session, meta["target"], lambda text: matches(parsed(text), meta["rows"]))

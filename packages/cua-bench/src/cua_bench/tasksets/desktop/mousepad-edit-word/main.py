@@ -1,0 +1,71 @@
+"""mousepad-edit-word: in a file open in Mousepad, replace one word (it occurs once) and save."""
+
+from __future__ import annotations
+
+import random
+import re
+
+import cua_bench as cb
+from cua_bench.tasksets.desktop._common import (
+    ADJECTIVES,
+    NOUNS,
+    WORDS,
+    act,
+    caret_to,
+    file_name,
+    file_title,
+    loaders,
+    read_text,
+    save_and_wait,
+    sentence,
+    start,
+    write_files,
+)
+from cua_core.actions import TypeText
+
+NAME = "mousepad-edit-word"
+
+
+def build(rng: random.Random) -> cb.Task:
+    path = f"{rng.choice(WORDS)}/{file_name(rng)}"
+    while True:
+        lines = [sentence(rng) for _ in range(rng.randint(3, 7))]
+        text = "\n".join(lines) + "\n"
+        words = [w for w in set(text.split()) if len(re.findall(rf"\b{w}\b", text)) == 1 and text.count(w) == 1]
+        words = sorted(w for w in words if w != "the")
+        if words:
+            break
+    old = rng.choice(words)
+    new = rng.choice([w for w in (*NOUNS, *ADJECTIVES) if w not in text])
+    return cb.Task(
+        description=f"The file ~/{path} is open in Mousepad. Replace the word '{old}' (it occurs once) with "
+        f"'{new}', then save the file.",
+        metadata={"path": path, "text": text, "old": old, "new": new},
+        max_steps=15,
+    )
+
+
+load_train, load_test = loaders(NAME, build)
+
+
+@cb.setup_task
+async def setup(task: cb.Task, session: cb.Session) -> None:
+    meta = task.metadata
+    await write_files(session, {meta["path"]: meta["text"]})
+    await start(session, "mousepad", meta["path"], title=file_title(meta["path"], "Mousepad"))
+
+
+@cb.evaluate_task
+async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
+    meta = task.metadata
+    expected = meta["text"].replace(meta["old"], meta["new"])
+    text = await read_text(session, meta["path"])
+    return [1.0 if text is not None and text.rstrip("\n") == expected.rstrip("\n") else 0.0]
+
+
+@cb.solve_task
+async def solve(task: cb.Task, session: cb.Session) -> None:
+    meta = task.metadata
+    moves = caret_to(meta["text"], meta["text"].index(meta["old"]), select=len(meta["old"]))
+    await act(session, *moves, TypeText(meta["new"]))
+    await save_and_wait(session, meta["path"], "Mousepad")

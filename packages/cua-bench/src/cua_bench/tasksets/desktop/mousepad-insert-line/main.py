@@ -1,0 +1,65 @@
+"""mousepad-insert-line: insert a line at the top of a file, or right below a given line, and save."""
+
+from __future__ import annotations
+
+import random
+
+import cua_bench as cb
+from cua_bench.tasksets.desktop._common import (
+    WORDS,
+    act,
+    caret_to,
+    distinct,
+    file_name,
+    file_title,
+    loaders,
+    read_text,
+    save_and_wait,
+    sentence,
+    start,
+    write_files,
+)
+from cua_core.actions import TypeText
+
+NAME = "mousepad-insert-line"
+
+
+def build(rng: random.Random) -> cb.Task:
+    path = f"{rng.choice(WORDS)}/{file_name(rng, rng.choice(['.txt', '.md']))}"
+    lines = distinct(rng, rng.randint(3, 7) + 1, sentence)
+    line, lines = lines[0], lines[1:]
+    after = rng.randrange(-1, len(lines) - 1)  # -1: at the very top
+    where = "as the first line of the file" if after < 0 else f"directly below the line '{lines[after]}'"
+    return cb.Task(
+        description=f"The file ~/{path} is open in Mousepad. Insert the new line '{line}' {where}, then save the file.",
+        metadata={"path": path, "lines": lines, "line": line, "after": after},
+        max_steps=15,
+    )
+
+
+load_train, load_test = loaders(NAME, build)
+
+
+@cb.setup_task
+async def setup(task: cb.Task, session: cb.Session) -> None:
+    meta = task.metadata
+    await write_files(session, {meta["path"]: "\n".join(meta["lines"]) + "\n"})
+    await start(session, "mousepad", meta["path"], title=file_title(meta["path"], "Mousepad"))
+
+
+@cb.evaluate_task
+async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
+    meta = task.metadata
+    expected = list(meta["lines"])
+    expected.insert(meta["after"] + 1, meta["line"])
+    text = await read_text(session, meta["path"])
+    return [1.0 if text is not None and text.rstrip("\n").split("\n") == expected else 0.0]
+
+
+@cb.solve_task
+async def solve(task: cb.Task, session: cb.Session) -> None:
+    meta = task.metadata
+    text = "\n".join(meta["lines"]) + "\n"
+    below = sum(len(line) + 1 for line in meta["lines"][: meta["after"] + 1])
+    await act(session, *caret_to(text, below), TypeText(meta["line"], press_enter=True))
+    await save_and_wait(session, meta["path"], "Mousepad")

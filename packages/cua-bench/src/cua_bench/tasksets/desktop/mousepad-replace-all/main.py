@@ -1,0 +1,101 @@
+"""mousepad-replace-all: replace every occurrence of a word in a file open in Mousepad, then save.
+
+The oracle uses Search > Find and Replace (ctrl+r) with "Replace all in document"; the dialog has no
+mnemonics, so it clicks the checkbox and the button at their places in the dialog's fixed layout.
+"""
+
+from __future__ import annotations
+
+import random
+
+import cua_bench as cb
+from cua_bench.tasksets.desktop._common import (
+    ADJECTIVES,
+    ENDINGS,
+    NOUNS,
+    VERBS,
+    WORDS,
+    act,
+    click_at,
+    file_name,
+    file_title,
+    key,
+    loaders,
+    no_window,
+    press,
+    read_text,
+    save_and_wait,
+    sentence,
+    start,
+    window,
+    write_files,
+)
+from cua_core.actions import TypeText
+
+NAME = "mousepad-replace-all"
+VOCABULARY = {word for phrase in (*NOUNS, *ADJECTIVES, *VERBS, *ENDINGS) for word in phrase.split()}
+SAFE = [noun for noun in NOUNS if not any(noun in word and noun != word for word in VOCABULARY)]
+"""Nouns that no other word contains: the dialog searches by substring."""
+NEW_WORDS = ("purple", "walnut", "copper", "thunder", "velvet", "saffron", "glacier", "juniper", "cobalt", "maple")
+
+
+def build(rng: random.Random) -> cb.Task:
+    path = f"{rng.choice(WORDS)}/{file_name(rng)}"
+    old = rng.choice(SAFE)
+    lines = []
+    for _ in range(rng.randint(4, 8)):
+        words = sentence(rng).split()
+        if rng.random() < 0.5:
+            words[rng.choice([2, 5])] = old
+        lines.append(" ".join(words))
+    if sum(old in line.split() for line in lines) < 2:
+        for index in rng.sample(range(len(lines)), 2):
+            words = lines[index].split()
+            words[2] = old
+            lines[index] = " ".join(words)
+    text = "\n".join(lines) + "\n"
+    new = rng.choice(NEW_WORDS)
+    return cb.Task(
+        description=f"The file ~/{path} is open in Mousepad. Replace every occurrence of the word '{old}' with "
+        f"'{new}', then save the file.",
+        metadata={"path": path, "text": text, "old": old, "new": new},
+        max_steps=20,
+    )
+
+
+load_train, load_test = loaders(NAME, build)
+
+
+def expected(meta: dict[str, str]) -> str:
+    return "\n".join(
+        " ".join(meta["new"] if word == meta["old"] else word for word in line.split())
+        for line in meta["text"].splitlines()
+    )
+
+
+@cb.setup_task
+async def setup(task: cb.Task, session: cb.Session) -> None:
+    meta = task.metadata
+    await write_files(session, {meta["path"]: meta["text"]})
+    await start(session, "mousepad", meta["path"], title=file_title(meta["path"], "Mousepad"))
+
+
+@cb.evaluate_task
+async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
+    text = await read_text(session, task.metadata["path"])
+    return [1.0 if text is not None and text.rstrip("\n") == expected(task.metadata) else 0.0]
+
+
+@cb.solve_task
+async def solve(task: cb.Task, session: cb.Session) -> None:
+    meta = task.metadata
+    await press(session, "ctrl+r")
+    dialog = await window(session, "Find and Replace")
+    await act(session, TypeText(meta["old"]), key("tab"), TypeText(meta["new"]))
+    # "Replace all in: Document", then the button (now "Replace All") left of Close.
+    await act(session, click_at(session, dialog["bounds"], 20, 236))
+    await act(session, click_at(session, dialog["bounds"], -159, -25))
+    await window(session, lambda title: title.startswith("*") and title.endswith(" - Mousepad"))
+    await press(session, "escape")
+    await no_window(session, "Find and Replace")
+    await save_and_wait(session, meta["path"], "Mousepad")

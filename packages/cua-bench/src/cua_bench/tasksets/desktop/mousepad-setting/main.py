@@ -1,0 +1,97 @@
+"""mousepad-setting: turn one of Mousepad's view settings on or off; read from its saved settings.
+
+Mousepad keeps its preferences in GSettings. The environment's apps use the in-memory backend
+(nothing outlives them), so this task starts Mousepad with GSettings' keyfile backend: settings are
+written at once to ``~/.config/glib-2.0/settings/keyfile``, which setup seeds with the opposite
+value and the evaluator parses.
+"""
+
+from __future__ import annotations
+
+import configparser
+import random
+
+import cua_bench as cb
+from cua_bench.tasksets.desktop._common import act, key, loaders, read_text, start, wait_path, write_files
+
+NAME = "mousepad-setting"
+KEYFILE = ".config/glib-2.0/settings/keyfile"
+# setting: (keyfile group, key, menu label as the user sees it, menu, mnemonic)
+SETTINGS = {
+    "line numbers": ("org/xfce/mousepad/preferences/view", "show-line-numbers", "View > Line Numbers", "alt+v", "u"),
+    "word wrap": ("org/xfce/mousepad/preferences/view", "word-wrap", "Document > Word Wrap", "alt+d", "w"),
+    "auto indent": ("org/xfce/mousepad/preferences/view", "auto-indent", "Document > Auto Indent", "alt+d", "a"),
+    "status bar": ("org/xfce/mousepad/preferences/window", "statusbar-visible", "View > Statusbar", "alt+v", "a"),
+    "toolbar": ("org/xfce/mousepad/preferences/window", "toolbar-visible", "View > Toolbar", "alt+v", "t"),
+}
+
+
+def build(rng: random.Random) -> cb.Task:
+    setting = rng.choice(sorted(SETTINGS))
+    turn_on = rng.random() < 0.5
+    others = {name: rng.random() < 0.5 for name in SETTINGS if name != setting}
+    state = "on" if turn_on else "off"
+    return cb.Task(
+        description=f"In Mousepad, turn {state} the {setting} setting ({SETTINGS[setting][2]}).",
+        metadata={"setting": setting, "value": turn_on, "others": others},
+        max_steps=10,
+    )
+
+
+load_train, load_test = loaders(NAME, build)
+
+
+def keyfile(values: dict[str, bool]) -> str:
+    parser = configparser.ConfigParser(interpolation=None)
+    parser.optionxform = str  # type: ignore[assignment,method-assign]
+    for name, value in values.items():
+        group, option = SETTINGS[name][:2]
+        if not parser.has_section(group):
+            parser.add_section(group)
+        parser.set(group, option, "true" if value else "false")
+    lines = []
+    for group in parser.sections():
+        lines.append(f"[{group}]")
+        lines += [f"{option}={value}" for option, value in parser.items(group)]
+        lines.append("")
+    return "\n".join(lines)
+
+
+def current(text: str | None, name: str) -> bool | None:
+    """The setting's value in the keyfile's text (None: not there)."""
+    if text is None:
+        return None
+    parser = configparser.ConfigParser(interpolation=None, strict=False)
+    parser.optionxform = str  # type: ignore[assignment,method-assign]
+    try:
+        parser.read_string(text)
+    except configparser.Error:
+        return None
+    group, option = SETTINGS[name][:2]
+    value = parser.get(group, option, fallback=None)
+    return None if value is None else value.strip() == "true"
+
+
+@cb.setup_task
+async def setup(task: cb.Task, session: cb.Session) -> None:
+    meta = task.metadata
+    await write_files(session, {KEYFILE: keyfile({**meta["others"], meta["setting"]: not meta["value"]})})
+    await start(session, "mousepad", env={"GSETTINGS_BACKEND": "keyfile"}, title=lambda t: t.endswith(" - Mousepad"))
+
+
+@cb.evaluate_task
+async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
+    meta = task.metadata
+    text = await read_text(session, KEYFILE)
+    ok = current(text, meta["setting"]) == meta["value"]
+    ok = ok and all(current(text, name) == value for name, value in meta["others"].items())
+    return [1.0 if ok else 0.0]
+
+
+@cb.solve_task
+async def solve(task: cb.Task, session: cb.Session) -> None:
+    meta = task.metadata
+    menu, mnemonic = SETTINGS[meta["setting"]][3:]
+    await act(session, key(menu))
+    await act(session, key(mnemonic))
+    await wait_path(session, KEYFILE, lambda text: current(text, meta["setting"]) == meta["value"])

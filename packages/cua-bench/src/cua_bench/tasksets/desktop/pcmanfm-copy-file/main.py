@@ -1,0 +1,82 @@
+"""pcmanfm-copy-file: copy a file into a subfolder with the PCManFM file manager, keeping the original."""
+
+from __future__ import annotations
+
+import random
+
+import cua_bench as cb
+from cua_bench.tasksets.desktop._common import (
+    act,
+    distinct,
+    file_name,
+    key,
+    listing,
+    loaders,
+    open_location,
+    read_text,
+    select_file,
+    sentence,
+    start,
+    wait_for,
+    write_files,
+)
+
+NAME = "pcmanfm-copy-file"
+FOLDERS = ("Documents", "Projects", "Shared", "Work")
+SUBFOLDERS = ("backup", "drafts", "team", "export", "copies", "review")
+
+
+def build(rng: random.Random) -> cb.Task:
+    folder = rng.choice(FOLDERS)
+    subfolders = rng.sample(SUBFOLDERS, rng.randint(1, 3))
+    target = rng.choice(subfolders)
+    names = distinct(rng, rng.randint(2, 5), lambda r: file_name(r, r.choice([".txt", ".md", ".csv"])))
+    files = {f"{folder}/{name}": "\n".join(sentence(rng) for _ in range(rng.randint(1, 3))) + "\n" for name in names}
+    files.update({f"{folder}/{sub}/.keep": "" for sub in subfolders})
+    name = names[0]
+    copied = {**files, f"{folder}/{target}/{name}": files[f"{folder}/{name}"]}
+    return cb.Task(
+        description=f"The file manager shows ~/{folder}. Copy the file {name} into its subfolder {target} "
+        "(the original stays where it is).",
+        metadata={"folder": folder, "name": name, "target": target, "files": files, "copied": copied},
+        max_steps=15,
+    )
+
+
+load_train, load_test = loaders(NAME, build)
+
+
+async def copied(session: cb.Session, meta: dict[str, object]) -> bool:
+    folder, expected = meta["folder"], meta["copied"]
+    assert isinstance(folder, str) and isinstance(expected, dict)
+    found = await listing(session, folder)
+    files = {f"{folder}/{path}" for path, kind in (found or {}).items() if kind == "f"}
+    if found is None or files != set(expected):
+        return False
+    copy = f"{folder}/{meta['target']}/{meta['name']}"
+    return bool(await read_text(session, copy) == expected[copy])
+
+
+@cb.setup_task
+async def setup(task: cb.Task, session: cb.Session) -> None:
+    await write_files(session, task.metadata["files"])
+    await start(session, "pcmanfm", task.metadata["folder"], title=task.metadata["folder"])
+
+
+@cb.evaluate_task
+async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
+    return [1.0 if await copied(session, task.metadata) else 0.0]
+
+
+@cb.solve_task
+async def solve(task: cb.Task, session: cb.Session) -> None:
+    meta = task.metadata
+    await select_file(session, meta["folder"], meta["name"])
+    await act(session, key("ctrl+c"))
+    await open_location(session, meta["target"])
+    await act(session, key("ctrl+v"))
+
+    async def done() -> bool:
+        return await copied(session, meta)
+
+    await wait_for(done, "the copy")

@@ -1,0 +1,68 @@
+"""xterm-make-dirs: in a real xterm, create a nested folder path, or several sibling folders."""
+
+from __future__ import annotations
+
+import random
+
+import cua_bench as cb
+from cua_bench.tasksets.desktop._common import (
+    NOUNS,
+    WORDS,
+    listing,
+    loaders,
+    shell,
+    start,
+    type_text,
+    wait_for,
+    write_files,
+)
+
+NAME = "xterm-make-dirs"
+
+
+def build(rng: random.Random) -> cb.Task:
+    root = rng.choice(["projects", "archive", "work", "clients", "shared"])
+    if rng.random() < 0.5:
+        parts = [str(rng.randint(2019, 2031)), rng.choice(WORDS), rng.choice(NOUNS)]
+        wanted = ["/".join(parts[: i + 1]) for i in range(len(parts))]
+        what = f"the nested folder ~/{root}/{'/'.join(parts)} (every level of it)"
+    else:
+        wanted = sorted(rng.sample(NOUNS, rng.randint(2, 4)))
+        what = f"the folders {', '.join(wanted[:-1])} and {wanted[-1]} directly inside ~/{root}"
+    return cb.Task(
+        description=f"In the terminal, create {what}.",
+        metadata={"root": root, "wanted": wanted, "command": [f"{root}/{path}" for path in wanted]},
+        max_steps=10,
+    )
+
+
+load_train, load_test = loaders(NAME, build)
+
+
+async def made(session: cb.Session, meta: dict[str, object]) -> bool:
+    found = await listing(session, str(meta["root"]))
+    wanted = meta["wanted"]
+    assert isinstance(wanted, list)
+    return found is not None and all(found.get(path) == "d" for path in wanted)
+
+
+@cb.setup_task
+async def setup(task: cb.Task, session: cb.Session) -> None:
+    await write_files(session, {f"{task.metadata['root']}/README.txt": "Folders for the team.\n"})
+    await start(session, "xterm")
+
+
+@cb.evaluate_task
+async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
+    return [1.0 if await made(session, task.metadata) else 0.0]
+
+
+@cb.solve_task
+async def solve(task: cb.Task, session: cb.Session) -> None:
+    folders = " ".join(shell(path) for path in task.metadata["command"])
+    await type_text(session, f"mkdir -p {folders}", enter=True)
+
+    async def done() -> bool:
+        return await made(session, task.metadata)
+
+    await wait_for(done, "the folders")

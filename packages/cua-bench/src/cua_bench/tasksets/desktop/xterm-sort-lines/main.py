@@ -1,0 +1,66 @@
+"""xterm-sort-lines: in a real xterm, write a file's lines in sorted order into a new file."""
+
+from __future__ import annotations
+
+import random
+
+import cua_bench as cb
+from cua_bench.tasksets.desktop._common import (
+    NOUNS,
+    WORDS,
+    loaders,
+    read_text,
+    same_text,
+    shell,
+    start,
+    type_text,
+    wait_path,
+    write_files,
+)
+
+NAME = "xterm-sort-lines"
+FIRST = (
+    "ada", "bob", "carla", "dmitri", "elena", "farid", "grace", "hiro", "ines", "jonas", "kemal", "lena", "marco",
+    "nadia", "omar", "priya", "quentin", "rosa", "sven", "tara", "ugo", "vera", "wen", "yusuf",
+)  # fmt: skip
+
+
+def build(rng: random.Random) -> cb.Task:
+    folder = rng.choice(WORDS)
+    kind = rng.choice(["names", "words"])
+    pool = FIRST if kind == "names" else NOUNS
+    lines = rng.sample(pool, rng.randint(5, 10))
+    source, target = f"{kind}.txt", rng.choice(["sorted.txt", f"{kind}_sorted.txt", "ordered.txt"])
+    return cb.Task(
+        description=f"In the terminal, write the lines of ~/{folder}/{source} sorted alphabetically (a to z) "
+        f"into the new file ~/{folder}/{target}.",
+        metadata={"source": f"{folder}/{source}", "target": f"{folder}/{target}", "lines": lines},
+        max_steps=10,
+    )
+
+
+load_train, load_test = loaders(NAME, build)
+
+
+def expected(meta: dict[str, object]) -> str:
+    lines = meta["lines"]
+    assert isinstance(lines, list)
+    return "\n".join(sorted(lines)) + "\n"
+
+
+@cb.setup_task
+async def setup(task: cb.Task, session: cb.Session) -> None:
+    await write_files(session, {task.metadata["source"]: "\n".join(task.metadata["lines"]) + "\n"})
+    await start(session, "xterm")
+
+
+@cb.evaluate_task
+async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
+    return [1.0 if same_text(await read_text(session, task.metadata["target"]), expected(task.metadata)) else 0.0]
+
+
+@cb.solve_task
+async def solve(task: cb.Task, session: cb.Session) -> None:
+    meta = task.metadata
+    await type_text(session, f"sort {shell(meta['source'])} > {shell(meta['target'])}", enter=True)
+    await wait_path(session, meta["target"], lambda text: same_text(text, expected(meta)))

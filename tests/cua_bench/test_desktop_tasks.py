@@ -1,0 +1,98 @@
+"""The ``desktop`` taskset: real Debian apps on the local backend, every oracle scores 1 and doing nothing 0.
+
+Each task runs ``check_task`` on its first few test variants (``CUA_DESKTOP_VARIANTS``, 3 by default,
+so the whole file stays within a few minutes on two cores). Needs Xvfb and openbox, and each task its
+app (apt-get install xvfb openbox xterm mousepad gnumeric pcmanfm chromium). Without them the tests
+skip, unless CI is set: there a missing program is a broken CI image and must fail.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from cua_bench.backends.local import unavailable
+from cua_bench.backends.local.procs import MARKER, alive
+from cua_bench.checks import check_task
+from cua_bench.registry import tasksets
+from cua_bench.tasks import load_task_module
+from cua_bench.taskset import task_folders
+
+DESKTOP = Path(tasksets()["desktop"])
+FOLDERS = task_folders("desktop")
+VARIANTS = int(os.environ.get("CUA_DESKTOP_VARIANTS", "3"))
+# The programs each app's tasks drive (by the task name's prefix).
+PROGRAMS = {
+    "xterm": ("xterm",),
+    "mousepad": ("mousepad",),
+    "gnumeric": ("gnumeric", "ssconvert"),
+    "pcmanfm": ("pcmanfm",),
+    "chromium": ("chromium",),
+}
+BACKEND_PROBLEM = unavailable()
+
+
+def problem(task: str) -> str | None:
+    """Why ``task`` cannot run on this host, or None."""
+    if BACKEND_PROBLEM:
+        return f"local backend unavailable: {BACKEND_PROBLEM}"
+    missing = [name for name in PROGRAMS[task.split("-", 1)[0]] if shutil.which(name) is None]
+    packages = sorted({"gnumeric" if name == "ssconvert" else name for name in missing})
+    return f"{', '.join(missing)} not installed (apt-get install {' '.join(packages)})" if missing else None
+
+
+@pytest.fixture(scope="module")
+def root(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """Every environment of this module lives under here, so leftovers are ours to find."""
+    path = tmp_path_factory.mktemp("desktop-envs")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("CUA_LOCAL_ROOT", str(path))
+        yield path
+
+
+def leftovers(root: Path) -> list[int]:
+    """Live processes of an environment under ``root`` (apps, web servers, browser helpers)."""
+    needle = f"{MARKER}={root}".encode()
+    found = []
+    for name in os.listdir("/proc"):
+        try:
+            environ = Path(f"/proc/{name}/environ").read_bytes() if name.isdigit() else b""
+        except OSError:
+            continue
+        if any(entry.startswith(needle) for entry in environ.split(b"\0")) and alive(int(name)):
+            found.append(int(name))
+    return found
+
+
+def test_the_desktop_taskset_is_registered() -> None:
+    assert "desktop" in tasksets().names()
+    assert DESKTOP.is_dir() and DESKTOP.name == "desktop"
+
+
+def test_at_least_30_tasks_with_20_test_variants_on_five_apps() -> None:
+    assert len(FOLDERS) >= 30
+    assert {folder.name.split("-", 1)[0] for folder in FOLDERS} == set(PROGRAMS)
+    for folder in FOLDERS:
+        module = load_task_module(folder)
+        tasks = module.variants("test")
+        assert len(tasks) >= 20, folder.name
+        assert module.function("solve_task", "test") is not None, f"{folder.name} has no oracle"
+        # Seeded variants really vary (names, contents, values), and are the same every time.
+        assert len({repr(task.metadata) for task in tasks}) >= 15, folder.name
+        assert [t.metadata for t in tasks] == [t.metadata for t in load_task_module(folder).variants("test")]
+
+
+@pytest.mark.parametrize("folder", FOLDERS, ids=[folder.name for folder in FOLDERS])
+def test_oracle_scores_1_and_doing_nothing_0(folder: Path, root: Path) -> None:
+    reason = problem(folder.name)
+    if reason is not None:
+        if os.environ.get("CI"):
+            pytest.fail(f"CI is set but {folder.name} cannot run here: {reason}")
+        pytest.skip(reason)
+    assert check_task(folder, backend="local", split="test", variants=VARIANTS) == []
+    assert not [p for p in root.iterdir() if p.name.startswith("env-")], "an environment's folder was left behind"
+    assert leftovers(root) == [], "an environment's processes outlived it"
