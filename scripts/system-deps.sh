@@ -2,7 +2,8 @@
 # Debian packages the test suite drives for real (the `local` backend's X desktop and its apps).
 # Installs only what is missing, with apt-get; safe to run again.
 set -euo pipefail
-packages=(xvfb openbox xterm xdotool xclip x11-xserver-utils mousepad gnumeric pcmanfm chromium fonts-dejavu-core)
+# dbus and at-spi2-core: each environment's own session bus and the accessibility bus it activates.
+packages=(xvfb openbox dbus at-spi2-core xterm xdotool xclip x11-xserver-utils mousepad gnumeric pcmanfm chromium fonts-dejavu-core)
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

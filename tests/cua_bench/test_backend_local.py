@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from cua_bench.a11y_xml import to_osworld_xml
 from cua_bench.backends.base import Computer
 from cua_bench.backends.local import LocalBackend, unavailable
 from cua_bench.backends.local.display import _listening
@@ -26,7 +27,8 @@ from cua_bench.backends.local.home import inside
 from cua_bench.backends.local.procs import MARKER, alive
 from cua_bench.client import EnvClient
 from cua_bench.conformance import CONFORMANCE_TASK, check_backend
-from cua_core.actions import Drag, KeyDown, KeyPress, KeyUp, Pinch, Point, Scroll, SystemButton, TypeText, Wait
+from cua_bench.osworld.official import official_metrics
+from cua_core.actions import Click, Drag, KeyDown, KeyPress, KeyUp, Pinch, Point, Scroll, SystemButton, TypeText, Wait
 from cua_core.errors import RemoteError, SecurityError
 
 PROBLEM = unavailable() or (None if shutil.which("xterm") else "xterm is not installed")
@@ -185,7 +187,7 @@ def test_reset_kills_apps_and_restores_home(env: EnvClient, root: Path) -> None:
     env.reset(options={"task": str(CONFORMANCE_TASK), "obs": "none"})
     assert env.session("windows") == []
     assert env.session("run_command", command="ls -A")["stdout"] == "conformance.txt\n"
-    assert len(marked(env_dir)) == 2  # Xvfb and openbox only
+    assert len(marked(env_dir)) == 3  # Xvfb, openbox and the env's session bus only
 
 
 @needs_x
@@ -235,6 +237,58 @@ def test_session_extras_in_process(root: Path) -> None:
             session.close()
 
     assert not asyncio.run(scenario()).exists()
+
+
+@needs_x
+def test_accessibility_tree_through_atspi(root: Path) -> None:
+    """A real GTK app's widgets, with bounds that are action coordinates, and OSWorld's XML of them."""
+    from cua_bench.backends.local.session import LocalSession
+
+    def nodes(tree: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return [n for top in tree for n in walk(top)]
+
+    def walk(node: dict[str, Any]) -> Iterator[dict[str, Any]]:
+        yield node
+        for child in node["children"]:
+            yield from walk(child)
+
+    async def scenario() -> Path:
+        session = LocalSession.start(800, 600)
+        try:
+            await session.launch("xterm")
+            await session.launch("mousepad")
+            await session.apply([TypeText("hello a11y")])
+            await session.settle()
+            tree = await session.accessibility_tree()
+            assert [(top["role"], top["app"]) for top in tree] == [("window", "mousepad"), ("window", "xterm")]
+            assert tree[1]["children"] == []  # xterm has no accessibility: a bare window node
+            text = [n for n in nodes(tree[:1]) if n["role"] == "text" and "editable" in n["states"]]
+            assert [n["value"] for n in text] == ["hello a11y"]
+            file_menu = next(n for n in nodes(tree) if n["role"] == "menu" and n["name"] == "File")
+            left, top, right, bottom = file_menu["bounds"]
+            assert not any(n["role"] == "menu item" for n in nodes(tree))  # closed menus are not shown
+            await session.apply([Click(Point((left + right) / 2, (top + bottom) / 2))])
+            await session.settle()
+            items = [n["name"].strip() for n in nodes(await session.accessibility_tree()) if n["role"] == "menu item"]
+            assert "Save" in items and "Quit" in items  # the click at the node's centre opened that menu
+
+            check = official_metrics().functions.get("check_accessibility_tree")
+            if check is not None:  # OSWorld's own metric on our XML of a real app
+                xml = to_osworld_xml(tree, 800, 600)
+                assert check(xml, [{"selectors": ['application[name="mousepad"] menu[name="File"]']}]) == 1.0
+                assert check(xml, [{"xpath": "//text", "text": "hello a11y", "exact": True}]) == 1.0
+
+            await session.reset()  # kills the accessibility bus with the apps; the next app gets a new one
+            assert await session.accessibility_tree() == []
+            await session.launch("mousepad")
+            assert any(n["role"] == "menu" for n in nodes(await session.accessibility_tree()))
+            return session.root
+        finally:
+            session.close()
+
+    env_dir = asyncio.run(scenario())
+    assert not env_dir.exists()
+    assert marked(env_dir) == []
 
 
 @needs_x
@@ -308,6 +362,8 @@ def test_50_cycles_leave_nothing_behind(root: Path, monkeypatch: pytest.MonkeyPa
             env.session("run_command", command="setsid sleep 300 >/dev/null 2>&1 < /dev/null &")
             if cycle % 10 == 0:
                 env.session("launch", app="xterm")
+            if cycle % 10 == 5:  # a GTK app: the bus activates the accessibility bus and registry
+                env.session("launch", app="mousepad")
             env.reset(options={"task": str(CONFORMANCE_TASK), "obs": "none"})
         backend.teardown(computer)
         assert computer.handle.poll() is not None

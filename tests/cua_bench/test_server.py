@@ -176,6 +176,8 @@ def test_png_observation_and_session_passthrough(env: tuple[EnvClient, FakeSessi
     obs, _ = client.reset(options={"task": task, "obs": "png", "a11y": True})
     assert bytes(obs["screenshot"]).startswith(b"\x89PNG")
     assert obs["a11y"][0]["children"][0]["name"] == "OK"
+    obs, _ = client.reset(options={"task": task, "obs": "none", "a11y": "osworld"})
+    assert obs["a11y"].startswith("<desktop-frame") and 'name="OK"' in obs["a11y"]
     client.session("write_file", path="x.txt", data="hello")
     assert bytes(client.session("read_file", path="x.txt")) == b"hello"
     assert client.session("windows")[0]["title"] == "Fake"
@@ -191,6 +193,8 @@ def test_bad_requests_are_clear(env: tuple[EnvClient, FakeSession, Path]) -> Non
         client.reset(options={"task": task, "variant": 7})
     with pytest.raises(RemoteError, match="obs must be one of"):
         client.reset(options={"task": task, "obs": "jpeg"})
+    with pytest.raises(RemoteError, match="a11y must be true, false or one of nodes, osworld"):
+        client.reset(options={"task": task, "a11y": "xml"})
     with pytest.raises(ValueError, match="unknown reset option"):
         client.reset(options={"task": task, "colour": 1})
     with pytest.raises(RemoteError, match="not a task folder"):

@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 from PIL import Image
 
+from cua_bench.a11y_xml import to_osworld_xml
 from cua_bench.session import Session
 from cua_bench.tasks import Task, TaskError, TaskModule, load_task_module
 from cua_core.actions import Action, Done, Fail, action_from_dict, action_to_dict
@@ -37,6 +38,7 @@ __all__ = ["EnvServer", "main"]
 log = logging.getLogger(__name__)
 
 OBS_FORMATS = ("rgb", "png", "none")
+A11Y_FORMATS = ("nodes", "osworld")
 
 
 class _RecordingSession:
@@ -74,7 +76,7 @@ class EnvServer:
         self.steps = 0
         self.max_steps = 50
         self.obs_format = "rgb"
-        self.with_a11y = False
+        self.with_a11y: bool | str = False
         self.last_errors: list[str] = []
         self.closed = threading.Event()
         handlers: dict[str, Callable[..., Any]] = {
@@ -124,11 +126,17 @@ class EnvServer:
         seed: int | None = None,
         max_steps: int | None = None,
         obs: str = "rgb",
-        a11y: bool = False,
+        a11y: bool | str = False,
     ) -> dict[str, Any]:
-        """Start an episode of ``task`` (a task folder) variant ``variant``; returns the observation."""
+        """Start an episode of ``task`` (a task folder) variant ``variant``; returns the observation.
+
+        ``a11y``: add the accessibility tree to every observation, as nodes (True or "nodes") or as
+        OSWorld's XML ("osworld").
+        """
         if obs not in OBS_FORMATS:
             raise ValueError(f"obs must be one of {', '.join(OBS_FORMATS)}, got {obs!r}")
+        if a11y not in (False, True, *A11Y_FORMATS):
+            raise ValueError(f"a11y must be true, false or one of {', '.join(A11Y_FORMATS)}, got {a11y!r}")
         module = load_task_module(Path(task))
         variants = module.variants(split)
         if not 0 <= variant < len(variants):
@@ -217,7 +225,9 @@ class EnvServer:
         elif self.obs_format == "png":
             obs["screenshot"] = await self.session.screenshot()
         if self.with_a11y:
-            obs["a11y"] = await self.session.accessibility_tree()
+            nodes = await self.session.accessibility_tree()
+            osworld = self.with_a11y == "osworld"
+            obs["a11y"] = to_osworld_xml(nodes, self.session.width, self.session.height) if osworld else nodes
         return obs
 
     async def _rgb(self) -> np.ndarray[Any, Any]:

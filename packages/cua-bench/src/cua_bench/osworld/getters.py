@@ -13,6 +13,7 @@ import os
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from cua_bench.a11y_xml import to_osworld_xml
 from cua_bench.osworld.config import Context, cached, find_window, shell_command
 from cua_bench.osworld.loader import TaskSkipped
 from cua_bench.osworld.sources import classify, read_source
@@ -118,6 +119,12 @@ async def vm_window_size(ctx: Context, config: dict[str, Any]) -> dict[str, int]
     }
 
 
+async def accessibility_tree(ctx: Context, config: dict[str, Any]) -> str:
+    """The whole desktop's accessibility tree in OSWorld's XML (what ``check_accessibility_tree`` reads)."""
+    nodes = await ctx.session.accessibility_tree()
+    return to_osworld_xml(nodes, ctx.session.width, ctx.session.height)
+
+
 GETTERS: dict[str, Callable[[Context, dict[str, Any]], Awaitable[Any]]] = {
     "vm_file": vm_file,
     "cloud_file": cloud_file,
@@ -127,6 +134,7 @@ GETTERS: dict[str, Callable[[Context, dict[str, Any]], Awaitable[Any]]] = {
     "rule": rule,
     "vm_screen_size": vm_screen_size,
     "vm_window_size": vm_window_size,
+    "accessibility_tree": accessibility_tree,
 }
 
 

@@ -36,7 +36,7 @@ class LocalBackend(ProcessBackend):
         "apps": sorted(APP_ALIASES),
         "shell": True,
         "clipboard": True,
-        "a11y": "windows",  # one node per window until AT-SPI
+        "a11y": "atspi",  # GTK, Qt and Chromium widgets; one bare node for windows of apps without
     }
 
     def provision(self, *, width: int = 1280, height: int = 800, timeout: float = 60.0) -> Computer:

@@ -1,8 +1,9 @@
 """The programs an environment runs: its apps and its shell commands, and killing all of them at reset.
 
 Apps get a clean environment (nothing of the runner's leaks in): the env's DISPLAY, HOME, TMPDIR
-and XDG folders, no session bus or accessibility bus (they would outlive the app), and the
-environment's marker, so the ones that detach (double fork, ``setsid``) are still found and killed.
+and XDG folders, the env's own session bus (never the user's: it would let apps outlive the env
+and see each other), accessibility on, and the environment's marker, so the ones that detach
+(double fork, ``setsid``) are still found and killed.
 """
 
 from __future__ import annotations
@@ -32,8 +33,8 @@ APP_ALIASES = {
 }
 
 
-def child_env(root: Path, home: Path, tmp: Path, run: Path, display: str) -> dict[str, str]:
-    """What every process of the environment sees: its own folders and display, nothing inherited."""
+def child_env(root: Path, home: Path, tmp: Path, run: Path, display: str, bus: str = "disabled:") -> dict[str, str]:
+    """What every process of the environment sees: its own folders, display and bus, nothing inherited."""
     return {
         "PATH": os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin"),
         "LANG": "C.UTF-8",
@@ -50,9 +51,10 @@ def child_env(root: Path, home: Path, tmp: Path, run: Path, display: str) -> dic
         "XDG_CACHE_HOME": str(home / ".cache"),
         "XDG_STATE_HOME": str(home / ".local" / "state"),
         "DISPLAY": display,
-        # A session bus or AT-SPI bus started on demand would outlive the app that asked for it.
-        "DBUS_SESSION_BUS_ADDRESS": "disabled:",
-        "NO_AT_BRIDGE": "1",
+        "DBUS_SESSION_BUS_ADDRESS": bus,
+        # GTK exports its widgets whenever a bus is there; Qt waits to be asked. (Chromium needs
+        # --force-renderer-accessibility on its command line: it ignores the environment.)
+        "QT_LINUX_ACCESSIBILITY_ALWAYS_ON": "1",
         "GSETTINGS_BACKEND": "memory",
         MARKER: str(root),
     }

@@ -1,4 +1,5 @@
-"""One environment's X display: its own Xvfb (unix socket only) and a light window manager (openbox).
+"""One environment's X display: its own Xvfb (unix socket only), a light window manager (openbox),
+and its own D-Bus session bus (through which apps find the accessibility bus, see ``atspi``).
 
 Xvfb picks a free display number itself (``-displayfd``), so parallel environments never race for
 one. That probing relies on the abstract-namespace socket (binding it fails while another server
@@ -25,7 +26,7 @@ from typing import IO, Any
 from cua_bench.backends.base import BackendError
 from cua_bench.backends.local.procs import spawn, wait_gone
 
-__all__ = ["REQUIRED_PROGRAMS", "Desktop", "missing_programs", "remove_stale_display", "start_desktop"]
+__all__ = ["REQUIRED_PROGRAMS", "Desktop", "missing_programs", "remove_stale_display", "start_bus", "start_desktop"]
 
 REQUIRED_PROGRAMS = ("Xvfb", "openbox")
 
@@ -73,14 +74,22 @@ class Desktop:
     xvfb: subprocess.Popen[bytes]
     wm: subprocess.Popen[bytes]
     log: IO[Any]
+    bus: subprocess.Popen[bytes] | None = None  # None where dbus-daemon is not installed
+    bus_address: str = "disabled:"
+
+    @property
+    def pids(self) -> list[int]:
+        """The processes that live as long as the desktop (reset keeps them)."""
+        return [proc.pid for proc in (self.xvfb, self.wm, self.bus) if proc is not None]
 
     def stop(self, timeout: float = 2.0) -> None:
-        """Window manager first, then Xvfb with SIGTERM (it removes its socket), SIGKILL if it hangs."""
-        for proc in (self.wm, self.xvfb):
+        """Window manager and bus first, then Xvfb with SIGTERM (it removes its socket), SIGKILL if it hangs."""
+        procs = [proc for proc in (self.wm, self.bus, self.xvfb) if proc is not None]
+        for proc in procs:
             if proc.poll() is None:
                 with contextlib.suppress(ProcessLookupError):
                     proc.send_signal(signal.SIGTERM)
-        for proc in (self.wm, self.xvfb):
+        for proc in procs:
             try:
                 proc.wait(timeout / 2)
             except subprocess.TimeoutExpired:
@@ -160,11 +169,33 @@ def start_desktop(root: Path, width: int, height: int, env: Mapping[str, str], *
     wm = spawn(["openbox", "--config-file", str(rc), "--sm-disable"], {**env, "DISPLAY": display}, log=log, cwd=root)
     desktop = Desktop(display, number, xvfb, wm, log)
     try:
+        if shutil.which("dbus-daemon", path=env.get("PATH")):
+            desktop.bus, desktop.bus_address = start_bus(root, {**env, "DISPLAY": display}, log, timeout)
         _wait_for_wm(display, wm, timeout)
     except Exception:
         desktop.stop()
         raise
     return desktop
+
+
+def start_bus(root: Path, env: Mapping[str, str], log: IO[Any], timeout: float) -> tuple[subprocess.Popen[bytes], str]:
+    """A private session bus on ``root/bus``; returns once it accepts connections.
+
+    The services it activates (the accessibility bus and registry) inherit its environment, the
+    env's marker included, so reset kills them with the apps; the next app activates fresh ones.
+    """
+    socket = root / "bus"
+    address = f"unix:path={socket}"
+    argv = ["dbus-daemon", "--session", "--nofork", "--nopidfile", f"--address={address}"]
+    bus = spawn(argv, {**env, "DBUS_SESSION_BUS_ADDRESS": address}, log=log, cwd=root)
+    deadline = time.monotonic() + timeout
+    while not socket.exists():
+        if bus.poll() is not None or time.monotonic() > deadline:
+            bus.kill()
+            bus.wait()
+            raise BackendError(f"dbus-daemon did not start within {timeout:g} s (exit {bus.poll()}); see {log.name}")
+        time.sleep(0.002)
+    return bus, address
 
 
 def _listening(number: int) -> bool:

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from cua_bench.backends.local.apps import Apps, child_env
+from cua_bench.backends.local.atspi import AccessibilityReader
 from cua_bench.backends.local.capture import Capture
 from cua_bench.backends.local.display import Desktop, start_desktop
 from cua_bench.backends.local.home import clear_dir, inside, restore_home
@@ -67,13 +68,14 @@ class LocalSession(Session):
         self.root, self.desktop = root, desktop
         self.width, self.height = width, height
         self.home, self.tmp, self.run, self.skeleton = (root / name for name in ("home", "tmp", "run", "skel"))
-        self.env = child_env(root, self.home, self.tmp, self.run, desktop.display)
+        self.env = child_env(root, self.home, self.tmp, self.run, desktop.display, desktop.bus_address)
         self.conn = xdisplay.Display(desktop.display)
         self.input = XInput(self.conn, width, height)
         self.wins = Windows(self.conn, width, height)
         self.capture = Capture(desktop.display, width, height)
         self.settler = Settler(desktop.display, self.capture.frame, settle)
-        self.apps = Apps(root, self.home, self.env, keep=(desktop.xvfb.pid, desktop.wm.pid))
+        self.apps = Apps(root, self.home, self.env, keep=desktop.pids)
+        self.a11y = AccessibilityReader(desktop.bus_address, width, height)
         self._closed = False
         atexit.register(self.close)
         # A plain blue desktop rather than black: windows' edges stay visible to a model.
@@ -157,18 +159,31 @@ class LocalSession(Session):
         return self.wins.snapshot()
 
     async def accessibility_tree(self) -> list[dict[str, Any]]:
-        """One node per window until AT-SPI is wired in: enough to find and focus windows by title."""
-        return [
-            {
-                "role": "window",
-                "name": info["title"],
-                "bounds": info["bounds"],
-                "states": ["focused"] if info["focused"] else [],
-                "value": None,
-                "children": [],
-            }
-            for info in self.wins.snapshot()
-        ]
+        """One ``window`` node per window, front to back, holding its widgets as AT-SPI exposes them.
+
+        Windows come from the window manager (so xterm's, which has no accessibility, is there too);
+        each is matched to the AT-SPI frame of the same process, by title where the process has
+        several. Roles are AT-SPI's role names ("push button", "text", "menu item").
+        """
+        frames: dict[int | None, list[tuple[str, dict[str, Any]]]] = {}
+        for tree in self.a11y.apps():
+            frames.setdefault(tree.pid, []).extend((tree.name, frame) for frame in tree.frames)
+        nodes = []
+        for info in self.wins.snapshot():
+            candidates = frames.get(self.wins.pid(parse_id(info["id"])), [])
+            titled = [c for c in candidates if c[1]["name"] == info["title"]]
+            app, frame = info["app"], None
+            if titled or candidates:
+                app, frame = (titled or candidates)[0]
+                candidates.remove((app, frame))
+            states = frame["states"] if frame is not None else []
+            if info["focused"] and "focused" not in states:
+                states = [*states, "focused"]
+            nodes.append({
+                "role": "window", "name": info["title"], "bounds": info["bounds"], "states": states, "value": None,
+                "children": frame["children"] if frame is not None else [], "app": app, "id": info["id"],
+            })  # fmt: skip
+        return nodes
 
     # -- apps, files, commands ----------------------------------------------------------------
 
@@ -239,7 +254,7 @@ class LocalSession(Session):
             return
         self._closed = True
         self.apps.close()
-        for part in (self.settler, self.capture, self.conn):
+        for part in (self.a11y, self.settler, self.capture, self.conn):
             try:
                 part.close()
             except Exception:  # the display may be gone already

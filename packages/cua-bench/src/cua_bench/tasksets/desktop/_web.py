@@ -35,6 +35,7 @@ CHROMIUM_FLAGS = (
     "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--no-default-browser-check",
     "--disable-background-networking", "--disable-component-update", "--disable-sync", "--password-store=basic",
     "--disable-features=Translate,AutofillServerCommunication", "--window-position=0,0", "--window-size=1100,760",
+    "--force-renderer-accessibility",  # the page's widgets in the accessibility tree (AT-SPI)
 )  # fmt: skip
 
 
