@@ -1,0 +1,331 @@
+"""`cua run`, `cua jobs ...` and `cua computers`."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import sys
+import tarfile
+import time
+from pathlib import Path
+from typing import Any
+
+import click
+
+from cua_core.errors import CuaError, RemoteError
+
+__all__ = ["register"]
+
+MAX_CODE = 64 << 20
+_SKIP = {".git", "__pycache__", ".venv", "venv", "node_modules", ".mypy_cache", ".pytest_cache", ".ruff_cache"}
+
+
+def _client(ctx: click.Context, timeout: float = 30.0) -> Any:
+    from cua_pool.client import connect, controller_target
+
+    try:
+        address, key = controller_target(ctx.obj.controller if ctx.obj else None)
+        return connect(address, key, timeout=timeout)
+    except (CuaError, OSError, ValueError, RuntimeError) as exc:
+        raise click.ClickException(str(exc)) from exc
+
+
+def _call(client: Any, method: str, params: dict[str, Any], timeout: float | None = None) -> Any:
+    try:
+        return client.call(method, params, timeout=timeout)
+    except RemoteError as exc:
+        raise click.ClickException(exc.message) from exc
+    except CuaError as exc:
+        raise click.ClickException(str(exc)) from exc
+
+
+def pack_code(path: Path) -> bytes:
+    """The job's file and its folder, as a tar.gz (tooling folders left out)."""
+
+    def skip(info: tarfile.TarInfo) -> tarfile.TarInfo | None:
+        parts = Path(info.name).parts
+        return None if any(p in _SKIP for p in parts) or info.name.endswith(".pyc") else info
+
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:gz", compresslevel=1) as tar:
+        for child in sorted(path.parent.iterdir()):
+            tar.add(child, arcname=child.name, filter=skip)
+    data = buf.getvalue()
+    if len(data) > MAX_CODE:
+        raise click.ClickException(
+            f"the job's folder {path.parent} packs to {len(data) >> 20} MiB, over {MAX_CODE >> 20} MiB; "
+            "move the job file to a folder holding only its code"
+        )
+    return data
+
+
+def parse_target(target: str) -> tuple[Path, str]:
+    file, sep, fn = target.partition("::")
+    if not sep or not file or not fn:
+        raise click.BadParameter(f"{target!r}: write FILE::FUNCTION, e.g. train.py::main", param_hint="TARGET")
+    path = Path(file)
+    if not path.is_file():
+        raise click.BadParameter(f"{file}: no such file", param_hint="TARGET")
+    return path.resolve(), fn
+
+
+def parse_nodes(text: str) -> tuple[int, int]:
+    lo, sep, hi = text.partition(":")
+    try:
+        nodes = (int(lo), int(hi)) if sep else (int(lo), int(lo))
+    except ValueError:
+        raise click.BadParameter(f"{text!r}: write N or MIN:MAX, e.g. 2 or 2:4", param_hint="--nodes") from None
+    if not 1 <= nodes[0] <= nodes[1]:
+        raise click.BadParameter(f"{text!r}: need 1 <= MIN <= MAX", param_hint="--nodes")
+    return nodes
+
+
+def parse_env(items: tuple[str, ...]) -> dict[str, str]:
+    env = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise click.BadParameter(f"{item!r}: write KEY=VALUE", param_hint="--env")
+        env[key] = value
+    return env
+
+
+def parse_arg(text: str) -> Any:
+    """JSON when it parses (numbers, lists, quoted strings), else the text itself."""
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
+class LogPrinter:
+    """Prints whole lines as they arrive, each prefixed with its rank and host unless one rank is shown."""
+
+    def __init__(self, prefix: bool) -> None:
+        self.prefix = prefix
+        self.partial: dict[str, bytes] = {}
+
+    def feed(self, rank: str, host: str, data: bytes, flush: bool = False) -> None:
+        buf = self.partial.get(rank, b"") + data
+        lines = buf.split(b"\n")
+        rest = lines.pop()
+        if flush and rest:
+            lines.append(rest)
+            rest = b""
+        self.partial[rank] = rest
+        out = sys.stdout
+        for line in lines:
+            text = line.decode(errors="replace")
+            out.write(f"[rank {rank} {host}] {text}\n" if self.prefix else text + "\n")
+        if lines:
+            out.flush()
+
+
+def follow(client: Any, job: str, rank: int | None, since: int, follow_live: bool) -> str:
+    """Print the job's logs from ``since``; with ``follow_live`` until the job ends. Returns its state."""
+    offsets: dict[str, int] = {}
+    printer = LogPrinter(prefix=rank is None)
+    hosts: dict[str, str] = {}
+    while True:
+        params = {"job": job, "offsets": offsets, "rank": rank, "since": since, "wait": 2.0 if follow_live else 0.0}
+        reply = _call(client, "job.logs", params, timeout=30)
+        got = False
+        for r, part in sorted(reply["ranks"].items(), key=lambda kv: int(kv[0])):
+            hosts[r] = part["host"]
+            if part["data"]:
+                got = True
+                printer.feed(r, part["host"], part["data"])
+            offsets[r] = part["offset"]
+        done = reply["state"] in ("succeeded", "failed", "cancelled")
+        if not follow_live or (done and not got):
+            for r in printer.partial:
+                printer.feed(r, hosts.get(r, "?"), b"", flush=True)
+            return str(reply["state"])
+
+
+def register(main: click.Group) -> None:
+    @main.command("run", context_settings={"ignore_unknown_options": False})
+    @click.argument("target")
+    @click.argument("args", nargs=-1)
+    @click.option("--nodes", default="1", show_default=True, help="N, or MIN:MAX hosts, all-or-nothing.")
+    @click.option("--accelerator", type=click.Choice(["cpu", "gpu", "apple"]), default="cpu", show_default=True)
+    @click.option("--gpus", type=click.IntRange(min=1), default=1, show_default=True, help="GPUs per member (gpu).")
+    @click.option("--retries", type=click.IntRange(min=0), default=0, show_default=True, help="Gang restarts allowed.")
+    @click.option("--env", "env", multiple=True, help="KEY=VALUE for every member (repeatable).")
+    @click.option("--memory-mb", type=click.IntRange(min=16), help="Address-space limit per member, MiB.")
+    @click.option("--runtime", default="process", show_default=True, help="Space runtime: process, or a plugin's.")
+    @click.option("--detach", is_flag=True, help="Print the job id and return; the job runs on.")
+    @click.pass_context
+    def run(
+        ctx: click.Context,
+        target: str,
+        args: tuple[str, ...],
+        nodes: str,
+        accelerator: str,
+        gpus: int,
+        retries: int,
+        env: tuple[str, ...],
+        memory_mb: int | None,
+        runtime: str,
+        detach: bool,
+    ) -> None:
+        """Run FILE::FUNCTION [ARGS...] in spaces; stream its logs (rank 0's return value is kept)."""
+        path, fn = parse_target(target)
+        lo, hi = parse_nodes(nodes)
+        params = {
+            "file": path.name,
+            "fn": fn,
+            "code": pack_code(path),
+            "args": [parse_arg(a) for a in args],
+            "env": parse_env(env),
+            "nodes_min": lo,
+            "nodes_max": hi,
+            "accelerator": accelerator,
+            "gpus": gpus,
+            "retries": retries,
+            "limits": {"memory_mb": memory_mb} if memory_mb else {},
+            "runtime": runtime,
+        }
+        with _client(ctx) as client:
+            job = _call(client, "job.submit", params)["id"]
+            if detach:
+                click.echo(job)
+                return
+            click.echo(f"job {job} submitted; `cua jobs logs {job} -f` to follow, Ctrl-C leaves it running", err=True)
+            try:
+                state = follow(client, job, None, 0, True)
+            except KeyboardInterrupt:
+                click.echo(f"\nleft job {job} running", err=True)
+                return
+        click.echo(f"job {job} {state}", err=True)
+        if state != "succeeded":
+            ctx.exit(1)
+
+    @main.group("jobs", invoke_without_command=True)
+    @click.option("--json", "as_json", is_flag=True)
+    @click.pass_context
+    def jobs(ctx: click.Context, as_json: bool) -> None:
+        """List jobs (newest first); subcommands show, follow, cancel and fetch one."""
+        if ctx.invoked_subcommand is not None:
+            return
+        with _client(ctx) as client:
+            rows = _call(client, "job.list", {})
+        if as_json:
+            click.echo(json.dumps(rows))
+            return
+        click.echo(f"{'ID':<11} {'STATE':<11} {'NODES':<6} {'ACCEL':<6} {'TRY':<4} {'AGE':>7}  TARGET")
+        for j in rows:
+            nodes = str(j["nodes_min"]) if j["nodes_min"] == j["nodes_max"] else f"{j['nodes_min']}:{j['nodes_max']}"
+            age = _age(j["submitted"])
+            click.echo(
+                f"{j['id']:<11} {j['state']:<11} {nodes:<6} {j['accelerator']:<6} {j['attempt']:<4} {age:>7}  "
+                f"{j['file']}::{j['fn']}"
+            )
+
+    @jobs.command("show")
+    @click.argument("job")
+    @click.option("--json", "as_json", is_flag=True)
+    @click.pass_context
+    def show(ctx: click.Context, job: str, as_json: bool) -> None:
+        """A job's members and attempts."""
+        with _client(ctx) as client:
+            info = _call(client, "job.show", {"job": job})
+        if as_json:
+            click.echo(json.dumps(info))
+            return
+        j = info["job"]
+        click.echo(
+            f"job {j['id']}  {j['file']}::{j['fn']}  {j['state']}  attempt {j['attempt']} (retries {j['retries']})"
+        )
+        if j["reason"]:
+            click.echo(f"  reason: {j['reason']}")
+        for a in info["attempts"]:
+            extra = f"  ({a['reason']})" if a["reason"] else ""
+            click.echo(
+                f"  attempt {a['n']}: {a['state']}, world {a['world_size']}, "
+                f"master {a['master_addr']}:{a['master_port']}{extra}"
+            )
+            for m in (m for m in info["members"] if m["attempt"] == a["n"]):
+                code = "" if m["exit_code"] is None else f" exit {m['exit_code']}"
+                gpus = f" gpus {m['gpus']}" if m["gpus"] else ""
+                click.echo(f"    rank {m['rank']} on {m['host_name']}: {m['state']}{code}{gpus}")
+
+    @jobs.command("logs")
+    @click.argument("job")
+    @click.option("-f", "--follow", "follow_live", is_flag=True, help="Keep printing until the job ends.")
+    @click.option("--rank", type=click.IntRange(min=0), help="Only this rank, without prefixes.")
+    @click.option(
+        "--since", type=click.IntRange(min=0), default=0, help="Start at this byte offset of each rank's log."
+    )
+    @click.pass_context
+    def logs(ctx: click.Context, job: str, follow_live: bool, rank: int | None, since: int) -> None:
+        """A job's logs: every rank's lines prefixed `[rank R host]`, or one rank's."""
+        with _client(ctx) as client, contextlib.suppress(KeyboardInterrupt):
+            follow(client, job, rank, since, follow_live)
+
+    @jobs.command("cancel")
+    @click.argument("job")
+    @click.option("--timeout", type=float, default=15.0, show_default=True, help="Wait this long for every member.")
+    @click.pass_context
+    def cancel(ctx: click.Context, job: str, timeout: float) -> None:
+        """Stop every member of a job (SIGTERM, then SIGKILL after a grace period)."""
+        with _client(ctx) as client:
+            reply = _call(client, "job.cancel", {"job": job})
+            deadline = time.monotonic() + timeout
+            state = reply["state"]
+            while state not in ("cancelled", "succeeded", "failed") and time.monotonic() < deadline:
+                time.sleep(0.1)
+                state = _call(client, "job.show", {"job": reply["id"]})["job"]["state"]
+        click.echo(f"job {reply['id']}: {state}")
+        if state not in ("cancelled", "succeeded", "failed"):
+            raise click.ClickException(f"job {reply['id']} still has members running after {timeout:g} s")
+
+    @jobs.command("result")
+    @click.argument("job")
+    @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Write the value here.")
+    @click.pass_context
+    def result(ctx: click.Context, job: str, output: Path | None) -> None:
+        """Rank 0's return value: JSON printed (or written with -o); a pickled value needs -o."""
+        with _client(ctx) as client:
+            reply = _call(client, "job.result", {"job": job})
+        if reply["format"] is None:
+            raise click.ClickException(
+                f"job {reply['id']} has no result ({reply['state']}); rank 0 must return a value"
+            )
+        if output is not None:
+            output.write_bytes(reply["data"])
+            click.echo(f"wrote {len(reply['data'])} bytes ({reply['format']}) to {output}", err=True)
+        elif reply["format"] == "json":
+            click.echo(reply["data"].decode())
+        else:
+            raise click.ClickException(
+                f"job {reply['id']}'s result is a pickle ({len(reply['data'])} bytes); save it with -o FILE"
+            )
+
+    @main.command("computers")
+    @click.option("--json", "as_json", is_flag=True)
+    @click.pass_context
+    def computers(ctx: click.Context, as_json: bool) -> None:
+        """The pool's hosts: state, os/arch, load, jobs, accelerators."""
+        with _client(ctx) as client:
+            rows = _call(client, "pool.computers", {})
+        if as_json:
+            click.echo(json.dumps(rows))
+            return
+        click.echo(
+            f"{'NAME':<16} {'STATE':<8} {'OS/ARCH':<16} {'CPUS':>4} {'LOAD':>5} {'SPACES':>7}  "
+            f"{'ACCELERATORS':<20} JOBS"
+        )
+        for h in rows:
+            accel = ",".join(a.get("name", a["kind"]) for a in h["accelerators"]) or "-"
+            spaces = f"{h['spaces']}/{h['max_spaces']}"
+            click.echo(
+                f"{h['name']:<16} {h['state']:<8} {h['os'] + '/' + h['arch']:<16} {h['cpus']:>4} {h['load']:>5.2f} "
+                f"{spaces:>7}  {accel:<20} {','.join(h['jobs']) or '-'}"
+            )
+
+
+def _age(ts: float) -> str:
+    s = max(0, int(time.time() - ts))
+    return f"{s}s" if s < 120 else f"{s // 60}m" if s < 7200 else f"{s // 3600}h"

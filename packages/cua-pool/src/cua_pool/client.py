@@ -1,0 +1,124 @@
+"""Reaching a controller from the CLI (or any program): which one, with which keys, and starting
+the local pool on first use so that a single computer needs no setup at all."""
+
+from __future__ import annotations
+
+import os
+import time
+import uuid
+from typing import Any
+
+from cua_core.errors import CuaError
+from cua_core.rpc import RpcClient
+from cua_pool.config import LOCAL, client_config, client_security, host_config, resolve, save_host_config
+from cua_pool.daemons import running_pid, spawn
+from cua_pool.paths import controller_home, host_home, local_controller_address
+
+__all__ = ["connect", "ensure_local_pool", "start_agent", "start_controller"]
+
+START_TIMEOUT = 20.0
+
+
+def _ping(address: str, timeout: float = 2.0) -> bool:
+    if address.startswith("ipc://") and not os.path.exists(address.removeprefix("ipc://")):
+        return False
+    with RpcClient(address, timeout=timeout, heartbeat_timeout=timeout, retries=0) as client:
+        try:
+            return bool(client.call("rpc.ping") == "pong")
+        except CuaError:
+            return False
+
+
+def start_controller(extra: list[str] | None = None) -> None:
+    """Start the local controller in the background unless it runs; wait until it answers."""
+    address = local_controller_address()
+    if running_pid(controller_home() / "controller.pid") is None:
+        spawn(["pool", "serve", *(extra or [])], controller_home() / "controller.log")
+    deadline = time.monotonic() + START_TIMEOUT
+    while not _ping(address, 1.0):
+        if time.monotonic() > deadline:
+            log = controller_home() / "controller.log"
+            raise RuntimeError(f"the local pool controller did not start within {START_TIMEOUT:g} s; see {log}")
+        time.sleep(0.05)
+
+
+def start_agent() -> int | None:
+    """Start this computer's host agent in the background unless it runs."""
+    pid = running_pid(host_home() / "agent.pid")
+    if pid is None:
+        pid = spawn(["host", "run"], host_home() / "agent.log")
+    return pid
+
+
+def ensure_local_pool() -> None:
+    """The embedded default: a pool of this one computer, started on first use."""
+    start_controller()
+    config = host_config()
+    if config is None:
+        config = default_host_config(LOCAL)
+        save_host_config(config)
+    if config.get("controller") != LOCAL or not config.get("enabled", True):
+        return
+    if running_pid(host_home() / "agent.pid") is not None:
+        return
+    start_agent()
+    with RpcClient(local_controller_address(), timeout=10, retries=0) as client:
+        deadline = time.monotonic() + START_TIMEOUT
+        while time.monotonic() < deadline:
+            if any(h["id"] == config["host_id"] and h["state"] == "up" for h in client.call("pool.computers")):
+                return
+            time.sleep(0.05)
+    raise RuntimeError(
+        f"this computer's host agent did not join within {START_TIMEOUT:g} s; see {host_home() / 'agent.log'}"
+    )
+
+
+def default_host_config(controller: str, **overrides: Any) -> dict[str, Any]:
+    from cua_pool.agent import default_name
+
+    config = {
+        "host_id": uuid.uuid4().hex[:12],
+        "name": default_name(),
+        "controller": controller,
+        "controller_key": None,
+        "share": ["spaces"],
+        "max_spaces": os.cpu_count() or 1,
+        "advertise": None,
+        "enabled": True,
+    }
+    config.update({k: v for k, v in overrides.items() if v is not None})
+    return config
+
+
+def controller_target(explicit: str | None = None) -> tuple[str, str | None]:
+    """(address, controller key): --controller, $CUA_POOL_CONTROLLER, the paired one, else local."""
+    key = os.environ.get("CUA_POOL_CONTROLLER_KEY")
+    if explicit:
+        return explicit, key or _paired_key(explicit)
+    if os.environ.get("CUA_POOL_CONTROLLER"):
+        address = os.environ["CUA_POOL_CONTROLLER"]
+        return address, key or _paired_key(address)
+    paired = client_config()
+    if paired and paired.get("controller"):
+        return str(paired["controller"]), paired.get("controller_key")
+    return LOCAL, None
+
+
+def _paired_key(address: str) -> str | None:
+    paired = client_config()
+    if paired and paired.get("controller") == address:
+        return paired.get("controller_key")
+    return None
+
+
+def connect(address: str, controller_key: str | None, *, timeout: float = 30.0) -> RpcClient:
+    """An RPC client to the controller; the local one is started first when it is not running."""
+    if address == LOCAL:
+        ensure_local_pool()
+    return RpcClient(
+        resolve(address),
+        timeout=timeout,
+        heartbeat_timeout=10.0,
+        retries=1,
+        security=client_security(resolve(address), controller_key),
+    )

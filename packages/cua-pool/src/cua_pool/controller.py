@@ -1,0 +1,498 @@
+"""The controller: the pool's state, served over cua-core RPC, with `pool.*` events on the bus.
+
+Clients (the `cua` CLI) submit and watch jobs; host agents register, long-poll for work
+(``host.work``, which doubles as the heartbeat), report their members and ship logs. Everything
+that matters is in SQLite before a reply leaves, so a kill -9 loses nothing: on restart the hosts
+get a fresh heartbeat window and their agents, which never stopped their members, simply carry on.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from cua_core.events import BusAddresses, Publisher
+from cua_core.rpc import RpcServer
+from cua_core.security import ServerSecurity
+from cua_pool.checkpoint_store import CheckpointStore
+from cua_pool.gangs import Gangs, mlx_hostfile, rank_env
+from cua_pool.logs import LogStore
+from cua_pool.paths import controller_home
+from cua_pool.store import JOB_DONE, MEMBER_DONE, Store, now
+
+__all__ = ["ACCELERATORS", "Controller"]
+
+log = logging.getLogger(__name__)
+
+ACCELERATORS = ("cpu", "gpu", "apple")
+MAX_CODE = 64 << 20
+_ENV_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_JOB_ID = re.compile(r"[a-z0-9]{4,32}")
+
+
+class Controller:
+    def __init__(
+        self,
+        addresses: str | list[str],
+        *,
+        home: Path | None = None,
+        security: ServerSecurity | None = None,
+        heartbeat_interval: float = 1.0,
+        heartbeat_timeout: float = 5.0,
+        bus: BusAddresses | None = None,
+    ) -> None:
+        if heartbeat_timeout <= heartbeat_interval:
+            raise ValueError(
+                f"heartbeat_timeout ({heartbeat_timeout} s) must be longer than heartbeat_interval "
+                f"({heartbeat_interval} s), or every host would be declared lost"
+            )
+        self.home = home or controller_home()
+        self.store = Store(self.home / "pool.db")
+        self.logs = LogStore(self.home / "logs")
+        self.checkpoints = CheckpointStore(self.store, self.home / "checkpoints")
+        self.heartbeat_interval = heartbeat_interval
+        self.heartbeat_timeout = heartbeat_timeout
+        self._work = threading.Condition()
+        self._work_version = 0
+        self._pub_lock = threading.Lock()
+        self._publisher: Publisher | None = None
+        try:
+            self._publisher = Publisher((bus or BusAddresses.default()).publish)
+        except Exception as exc:  # the bus is optional: the pool works without anyone listening
+            log.warning("not publishing pool events: %s", exc)
+        self.gangs = Gangs(self.store, self.logs, self._notify, self._wake_hosts)
+        if isinstance(addresses, str):
+            addresses = [addresses]
+        # One server per address: CURVE (when given) on tcp, none on the private ipc socket.
+        self.servers = [
+            RpcServer(a, security=None if a.startswith("ipc://") else security, workers=64, name="pool-controller")
+            for a in addresses
+        ]
+        self._stop = threading.Event()
+        self._monitor: threading.Thread | None = None
+        methods: dict[str, Callable[..., Any]] = {
+            "pool.status": self.status,
+            "pool.computers": self.computers,
+            "job.submit": self.submit,
+            "job.list": self.list_jobs,
+            "job.show": self.show,
+            "job.cancel": self.cancel,
+            "job.result": self.result,
+            "job.logs": self.read_logs,
+            "host.register": self.register_host,
+            "host.work": self.host_work,
+            "host.report": self.host_report,
+            "host.logs": self.host_logs,
+            "host.code": self.host_code,
+            "host.remove": self.remove_host,
+            "ckpt.save": self.checkpoints.save,
+            "ckpt.latest": self.checkpoints.latest,
+            "ckpt.load": self.checkpoints.load,
+        }
+        for name, fn in methods.items():
+            for server in self.servers:
+                server.register(name, fn)
+
+    # -- lifecycle ----------------------------------------------------------------------------
+
+    def start(self) -> Controller:
+        # After a restart every host gets a full heartbeat window to reach us again.
+        t = now()
+        for host in self.store.hosts():
+            if host["state"] == "up":
+                self.store.update("hosts", {"id": host["id"]}, last_seen=t)
+        for server in self.servers:
+            server.start()
+        self._monitor = threading.Thread(target=self._watch, name="pool-monitor", daemon=True)
+        self._monitor.start()
+        self.gangs.schedule()
+        return self
+
+    @property
+    def address(self) -> str:
+        return self.servers[0].address
+
+    @property
+    def addresses(self) -> list[str]:
+        return [server.address for server in self.servers]
+
+    def close(self) -> None:
+        self._stop.set()
+        self._wake_hosts()
+        if self._monitor is not None:
+            self._monitor.join(timeout=5)
+        for server in self.servers:
+            server.close()
+        if self._publisher is not None:
+            self._publisher.close()
+        self.store.close()
+
+    def _watch(self) -> None:
+        while not self._stop.wait(min(0.2, self.heartbeat_interval / 2)):
+            try:
+                deadline = now() - self.heartbeat_timeout
+                for host in self.store.hosts():
+                    if host["state"] == "up" and host["last_seen"] < deadline:
+                        gone = now() - host["last_seen"]
+                        self.gangs.host_lost(host["id"], f"host {host['name']} missed heartbeats for {gone:.1f} s")
+                self.gangs.schedule()
+            except Exception:
+                log.exception("pool monitor")
+
+    def _notify(self, topic: str, body: dict[str, Any]) -> None:
+        if self._publisher is None:
+            return
+        with self._pub_lock:
+            try:
+                self._publisher.publish(topic, body)
+            except Exception as exc:
+                log.debug("event %s not published: %s", topic, exc)
+
+    def _wake_hosts(self) -> None:
+        with self._work:
+            self._work_version += 1
+            self._work.notify_all()
+
+    # -- clients ------------------------------------------------------------------------------
+
+    def status(self) -> dict[str, Any]:
+        return {
+            "addresses": self.addresses,
+            "pid": os.getpid(),
+            "home": str(self.home),
+            "heartbeat_interval": self.heartbeat_interval,
+            "heartbeat_timeout": self.heartbeat_timeout,
+        }
+
+    def submit(
+        self,
+        file: str,
+        fn: str,
+        code: bytes,
+        args: list[Any] | None = None,
+        env: dict[str, str] | None = None,
+        nodes_min: int = 1,
+        nodes_max: int = 1,
+        accelerator: str = "cpu",
+        gpus: int = 1,
+        retries: int = 0,
+        limits: dict[str, int] | None = None,
+        runtime: str = "process",
+    ) -> dict[str, Any]:
+        env = dict(env or {})
+        _check_submission(file, fn, code, env, nodes_min, nodes_max, accelerator, gpus, retries)
+        job_id = os.urandom(5).hex()
+        (self.home / "code").mkdir(mode=0o700, exist_ok=True)
+        tmp = self.home / "code" / f"{job_id}.tmp"
+        tmp.write_bytes(code)
+        tmp.replace(self.home / "code" / f"{job_id}.tar.gz")
+        self.store.insert(
+            "jobs",
+            {
+                "id": job_id,
+                "file": file,
+                "fn": fn,
+                "args": list(args or []),
+                "env": env,
+                "nodes_min": nodes_min,
+                "nodes_max": nodes_max,
+                "accelerator": accelerator,
+                "gpu_count": gpus if accelerator == "gpu" else 0,
+                "retries": retries,
+                "limits": dict(limits or {}),
+                "runtime": runtime,
+                "state": "pending",
+                "submitted": now(),
+            },
+        )
+        self._notify("pool.job.submitted", {"job": job_id, "file": file, "fn": fn})
+        self.gangs.schedule()
+        return {"id": job_id}
+
+    def _job(self, job: str) -> dict[str, Any]:
+        if not isinstance(job, str) or not _JOB_ID.fullmatch(job):
+            raise ValueError(f"{job!r} is not a job id; `cua jobs` lists them")
+        row = self.store.job(job)
+        if row is None:
+            matches = [j["id"] for j in self.store.jobs(1000) if j["id"].startswith(job)]
+            if len(matches) == 1:
+                row = self.store.job(matches[0])
+            elif matches:
+                raise ValueError(f"job id {job!r} is ambiguous: it starts {', '.join(matches)}")
+        if row is None:
+            raise LookupError(f"no job {job!r} in this pool; `cua jobs` lists them")
+        row.pop("result", None)
+        return row
+
+    def list_jobs(self, limit: int = 100) -> list[dict[str, Any]]:
+        return self.store.jobs(limit)
+
+    def show(self, job: str) -> dict[str, Any]:
+        row = self._job(job)
+        names = {h["id"]: h["name"] for h in self.store.hosts()}
+        members = self.store.members(row["id"])
+        for m in members:
+            m["host_name"] = names.get(m["host"], m["host"])
+        return {"job": row, "attempts": self.store.attempts(row["id"]), "members": members}
+
+    def cancel(self, job: str) -> dict[str, Any]:
+        row = self._job(job)
+        return {"id": row["id"], "state": self.gangs.cancel(row["id"])}
+
+    def result(self, job: str) -> dict[str, Any]:
+        row = self._job(job)
+        full = self.store.one("SELECT result, result_format FROM jobs WHERE id = ?", row["id"])
+        assert full is not None
+        return {"id": row["id"], "state": row["state"], "format": full["result_format"], "data": full["result"]}
+
+    def read_logs(
+        self,
+        job: str,
+        offsets: dict[str, int] | None = None,
+        rank: int | None = None,
+        since: int = 0,
+        wait: float = 0.0,
+    ) -> dict[str, Any]:
+        """Each rank's bytes from its offset in ``offsets`` (else from ``since``), every rank unless
+        ``rank`` names one; with ``wait``, block until something new arrives or the job ends."""
+        row = self._job(job)
+        job_id = row["id"]
+        wait = min(max(wait, 0.0), 5.0)
+        deadline = time.monotonic() + wait
+        while True:
+            version = self.logs.version
+            out: dict[str, Any] = {}
+            ranks = [rank] if rank is not None else self.logs.ranks(job_id)
+            hosts = self._rank_hosts(job_id)
+            for r in ranks:
+                start = int((offsets or {}).get(str(r), since))
+                data, end = self.logs.read(job_id, r, start)
+                out[str(r)] = {"data": data, "offset": end, "host": hosts.get(r, "?")}
+            state = self.store.job(job_id)
+            assert state is not None
+            has_data = any(v["data"] for v in out.values())
+            remaining = deadline - time.monotonic()
+            if has_data or remaining <= 0 or state["state"] in JOB_DONE or self._stop.is_set():
+                return {"state": state["state"], "ranks": out}
+            self.logs.wait(version, min(remaining, 0.5))
+
+    def _rank_hosts(self, job_id: str) -> dict[int, str]:
+        names = {h["id"]: h["name"] for h in self.store.hosts()}
+        out: dict[int, str] = {}
+        for m in self.store.members(job_id):  # later attempts overwrite earlier ones
+            out[m["rank"]] = names.get(m["host"], m["host"])
+        return out
+
+    def computers(self) -> list[dict[str, Any]]:
+        out = []
+        for host in self.store.hosts():
+            live = self.store.live_members_on(host["id"])
+            host["jobs"] = sorted({m["job"] for m in live})
+            host["spaces"] = len(live)
+            host["free_gpus"] = _free(host["gpus"], live)
+            out.append(host)
+        return out
+
+    # -- host agents --------------------------------------------------------------------------
+
+    def register_host(
+        self,
+        host_id: str,
+        name: str,
+        address: str,
+        os_name: str,
+        arch: str,
+        cpus: int,
+        memory: int,
+        accelerators: list[dict[str, Any]],
+        gpus: list[int],
+        max_spaces: int,
+        load: float = 0.0,
+    ) -> dict[str, Any]:
+        if os_name not in ("Linux", "Darwin"):
+            raise ValueError(f"host {name}: {os_name} hosts cannot run spaces; cua-pool supports Linux and macOS hosts")
+        if max_spaces < 1:
+            raise ValueError(f"host {name}: max_spaces must be >= 1, got {max_spaces}")
+        t = now()
+        existing = self.store.host(host_id)
+        row = {
+            "id": host_id,
+            "name": name,
+            "address": address,
+            "os": os_name,
+            "arch": arch,
+            "cpus": cpus,
+            "memory": memory,
+            "accelerators": accelerators,
+            "gpus": gpus,
+            "max_spaces": max_spaces,
+            "load": load,
+            "state": "up",
+            "joined": existing["joined"] if existing else t,
+            "last_seen": t,
+        }
+        self.store.upsert("hosts", row)
+        self._notify("pool.host.joined", {"host": host_id, "name": name, "address": address})
+        self.gangs.schedule()
+        return {"heartbeat_interval": self.heartbeat_interval, "heartbeat_timeout": self.heartbeat_timeout}
+
+    def _seen(self, host_id: str) -> dict[str, Any]:
+        host = self.store.host(host_id)
+        if host is None or host["state"] == "removed":
+            raise LookupError(f"host {host_id} is not registered with this controller; its agent registers again")
+        if host["state"] == "lost":
+            # Back after being declared lost: its old members were already given up on (the agent
+            # is told to stop them), the host itself can take new work.
+            self.store.update("hosts", {"id": host_id}, state="up", last_seen=now())
+            self._notify("pool.host.back", {"host": host_id})
+        else:
+            self.store.update("hosts", {"id": host_id}, last_seen=now())
+        return host
+
+    def host_work(
+        self, host_id: str, have: list[str], waiting: list[str] | None = None, wait: float = 0.0
+    ) -> dict[str, Any]:
+        """Members this host should start and those it should stop; blocks up to ``wait`` for news.
+
+        ``waiting`` are members the agent is already stopping or that ended: repeating them is
+        no news, so they do not cut the wait short."""
+        deadline = time.monotonic() + min(max(wait, 0.0), 10.0)
+        while True:
+            with self._work:
+                version = self._work_version
+            self._seen(host_id)
+            start, stop = self._work_for(host_id, set(have))
+            remaining = deadline - time.monotonic()
+            if start or set(stop) - set(waiting or ()) or remaining <= 0 or self._stop.is_set():
+                return {"start": start, "stop": stop}
+            with self._work:
+                if self._work_version == version:
+                    self._work.wait(min(remaining, self.heartbeat_interval))
+
+    def _work_for(self, host_id: str, have: set[str]) -> tuple[list[dict[str, Any]], list[str]]:
+        start = []
+        for m in self.store.live_members_on(host_id):
+            if m["id"] in have or m["stop"]:
+                continue
+            if m["state"] == "assigned":
+                start.append(self._spec(m))
+            else:  # it was running here and the agent no longer has it
+                self.gangs.member_done(m["id"], "lost", None, "the host agent no longer has this member")
+        stop = []
+        for member_id in sorted(have):
+            row = self.store.member(member_id)
+            if row is None or row["stop"] or row["state"] in MEMBER_DONE or row["host"] != host_id:
+                stop.append(member_id)
+        return start, stop
+
+    def _spec(self, member: dict[str, Any]) -> dict[str, Any]:
+        job = self.store.job(member["job"])
+        assert job is not None
+        job.pop("result", None)
+        attempt = self.store.one("SELECT * FROM attempts WHERE job = ? AND n = ?", member["job"], member["attempt"])
+        assert attempt is not None
+        gang = self.store.members(member["job"], member["attempt"])
+        addresses = []
+        for m in gang:
+            host = self.store.host(m["host"])
+            addresses.append(host["address"] if host else "")
+        env = {**job["env"], **rank_env(job, attempt, member, addresses)}
+        return {
+            "id": member["id"],
+            "job": job["id"],
+            "attempt": member["attempt"],
+            "rank": member["rank"],
+            "file": job["file"],
+            "fn": job["fn"],
+            "args": job["args"],
+            "env": env,
+            "gpus": member["gpus"],
+            "limits": job["limits"],
+            "runtime": job["runtime"],
+            "mlx_hostfile": mlx_hostfile(attempt, addresses),
+        }
+
+    def host_report(self, host_id: str, members: list[dict[str, Any]], load: float = 0.0) -> dict[str, Any]:
+        self._seen(host_id)
+        self.store.update("hosts", {"id": host_id}, load=load)
+        for report in members:
+            m = self.store.member(report["id"])
+            if m is None:
+                continue
+            if report["state"] == "running":
+                if m["state"] == "assigned":
+                    self.store.update("members", {"id": m["id"]}, state="running")
+                    self._notify("pool.job.member_running", {"job": m["job"], "member": m["id"]})
+            elif report["state"] in ("exited", "failed"):
+                result = None
+                if report.get("result_format"):
+                    result = (report["result_format"], report.get("result"))
+                self.gangs.member_done(
+                    m["id"], report["state"], report.get("exit_code"), report.get("reason", ""), result
+                )
+        return {"ok": True}
+
+    def host_logs(self, host_id: str, member: str, offset: int, data: bytes) -> dict[str, Any]:
+        """Append a member's log bytes at ``offset`` of its own log; returns where to continue.
+
+        ``accept: False`` tells the agent this member's output no longer belongs in the job's logs
+        (its attempt was abandoned), so it stops shipping it."""
+        m = self.store.member(member)
+        job = self.store.job(m["job"]) if m else None
+        if m is None or job is None or m["host"] != host_id or m["attempt"] != job["attempt"] or m["state"] == "lost":
+            return {"accept": False, "next": offset}
+        end = self.logs.append(m["job"], m["rank"], m["log_base"] + offset, data)
+        return {"accept": True, "next": end - m["log_base"]}
+
+    def host_code(self, job: str) -> bytes:
+        path = self.home / "code" / f"{self._job(job)['id']}.tar.gz"
+        return path.read_bytes()
+
+    def remove_host(self, host_id: str) -> dict[str, Any]:
+        host = self.store.host(host_id)
+        if host is None:
+            raise LookupError(f"no host {host_id} in this pool; `cua computers` lists them")
+        self.gangs.host_lost(host_id, f"host {host['name']} was removed from the pool")
+        self.store.update("hosts", {"id": host_id}, state="removed")
+        return {"removed": host_id}
+
+
+def _free(gpus: list[int], live: list[dict[str, Any]]) -> list[int]:
+    used = {g for m in live for g in m["gpus"]}
+    return [g for g in gpus if g not in used]
+
+
+def _check_submission(
+    file: str,
+    fn: str,
+    code: bytes,
+    env: dict[str, str],
+    nodes_min: int,
+    nodes_max: int,
+    accelerator: str,
+    gpus: int,
+    retries: int,
+) -> None:
+    if not file or "/" in file or file.startswith("."):
+        raise ValueError(f"job file {file!r} must be a plain file name inside the shipped folder")
+    if not all(part.isidentifier() for part in fn.split(".")):
+        raise ValueError(f"{fn!r} is not a function name; write FILE::FUNCTION, e.g. train.py::main")
+    if not isinstance(code, bytes) or len(code) > MAX_CODE:
+        raise ValueError(f"the job's code archive must be at most {MAX_CODE >> 20} MiB")
+    if not 1 <= nodes_min <= nodes_max:
+        raise ValueError(f"--nodes {nodes_min}:{nodes_max}: need 1 <= MIN <= MAX")
+    if accelerator not in ACCELERATORS:
+        raise ValueError(f"--accelerator {accelerator!r}: choose one of {', '.join(ACCELERATORS)}")
+    if accelerator == "gpu" and gpus < 1:
+        raise ValueError(f"--gpus {gpus}: a gpu member needs at least 1 GPU")
+    if retries < 0:
+        raise ValueError(f"--retries {retries}: must be >= 0")
+    for key, value in env.items():
+        if not _ENV_KEY.fullmatch(key) or not isinstance(value, str):
+            raise ValueError(f"--env {key}={value!r}: names are letters, digits and '_', values are text")

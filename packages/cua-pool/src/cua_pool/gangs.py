@@ -1,0 +1,229 @@
+"""Placing jobs on hosts and moving gangs through their attempts.
+
+A job's members are placed all-or-nothing on distinct hosts (one member per host, so LOCAL_RANK
+is always 0); a job that cannot be placed whole stays pending. When any member of the current
+attempt fails or its computer is lost, the others are told to stop, and once every member is
+down the job either gets attempt n+1 (while retries remain) or fails. Decisions are taken under
+the store's lock, so two events about one gang never race.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from typing import Any
+
+from cua_pool.logs import LogStore
+from cua_pool.store import JOB_DONE, MEMBER_DONE, Store, now
+
+__all__ = ["Gangs", "rank_env"]
+
+Notify = Callable[[str, dict[str, Any]], None]
+
+
+def _free_gpus(host: dict[str, Any], live: list[dict[str, Any]]) -> list[int]:
+    used = {g for m in live for g in m["gpus"]}
+    return [g for g in host["gpus"] if g not in used]
+
+
+def rank_env(job: dict[str, Any], attempt: dict[str, Any], member: dict[str, Any], hosts: list[str]) -> dict[str, str]:
+    """What torch.distributed (env://), torchrun-style code and mlx's ring backend read."""
+    world = attempt["world_size"]
+    env = {
+        "RANK": str(member["rank"]),
+        "WORLD_SIZE": str(world),
+        "LOCAL_RANK": "0",
+        "LOCAL_WORLD_SIZE": "1",
+        "GROUP_RANK": str(member["rank"]),
+        "NODE_RANK": str(member["rank"]),
+        "MASTER_ADDR": attempt["master_addr"],
+        "MASTER_PORT": str(attempt["master_port"]),
+        "MLX_RANK": str(member["rank"]),
+        "MLX_WORLD_SIZE": str(world),
+        "CUA_POOL_JOB": job["id"],
+        "CUA_POOL_ATTEMPT": str(attempt["n"]),
+        "CUA_POOL_RANK": str(member["rank"]),
+        "CUA_POOL_MEMBER": member["id"],
+    }
+    if member["gpus"] or job["accelerator"] == "gpu":
+        env["CUDA_VISIBLE_DEVICES"] = ",".join(str(g) for g in member["gpus"])
+    elif job["accelerator"] == "cpu":
+        env["CUDA_VISIBLE_DEVICES"] = ""  # a CPU member never sees a GPU another space may own
+    return env
+
+
+def mlx_hostfile(attempt: dict[str, Any], addresses: list[str]) -> list[list[str]]:
+    """mlx ring hostfile: one list of ``ip:port`` per rank, on ports after MASTER_PORT."""
+    return [[f"{addr}:{attempt['master_port'] + 1 + rank}"] for rank, addr in enumerate(addresses)]
+
+
+class Gangs:
+    def __init__(self, store: Store, logs: LogStore, notify: Notify, wake_hosts: Callable[[], None]) -> None:
+        self.store = store
+        self.logs = logs
+        self.notify = notify
+        self.wake_hosts = wake_hosts
+
+    # -- placement ----------------------------------------------------------------------------
+
+    def schedule(self) -> None:
+        """Place every pending job that fits now, oldest first."""
+        placed = False
+        with self.store.transaction():
+            for job in self.store.active_jobs():
+                if job["state"] == "pending":
+                    placed = self._place(job) or placed
+        if placed:
+            self.wake_hosts()
+
+    def _eligible(self, job: dict[str, Any]) -> list[tuple[dict[str, Any], list[int]]]:
+        out = []
+        for host in self.store.hosts():
+            if host["state"] != "up":
+                continue
+            live = self.store.live_members_on(host["id"])
+            if len(live) >= host["max_spaces"]:
+                continue
+            gpus: list[int] = []
+            if job["accelerator"] == "gpu":
+                free = _free_gpus(host, live)
+                if len(free) < job["gpu_count"]:
+                    continue
+                gpus = free[: job["gpu_count"]]
+            elif job["accelerator"] == "apple" and "apple" not in {a["kind"] for a in host["accelerators"]}:
+                continue
+            out.append((host, gpus, len(live)))
+        out.sort(key=lambda item: (item[2], item[0]["load"], item[0]["joined"]))
+        return [(h, g) for h, g, _ in out]
+
+    def _place(self, job: dict[str, Any]) -> bool:
+        eligible = self._eligible(job)
+        n = min(job["nodes_max"], len(eligible))
+        if n < job["nodes_min"]:
+            want = job["nodes_min"]
+            reason = f"waiting for {want} {job['accelerator']} host(s) with a free space; {len(eligible)} now"
+            if job["reason"] != reason:
+                self.store.update("jobs", {"id": job["id"]}, reason=reason)
+            return False
+        chosen = eligible[:n]
+        attempt_n = job["attempt"] + 1
+        t = now()
+        attempt = {
+            "job": job["id"],
+            "n": attempt_n,
+            "state": "running",
+            "world_size": n,
+            "master_addr": chosen[0][0]["address"],
+            "master_port": random.randint(20000, 39000),
+            "started": t,
+        }
+        self.store.insert("attempts", attempt)
+        for rank, (host, gpus) in enumerate(chosen):
+            banner = (
+                "" if attempt_n == 1 else f"--- cua-pool: attempt {attempt_n} of job {job['id']} on {host['name']} ---"
+            )
+            base = self.logs.begin(job["id"], rank, banner)
+            self.store.insert(
+                "members",
+                {
+                    "id": f"{job['id']}.{attempt_n}.{rank}",
+                    "job": job["id"],
+                    "attempt": attempt_n,
+                    "rank": rank,
+                    "host": host["id"],
+                    "state": "assigned",
+                    "gpus": gpus,
+                    "log_base": base,
+                    "started": t,
+                },
+            )
+        self.store.update(
+            "jobs", {"id": job["id"]}, state="running", attempt=attempt_n, reason="", started=job["started"] or t
+        )
+        self.notify("pool.job.placed", {"job": job["id"], "attempt": attempt_n, "hosts": [h["id"] for h, _ in chosen]})
+        return True
+
+    # -- member and host events ---------------------------------------------------------------
+
+    def member_done(self, member_id: str, state: str, exit_code: int | None, reason: str, result: Any = None) -> None:
+        with self.store.transaction():
+            member = self.store.member(member_id)
+            if member is None or member["state"] in MEMBER_DONE:
+                return
+            if member["stop"] and state == "exited":
+                state = "stopped"
+            self.store.update(
+                "members", {"id": member_id}, state=state, exit_code=exit_code, reason=reason, ended=now()
+            )
+            if result is not None and member["rank"] == 0:
+                fmt, data = result
+                self.store.update("jobs", {"id": member["job"]}, result=data, result_format=fmt)
+            self.advance(member["job"])
+        self.wake_hosts()
+
+    def host_lost(self, host_id: str, reason: str) -> None:
+        with self.store.transaction():
+            self.store.update("hosts", {"id": host_id}, state="lost")
+            jobs = set()
+            for member in self.store.live_members_on(host_id):
+                self.store.update("members", {"id": member["id"]}, state="lost", reason=reason, ended=now())
+                jobs.add(member["job"])
+            for job in sorted(jobs):
+                self.advance(job)
+        self.notify("pool.host.lost", {"host": host_id, "reason": reason})
+        self.wake_hosts()
+
+    def cancel(self, job_id: str) -> str:
+        with self.store.transaction():
+            job = self.store.job(job_id)
+            assert job is not None
+            if job["state"] in JOB_DONE:
+                return str(job["state"])
+            live = [m for m in self.store.members(job_id) if m["state"] not in MEMBER_DONE]
+            for member in live:
+                self.store.update("members", {"id": member["id"]}, stop=1)
+            state = "cancelling" if live else "cancelled"
+            self.store.update("jobs", {"id": job_id}, state=state, reason="cancelled by the user", ended=None)
+            if state == "cancelled":
+                self._finish(job_id, "cancelled")
+        self.wake_hosts()
+        return state
+
+    def advance(self, job_id: str) -> None:
+        """Move a job on after any change to its members."""
+        job = self.store.job(job_id)
+        if job is None or job["state"] in JOB_DONE or job["attempt"] == 0:
+            return
+        members = self.store.members(job_id, job["attempt"])
+        down = all(m["state"] in MEMBER_DONE for m in members)
+        state = job["state"]
+        if state == "running":
+            bad = [m for m in members if m["state"] in ("lost", "failed", "stopped") or (m["exit_code"] or 0) != 0]
+            if bad:
+                first = bad[0]
+                why = first["reason"] or f"exit code {first['exit_code']}"
+                reason = f"rank {first['rank']} on host {first['host']}: {why}"
+                self.store.update(
+                    "attempts", {"job": job_id, "n": job["attempt"]}, state="failed", reason=reason, ended=now()
+                )
+                for m in members:
+                    if m["state"] not in MEMBER_DONE:
+                        self.store.update("members", {"id": m["id"]}, stop=1)
+                retry = job["attempt"] < 1 + job["retries"]
+                state = "restarting" if retry else "failing"
+                self.store.update("jobs", {"id": job_id}, state=state, reason=reason)
+                self.notify("pool.job.attempt_failed", {"job": job_id, "attempt": job["attempt"], "reason": reason})
+            elif down:
+                self.store.update("attempts", {"job": job_id, "n": job["attempt"]}, state="succeeded", ended=now())
+                self._finish(job_id, "succeeded")
+                return
+        if state in ("restarting", "failing", "cancelling") and down:
+            if state == "restarting":
+                self.store.update("jobs", {"id": job_id}, state="pending")
+                self.notify("pool.job.restarting", {"job": job_id, "attempt": job["attempt"] + 1})
+            else:
+                self._finish(job_id, "failed" if state == "failing" else "cancelled")
+
+    def _finish(self, job_id: str, state: str) -> None:
+        self.store.update("jobs", {"id": job_id}, state=state, ended=now())
+        self.notify(f"pool.job.{state}", {"job": job_id})

@@ -1,0 +1,21 @@
+"""cua-pool's hooks. The built-in ``process`` runtime implements them like any third-party plugin."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pluggy
+
+hookspec = pluggy.HookspecMarker("cua_pool")
+hookimpl = pluggy.HookimplMarker("cua_pool")
+
+
+@hookspec
+def cua_pool_register_space_runtimes(register: Callable[..., None]) -> None:
+    """Add space runtimes: ``register(name, runtime_factory)``.
+
+    ``runtime_factory(**options) -> cua_pool.SpaceRuntime``: the object that starts a member's
+    process (or container) in a prepared space folder, tells whether it is still running, and stops
+    it. A runtime must let a host agent that restarted find its members again from the folder alone
+    (``adopt``), because jobs outlive their agent.
+    """

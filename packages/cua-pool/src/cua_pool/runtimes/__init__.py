@@ -1,0 +1,1 @@
+"""Built-in space runtimes, each a plugin loaded exactly like a third-party one."""

@@ -1,0 +1,168 @@
+"""Every `cua` command on a local pool that the CLI starts by itself (controller + host agent)."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+import pytest
+from poolkit import JOBS, LocalPool, wait_for
+
+from cua_pool.config import host_config
+
+BASIC = str(JOBS / "basic.py")
+
+
+def submit(pool: LocalPool, fn: str, *args: str) -> str:
+    return pool.cli("run", f"{BASIC}::{fn}", *args, "--detach").output.strip().splitlines()[-1]
+
+
+def test_run_streams_prefixed_logs_and_keeps_rank0_result(local_pool: LocalPool) -> None:
+    result = local_pool.cli("run", f"{BASIC}::hello", "3", '"yo"')
+    lines = [line for line in result.output.splitlines() if line.startswith("[rank")]
+    assert [line.split("] ", 1)[1] for line in lines] == ["yo 0", "yo 1", "yo 2"]
+    assert lines[0].startswith("[rank 0 ")
+    job = json.loads(local_pool.cli("jobs", "--json").output)[0]
+    assert job["state"] == "succeeded"
+    value = json.loads(local_pool.cli("jobs", "result", job["id"]).output)
+    assert value["n"] == 3 and value["rank"] == 0
+
+
+def test_local_pool_starts_on_first_use_with_this_computer(local_pool: LocalPool) -> None:
+    assert local_pool.controller_pid() is None
+    rows = json.loads(local_pool.cli("computers", "--json").output)
+    assert local_pool.controller_pid() is not None and local_pool.agent_pid() is not None
+    assert len(rows) == 1 and rows[0]["state"] == "up" and rows[0]["os"] == "Linux"
+    assert rows[0]["cpus"] >= 1 and rows[0]["max_spaces"] >= 1
+    text = local_pool.cli("computers").output
+    assert "Linux/" in text and rows[0]["name"] in text
+    assert "running" in local_pool.cli("pool", "status").output
+
+
+def test_jobs_list_show_and_json(local_pool: LocalPool) -> None:
+    job = submit(local_pool, "hello", "2")
+    wait_for("job to finish", lambda: local_pool.job_state(job) == "succeeded")
+    assert job in local_pool.cli("jobs").output
+    shown = local_pool.cli("jobs", "show", job).output
+    assert "attempt 1: succeeded" in shown and "rank 0 on" in shown and "exit 0" in shown
+    info = json.loads(local_pool.cli("jobs", "show", job, "--json").output)
+    assert [m["rank"] for m in info["members"]] == [0] and info["attempts"][0]["world_size"] == 1
+
+
+def test_logs_by_rank_since_offset_and_follow(local_pool: LocalPool) -> None:
+    job = submit(local_pool, "hello", "4", "line")
+    out = local_pool.cli("jobs", "logs", job, "-f").output
+    assert [line.split("] ", 1)[1] for line in out.splitlines()] == [f"line {i}" for i in range(4)]
+    assert local_pool.cli("jobs", "logs", job, "--rank", "0").output == "line 0\nline 1\nline 2\nline 3\n"
+    # "line 0\n" is 7 bytes: from offset 7 the log starts at the second line.
+    assert local_pool.cli("jobs", "logs", job, "--rank", "0", "--since", "7").output.startswith("line 1\n")
+    assert local_pool.cli("jobs", "logs", job, "--since", "14").output.splitlines()[0].endswith("] line 2")
+
+
+def test_cancel_stops_every_member_within_bound(local_pool: LocalPool) -> None:
+    job = submit(local_pool, "ticker")
+    wait_for("ticks", lambda: "tick 3" in local_pool.cli("jobs", "logs", job).output)
+    start = time.monotonic()
+    assert f"job {job}: cancelled" in local_pool.cli("jobs", "cancel", job, "--timeout", "10").output
+    assert time.monotonic() - start < 10
+    info = json.loads(local_pool.cli("jobs", "show", job, "--json").output)
+    assert all(m["state"] in ("stopped", "failed", "exited") for m in info["members"])
+    ticks = local_pool.cli("jobs", "logs", job, "--rank", "0").output.count("tick")
+    time.sleep(0.5)
+    assert local_pool.cli("jobs", "logs", job, "--rank", "0").output.count("tick") == ticks  # nothing runs on
+
+
+def test_result_to_file_and_pickled_results(local_pool: LocalPool, tmp_path: Path) -> None:
+    job = submit(local_pool, "unpicklable")
+    wait_for("job to finish", lambda: local_pool.job_state(job) == "succeeded")
+    refused = local_pool.cli("jobs", "result", job, ok=False)
+    assert refused.exit_code == 1 and "pickle" in refused.output and "-o" in refused.output
+    local_pool.cli("jobs", "result", job, "-o", tmp_path / "r.bin")
+    raw = (tmp_path / "r.bin").read_bytes()
+    import pickle
+
+    assert pickle.loads(raw) == {1, 2, 3}
+
+
+def test_failing_job_fails_run_and_is_retried(local_pool: LocalPool) -> None:
+    result = local_pool.cli("run", f"{BASIC}::fail", "--retries", "1", ok=False)
+    assert result.exit_code == 1
+    assert "this job fails on purpose" in result.output and "attempt 2" in result.output
+    job = json.loads(local_pool.cli("jobs", "--json").output)[0]
+    assert job["state"] == "failed" and job["attempt"] == 2
+    nothing = local_pool.cli("jobs", "result", job["id"], ok=False)
+    assert "has no result" in nothing.output
+
+
+def test_space_is_a_fresh_folder_with_the_shipped_code_and_own_env(local_pool: LocalPool) -> None:
+    local_pool.cli("run", f"{BASIC}::space_facts", "--env", "FOO=bar")
+    job = json.loads(local_pool.cli("jobs", "--json").output)[0]["id"]
+    facts = json.loads(local_pool.cli("jobs", "result", job).output)
+    assert {"basic.py", "helper.py"} <= set(facts["files"])
+    assert facts["sid"] == facts["pgid"] != os.getsid(0)  # its own session and process group
+    assert facts["config_visible"] is False  # the agent's keys and config never reach a space
+    assert facts["home"].endswith("/work")
+    local_pool.cli("run", f"{BASIC}::uses_helper")
+    job = json.loads(local_pool.cli("jobs", "--json").output)[0]["id"]
+    assert json.loads(local_pool.cli("jobs", "result", job).output) == "hello from the shipped folder"
+    local_pool.cli("run", f"{BASIC}::env", "FOO", "RANK", "WORLD_SIZE", "--env", "FOO=bar")
+    job = json.loads(local_pool.cli("jobs", "--json").output)[0]["id"]
+    assert json.loads(local_pool.cli("jobs", "result", job).output) == {"FOO": "bar", "RANK": "0", "WORLD_SIZE": "1"}
+
+
+def test_memory_limit_applies_to_the_space(local_pool: LocalPool) -> None:
+    result = local_pool.cli("run", f"{BASIC}::memory_hog", "600", "--memory-mb", "300", ok=False)
+    assert result.exit_code == 1 and "MemoryError" in result.output
+
+
+def test_host_commands(local_pool: LocalPool) -> None:
+    out = local_pool.cli("host", "setup", "--share", "spaces", "--max-spaces", "3", "--name", "box").output
+    assert "box" in out and "max 3" in out
+    wait_for(
+        "host to join",
+        lambda: any(
+            h["name"] == "box" and h["state"] == "up" for h in json.loads(local_pool.cli("computers", "--json").output)
+        ),
+    )
+    status = json.loads(local_pool.cli("host", "status", "--json").output)
+    assert status["name"] == "box" and status["agent_pid"] and status["max_spaces"] == 3
+    assert "running" in local_pool.cli("host", "status").output
+    assert "stopped" in local_pool.cli("host", "stop").output
+    assert local_pool.agent_pid() is None
+    assert "stopped" in local_pool.cli("host", "status").output
+    assert "running" in local_pool.cli("host", "start").output
+    wait_for("agent", lambda: local_pool.agent_pid() is not None)
+    assert "removed" in local_pool.cli("host", "remove").output
+    assert host_config() is None and local_pool.agent_pid() is None
+    assert "not set up" in local_pool.cli("host", "status").output
+
+
+def test_pool_stop_then_next_command_restarts_it(local_pool: LocalPool) -> None:
+    job = submit(local_pool, "hello", "1")
+    assert "stopped" in local_pool.cli("pool", "stop").output
+    assert local_pool.controller_pid() is None
+    assert job in local_pool.cli("jobs").output  # started again, nothing lost
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["run", "nope.py::main"], "no such file"),
+        (["run", BASIC], "FILE::FUNCTION"),
+        (["run", f"{BASIC}::hello", "--nodes", "3:1"], "MIN <= MAX"),
+        (["run", f"{BASIC}::hello", "--nodes", "x"], "N or MIN:MAX"),
+        (["run", f"{BASIC}::hello", "--env", "NOEQUALS"], "KEY=VALUE"),
+        (["run", f"{BASIC}::hello", "--accelerator", "tpu"], "tpu"),
+        (["jobs", "show", "zzzzzz"], "no job 'zzzzzz'"),
+        (["jobs", "show", "Bad/Id"], "is not a job id"),
+        (["jobs", "logs", "zzzzzz"], "cua jobs"),
+        (["host", "setup", "--share", "spaces", "--controller", "tcp://10.9.9.9:7070"], "CURVE"),
+        (["host", "pair", "--controller", "tcp://10.9.9.9:7070"], "both"),
+    ],
+)
+def test_bad_input_is_named_with_a_fix(local_pool: LocalPool, args: list[str], message: str) -> None:
+    result = local_pool.cli(*args, ok=False)
+    assert result.exit_code != 0
+    assert message in result.output
