@@ -199,7 +199,7 @@ class HostAgent:
 
     def _launch(self, client: RpcClient, spec: dict[str, Any]) -> None:
         member_id = spec["id"]
-        code = client.call("host.code", {"job": spec["job"]}, timeout=120)
+        code = bytes(client.call("host.code", {"job": spec["job"]}, timeout=120))
         space = Space.create(self.spaces, spec, code)
         token = secrets.token_hex(16)
         (space.root / "agent_address").write_text(self._proxy.address)

@@ -26,6 +26,7 @@ class CheckpointStore:
 
     def save(self, job: str, step: int, data: bytes) -> dict[str, Any]:
         self._check(job)
+        data = bytes(data)  # a large payload arrives as a read-only view of its frame
         if not isinstance(step, int) or step < 0:
             raise ValueError(f"checkpoint step must be an int >= 0, got {step!r}")
         if len(data) > MAX_CHECKPOINT:

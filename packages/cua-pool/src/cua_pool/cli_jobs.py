@@ -135,7 +135,7 @@ def follow(client: Any, job: str, rank: int | None, since: int, follow_live: boo
             hosts[r] = part["host"]
             if part["data"]:
                 got = True
-                printer.feed(r, part["host"], part["data"])
+                printer.feed(r, part["host"], bytes(part["data"]))
             offsets[r] = part["offset"]
         done = reply["state"] in ("succeeded", "failed", "cancelled")
         if not follow_live or (done and not got):
@@ -294,10 +294,10 @@ def register(main: click.Group) -> None:
                 f"job {reply['id']} has no result ({reply['state']}); rank 0 must return a value"
             )
         if output is not None:
-            output.write_bytes(reply["data"])
+            output.write_bytes(bytes(reply["data"]))
             click.echo(f"wrote {len(reply['data'])} bytes ({reply['format']}) to {output}", err=True)
         elif reply["format"] == "json":
-            click.echo(reply["data"].decode())
+            click.echo(bytes(reply["data"]).decode())
         else:
             raise click.ClickException(
                 f"job {reply['id']}'s result is a pickle ({len(reply['data'])} bytes); save it with -o FILE"

@@ -186,6 +186,7 @@ class Controller:
         runtime: str = "process",
     ) -> dict[str, Any]:
         env = dict(env or {})
+        code = bytes(code) if isinstance(code, (bytearray, memoryview)) else code  # big blobs arrive as views
         _check_submission(file, fn, code, env, nodes_min, nodes_max, accelerator, gpus, retries)
         job_id = os.urandom(5).hex()
         (self.home / "code").mkdir(mode=0o700, exist_ok=True)
@@ -432,7 +433,7 @@ class Controller:
             elif report["state"] in ("exited", "failed"):
                 result = None
                 if report.get("result_format"):
-                    result = (report["result_format"], report.get("result"))
+                    result = (report["result_format"], bytes(report.get("result") or b""))
                 self.gangs.member_done(
                     m["id"], report["state"], report.get("exit_code"), report.get("reason", ""), result
                 )
@@ -447,7 +448,7 @@ class Controller:
         job = self.store.job(m["job"]) if m else None
         if m is None or job is None or m["host"] != host_id or m["attempt"] != job["attempt"] or m["state"] == "lost":
             return {"accept": False, "next": offset}
-        end = self.logs.append(m["job"], m["rank"], m["log_base"] + offset, data)
+        end = self.logs.append(m["job"], m["rank"], m["log_base"] + offset, bytes(data))
         return {"accept": True, "next": end - m["log_base"]}
 
     def host_code(self, job: str) -> bytes:
