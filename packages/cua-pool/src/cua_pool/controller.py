@@ -53,6 +53,7 @@ class Controller:
                 f"({heartbeat_interval} s), or every host would be declared lost"
             )
         self.home = home or controller_home()
+        self.home.mkdir(mode=0o700, parents=True, exist_ok=True)
         self.store = Store(self.home / "pool.db")
         self.logs = LogStore(self.home / "logs")
         self.checkpoints = CheckpointStore(self.store, self.home / "checkpoints")
@@ -186,7 +187,7 @@ class Controller:
         runtime: str = "process",
     ) -> dict[str, Any]:
         env = dict(env or {})
-        code = bytes(code) if isinstance(code, (bytearray, memoryview)) else code  # big blobs arrive as views
+        code = bytes(code)  # a large blob arrives as a read-only view of its frame
         _check_submission(file, fn, code, env, nodes_min, nodes_max, accelerator, gpus, retries)
         job_id = os.urandom(5).hex()
         (self.home / "code").mkdir(mode=0o700, exist_ok=True)
