@@ -25,13 +25,23 @@ _SCRIPT = '{limits}"$0" -m cua_pool.runner; code=$?; echo $code > "$1.tmp" && mv
 _LIMITS = {"memory_mb": ("-v", 1024), "files": ("-n", 1), "cpu_seconds": ("-t", 1)}
 
 
+def _stat(pid: int) -> list[str]:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return []  # gone, or not Linux
+
+
 def _start_time(pid: int) -> str:
     """The kernel's start time of ``pid`` (Linux), so a reused pid is not taken for our member."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return ""
-    return stat.rsplit(")", 1)[1].split()[19]
+    stat = _stat(pid)
+    return stat[19] if stat else ""
+
+
+def _zombie(pid: int) -> bool:
+    """Ended but not reaped (an adopted member's parent is init, which may be slow to reap)."""
+    stat = _stat(pid)
+    return bool(stat) and stat[0] in ("Z", "X")
 
 
 def limit_lines(limits: dict[str, Any]) -> str:
@@ -80,6 +90,8 @@ class ProcessRuntime:
             return False
         except PermissionError:
             pass
+        if _zombie(handle.pid):
+            return False
         return not handle.start_time or _start_time(handle.pid) in ("", handle.start_time)
 
     def exit_code(self, space: Space, handle: Handle) -> int | None:

@@ -1,0 +1,66 @@
+"""Jobs outlive their client, a kill -9 of the controller and a kill -9 of the host agent."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import time
+
+from poolkit import JOBS, LocalPool, wait_for
+
+BASIC = str(JOBS / "basic.py")
+TICKS = 60
+
+
+def ticks_whole(text: str) -> None:
+    lines = text.splitlines()
+    assert lines == [f"tick {i}" for i in range(TICKS)], (
+        f"log not whole: {len(lines)} lines, e.g. {lines[:3]}...{lines[-3:]}"
+    )
+
+
+def start_ticker(pool: LocalPool) -> str:
+    job = pool.cli("run", f"{BASIC}::ticker", str(TICKS), "0.05", "--detach").output.strip().splitlines()[-1]
+    wait_for("first ticks", lambda: "tick 5" in pool.cli("jobs", "logs", job, "--rank", "0").output)
+    return job
+
+
+def test_controller_kill_9_mid_job_loses_nothing(local_pool: LocalPool) -> None:
+    job = start_ticker(local_pool)
+    pid = local_pool.controller_pid()
+    assert pid is not None
+    os.kill(pid, signal.SIGKILL)
+    wait_for("controller gone", lambda: local_pool.controller_pid() is None)
+    time.sleep(0.5)
+    # The next command starts it again; the job is still running where it was.
+    assert local_pool.job_state(job) == "running"
+    assert local_pool.controller_pid() not in (None, pid)
+    wait_for("job to finish", lambda: local_pool.job_state(job) == "succeeded", timeout=30)
+    ticks_whole(local_pool.cli("jobs", "logs", job, "--rank", "0").output)
+    assert json.loads(local_pool.cli("jobs", "result", job).output) == TICKS
+
+
+def test_agent_kill_9_mid_job_members_are_adopted(local_pool: LocalPool) -> None:
+    job = start_ticker(local_pool)
+    pid = local_pool.agent_pid()
+    assert pid is not None
+    os.kill(pid, signal.SIGKILL)
+    wait_for("agent gone", lambda: local_pool.agent_pid() is None)
+    time.sleep(1.0)  # the member runs on without its agent
+    local_pool.cli("host", "start")
+    wait_for("job to finish", lambda: local_pool.job_state(job) == "succeeded", timeout=30)
+    ticks_whole(local_pool.cli("jobs", "logs", job, "--rank", "0").output)
+    info = json.loads(local_pool.cli("jobs", "show", job, "--json").output)
+    assert len(info["attempts"]) == 1  # the same member finished: nothing restarted
+
+
+def test_follow_survives_the_client_going_away(local_pool: LocalPool) -> None:
+    job = start_ticker(local_pool)
+    # A client that read part of the log and left: the job does not care, and a later reader
+    # continues from any offset.
+    first = local_pool.cli("jobs", "logs", job, "--rank", "0").output.encode()
+    first = first[: first.rstrip(b"\n").rfind(b"\n") + 1]  # its last line may have been partial: drop it
+    assert first.count(b"\n") >= 5
+    rest = local_pool.cli("jobs", "logs", job, "--rank", "0", "-f", "--since", str(len(first))).output.encode()
+    ticks_whole((first + rest).decode())
