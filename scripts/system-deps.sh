@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Debian packages the test suite drives for real (the `local` backend's X desktop and its apps).
+# Debian packages the test suite drives for real (the `local` backend's X desktop and its apps, Docker).
 # Installs only what is missing, with apt-get; safe to run again.
 set -euo pipefail
 # dbus and at-spi2-core: each environment's own session bus and the accessibility bus it activates.
-packages=(xvfb openbox dbus at-spi2-core xterm xdotool xclip x11-xserver-utils mousepad gnumeric pcmanfm chromium fonts-dejavu-core)
+# docker.io and debootstrap: the docker backend's engine (its tests start their own dockerd) and image base.
+packages=(xvfb openbox dbus at-spi2-core xterm xdotool xclip x11-xserver-utils mousepad gnumeric pcmanfm chromium
+  fonts-dejavu-core docker.io debootstrap)
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,9 +20,7 @@ def private_dirs(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Pa
     monkeypatch.delenv("CUA_BUS_PUBLISH", raising=False)
     monkeypatch.delenv("CUA_BUS_SUBSCRIBE", raising=False)
     yield runtime
-    for entry in runtime.iterdir():
-        entry.unlink(missing_ok=True)
-    os.rmdir(runtime)
+    shutil.rmtree(runtime, ignore_errors=True)
 
 
 FIXTURES = Path(__file__).resolve().parents[1].parent / "shared" / "fixtures"

@@ -15,6 +15,7 @@ from PIL import Image
 from cua_bench.checks import check_task
 from cua_bench.client import EnvClient
 from cua_bench.conformance import check_backend
+from cua_bench.parity import run_parity
 from cua_bench.registry import agents, backends, tasksets
 from cua_bench.runner import RunConfig, Runner
 from cua_bench.summary import EpisodeResult, format_summary, load_results, summarize
@@ -163,6 +164,72 @@ def conformance(backend: str) -> None:
         click.echo(f"- {problem}")
     click.echo(f"{backend}: " + ("conformant" if not problems else f"{len(problems)} problem(s)"))
     sys.exit(1 if problems else 0)
+
+
+@main.command()
+@click.argument("taskset")
+@click.option("--backends", "pair", required=True, help="Two backends to compare, e.g. local,docker.")
+@click.option("--agent", default="oracle", show_default=True)
+@click.option("--variants", type=int, help="Only the first K variants of each task.")
+@click.option("--split", default="test", show_default=True)
+@click.option("--max-parallel", default=2, show_default=True, help="Environments at once, per backend.")
+@click.option("--output", type=click.Path(file_okay=False, path_type=Path), help="Keep both runs here.")
+def parity(
+    taskset: str, pair: str, agent: str, variants: int | None, split: str, max_parallel: int, output: Path | None
+) -> None:
+    """Run TASKSET on two backends with the same agent; print every episode whose reward differs (exit 1 if any)."""
+    names = tuple(name.strip() for name in pair.split(","))
+    if len(names) != 2 or not all(names) or names[0] == names[1]:
+        raise click.BadParameter(
+            f"give two different backends, like local,docker (got {pair!r})", param_hint="--backends"
+        )
+    for name in names:
+        backends()[name]  # an unknown name fails here, before anything runs
+    try:
+        report = run_parity(
+            taskset, (names[0], names[1]), agent=agent, variants=variants, split=split,
+            max_parallel=max_parallel, output=output,
+        )  # fmt: skip
+    except CuaError as exc:
+        raise click.ClickException(str(exc)) from exc
+    click.echo(report.format())
+    sys.exit(0 if report.same else 1)
+
+
+@main.group()
+def image() -> None:
+    """Images that backends boot their computers from."""
+
+
+@image.command("build")
+@click.argument("backend")
+@click.option("--rebuild-base", is_flag=True, help="Also rebuild the base (e.g. debootstrap) the image starts from.")
+def image_build(backend: str, rebuild_base: bool) -> None:
+    """Build BACKEND's image (docker: a Debian base from debootstrap, then the desktop on top)."""
+    try:
+        result = backends()[backend]().build_image(
+            rebuild_base=rebuild_base, log=lambda line: click.echo(line, err=True)
+        )
+    except CuaError as exc:
+        raise click.ClickException(str(exc)) from exc
+    click.echo(result)
+
+
+@main.command()
+@click.option("--backend", "names", multiple=True, help="Only this backend (repeatable; default: all).")
+@click.option("--all", "everything", is_flag=True, help="Also what running processes own.")
+def prune(names: tuple[str, ...], everything: bool) -> None:
+    """Remove containers and other leftovers of stopped runs."""
+    failed = False
+    for name in names or tuple(backends().names()):
+        try:
+            removed = backends()[name]().prune(everything=everything)
+        except CuaError as exc:
+            click.echo(f"{name}: {exc}", err=True)
+            failed = bool(names)  # asked for by name: its failure is the command's
+            continue
+        click.echo(f"{name}: removed {len(removed)}" + (f" ({', '.join(removed)})" if removed else ""))
+    sys.exit(1 if failed else 0)
 
 
 @main.command()

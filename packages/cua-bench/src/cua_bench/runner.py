@@ -227,10 +227,12 @@ class Runner:
                     except _Stopped:
                         return
                     except _ENV_FAILURES as exc:
+                        why = self.backend.failure(computer) if computer is not None else None
+                        cause = f"{type(exc).__name__}: {exc}" + (f" ({why})" if why else "")
                         log.warning(
                             "episode %s: environment failed (%s); %s",
                             episode.key,
-                            exc,
+                            cause,
                             "retrying on a fresh one" if attempt == 1 else "marking it errored",
                         )
                         if computer is not None:
@@ -243,7 +245,7 @@ class Runner:
                             episode.split,
                             "error",
                             attempts=attempt,
-                            error=f"{type(exc).__name__}: {exc}",
+                            error=cause,
                         )
                     except RemoteError as exc:
                         # A task that cannot run here (OSWorld's proxy or network tasks, say) is

@@ -14,6 +14,7 @@ import sys
 import threading
 import uuid
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -60,6 +61,21 @@ class Backend(ABC):
                 return bool(client.call("rpc.ping") == "pong")
         except RpcError:
             return False
+
+    def failure(self, computer: Computer) -> str | None:
+        """Why ``computer`` stopped, where the backend can tell (killed for memory, say); None otherwise."""
+        return None
+
+    def prune(self, *, everything: bool = False) -> list[str]:
+        """Remove what stopped processes of this backend left behind (containers, VMs); their names.
+
+        With ``everything``, also what running processes own.
+        """
+        return []
+
+    def build_image(self, *, rebuild_base: bool = False, log: Callable[[str], None] = print) -> Any:
+        """Build what the backend's computers boot from (an image); returns a description of the build."""
+        raise BackendError(f"backend {self.name!r} has no image to build")
 
     @classmethod
     def create_session(cls, *, width: int, height: int) -> Session:

@@ -1,0 +1,218 @@
+"""The ``docker`` backend: each environment is a container running the local desktop and the env server.
+
+The container holds the same Xvfb, openbox, apps and env server (``--backend local``) as the
+``local`` backend, so tasks and rewards are the same; what it adds is isolation: resource limits,
+no network by default, nothing of the host but two folders. The server listens on a unix socket
+in a host folder bind-mounted into the container, so the host reaches it without any network.
+Task folders are mounted read-only at the paths they have here, so a task path means the same
+thing on both sides: cua-bench's own tasksets, plus ``CUA_DOCKER_MOUNTS`` (folders, ``:``-separated).
+
+Reset happens inside the container (the env server kills the apps and restores home: milliseconds),
+not by replacing the container (seconds); a fresh container is started per environment.
+Settings (environment variables): ``CUA_DOCKER_IMAGE``, ``CUA_DOCKER_MEMORY`` (``2g``),
+``CUA_DOCKER_CPUS`` (``2``), ``CUA_DOCKER_PIDS`` (``1024``), ``CUA_DOCKER_NETWORK`` (``none``;
+``host`` for tasks that need the host's loopback).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar
+
+import cua_bench
+from cua_bench.backends.base import Backend, BackendError, Computer
+from cua_bench.backends.local import LocalBackend
+from cua_bench.hookspecs import hookimpl
+from cua_bench_docker.daemon import connect
+from cua_bench_docker.image import IMAGE, BuildResult, build_image, image_exists
+from cua_core.addresses import runtime_dir
+from cua_core.errors import RpcError
+from cua_core.rpc import RpcClient
+
+__all__ = ["LABEL", "DockerBackend", "DockerSettings"]
+
+LABEL = "io.cua.backend"  # every container of ours carries it; prune finds them by it
+OWNER = "io.cua.owner"  # host:pid of the process that started it
+SOCKET_IN_CONTAINER = "/run/cua"
+
+
+@dataclass(frozen=True)
+class DockerSettings:
+    image: str = IMAGE
+    memory: str = "2g"
+    cpus: float = 2.0
+    pids: int = 1024
+    network: str = "none"
+
+    @classmethod
+    def from_env(cls) -> DockerSettings:
+        env = os.environ
+        try:
+            settings = cls(
+                image=env.get("CUA_DOCKER_IMAGE", IMAGE),
+                memory=env.get("CUA_DOCKER_MEMORY", "2g"),
+                cpus=float(env.get("CUA_DOCKER_CPUS", "2")),
+                pids=int(env.get("CUA_DOCKER_PIDS", "1024")),
+                network=env.get("CUA_DOCKER_NETWORK", "none"),
+            )
+        except ValueError as exc:
+            raise BackendError(f"bad CUA_DOCKER_CPUS or CUA_DOCKER_PIDS: {exc}") from exc
+        if settings.network not in ("none", "host"):
+            raise BackendError(f"CUA_DOCKER_NETWORK must be none or host, got {settings.network!r}")
+        return settings
+
+
+def _owner() -> str:
+    return f"{os.uname().nodename}:{os.getpid()}"
+
+
+def task_mounts() -> list[str]:
+    """Host folders the container sees read-only at the same path: where task folders live."""
+    folders = [str(Path(cua_bench.__file__).parent)]  # tasksets and the conformance task
+    folders += [entry for entry in os.environ.get("CUA_DOCKER_MOUNTS", "").split(":") if entry]
+    missing = [folder for folder in folders if not os.path.isdir(folder)]
+    if missing:
+        raise BackendError(f"CUA_DOCKER_MOUNTS names folders that do not exist: {', '.join(missing)}")
+    return folders
+
+
+class DockerBackend(Backend):
+    name = "docker"
+    capabilities: ClassVar[dict[str, Any]] = {**LocalBackend.capabilities, "isolation": "container"}
+
+    def __init__(self, settings: DockerSettings | None = None) -> None:
+        self.settings = settings or DockerSettings.from_env()
+        self._client: Any = None
+
+    @property
+    def client(self) -> Any:
+        if self._client is None:
+            self._client = connect()
+        return self._client
+
+    def provision(self, *, width: int = 1280, height: int = 800, timeout: float = 60.0) -> Computer:
+        import docker.errors
+
+        settings, client = self.settings, self.client
+        if not image_exists(client, settings.image):
+            raise BackendError(f"the image {settings.image} is missing: build it with `cua-bench image build docker`")
+        name = f"cua-env-{uuid.uuid4().hex[:12]}"
+        sockets = runtime_dir() / "docker" / name
+        sockets.mkdir(parents=True, mode=0o700)
+        volumes = {str(sockets): {"bind": SOCKET_IN_CONTAINER, "mode": "rw"}}
+        volumes |= {folder: {"bind": folder, "mode": "ro"} for folder in task_mounts()}
+        try:
+            container = client.containers.run(
+                settings.image,
+                ["--backend", "local", "--address", f"ipc://{SOCKET_IN_CONTAINER}/env.sock",
+                 "--width", str(width), "--height", str(height)],
+                name=name, detach=True, init=True, labels={LABEL: self.name, OWNER: _owner()},
+                network_mode=settings.network, mem_limit=settings.memory, memswap_limit=settings.memory,
+                nano_cpus=int(settings.cpus * 1e9), pids_limit=settings.pids, shm_size="256m",
+                security_opt=["no-new-privileges"], volumes=volumes, environment=_passed_env(),
+            )  # fmt: skip
+        except docker.errors.DockerException as exc:
+            shutil.rmtree(sockets, ignore_errors=True)
+            raise BackendError(f"docker could not start a container of {settings.image}: {exc}") from exc
+        computer = Computer(self.name, f"ipc://{sockets}/env.sock", width, height, container, {"container": name})
+        try:
+            self._wait_ready(computer, timeout)
+        except BaseException:
+            self.teardown(computer)
+            raise
+        return computer
+
+    def _wait_ready(self, computer: Computer, timeout: float) -> None:
+        """Until the env server answers a ping; a container that exits or stays silent is an error."""
+        container = computer.handle
+        deadline = time.monotonic() + timeout
+        socket = Path(computer.address.removeprefix("ipc://"))
+        while True:
+            if socket.exists() and self.health(computer, timeout=1.0):
+                return
+            container.reload()
+            if container.status in ("exited", "dead"):
+                why = self.failure(computer) or f"exit code {container.attrs['State'].get('ExitCode')}"
+                raise BackendError(f"container {container.name} stopped before its env server was ready ({why}); "
+                                   f"its log ends:\n{_log_tail(container)}")  # fmt: skip
+            if time.monotonic() > deadline:
+                raise BackendError(f"container {container.name} was not ready within {timeout:g} s; "
+                                   f"its log ends:\n{_log_tail(container)}")  # fmt: skip
+            time.sleep(0.05)
+
+    def failure(self, computer: Computer) -> str | None:
+        """Why the container stopped, when it did: killed for memory, or its exit code."""
+        import docker.errors
+
+        try:
+            computer.handle.reload()
+        except docker.errors.DockerException:
+            return "the container is gone"
+        state = computer.handle.attrs.get("State", {})
+        if state.get("OOMKilled"):
+            return f"OOM-killed at its memory limit of {self.settings.memory}; raise CUA_DOCKER_MEMORY"
+        if state.get("Status") in ("exited", "dead"):
+            return f"the container exited with code {state.get('ExitCode')}"
+        return None
+
+    def teardown(self, computer: Computer, *, timeout: float = 10.0) -> None:
+        import docker.errors
+
+        with contextlib.suppress(docker.errors.NotFound):
+            computer.handle.remove(force=True)
+        shutil.rmtree(runtime_dir() / "docker" / computer.info["container"], ignore_errors=True)
+
+    def prune(self, *, everything: bool = False) -> list[str]:
+        """Remove containers of ours whose owner process is gone (all of ours with ``everything``)."""
+        removed = []
+        for container in self.client.containers.list(all=True, filters={"label": f"{LABEL}={self.name}"}):
+            host, _, pid = container.labels.get(OWNER, ":").partition(":")
+            if everything or host != os.uname().nodename or not pid.isdigit() or not _alive(int(pid)):
+                container.remove(force=True)
+                shutil.rmtree(runtime_dir() / "docker" / container.name, ignore_errors=True)
+                removed.append(container.name)
+        return removed
+
+    def build_image(self, *, rebuild_base: bool = False, log: Callable[[str], None] = print) -> BuildResult:
+        return build_image(self.client, tag=self.settings.image, rebuild_base=rebuild_base, log=log)
+
+    def health(self, computer: Computer, *, timeout: float = 2.0) -> bool:
+        try:
+            with RpcClient(computer.address, timeout=timeout, heartbeat_timeout=timeout, retries=0) as client:
+                return bool(client.call("rpc.ping") == "pong")
+        except RpcError:
+            return False
+
+
+def _passed_env() -> dict[str, str]:
+    """The host's settings of the env server inside (settle tuning), so both backends behave alike."""
+    return {key: value for key, value in os.environ.items() if key.startswith("CUA_LOCAL_SETTLE_")}
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _log_tail(container: Any, lines: int = 20) -> str:
+    try:
+        return bytes(container.logs(tail=lines)).decode("utf-8", "replace").rstrip() or "(empty)"
+    except Exception:  # the container may be gone already
+        return "(unavailable)"
+
+
+@hookimpl
+def cua_bench_register_backends(register: Callable[..., None]) -> None:
+    register("docker", DockerBackend)

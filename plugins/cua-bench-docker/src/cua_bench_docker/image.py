@@ -1,0 +1,164 @@
+"""The image: a Debian base from debootstrap (``docker import``), then the Dockerfile beside this module.
+
+No registry is involved anywhere: the base is made here from Debian's packages, Python wheels are
+downloaded on this host (its pip configuration applies) and copied in, and cua's own packages are
+copied as they are installed here, so the container runs the same code as the host.
+"""
+
+from __future__ import annotations
+
+import importlib
+import platform
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from cua_bench.backends.base import BackendError
+
+__all__ = [
+    "APT_PACKAGES",
+    "BASE_IMAGE",
+    "IMAGE",
+    "BuildResult",
+    "build_base",
+    "build_image",
+    "image_exists",
+]
+
+IMAGE = "cua-bench/desktop:0.1.0"
+BASE_IMAGE = "cua-bench/debian:bookworm"
+SUITE = "bookworm"
+MIRROR = "http://deb.debian.org/debian"
+# The local backend's desktop (scripts/system-deps.sh) and the Python the env server runs on.
+APT_PACKAGES = (
+    "xvfb", "openbox", "dbus", "at-spi2-core", "xterm", "xdotool", "xclip", "x11-xserver-utils", "mousepad",
+    "gnumeric", "pcmanfm", "chromium", "fonts-dejavu-core", "python3", "python3-venv", "procps",
+)  # fmt: skip
+# What the env server imports (cua-core's, cua-bench's and its `local` extra's dependencies), at
+# the versions installed here.
+SERVER_DISTRIBUTIONS = (
+    "pyzmq",
+    "msgpack",
+    "numpy",
+    "pluggy",
+    "click",
+    "pillow",
+    "python-xlib",
+    "six",
+    "mss",
+    "jeepney",
+)
+OUR_PACKAGES = ("cua_core", "cua_data", "cua_bench")
+DOCKERFILE = Path(__file__).with_name("Dockerfile")
+
+Log = Callable[[str], None]
+
+
+@dataclass
+class BuildResult:
+    image: str
+    base_built: bool
+    seconds: float
+    size_mib: float
+
+
+def image_exists(client: Any, name: str) -> bool:
+    import docker.errors
+
+    try:
+        client.images.get(name)
+    except docker.errors.ImageNotFound:
+        return False
+    return True
+
+
+def build_base(client: Any, *, tag: str = BASE_IMAGE, mirror: str = MIRROR, log: Log = print) -> None:
+    """debootstrap a minimal Debian into a temp folder and ``docker import`` it as ``tag``."""
+    if shutil.which("debootstrap") is None:
+        raise BackendError("building the base image needs debootstrap: apt-get install debootstrap")
+    with tempfile.TemporaryDirectory(prefix="cua-rootfs-") as folder:
+        rootfs, archive = Path(folder) / "rootfs", Path(folder) / "rootfs.tar"
+        log(f"debootstrap {SUITE} from {mirror} (a minute or two)")
+        done = subprocess.run(
+            ["debootstrap", "--variant=minbase", SUITE, str(rootfs), mirror],
+            capture_output=True, text=True, check=False,
+        )  # fmt: skip
+        if done.returncode != 0:
+            tail = "\n".join((done.stdout + done.stderr).splitlines()[-15:])
+            raise BackendError(f"debootstrap failed (exit {done.returncode}); is {mirror} reachable?\n{tail}")
+        for cache in ("var/cache/apt/archives", "var/lib/apt/lists"):
+            for entry in (rootfs / cache).glob("*"):
+                if entry.is_file():
+                    entry.unlink()
+        with tarfile.open(archive, "w") as tar:
+            tar.add(rootfs, arcname=".")
+        repository, _, version = tag.partition(":")
+        log(f"docker import as {tag}")
+        client.api.import_image_from_file(str(archive), repository=repository, tag=version or "latest")
+
+
+def _download_wheels(folder: Path, log: Log) -> None:
+    pins = []
+    for name in SERVER_DISTRIBUTIONS:
+        try:
+            pins.append(f"{name}=={metadata.version(name)}")
+        except metadata.PackageNotFoundError as exc:
+            raise BackendError(f"{name} is not installed here; pip install 'cua-bench[local]'") from exc
+    machine = {"x86_64": "x86_64", "amd64": "x86_64", "aarch64": "aarch64", "arm64": "aarch64"}.get(
+        platform.machine().lower(), platform.machine()
+    )
+    platforms = [f"manylinux_2_{minor}_{machine}" for minor in (36, 34, 28, 17)] + [f"manylinux2014_{machine}"]
+    log(f"pip download {' '.join(pins)}")
+    done = subprocess.run(
+        [sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--only-binary=:all:", "--python-version", "3.11",
+         "--implementation", "cp", *(arg for p in platforms for arg in ("--platform", p)), "-d", str(folder), *pins],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    if done.returncode != 0:
+        raise BackendError(f"pip download of the env server's wheels failed:\n{done.stderr[-2000:]}")
+
+
+def _copy_packages(folder: Path) -> None:
+    for name in OUR_PACKAGES:
+        source = Path(importlib.import_module(name).__file__ or "").parent
+        shutil.copytree(source, folder / name, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+
+
+def build_image(
+    client: Any, *, tag: str = IMAGE, base: str = BASE_IMAGE, rebuild_base: bool = False, log: Log = print
+) -> BuildResult:
+    """Build ``tag`` (and the base first when it is missing); returns what was done and the size."""
+    started = time.monotonic()
+    base_built = rebuild_base or not image_exists(client, base)
+    if base_built:
+        build_base(client, tag=base, log=log)
+    with tempfile.TemporaryDirectory(prefix="cua-image-") as folder:
+        context = Path(folder)
+        shutil.copy(DOCKERFILE, context / "Dockerfile")
+        (context / "wheels").mkdir()
+        _download_wheels(context / "wheels", log)
+        _copy_packages(context / "lib")
+        log(f"docker build {tag}")
+        last: list[str] = []
+        stream = client.api.build(
+            path=str(context), tag=tag, rm=True, forcerm=True, decode=True, network_mode="host",
+            buildargs={"BASE": base, "APT_PACKAGES": " ".join(APT_PACKAGES)},
+        )  # fmt: skip
+        for chunk in stream:
+            if "error" in chunk:
+                raise BackendError(f"docker build of {tag} failed: {chunk['error'].strip()}\n" + "".join(last[-15:]))
+            text = chunk.get("stream", "")
+            if text:
+                last.append(text)
+                if text.startswith("Step "):
+                    log(text.strip())
+    size = client.images.get(tag).attrs.get("Size", 0) / 2**20
+    return BuildResult(tag, base_built, time.monotonic() - started, round(size, 1))
