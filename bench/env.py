@@ -18,9 +18,14 @@ redrawn), idle PSS per env (all of an env's processes — server, Xvfb, openbox 
 / 16) and how many run at once. Anchors: CUA-Lite's container desktop idles at ~904 MiB, boots and
 resets in 23.8 s, acts in 4.72 s; the OSWorld VM idles at 4,165 MiB and acts in 2.53 s.
 
+The ``docker`` backend (the same desktop in a container), the same figures; idle memory is the
+PSS of every process in the containers plus each one's containerd shim. It uses the engine ``DOCKER_HOST`` names, or starts a
+dockerd of its own (and builds the image when missing: minutes).
+
 Last line: ``sim_step_p50_ms=… sim_rpc_overhead_ratio=… sim_max_parallel_ok=… sim_env_mib=…
 sim_steps_per_s_16=… local_start_reset_s=… local_step_p50_ms=… local_idle_mib=… local_max_envs=…
-local_settled_step_p50_ms=…`` (plus extras). Run: .venv/bin/python bench/env.py [--quick] [--no-local]
+local_settled_step_p50_ms=… docker_start_reset_s=… docker_step_p50_ms=… docker_idle_mib=… docker_max_envs=…``
+(plus extras). Run: .venv/bin/python bench/env.py [--quick] [--no-local] [--no-docker]
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ import tempfile
 import textwrap
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from cua_bench.backends.base import Backend, Computer
@@ -171,7 +177,7 @@ def measure_scale(backend: Backend, task: Path, count: int) -> int:
     return ok
 
 
-def _env_pss_mib(computer: Computer) -> float:
+def _local_pss_mib(computer: Computer) -> float:
     """PSS of every process of one local env: its server and the processes carrying its marker."""
     from cua_bench.backends.local.procs import marked_pids
 
@@ -179,10 +185,21 @@ def _env_pss_mib(computer: Computer) -> float:
     return sum(_pss_mib(pid) for pid in pids if os.path.exists(f"/proc/{pid}"))
 
 
-def measure_local(task: Path, starts: int, steps: int, envs: int, scale: int) -> dict[str, float]:
-    from cua_bench.backends.local import LocalBackend
+def _container_pss_mib(computer: Computer) -> float:
+    """PSS of every process in one container (host pids from ``docker top``) and of its containerd shim."""
+    top = computer.handle.top(ps_args="-eo pid")
+    column = top["Titles"].index("PID")
+    pids = {int(row[column]) for row in top["Processes"]}
+    computer.handle.reload()
+    init = int(computer.handle.attrs["State"]["Pid"])
+    pids.add(int(Path(f"/proc/{init}/stat").read_text().rsplit(")", 1)[1].split()[1]))  # its parent: the shim
+    return sum(_pss_mib(pid) for pid in pids if os.path.exists(f"/proc/{pid}"))
 
-    backend = LocalBackend()
+
+def measure_desktop(
+    backend: Backend, name: str, pss: Callable[[Computer], float], starts: int, steps: int, envs: int, scale: int
+) -> dict[str, float]:
+    """A real desktop backend (local, docker): start+reset, steps with and without settle, idle PSS, scale."""
     figures: dict[str, float] = {}
     start_reset = []
     for _ in range(starts):
@@ -192,12 +209,17 @@ def measure_local(task: Path, starts: int, steps: int, envs: int, scale: int) ->
             env.reset(options={"task": str(CONFORMANCE_TASK), "obs": "rgb"})
         start_reset.append(time.perf_counter() - begin)
         backend.teardown(computer)
-    figures["local_start_reset_s"] = statistics.median(start_reset)
+    figures[f"{name}_start_reset_s"] = statistics.median(start_reset)
     # A settled step: a character typed into xterm, observed once xterm has redrawn.
     computer = backend.provision(width=1280, height=800)
     try:
         with EnvClient(computer.address) as env:
-            env.reset(options={"task": str(CONFORMANCE_TASK), "obs": "rgb", "max_steps": 100_000})
+            resets = []
+            for _ in range(5):
+                begin = time.perf_counter()
+                env.reset(options={"task": str(CONFORMANCE_TASK), "obs": "rgb", "max_steps": 100_000})
+                resets.append(time.perf_counter() - begin)
+            figures[f"{name}_reset_p50_ms"] = statistics.median(resets) * 1000
             env.session("launch", app="xterm")
             settled = []
             for i in range(steps // 4):
@@ -206,7 +228,7 @@ def measure_local(task: Path, starts: int, steps: int, envs: int, scale: int) ->
                 settled.append(time.perf_counter() - begin)
                 if i % 40 == 39:
                     env.step([TypeText("\b" * 40)])
-        figures["local_settled_step_p50_ms"] = statistics.median(settled) * 1000
+        figures[f"{name}_settled_step_p50_ms"] = statistics.median(settled) * 1000
     finally:
         backend.teardown(computer)
     # Steps without settle: what input + capture cost (CUA_LOCAL_SETTLE_MAX=0 reaches the env server).
@@ -221,30 +243,74 @@ def measure_local(task: Path, starts: int, steps: int, envs: int, scale: int) ->
                     begin = time.perf_counter()
                     env.step([Click(Point(400 + i % 200, 500))])
                     raw.append(time.perf_counter() - begin)
-            figures["local_step_p50_ms"] = statistics.median(raw) * 1000
-            figures["local_step_p99_ms"] = _pct(raw, 0.99) * 1000
+            figures[f"{name}_step_p50_ms"] = statistics.median(raw) * 1000
+            figures[f"{name}_step_p99_ms"] = _pct(raw, 0.99) * 1000
         finally:
             backend.teardown(computer)
     finally:
         del os.environ["CUA_LOCAL_SETTLE_MAX"]
-    computers = [backend.provision(width=1280, height=800) for _ in range(envs)]
+    computers: list[Computer] = []
     try:
+        for _ in range(envs):
+            computers.append(backend.provision(width=1280, height=800))
         for computer in computers:
             with EnvClient(computer.address) as env:
                 env.reset(options={"task": str(CONFORMANCE_TASK), "obs": "none"})
         time.sleep(0.5)
-        figures["local_idle_mib"] = sum(_env_pss_mib(c) for c in computers) / envs
+        figures[f"{name}_idle_mib"] = sum(pss(c) for c in computers) / envs
     finally:
         for computer in computers:
             backend.teardown(computer)
-    figures["local_max_envs"] = measure_scale(backend, CONFORMANCE_TASK, scale)
+    figures[f"{name}_max_envs"] = measure_scale(backend, CONFORMANCE_TASK, scale)
     return figures
+
+
+def report_desktop(name: str, found: dict[str, float], figures: dict[str, float | int]) -> None:
+    print(f"{name} start+reset p50 {found[f'{name}_start_reset_s']:.2f} s; reset alone p50 "
+          f"{found[f'{name}_reset_p50_ms']:.1f} ms")  # fmt: skip
+    print(
+        f"{name} step without settle (click, 1280x800 RGB): p50 {found[f'{name}_step_p50_ms']:.2f} ms  "
+        f"p99 {found[f'{name}_step_p99_ms']:.2f} ms"
+    )
+    print(
+        f"{name} settled step (a character into xterm until redrawn): p50 {found[f'{name}_settled_step_p50_ms']:.1f} ms"
+    )
+    print(f"{name} idle PSS per env (all its processes): {found[f'{name}_idle_mib']:.1f} MiB")
+    print(f"{name} envs up at once, each reset and stepped: {found[f'{name}_max_envs']:.0f}")
+    for key, value in found.items():
+        figures[key] = int(value) if key.endswith("_max_envs") else value
+
+
+def docker_backend(folder: Path) -> tuple[Backend, Callable[[], None]] | None:
+    """The docker backend on the engine DOCKER_HOST names, or on a dockerd started here; None without one."""
+    try:
+        from cua_bench_docker import DockerBackend, build_image, connect
+        from cua_bench_docker.daemon import PrivateEngine
+        from cua_bench_docker.image import IMAGE, image_exists
+    except ImportError:
+        return None
+    from cua_bench.backends.base import BackendError
+
+    engine = None
+    try:
+        connect(timeout=3)
+    except BackendError:
+        if not shutil.which("dockerd"):
+            return None
+        engine = PrivateEngine(folder / "dockerd")
+        os.environ["DOCKER_HOST"] = engine.start()
+    client = connect()
+    if not image_exists(client, IMAGE):
+        result = build_image(client, log=lambda line: None)
+        print(f"docker image built in {result.seconds:.0f} s ({result.size_mib:.0f} MiB)")
+    return DockerBackend(), (engine.stop if engine is not None else lambda: None)
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer steps and envs, for a smoke run")
     parser.add_argument("--no-local", action="store_true", help="skip the local (Xvfb) backend")
+    parser.add_argument("--no-docker", action="store_true", help="skip the docker backend")
     args = parser.parse_args()
     steps, seconds, scale = (200, 2.0, 16) if args.quick else (1000, 5.0, 64)
     folder = Path(tempfile.mkdtemp(prefix="cua-bench-env-")) / "fill-form"
@@ -278,7 +344,7 @@ def main() -> int:
     print(f"memory per env (PSS of 16 env servers after stepping, / 16): {memory:.1f} MiB")
     ok = measure_scale(backend, folder, scale)
     print(f"{ok} of {scale} envs up at once, each reset and stepped")
-    figures = {
+    figures: dict[str, float | int] = {
         "sim_step_p50_ms": step_p50 * 1000,
         "sim_rpc_overhead_ratio": step_p50 / inprocess_p50,
         "sim_max_parallel_ok": ok,
@@ -290,23 +356,22 @@ def main() -> int:
         "sim_steps_per_s_4": throughput[4],
         "sim_inprocess_step_p50_ms": inprocess_p50 * 1000,
     }
+    quick = (3, steps, 4, 8) if args.quick else (7, steps, 16, 32)
     if not args.no_local and shutil.which("Xvfb"):
-        local = measure_local(folder, 3 if args.quick else 7, steps, 4 if args.quick else 16, 8 if args.quick else 32)
-        print(f"local start+reset p50 {local['local_start_reset_s']:.2f} s")
-        print(
-            f"local step without settle (click, 1280x800 RGB): p50 {local['local_step_p50_ms']:.2f} ms  "
-            f"p99 {local['local_step_p99_ms']:.2f} ms"
-        )
-        settled = local["local_settled_step_p50_ms"]
-        print(f"local settled step (a character into xterm until redrawn): p50 {settled:.1f} ms")
-        print(f"local idle PSS per env (server + Xvfb + openbox): {local['local_idle_mib']:.1f} MiB")
-        print(f"local envs up at once, each reset and stepped: {local['local_max_envs']:.0f}")
-        figures.update({k: local[k] for k in ("local_start_reset_s", "local_step_p50_ms", "local_idle_mib")})
-        figures["local_max_envs"] = int(local["local_max_envs"])
-        figures["local_settled_step_p50_ms"] = local["local_settled_step_p50_ms"]
-        figures["local_step_p99_ms"] = local["local_step_p99_ms"]
+        from cua_bench.backends.local import LocalBackend
+
+        report_desktop("local", measure_desktop(LocalBackend(), "local", _local_pss_mib, *quick), figures)
     else:
         print("local: skipped (Xvfb not installed, or --no-local)")
+    docker = None if args.no_docker else docker_backend(folder.parent)
+    if docker is not None:
+        impl, stop = docker
+        try:
+            report_desktop("docker", measure_desktop(impl, "docker", _container_pss_mib, *quick), figures)
+        finally:
+            stop()
+    else:
+        print("docker: skipped (no engine or plugin, or --no-docker)")
     print(" ".join(f"{k}={v:.2f}" if isinstance(v, float) else f"{k}={v}" for k, v in figures.items()))
     return 0
 
