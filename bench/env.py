@@ -19,8 +19,8 @@ redrawn), idle PSS per env (all of an env's processes — server, Xvfb, openbox 
 resets in 23.8 s, acts in 4.72 s; the OSWorld VM idles at 4,165 MiB and acts in 2.53 s.
 
 The ``docker`` backend (the same desktop in a container), the same figures; idle memory is the
-PSS of every process in the containers plus each one's containerd shim. It uses the engine ``DOCKER_HOST`` names, or starts a
-dockerd of its own (and builds the image when missing: minutes).
+PSS of every process in the containers plus each one's containerd shim. It uses the engine
+``DOCKER_HOST`` names, or starts a dockerd of its own (and builds the image when missing: minutes).
 
 Last line: ``sim_step_p50_ms=… sim_rpc_overhead_ratio=… sim_max_parallel_ok=… sim_env_mib=…
 sim_steps_per_s_16=… local_start_reset_s=… local_step_p50_ms=… local_idle_mib=… local_max_envs=…

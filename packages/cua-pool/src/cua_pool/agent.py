@@ -21,7 +21,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from cua_core.errors import CuaError, RemoteError
+from cua_core.errors import CuaError, RemoteError, SecurityError
 from cua_core.rpc import RpcClient, RpcServer
 from cua_core.security import ClientSecurity
 from cua_pool.facts import check_supported, host_facts, load
@@ -185,6 +185,11 @@ class HostAgent:
                     self._launch(client, spec)
                 for member_id in reply["stop"]:
                     self._stop_member(member_id)
+            except SecurityError as exc:
+                log.error("the controller refused this host: %s (pair with `cua host pair`)", exc)
+                client.close()
+                client = self._client()
+                self._stop.wait(2.0)
             except RemoteError as exc:
                 if exc.remote_type == "LookupError":
                     registered = False  # the controller forgot us (a new database): join again
