@@ -151,6 +151,7 @@ class Runner:
         self.agent_factory = agents()[config.agent]
         self.stop = threading.Event()
         self.run_id = uuid.uuid4().hex[:8]
+        self.backend.run_id = self.run_id
 
     def episodes(self) -> list[Episode]:
         return resolve_episodes(self.config.taskset, self.config.split, self.config.variants)

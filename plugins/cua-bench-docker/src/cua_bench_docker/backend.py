@@ -4,7 +4,8 @@ The container holds the same Xvfb, openbox, apps and env server (``--backend loc
 ``local`` backend, so tasks and rewards are the same; what it adds is isolation: resource limits,
 no network by default, nothing of the host but two folders. The server listens on a unix socket
 in a host folder bind-mounted into the container, so the host reaches it without any network.
-Task folders are mounted read-only at the paths they have here, so a task path means the same
+Containers are labelled with the backend, the owning process and the run; ``prune`` removes
+those whose owner is gone. Task folders are mounted read-only at the paths they have here, so a task path means the same
 thing on both sides: cua-bench's own tasksets, plus ``CUA_DOCKER_MOUNTS`` (folders, ``:``-separated).
 
 Reset happens inside the container (the env server kills the apps and restores home: milliseconds),
@@ -40,6 +41,7 @@ __all__ = ["LABEL", "DockerBackend", "DockerSettings"]
 
 LABEL = "io.cua.backend"  # every container of ours carries it; prune finds them by it
 OWNER = "io.cua.owner"  # host:pid of the process that started it
+RUN = "io.cua.run"  # the runner's run id, where a runner started it
 SOCKET_IN_CONTAINER = "/run/cua"
 
 
@@ -113,7 +115,7 @@ class DockerBackend(Backend):
                 settings.image,
                 ["--backend", "local", "--address", f"ipc://{SOCKET_IN_CONTAINER}/env.sock",
                  "--width", str(width), "--height", str(height)],
-                name=name, detach=True, init=True, labels={LABEL: self.name, OWNER: _owner()},
+                name=name, detach=True, init=True, labels={LABEL: self.name, OWNER: _owner(), RUN: self.run_id or ""},
                 network_mode=settings.network, mem_limit=settings.memory, memswap_limit=settings.memory,
                 nano_cpus=int(settings.cpus * 1e9), pids_limit=settings.pids, shm_size="256m",
                 security_opt=["no-new-privileges"], volumes=volumes, environment=_passed_env(),

@@ -46,6 +46,8 @@ class Backend(ABC):
     name: ClassVar[str]
     # What tasks may rely on: os, resolution, apps, whether a shell exists, ...
     capabilities: ClassVar[dict[str, Any]] = {}
+    # The run this backend's computers serve (the runner sets it), for labelling what outlives a crash.
+    run_id: str | None = None
 
     @abstractmethod
     def provision(self, *, width: int = 1280, height: int = 800, timeout: float = 60.0) -> Computer:
