@@ -34,8 +34,6 @@ from cua_bench.hookspecs import hookimpl
 from cua_bench_docker.daemon import connect
 from cua_bench_docker.image import IMAGE, BuildResult, build_image, image_exists
 from cua_core.addresses import runtime_dir
-from cua_core.errors import RpcError
-from cua_core.rpc import RpcClient
 
 __all__ = ["LABEL", "DockerBackend", "DockerSettings"]
 
@@ -184,13 +182,6 @@ class DockerBackend(Backend):
 
     def build_image(self, *, rebuild_base: bool = False, log: Callable[[str], None] = print) -> BuildResult:
         return build_image(self.client, tag=self.settings.image, rebuild_base=rebuild_base, log=log)
-
-    def health(self, computer: Computer, *, timeout: float = 2.0) -> bool:
-        try:
-            with RpcClient(computer.address, timeout=timeout, heartbeat_timeout=timeout, retries=0) as client:
-                return bool(client.call("rpc.ping") == "pong")
-        except RpcError:
-            return False
 
 
 def _passed_env() -> dict[str, str]:
