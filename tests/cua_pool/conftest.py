@@ -15,10 +15,15 @@ from poolkit import Cluster, LocalPool, stop_local_pool
 
 @pytest.fixture
 def local_pool() -> Iterator[LocalPool]:
+    failed = False
     try:
         yield LocalPool()
+    except BaseException:
+        failed = True
+        raise
     finally:
-        stop_local_pool()
+        strays = stop_local_pool()
+    assert failed or not strays, f"processes outlived their pid files: {strays}"
 
 
 @pytest.fixture

@@ -56,11 +56,23 @@ class LocalPool:
         return str(json.loads(self.cli("jobs", "show", job, "--json").output)["job"]["state"])
 
 
-def stop_local_pool() -> None:
+def stop_local_pool() -> list[int]:
+    """Stop the pool's daemons and spaces; returns the pids of any daemon that had slipped past
+    its pid file (a test of the daemons' start-up locking)."""
     for pid in (running_pid(host_home() / "agent.pid"), running_pid(controller_home() / "controller.pid")):
         if pid is not None:
             stop_pid(pid, timeout=5)
     _kill_spaces()
+    strays = []
+    mine = os.environ.get("CUA_CONFIG_DIR", "")
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit() or int(proc.name) == os.getpid() or not mine:
+            continue
+        with contextlib.suppress(OSError):
+            if f"CUA_CONFIG_DIR={mine}".encode() in (proc / "environ").read_bytes().split(b"\0"):
+                strays.append(int(proc.name))
+                os.kill(int(proc.name), signal.SIGKILL)
+    return strays
 
 
 class Cluster:

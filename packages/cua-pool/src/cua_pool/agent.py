@@ -93,7 +93,9 @@ class HostAgent:
         self._registered = threading.Event()
 
     def _client(self, timeout: float = 30.0) -> RpcClient:
-        return RpcClient(self.controller, timeout=timeout, heartbeat_timeout=5.0, retries=0, security=self.security)
+        # Short: the controller heartbeats every in-flight call twice a second, and a restarted one must
+        # hear from us well within its host timeout.
+        return RpcClient(self.controller, timeout=timeout, heartbeat_timeout=1.5, retries=0, security=self.security)
 
     def _runtime(self, name: str) -> SpaceRuntime:
         if name not in self._runtimes:

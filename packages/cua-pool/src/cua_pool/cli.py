@@ -278,20 +278,24 @@ def host_start() -> None:
 @click.pass_obj
 def host_remove(obj: Context) -> None:
     """Leave the pool: stop the agent and its spaces, and forget this host's settings."""
-    from cua_pool.client import connect
+    from cua_core.rpc import RpcClient
 
     config = host_config()
     if config is None:
         raise click.ClickException("this computer is not set up as a host; nothing to remove")
+    config["enabled"] = False  # first, so nothing starts the agent again while we remove it
+    save_host_config(config)
     pid = running_pid(host_home() / "agent.pid")
     if pid is not None:
         stop_pid(pid)
+    target = config["controller"]
     try:
-        target = config["controller"]
         if target != LOCAL or running_pid(controller_home() / "controller.pid") is not None:
-            with connect(target, config.get("controller_key"), timeout=10) as client:
+            address = resolve(target)
+            security = client_security(address, config.get("controller_key"))
+            with RpcClient(address, timeout=10, retries=0, security=security) as client:
                 client.call("host.remove", {"host_id": config["host_id"]})
-    except (CuaError, OSError, ValueError, RuntimeError) as exc:
+    except (CuaError, OSError, ValueError) as exc:
         click.echo(f"warning: the controller was not told: {exc}", err=True)
     _kill_spaces()
     (host_home() / "host.json").unlink(missing_ok=True)

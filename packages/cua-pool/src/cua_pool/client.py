@@ -11,7 +11,7 @@ from typing import Any
 from cua_core.errors import CuaError
 from cua_core.rpc import RpcClient
 from cua_pool.config import LOCAL, client_config, client_security, host_config, resolve, save_host_config
-from cua_pool.daemons import running_pid, spawn
+from cua_pool.daemons import running_pid, spawn_and_wait, starting
 from cua_pool.paths import controller_home, host_home, local_controller_address
 
 __all__ = ["connect", "ensure_local_pool", "start_agent", "start_controller"]
@@ -32,8 +32,12 @@ def _ping(address: str, timeout: float = 2.0) -> bool:
 def start_controller(extra: list[str] | None = None) -> None:
     """Start the local controller in the background unless it runs; wait until it answers."""
     address = local_controller_address()
-    if running_pid(controller_home() / "controller.pid") is None:
-        spawn(["pool", "serve", *(extra or [])], controller_home() / "controller.log")
+    home = controller_home()
+    with starting(home / "controller.starting"):
+        if running_pid(home / "controller.pid") is None:
+            spawn_and_wait(
+                ["pool", "serve", *(extra or [])], home / "controller.log", home / "controller.pid", START_TIMEOUT
+            )
     deadline = time.monotonic() + START_TIMEOUT
     while not _ping(address, 1.0):
         if time.monotonic() > deadline:
@@ -44,9 +48,11 @@ def start_controller(extra: list[str] | None = None) -> None:
 
 def start_agent() -> int | None:
     """Start this computer's host agent in the background unless it runs."""
-    pid = running_pid(host_home() / "agent.pid")
-    if pid is None:
-        pid = spawn(["host", "run"], host_home() / "agent.log")
+    home = host_home()
+    with starting(home / "agent.starting"):
+        pid = running_pid(home / "agent.pid")
+        if pid is None:
+            pid = spawn_and_wait(["host", "run"], home / "agent.log", home / "agent.pid", START_TIMEOUT)
     return pid
 
 

@@ -13,10 +13,11 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
-__all__ = ["hold_pidfile", "running_pid", "spawn", "stop_pid"]
+__all__ = ["hold_pidfile", "running_pid", "spawn", "spawn_and_wait", "starting", "stop_pid"]
 
 
 def running_pid(pidfile: Path) -> int | None:
@@ -52,6 +53,29 @@ def hold_pidfile(pidfile: Path, what: str) -> IO[Any]:
     handle.write(str(os.getpid()))
     handle.flush()
     return handle
+
+
+@contextlib.contextmanager
+def starting(lockfile: Path) -> Iterator[None]:
+    """Serialise starters: two commands at once must not both spawn a daemon (the loser could
+    take the pid lock later, after the winner stopped, and linger)."""
+    with lockfile.open("a") as handle:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+
+
+def spawn_and_wait(args: list[str], log: Path, pidfile: Path, timeout: float) -> int:
+    """Spawn a daemon and wait until it holds its pid lock; the caller holds :func:`starting`."""
+    pid = spawn(args, log)
+    deadline = time.monotonic() + timeout
+    while (held := running_pid(pidfile)) is None:
+        if time.monotonic() > deadline or not _alive(pid):
+            raise RuntimeError(f"`cua {' '.join(args)}` did not start; see {log}")
+        time.sleep(0.02)
+    return held
 
 
 def spawn(args: list[str], log: Path, env: dict[str, str] | None = None) -> int:
