@@ -91,6 +91,7 @@ class HostAgent:
         for method in ("save", "latest", "load"):
             self._proxy.register(f"ckpt.{method}", self._proxied(method))
         self._registered = threading.Event()
+        self._news = threading.Event()
 
     def _client(self, timeout: float = 30.0) -> RpcClient:
         # Short: the controller heartbeats every in-flight call twice a second, and a restarted one must
@@ -226,6 +227,7 @@ class HostAgent:
         self._save(member)
         with self._lock:
             self._members[member_id] = member
+        self._news.set()  # tell the controller it runs now, not at the next heartbeat
         log.info("started %s (rank %s of job %s)", member_id, spec["rank"], spec["job"])
 
     def _stop_member(self, member_id: str) -> None:
@@ -264,7 +266,9 @@ class HostAgent:
         while not self._stop.wait(self.tick):
             try:
                 ended = self._check_members(client)
-                if ended or time.monotonic() >= next_beat:
+                news = self._news.is_set()
+                self._news.clear()
+                if ended or news or time.monotonic() >= next_beat:
                     if self._registered.is_set():
                         self._report(client)
                     next_beat = time.monotonic() + self.heartbeat_interval / 2

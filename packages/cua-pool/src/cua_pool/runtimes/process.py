@@ -16,12 +16,16 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from cua_pool import runner
 from cua_pool.hookspecs import hookimpl
 from cua_pool.spaces import Handle, Space
 
 __all__ = ["ProcessRuntime"]
 
-_SCRIPT = '{limits}"$0" -m cua_pool.runner; code=$?; echo $code > "$1.tmp" && mv "$1.tmp" "$1"; exit $code'
+# The runner is started by its path, not as ``-m cua_pool.runner``: it needs only the standard
+# library, and importing the package first would add its imports to every member's start. -P keeps
+# the runner's own folder off sys.path, so a job's `import config` never finds one of ours.
+_SCRIPT = '{limits}"$0" -P "$2"; code=$?; echo $code > "$1.tmp" && mv "$1.tmp" "$1"; exit $code'
 _LIMITS = {"memory_mb": ("-v", 1024), "files": ("-n", 1), "cpu_seconds": ("-t", 1)}
 
 
@@ -65,7 +69,7 @@ class ProcessRuntime:
         script = _SCRIPT.format(limits=limit_lines(limits))
         with space.log.open("ab") as out:
             proc = subprocess.Popen(
-                ["/bin/sh", "-c", script, sys.executable, str(space.exit_file)],
+                ["/bin/sh", "-c", script, sys.executable, str(space.exit_file), runner.__file__],
                 cwd=space.work,
                 env=env,
                 stdin=subprocess.DEVNULL,
