@@ -278,10 +278,12 @@ def test_accessibility_tree_through_atspi(root: Path) -> None:
                 assert check(xml, [{"selectors": ['application[name="mousepad"] menu[name="File"]']}]) == 1.0
                 assert check(xml, [{"xpath": "//text", "text": "hello a11y", "exact": True}]) == 1.0
 
-            await session.reset()  # kills the accessibility bus with the apps; the next app gets a new one
+            for _ in range(2):  # reset kills the accessibility bus with the apps; the next app gets a new one
+                await session.reset()
+                await session.launch("gnumeric")
+                assert any(n["role"] == "menu" for n in nodes(await session.accessibility_tree()))
+            await session.reset()
             assert await session.accessibility_tree() == []
-            await session.launch("mousepad")
-            assert any(n["role"] == "menu" for n in nodes(await session.accessibility_tree()))
             return session.root
         finally:
             session.close()
