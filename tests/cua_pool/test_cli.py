@@ -128,6 +128,7 @@ def test_host_commands(local_pool: LocalPool) -> None:
     )
     status = json.loads(local_pool.cli("host", "status", "--json").output)
     assert status["name"] == "box" and status["agent_pid"] and status["max_spaces"] == 3
+    assert status["isolation"] in ("own mount namespace (pool folders hidden)", "private folder of the agent's user")
     assert "running" in local_pool.cli("host", "status").output
     assert "stopped" in local_pool.cli("host", "stop").output
     assert local_pool.agent_pid() is None

@@ -57,3 +57,21 @@ def uses_helper():
     import helper
 
     return helper.GREETING
+
+
+def keep_secret(seconds=30):
+    Path("secret.txt").write_text("only mine")
+    print(f"SECRET {Path('secret.txt').resolve()}", flush=True)
+    time.sleep(seconds)
+
+
+def peek(path, config_dir, runtime_dir):
+    """Try to read another space's file, the host's keys and the controller's socket."""
+    out = {}
+    try:
+        out["peer"] = Path(path).read_text()
+    except OSError as exc:
+        out["peer"] = type(exc).__name__
+    out["config"] = sorted(p.name for p in Path(config_dir).iterdir()) if Path(config_dir).is_dir() else None
+    out["runtime"] = sorted(p.name for p in Path(runtime_dir).iterdir()) if Path(runtime_dir).is_dir() else None
+    return out

@@ -246,6 +246,8 @@ class HostAgent:
         with self._lock:
             self._members.pop(member_id, None)
         shutil.rmtree(member.space.root, ignore_errors=True)
+        with contextlib.suppress(OSError):
+            member.space.stash.rmdir()
 
     def _save(self, member: _Member) -> None:
         member.space.write_meta(

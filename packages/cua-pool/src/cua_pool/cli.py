@@ -5,6 +5,7 @@ Pool and host commands live here; running and watching jobs live in ``cli_jobs``
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -219,10 +220,18 @@ def host_run() -> None:
 def host_status(as_json: bool) -> None:
     """This computer's host settings and whether its agent runs."""
     from cua_pool.facts import host_facts
+    from cua_pool.runtimes.process import ProcessRuntime
 
     config = host_config()
     pid = running_pid(host_home() / "agent.pid")
-    info = {"configured": config is not None, "agent_pid": pid, **(config or {}), **host_facts()}
+    isolation = ProcessRuntime().describe()
+    info = {
+        "configured": config is not None,
+        "agent_pid": pid,
+        "isolation": isolation,
+        **(config or {}),
+        **host_facts(),
+    }
     if as_json:
         click.echo(json.dumps(info))
         return
@@ -320,6 +329,8 @@ def _kill_spaces() -> None:
         except (OSError, ValueError, KeyError, CuaError):
             pass
         shutil.rmtree(root, ignore_errors=True)
+        with contextlib.suppress(OSError):
+            space.stash.rmdir()
 
 
 @host.command("pair")

@@ -71,6 +71,12 @@ class Space:
         return self.root / "work"
 
     @property
+    def stash(self) -> Path:
+        """Where an isolating runtime parks the space while it covers the pool's folders: outside
+        them (beside the runtime folder's parent, in /tmp), one per space."""
+        return Path("/tmp") / f".cua-space-{self.id}"
+
+    @property
     def log(self) -> Path:
         return self.root / "out.log"
 

@@ -4,20 +4,32 @@ The member runs under ``/bin/sh``, which waits for it and records its exit statu
 so the status survives the agent (a restarted agent is no longer the member's parent and could
 not wait for it). The shell leads a new session: stopping the member signals the whole group.
 Limits are ``ulimit`` values in that shell, inherited by everything the member starts.
+
+On Linux, when the agent runs as root, each member also gets its own mount namespace in which
+the pool's folders (config and keys, the controller's state, every other space, the runtime
+folder with the controller's socket) are covered by empty tmpfs mounts and only its own space
+is put back: one space cannot read another's files, nor the keys of the host it runs on.
+Elsewhere (macOS, or an agent that is not root) spaces are private folders of the agent's user,
+which keeps other users out but not other spaces; `cua host status` says which one applies.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import shlex
+import shutil
 import signal
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
+from cua_core.addresses import runtime_dir
+from cua_core.security import config_dir
 from cua_pool import runner
 from cua_pool.hookspecs import hookimpl
+from cua_pool.paths import pool_home
 from cua_pool.spaces import Handle, Space
 
 __all__ = ["ProcessRuntime"]
@@ -48,6 +60,36 @@ def _zombie(pid: int) -> bool:
     return bool(stat) and stat[0] in ("Z", "X")
 
 
+def can_isolate() -> bool:
+    """Mount-namespace isolation: Linux, root, util-linux's unshare, and not turned off."""
+    return (
+        sys.platform == "linux"
+        and os.geteuid() == 0
+        and shutil.which("unshare") is not None
+        and os.environ.get("CUA_POOL_ISOLATE", "1") != "0"
+    )
+
+
+def hidden_paths() -> list[str]:
+    """Folders a space must not see: the pool's state, this user's keys, the runtime sockets."""
+    paths = sorted({str(p.resolve()) for p in (config_dir(), pool_home(), runtime_dir())})
+    # A folder inside another one is covered with it.
+    return [p for p in paths if not any(p != q and p.startswith(q + "/") for q in paths)]
+
+
+def isolation_script(space: Space) -> str:
+    """Runs in a fresh mount namespace: cover the pool's folders, put our own space back."""
+    root = shlex.quote(str(space.root))
+    stash = shlex.quote(str(space.stash))
+    lines = [f"mount --bind {root} {stash} || exit 126"]
+    for path in hidden_paths():
+        lines.append(f"mount -t tmpfs -o mode=0700,size=1m cua-hidden {shlex.quote(path)} || exit 126")
+    lines.append(f"mkdir -p {root} && mount --move {stash} {root} || exit 126")
+    lines.append(f"rmdir {stash}")  # the mount moved away: the parking spot is not needed any more
+    lines.append(f'cd {shlex.quote(str(space.work))} && exec "$0" -P "$1"')
+    return "; ".join(lines)
+
+
 def limit_lines(limits: dict[str, Any]) -> str:
     lines = []
     for key, value in sorted(limits.items()):
@@ -61,15 +103,23 @@ def limit_lines(limits: dict[str, Any]) -> str:
 class ProcessRuntime:
     name = "process"
 
-    def __init__(self) -> None:
+    def __init__(self, isolate: bool | None = None) -> None:
         self._children: dict[int, subprocess.Popen[bytes]] = {}
+        self.isolate = can_isolate() if isolate is None else isolate
 
     def start(self, space: Space, env: dict[str, str]) -> Handle:
         limits = space.read_meta().get("spec", {}).get("limits", {})
         script = _SCRIPT.format(limits=limit_lines(limits))
+        args = [sys.executable, str(space.exit_file), runner.__file__]
+        if self.isolate:
+            space.stash.mkdir(mode=0o700, exist_ok=True)
+            inner = shlex.quote(isolation_script(space))
+            script = script.replace(
+                '"$0" -P "$2"', f'unshare --mount --propagation private /bin/sh -c {inner} "$0" "$2"'
+            )
         with space.log.open("ab") as out:
             proc = subprocess.Popen(
-                ["/bin/sh", "-c", script, sys.executable, str(space.exit_file), runner.__file__],
+                ["/bin/sh", "-c", script, *args],
                 cwd=space.work,
                 env=env,
                 stdin=subprocess.DEVNULL,
@@ -80,6 +130,9 @@ class ProcessRuntime:
             )
         self._children[proc.pid] = proc
         return Handle("process", proc.pid, _start_time(proc.pid))
+
+    def describe(self) -> str:
+        return "own mount namespace (pool folders hidden)" if self.isolate else "private folder of the agent's user"
 
     def running(self, space: Space, handle: Handle) -> bool:
         child = self._children.get(handle.pid)
