@@ -303,7 +303,7 @@ def docker_backend(folder: Path) -> tuple[Backend, Callable[[], None]] | None:
     if not image_exists(client, IMAGE):
         result = build_image(client, log=lambda line: None)
         print(f"docker image built in {result.seconds:.0f} s ({result.size_mib:.0f} MiB)")
-    return DockerBackend(), (engine.stop if engine is not None else lambda: None)
+    return DockerBackend(), (engine.remove if engine is not None else lambda: None)
 
 
 def main() -> int:

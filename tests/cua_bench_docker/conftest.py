@@ -48,8 +48,8 @@ def docker_host() -> Iterator[str]:
             patch.setenv("DOCKER_HOST", host)
             yield host
     finally:
-        engine.stop()
-        shutil.rmtree(folder, ignore_errors=True)
+        engine.remove()
+    assert not folder.exists(), f"the test engine left {folder} behind"
 
 
 @pytest.fixture(scope="session")

@@ -41,8 +41,8 @@ class PrivateEngine:
 
     Started without networking of its own (``--bridge=none``, no iptables), so it works in a
     sandbox where the host's network must not change; containers use ``--network none`` or host.
-    ``stop()`` removes the containers it ran and stops it; the folder (images included) is kept
-    for the next start unless the caller removes it.
+    ``stop()`` removes the containers it ran and stops it, keeping the folder (images included) for
+    the next start; ``remove()`` also deletes the folder.
     """
 
     def __init__(self, folder: Path) -> None:
@@ -94,6 +94,16 @@ class PrivateEngine:
                 os.killpg(self.proc.pid, signal.SIGKILL)
                 self.proc.wait()
         self.proc = None
+
+    def remove(self) -> None:
+        """Stop, then delete the folder: images, and the mounts dockerd leaves (its netns) undone first."""
+        self.stop()
+        prefix = f"{self.folder.resolve()}/"
+        with open("/proc/self/mounts") as table:
+            mounts = [line.split()[1] for line in table if line.split()[1].startswith(prefix)]
+        for mount in sorted(mounts, key=len, reverse=True):
+            subprocess.run(["umount", "--lazy", mount], capture_output=True, check=False)
+        shutil.rmtree(self.folder, ignore_errors=True)
 
 
 @contextlib.contextmanager
