@@ -6,11 +6,11 @@ accessibility bus and the registry), and exports its widgets there. We speak the
 jeepney (pure Python), not pyatspi: pyatspi needs the system's PyGObject, which a virtualenv lacks.
 
 A tree is read breadth-first, one level at a time, with all of a level's calls sent before any
-reply is read: a round trip to an app costs ~0.2 ms, and a GTK window has hundreds of widgets
-across a dozen levels, so pipelining is what keeps a read in the tens of milliseconds. Subtrees
-that are not showing (closed menus, hidden tabs) are skipped after one call: an agent cannot act
-on them.
-An app that does not answer within the timeout loses its missing nodes; it is never an error.
+reply is read, so a read costs a round trip per level (a dozen for a GTK window), not per call;
+what remains is jeepney's pure-Python (de)serialisation, ~0.1 ms a call (a gnumeric window: ~1,200
+calls). Subtrees that are not showing (closed menus, hidden tabs) are skipped after one call: an
+agent cannot act on them. An app that does not answer within the timeout loses its missing nodes;
+it is never an error.
 """
 
 from __future__ import annotations
