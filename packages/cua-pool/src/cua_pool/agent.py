@@ -15,6 +15,7 @@ import os
 import secrets
 import shutil
 import socket
+import sys
 import threading
 import time
 from dataclasses import asdict, dataclass
@@ -76,6 +77,7 @@ class HostAgent:
         self.spaces.mkdir(mode=0o700, parents=True, exist_ok=True)
         self.max_spaces = max_spaces
         self.advertise = advertise or _advertise_address(controller)
+        self._iface = interface_of(self.advertise)
         self.security = security
         self.tick = tick
         self.heartbeat_interval = 1.0
@@ -213,6 +215,11 @@ class HostAgent:
         (space.root / "agent_address").write_text(self._proxy.address)
         space.write_meta({"spec": spec, "token": token, "handle": asdict(Handle(spec["runtime"])), "state": "starting"})
         env = space.environment(spec, self._proxy.address, token)
+        if self._iface:
+            # gloo and NCCL pick an interface from the host name, which in a namespace, a container
+            # or a multi-homed host is often the wrong one: use the one the pool knows us by.
+            env.setdefault("GLOO_SOCKET_IFNAME", self._iface)
+            env.setdefault("NCCL_SOCKET_IFNAME", self._iface)
         try:
             runtime = self._runtime(spec["runtime"])
             handle = runtime.start(space, env)
@@ -373,6 +380,25 @@ def _advertise_address(controller: str) -> str:
     with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
         probe.connect((host, 9))  # UDP connect sends nothing; it only picks the route
         return str(probe.getsockname()[0])
+
+
+def interface_of(address: str) -> str | None:
+    """The network interface holding ``address`` (Linux), or None when it cannot be told."""
+    if sys.platform != "linux":
+        return None
+    import fcntl
+    import struct
+
+    siocgifaddr = 0x8915
+    for _, name in socket.if_nameindex():
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+            try:
+                packed = fcntl.ioctl(probe.fileno(), siocgifaddr, struct.pack("256s", name.encode()[:15]))
+            except OSError:
+                continue
+        if socket.inet_ntoa(packed[20:24]) == address:
+            return name
+    return None
 
 
 def default_name() -> str:
