@@ -294,6 +294,8 @@ class HostAgent:
             members = list(self._members.items())
         for member_id, member in members:
             if member.state != "running":
+                if not member.reported:
+                    self._ship(client, member_id, member)  # e.g. why it could not start
                 continue
             runtime = self._runtime(member.spec["runtime"])
             alive = runtime.running(member.space, member.handle)
