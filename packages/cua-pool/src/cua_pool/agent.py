@@ -205,6 +205,10 @@ class HostAgent:
                 client.close()
                 client = self._client()
                 self._stop.wait(0.2)
+            except Exception:
+                # One bad space (a vanished file, a runtime's error) must not stop the agent.
+                log.exception("host agent loop")
+                self._stop.wait(0.5)
         client.close()
 
     def _launch(self, client: RpcClient, spec: dict[str, Any]) -> None:
@@ -286,6 +290,10 @@ class HostAgent:
                 client.close()
                 client = self._client()
                 self._stop.wait(0.2)
+            except Exception:
+                # One bad space (a vanished file, a runtime's error) must not stop the agent.
+                log.exception("host agent loop")
+                self._stop.wait(0.5)
         client.close()
 
     def _check_members(self, client: RpcClient) -> bool:
@@ -304,8 +312,8 @@ class HostAgent:
                 if member.stop_at and time.monotonic() - member.stop_at > STOP_GRACE:
                     runtime.stop(member.space, member.handle, force=True)
                 continue
-            runtime.stop(member.space, member.handle, force=True)  # whatever it left behind
             member.exit_code = runtime.exit_code(member.space, member.handle)
+            runtime.stop(member.space, member.handle, force=True)  # whatever it left behind
             member.state = "exited"
             self._save(member)
             ended = True

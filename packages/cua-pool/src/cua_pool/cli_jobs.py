@@ -154,7 +154,10 @@ def register(main: click.Group) -> None:
     @click.option("--retries", type=click.IntRange(min=0), default=0, show_default=True, help="Gang restarts allowed.")
     @click.option("--env", "env", multiple=True, help="KEY=VALUE for every member (repeatable).")
     @click.option("--memory-mb", type=click.IntRange(min=16), help="Address-space limit per member, MiB.")
-    @click.option("--runtime", default="process", show_default=True, help="Space runtime: process, or a plugin's.")
+    @click.option(
+        "--runtime", default="process", show_default=True, help="Space runtime: process, docker, or a plugin's."
+    )
+    @click.option("--image", help="Container image for --runtime docker (it needs python3).")
     @click.option("--detach", is_flag=True, help="Print the job id and return; the job runs on.")
     @click.pass_context
     def run(
@@ -168,6 +171,7 @@ def register(main: click.Group) -> None:
         env: tuple[str, ...],
         memory_mb: int | None,
         runtime: str,
+        image: str | None,
         detach: bool,
     ) -> None:
         """Run FILE::FUNCTION [ARGS...] in spaces; stream its logs (rank 0's return value is kept)."""
@@ -178,7 +182,7 @@ def register(main: click.Group) -> None:
             "fn": fn,
             "code": pack_code(path),
             "args": [parse_arg(a) for a in args],
-            "env": parse_env(env),
+            "env": {**parse_env(env), **({"CUA_POOL_IMAGE": image} if image else {})},
             "nodes_min": lo,
             "nodes_max": hi,
             "accelerator": accelerator,

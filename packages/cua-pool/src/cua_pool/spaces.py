@@ -110,6 +110,7 @@ class Space:
         space = cls(root)
         unpack_code(code, space.work)
         (space.work / ".tmp").mkdir(exist_ok=True)
+        space.log.touch()  # the agent ships from it whatever the runtime
         (space.root / "hostfile.json").write_text(json.dumps(spec.get("mlx_hostfile", [])))
         return space
 
