@@ -7,10 +7,11 @@ import json
 import os
 import signal
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
-from poolkit import Cluster, wait_for
+from poolkit import Cluster, _space_pids, wait_for
 
 
 def env_lines(cluster: Cluster, job: str, ranks: int) -> list[dict[str, Any]]:
@@ -132,3 +133,18 @@ def test_gpu_members_never_share_gpus(cluster: Cluster, monkeypatch: pytest.Monk
     apple = cluster.submit("gang.py::show_env", accelerator="apple")
     time.sleep(0.5)
     assert "apple" in cluster.job(apple)["job"]["reason"]
+
+
+def test_cancel_stops_every_member_of_a_gang_within_a_bound(cluster: Cluster) -> None:
+    for name in ("a", "b"):
+        cluster.add_host(name)
+    job = cluster.submit("gang.py::sleeper", 60, nodes_min=2, nodes_max=2)
+    wait_for("both running", lambda: sum(m["state"] == "running" for m in cluster.job(job)["members"]) == 2)
+    pids = [pid for name in ("a", "b") for pid in _space_pids(cluster.root / name)]
+    assert len(pids) == 2 and all(Path(f"/proc/{pid}").exists() for pid in pids)
+    start = time.monotonic()
+    cluster.controller.cancel(job)
+    info = cluster.wait_state(job, "cancelled", timeout=15)
+    assert time.monotonic() - start < 5  # SIGTERM, with SIGKILL 3 s later at the latest
+    assert all(m["state"] in ("stopped", "failed") for m in info["members"])
+    assert not any(Path(f"/proc/{pid}").exists() for pid in pids)

@@ -100,7 +100,7 @@ def test_unpaired_host_and_client_are_refused(net: Net) -> None:
     pair_and_start(net, stranger, net.controller_key, allow=False)  # type: ignore[attr-defined]
     wait("the refusal in the agent's log", lambda: "refused" in stranger.log("agent.log"), timeout=20)
     assert "h4" not in hosts_up(net.controller)
-    denied = stranger.cua("jobs", check=False, timeout=60)
+    denied = stranger.cua("run", f"{JOBS / 'basic.py'}::hello", check=False, timeout=60)
     assert denied.returncode != 0 and "refused our CURVE key" in denied.stdout + denied.stderr
     stranger.stop()
 
