@@ -64,3 +64,26 @@ def test_follow_survives_the_client_going_away(local_pool: LocalPool) -> None:
     assert first.count(b"\n") >= 5
     rest = local_pool.cli("jobs", "logs", job, "--rank", "0", "-f", "--since", str(len(first))).output.encode()
     ticks_whole((first + rest).decode())
+
+
+def test_logs_follow_rides_out_a_controller_restart(local_pool: LocalPool) -> None:
+    """`cua jobs logs -f` keeps following through a kill -9 and restart of the controller."""
+    import threading
+
+    job = start_ticker(local_pool)
+    outputs: list[str] = []
+    follower = threading.Thread(
+        target=lambda: outputs.append(local_pool.cli("jobs", "logs", job, "--rank", "0", "-f").output)
+    )
+    follower.start()
+    time.sleep(0.5)
+    pid = local_pool.controller_pid()
+    assert pid is not None
+    os.kill(pid, signal.SIGKILL)
+    time.sleep(0.5)
+    from cua_pool.client import start_controller
+
+    start_controller()
+    follower.join(timeout=60)
+    assert not follower.is_alive() and outputs
+    ticks_whole(outputs[0])

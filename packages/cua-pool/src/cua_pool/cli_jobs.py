@@ -13,11 +13,12 @@ from typing import Any
 
 import click
 
-from cua_core.errors import CuaError, RemoteError
+from cua_core.errors import CuaError, RemoteError, RpcTimeout
 
 __all__ = ["register"]
 
 MAX_CODE = 64 << 20
+RECONNECT = 60.0  # how long `logs -f` waits for a restarting controller
 _SKIP = {".git", "__pycache__", ".venv", "venv", "node_modules", ".mypy_cache", ".pytest_cache", ".ruff_cache"}
 
 
@@ -122,6 +123,20 @@ class LogPrinter:
             out.flush()
 
 
+def _logs_call(client: Any, params: dict[str, Any], patient: bool) -> Any:
+    """One ``job.logs`` call; a follower waits out a controller restart instead of giving up."""
+    deadline = time.monotonic() + (RECONNECT if patient else 0)
+    while True:
+        try:
+            return client.call("job.logs", params, timeout=30)
+        except RemoteError as exc:
+            raise click.ClickException(exc.message) from exc
+        except RpcTimeout as exc:  # ServerLost included: the controller died or restarts
+            if time.monotonic() > deadline:
+                raise click.ClickException(str(exc)) from exc
+            time.sleep(0.5)
+
+
 def follow(client: Any, job: str, rank: int | None, since: int, follow_live: bool) -> str:
     """Print the job's logs from ``since``; with ``follow_live`` until the job ends. Returns its state."""
     offsets: dict[str, int] = {}
@@ -129,7 +144,7 @@ def follow(client: Any, job: str, rank: int | None, since: int, follow_live: boo
     hosts: dict[str, str] = {}
     while True:
         params = {"job": job, "offsets": offsets, "rank": rank, "since": since, "wait": 2.0 if follow_live else 0.0}
-        reply = _call(client, "job.logs", params, timeout=30)
+        reply = _logs_call(client, params, follow_live)
         got = False
         for r, part in sorted(reply["ranks"].items(), key=lambda kv: int(kv[0])):
             hosts[r] = part["host"]

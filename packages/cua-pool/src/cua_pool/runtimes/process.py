@@ -16,6 +16,8 @@ which keeps other users out but not other spaces; `cua host status` says which o
 from __future__ import annotations
 
 import contextlib
+import functools
+import logging
 import os
 import shlex
 import shutil
@@ -33,6 +35,8 @@ from cua_pool.paths import pool_home
 from cua_pool.spaces import Handle, Space
 
 __all__ = ["ProcessRuntime"]
+
+log = logging.getLogger(__name__)
 
 # The runner is started by its path, not as ``-m cua_pool.runner``: it needs only the standard
 # library, and importing the package first would add its imports to every member's start. -P keeps
@@ -67,7 +71,25 @@ def can_isolate() -> bool:
         and os.geteuid() == 0
         and shutil.which("unshare") is not None
         and os.environ.get("CUA_POOL_ISOLATE", "1") != "0"
+        and _mount_namespaces_work()
     )
+
+
+@functools.cache
+def _mount_namespaces_work() -> bool:
+    """Root in a container without CAP_SYS_ADMIN cannot make mount namespaces: try once."""
+    try:
+        done = subprocess.run(
+            ["unshare", "--mount", "--propagation", "private", "mount", "-t", "tmpfs", "cua-probe", "/mnt"],
+            capture_output=True,
+            timeout=10,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return False
+    if done.returncode != 0:
+        log.warning("spaces will not be isolated: mount namespaces are unavailable (%s)", done.stderr.decode().strip())
+    return done.returncode == 0
 
 
 def hidden_paths() -> list[str]:
