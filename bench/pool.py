@@ -167,11 +167,8 @@ def main() -> int:
     (root / "job").mkdir()
     (root / "job" / "benchjob.py").write_text(JOB)
 
-    from cua_pool.cli import _kill_spaces
     from cua_pool.cli_jobs import pack_code
-    from cua_pool.client import connect
-    from cua_pool.daemons import running_pid, stop_pid
-    from cua_pool.paths import controller_home, host_home
+    from cua_pool.client import connect, stop_local_pool
 
     code = pack_code(root / "job" / "benchjob.py")
     try:
@@ -183,10 +180,7 @@ def main() -> int:
         restart_s, hb_timeout = gang_restart(root, root / "job")
         base_s = spawn_baseline(n_submit)
     finally:
-        for pid in (running_pid(host_home() / "agent.pid"), running_pid(controller_home() / "controller.pid")):
-            if pid is not None:
-                stop_pid(pid)
-        _kill_spaces()
+        stop_local_pool()
 
     submit_ms = statistics.median(submit_s) * 1000
     base_ms = statistics.median(base_s) * 1000

@@ -13,9 +13,10 @@ from typing import Any
 from click.testing import CliRunner, Result
 
 from cua_pool.agent import HostAgent
-from cua_pool.cli import _kill_spaces, main
+from cua_pool.cli import main
+from cua_pool.client import stop_local_pool as stop_pool_daemons
 from cua_pool.controller import Controller
-from cua_pool.daemons import running_pid, stop_pid
+from cua_pool.daemons import running_pid
 from cua_pool.paths import controller_home, host_home, local_controller_address
 
 JOBS = Path(__file__).parent / "jobs"
@@ -59,10 +60,7 @@ class LocalPool:
 def stop_local_pool() -> list[int]:
     """Stop the pool's daemons and spaces; returns the pids of any daemon that had slipped past
     its pid file (a test of the daemons' start-up locking)."""
-    for pid in (running_pid(host_home() / "agent.pid"), running_pid(controller_home() / "controller.pid")):
-        if pid is not None:
-            stop_pid(pid, timeout=5)
-    _kill_spaces()
+    stop_pool_daemons()
     strays = []
     mine = os.environ.get("CUA_CONFIG_DIR", "")
     for proc in Path("/proc").iterdir():

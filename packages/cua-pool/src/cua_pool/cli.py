@@ -5,7 +5,6 @@ Pool and host commands live here; running and watching jobs live in ``cli_jobs``
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
 import os
@@ -17,6 +16,7 @@ from typing import Any
 import click
 
 from cua_core.errors import CuaError
+from cua_pool.client import stop_spaces
 from cua_pool.config import (
     LOCAL,
     allow_list,
@@ -306,31 +306,9 @@ def host_remove(obj: Context) -> None:
                 client.call("host.remove", {"host_id": config["host_id"]})
     except (CuaError, OSError, ValueError) as exc:
         click.echo(f"warning: the controller was not told: {exc}", err=True)
-    _kill_spaces()
+    stop_spaces()
     (host_home() / "host.json").unlink(missing_ok=True)
     click.echo(f"host {config['name']}: removed from the pool")
-
-
-def _kill_spaces() -> None:
-    import shutil
-
-    from cua_pool.agent import HostAgent  # noqa: F401  (the registry needs the package loaded)
-    from cua_pool.registry import space_runtimes
-    from cua_pool.spaces import Handle, Space
-
-    runtimes = space_runtimes()
-    spaces = host_home() / "spaces"
-    for root in sorted(spaces.iterdir()) if spaces.is_dir() else []:
-        space = Space(root)
-        try:
-            meta = space.read_meta()
-            handle = Handle(**meta["handle"])
-            runtimes[handle.kind]().stop(space, handle, force=True)
-        except (OSError, ValueError, KeyError, CuaError):
-            pass
-        shutil.rmtree(root, ignore_errors=True)
-        with contextlib.suppress(OSError):
-            space.stash.rmdir()
 
 
 @host.command("pair")

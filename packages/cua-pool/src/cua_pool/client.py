@@ -14,7 +14,7 @@ from cua_pool.config import LOCAL, client_config, client_security, host_config, 
 from cua_pool.daemons import running_pid, spawn_and_wait, starting
 from cua_pool.paths import controller_home, host_home, local_controller_address
 
-__all__ = ["connect", "ensure_local_pool", "start_agent", "start_controller"]
+__all__ = ["connect", "ensure_local_pool", "start_agent", "start_controller", "stop_local_pool", "stop_spaces"]
 
 START_TIMEOUT = 20.0
 
@@ -128,3 +128,35 @@ def connect(address: str, controller_key: str | None, *, timeout: float = 30.0) 
         retries=1,
         security=client_security(resolve(address), controller_key),
     )
+
+
+def stop_spaces() -> None:
+    """Kill every member this computer's spaces hold and delete the spaces (`cua host remove`)."""
+    import contextlib
+    import shutil
+
+    from cua_pool.registry import space_runtimes
+    from cua_pool.spaces import Handle, Space
+
+    runtimes = space_runtimes()
+    spaces = host_home() / "spaces"
+    for root in sorted(spaces.iterdir()) if spaces.is_dir() else []:
+        space = Space(root)
+        try:
+            handle = Handle(**space.read_meta()["handle"])
+            runtimes[handle.kind]().stop(space, handle, force=True)
+        except (OSError, ValueError, KeyError, RuntimeError, CuaError):
+            pass
+        shutil.rmtree(root, ignore_errors=True)
+        with contextlib.suppress(OSError):
+            space.stash.rmdir()
+
+
+def stop_local_pool() -> None:
+    """Stop this computer's host agent, its spaces and the local controller."""
+    from cua_pool.daemons import stop_pid
+
+    for pid in (running_pid(host_home() / "agent.pid"), running_pid(controller_home() / "controller.pid")):
+        if pid is not None:
+            stop_pid(pid, timeout=5)
+    stop_spaces()
