@@ -87,3 +87,30 @@ def test_logs_follow_rides_out_a_controller_restart(local_pool: LocalPool) -> No
     follower.join(timeout=60)
     assert not follower.is_alive() and outputs
     ticks_whole(outputs[0])
+
+
+def test_a_job_keeps_running_when_its_client_goes_away(local_pool: LocalPool) -> None:
+    import subprocess
+    import sys
+
+    local_pool.cli("computers")  # the pool is up, so the client below only submits and follows
+    client = subprocess.Popen(
+        [sys.executable, "-m", "cua_pool.cli", "run", f"{BASIC}::ticker", str(TICKS), "0.05"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert client.stdout is not None
+        first = client.stdout.readline()
+        assert first.startswith("[rank 0 ") and "tick 0" in first
+        client.send_signal(signal.SIGINT)  # Ctrl-C: the client leaves, the job does not
+        _, err = client.communicate(timeout=10)
+    finally:
+        if client.poll() is None:
+            client.kill()
+    job = err.split("job ", 1)[1].split()[0]
+    assert f"left job {job} running" in err
+    assert local_pool.job_state(job) == "running"
+    wait_for("job to finish", lambda: local_pool.job_state(job) == "succeeded", timeout=30)
+    ticks_whole(local_pool.cli("jobs", "logs", job, "--rank", "0").output)
