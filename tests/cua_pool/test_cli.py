@@ -49,6 +49,15 @@ def test_jobs_list_show_and_json(local_pool: LocalPool) -> None:
     assert "attempt 1: succeeded" in shown and "rank 0 on" in shown and "exit 0" in shown
     info = json.loads(local_pool.cli("jobs", "show", job, "--json").output)
     assert [m["rank"] for m in info["members"]] == [0] and info["attempts"][0]["world_size"] == 1
+    space = wait_for(
+        "the space to be recorded as removed",
+        lambda: (
+            (sp := json.loads(local_pool.cli("jobs", "show", job, "--json").output)["members"][0]["space"])
+            and sp["state"] == "removed"
+            and sp
+        ),
+    )
+    assert space["runtime"] == "process" and space["path"].endswith(f"/spaces/{job}.1.0") and space["handle"]["pid"] > 0
 
 
 def test_logs_by_rank_since_offset_and_follow(local_pool: LocalPool) -> None:

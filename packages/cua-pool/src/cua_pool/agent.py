@@ -349,7 +349,15 @@ class HostAgent:
             members = list(self._members.items())
         ended = [m for _, m in members if m.state == "exited"]
         for member_id, member in members:
-            report: dict[str, Any] = {"id": member_id, "state": member.state}
+            report: dict[str, Any] = {
+                "id": member_id,
+                "state": member.state,
+                "space": {
+                    "path": str(member.space.root),
+                    "runtime": member.handle.kind,
+                    "handle": asdict(member.handle),
+                },
+            }
             if member.state == "exited":
                 report["exit_code"] = member.exit_code
                 if member.exit_code is None:

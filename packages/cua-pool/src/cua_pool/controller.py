@@ -242,6 +242,9 @@ class Controller(HostService):
         members = self.store.members(row["id"])
         for m in members:
             m["host_name"] = names.get(m["host"], m["host"])
+        spaces = {sp["member"]: sp for sp in self.store.spaces(row["id"])}
+        for m in members:
+            m["space"] = spaces.get(m["id"])
         return {"job": row, "attempts": self.store.attempts(row["id"]), "members": members}
 
     def cancel(self, job: str) -> dict[str, Any]:

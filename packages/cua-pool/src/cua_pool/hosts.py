@@ -119,6 +119,10 @@ class HostService:
                 start.append(self._spec(m))
             else:  # it was running here and the agent no longer has it
                 self.gangs.member_done(m["id"], "lost", None, "the host agent no longer has this member")
+        # Spaces the agent no longer holds were deleted by it.
+        for held in self.store.all("SELECT member FROM spaces WHERE host = ? AND state != 'removed'", host_id):
+            if held["member"] not in have:
+                self.store.update("spaces", {"member": held["member"]}, state="removed", updated=now())
         stop = []
         for member_id in sorted(have):
             row = self.store.member(member_id)
@@ -160,6 +164,8 @@ class HostService:
             m = self.store.member(report["id"])
             if m is None:
                 continue
+            if report.get("space"):
+                self._record_space(host_id, report)
             if report["state"] == "running":
                 if m["state"] == "assigned":
                     self.store.update("members", {"id": m["id"]}, state="running")
@@ -172,6 +178,25 @@ class HostService:
                     m["id"], report["state"], report.get("exit_code"), report.get("reason", ""), result
                 )
         return {"ok": True}
+
+    def _record_space(self, host_id: str, report: dict[str, Any]) -> None:
+        """Where each member's space is and how its runtime finds it (for `cua jobs show`)."""
+        space = report["space"]
+        t = now()
+        old = self.store.one("SELECT created FROM spaces WHERE member = ?", report["id"])
+        self.store.upsert(
+            "spaces",
+            {
+                "member": report["id"],
+                "host": host_id,
+                "path": space["path"],
+                "runtime": space["runtime"],
+                "handle": space["handle"],
+                "state": report["state"],
+                "created": old["created"] if old else t,
+                "updated": t,
+            },
+        )
 
     def host_logs(self, host_id: str, member: str, offset: int, data: bytes) -> dict[str, Any]:
         """Append a member's log bytes at ``offset`` of its own log; returns where to continue.

@@ -50,13 +50,17 @@ CREATE TABLE IF NOT EXISTS members (
 );
 CREATE INDEX IF NOT EXISTS members_by_host ON members (host, state);
 CREATE INDEX IF NOT EXISTS members_by_job ON members (job, attempt);
+CREATE TABLE IF NOT EXISTS spaces (
+  member TEXT PRIMARY KEY, host TEXT NOT NULL, path TEXT NOT NULL, runtime TEXT NOT NULL,
+  handle TEXT NOT NULL DEFAULT '{}', state TEXT NOT NULL, created REAL NOT NULL, updated REAL NOT NULL
+);
 CREATE TABLE IF NOT EXISTS checkpoints (
   job TEXT NOT NULL, step INTEGER NOT NULL, size INTEGER NOT NULL, created REAL NOT NULL,
   PRIMARY KEY (job, step)
 );
 """
 
-_JSON_COLUMNS = {"accelerators", "gpus", "args", "env", "limits"}
+_JSON_COLUMNS = {"accelerators", "gpus", "args", "env", "limits", "handle"}
 
 
 def _row(row: sqlite3.Row | None) -> dict[str, Any] | None:
@@ -171,6 +175,11 @@ class Store:
     def live_members_on(self, host_id: str) -> list[dict[str, Any]]:
         marks = ", ".join("?" for _ in MEMBER_DONE)
         return self.all(f"SELECT * FROM members WHERE host = ? AND state NOT IN ({marks})", host_id, *MEMBER_DONE)
+
+    def spaces(self, job_id: str) -> list[dict[str, Any]]:
+        return self.all(
+            "SELECT s.* FROM spaces s JOIN members m ON m.id = s.member WHERE m.job = ? ORDER BY s.created", job_id
+        )
 
     def attempts(self, job_id: str) -> list[dict[str, Any]]:
         return self.all("SELECT * FROM attempts WHERE job = ? ORDER BY n", job_id)
