@@ -229,6 +229,14 @@ def measure_desktop(
                 if i % 40 == 39:
                     env.step([TypeText("\b" * 40)])
         figures[f"{name}_settled_step_p50_ms"] = statistics.median(settled) * 1000
+        # The accessibility tree (AT-SPI) with a GTK editor and the xterm open.
+        env.session("launch", app="mousepad")
+        reads = []
+        for _ in range(10):
+            begin = time.perf_counter()
+            env.session("accessibility_tree")
+            reads.append(time.perf_counter() - begin)
+        figures[f"{name}_a11y_read_p50_ms"] = statistics.median(reads) * 1000
     finally:
         backend.teardown(computer)
     # Steps without settle: what input + capture cost (CUA_LOCAL_SETTLE_MAX=0 reaches the env server).
@@ -275,6 +283,7 @@ def report_desktop(name: str, found: dict[str, float], figures: dict[str, float 
     print(
         f"{name} settled step (a character into xterm until redrawn): p50 {found[f'{name}_settled_step_p50_ms']:.1f} ms"
     )
+    print(f"{name} accessibility tree read (mousepad + xterm): p50 {found[f'{name}_a11y_read_p50_ms']:.1f} ms")
     print(f"{name} idle PSS per env (all its processes): {found[f'{name}_idle_mib']:.1f} MiB")
     print(f"{name} envs up at once, each reset and stepped: {found[f'{name}_max_envs']:.0f}")
     for key, value in found.items():
