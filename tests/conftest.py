@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from support.docker import docker_host, docker_image  # noqa: F401 - one engine for every test folder
 
 
 @pytest.fixture(autouse=True)

@@ -1,5 +1,5 @@
-"""The docker space runtime, against a real Docker engine. Skipped where none is reachable (the
-docker SDK missing, no engine at $DOCKER_HOST, or no local image with python3 to run)."""
+"""The docker space runtime, against a real Docker engine: the session's (``support.docker``: the
+one DOCKER_HOST names, or a dockerd started for the tests; skipped without dockerd, failed on CI)."""
 
 from __future__ import annotations
 
@@ -11,32 +11,12 @@ from typing import Any
 import pytest
 from poolkit import Cluster, wait_for
 
-CANDIDATES = ("python:3.11-slim", "python:3.12-slim", "python:3.11", "cua-bench/desktop:0.1.0")
-
-
-def _engine() -> tuple[Any, str]:
-    try:
-        import docker
-    except ImportError:
-        pytest.skip("the docker SDK is not installed (pip install 'cua-pool[docker]')")
-    try:
-        client = docker.from_env()
-        client.ping()
-    except Exception as exc:
-        pytest.skip(f"no Docker engine reachable: {exc}")
-    wanted = os.environ.get("CUA_POOL_DOCKER_IMAGE")
-    for image in ([wanted] if wanted else []) + list(CANDIDATES):
-        try:
-            client.images.get(image)
-        except Exception:
-            continue
-        return client, image
-    pytest.skip("no local image with python3 (set CUA_POOL_DOCKER_IMAGE); these tests never pull")
-
 
 @pytest.fixture
-def engine(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Any, str]]:
-    client, image = _engine()
+def engine(docker_image: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Any, str]]:
+    import docker
+
+    client, image = docker.from_env(), docker_image  # the desktop image has python3
     monkeypatch.setenv("CUA_POOL_DOCKER_IMAGE", image)
     before = {c.id for c in client.containers.list(all=True, filters={"label": "cua-pool.member"})}
     try:
