@@ -13,9 +13,10 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
+
+from poolkit import wait_for
 
 SUBNET = "10.213.0"
 
@@ -150,11 +151,4 @@ class Net:
 
 
 def wait(what: str, check: Any, timeout: float = 30.0) -> Any:
-    deadline = time.monotonic() + timeout
-    while True:
-        value = check()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout} s waiting for {what}")
-        time.sleep(0.1)
+    return wait_for(what, check, timeout, every=0.1)
