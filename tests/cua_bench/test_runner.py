@@ -184,3 +184,24 @@ def test_a_task_that_cannot_run_here_is_skipped_with_its_reason(tmp_path: Path) 
     assert (summary["skipped"], summary["errors"], summary["scored"]) == (1, 0, 0)
     result = json.loads((tmp_path / "run/episodes.jsonl").read_text())
     assert (result["status"], result["error"]) == ("skipped", "unsupported: proxy")
+
+
+def test_a_worker_that_dies_unexpectedly_fails_the_run_and_says_why(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Not a silent run of 0 episodes: the error names the cause, what got done, and how to go on."""
+    from cua_core.errors import CuaError
+
+    tasks = make_taskset(tmp_path / "ts", {"press-a": ("fast", 2)})
+    runner = Runner(RunConfig(str(tasks), tmp_path / "out", record=False, max_parallel=2))
+
+    def broken(**_: Any) -> Computer:
+        raise ValueError("no room for sockets")
+
+    monkeypatch.setattr(runner.backend, "provision", broken)
+    with pytest.raises(
+        CuaError,
+        match=r"2 runner worker\(s\) stopped on ValueError: no room for sockets \(0 of 2 episodes done; .*--resume\)",
+    ):
+        runner.run()
+    assert (tmp_path / "out" / "summary.json").exists()  # what was done is kept

@@ -152,6 +152,7 @@ class Runner:
         self.stop = threading.Event()
         self.run_id = uuid.uuid4().hex[:8]
         self.backend.run_id = self.run_id
+        self.crashes: list[BaseException] = []  # workers that died of something unexpected
 
     def episodes(self) -> list[Episode]:
         return resolve_episodes(self.config.taskset, self.config.split, self.config.variants)
@@ -173,7 +174,7 @@ class Runner:
         bus.publish("bench.run.started", {"episodes": len(episodes), "todo": todo.qsize(), "agent": config.agent})
         started = time.monotonic()
         workers = [
-            threading.Thread(target=self._work, args=(todo, recorder, bus), name=f"runner-{i}", daemon=True)
+            threading.Thread(target=self._guarded_work, args=(todo, recorder, bus), name=f"runner-{i}", daemon=True)
             for i in range(max(1, min(config.max_parallel, todo.qsize())))
         ]
         for worker in workers:
@@ -203,7 +204,21 @@ class Runner:
         bus.close()
         if self.stop.is_set():
             raise KeyboardInterrupt
+        if self.crashes:
+            crash = self.crashes[0]
+            raise CuaError(
+                f"{len(self.crashes)} runner worker(s) stopped on {type(crash).__name__}: {crash} "
+                f"({len(results)} of {len(episodes)} episodes done; fix it and continue with --resume)"
+            ) from crash
         return summary
+
+    def _guarded_work(self, todo: queue.Queue[Episode], recorder: _Recorder, bus: _Bus) -> None:
+        """A worker that dies of an unexpected error says so at the end of the run, not only on stderr."""
+        try:
+            self._work(todo, recorder, bus)
+        except Exception as exc:
+            log.exception("runner worker stopped")
+            self.crashes.append(exc)
 
     # -- workers --------------------------------------------------------------------------------
 

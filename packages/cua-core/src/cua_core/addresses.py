@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import ipaddress
 import os
 import tempfile
@@ -13,17 +14,28 @@ __all__ = ["check_bind", "ipc_address", "is_local", "runtime_dir"]
 
 # sockaddr_un.sun_path holds 108 bytes on Linux and 104 on macOS, terminator included.
 _MAX_IPC_PATH = 103
+# Room left for socket names below the runtime dir (the longest ours: docker/cua-env-<id>/env.sock).
+_MAX_RUNTIME_DIR = 56
 
 
 def runtime_dir() -> Path:
-    """A private (0700) folder for this user's sockets: $CUA_RUNTIME_DIR, $XDG_RUNTIME_DIR/cua or /tmp."""
+    """A private (0700) folder for this user's sockets: $CUA_RUNTIME_DIR, $XDG_RUNTIME_DIR/cua or $TMPDIR.
+
+    A socket path must fit in ~100 bytes. When the implicit choice is too long for that (a job
+    whose TMPDIR is deep in its work folder, say), a short folder under /tmp named after it is
+    used instead; an explicit CUA_RUNTIME_DIR is always taken as given.
+    """
     explicit = os.environ.get("CUA_RUNTIME_DIR")
     if explicit:
         path = Path(explicit)
-    elif os.environ.get("XDG_RUNTIME_DIR"):
-        path = Path(os.environ["XDG_RUNTIME_DIR"]) / "cua"
     else:
-        path = Path(tempfile.gettempdir()) / f"cua-{os.getuid()}"
+        if os.environ.get("XDG_RUNTIME_DIR"):
+            path = Path(os.environ["XDG_RUNTIME_DIR"]) / "cua"
+        else:
+            path = Path(tempfile.gettempdir()) / f"cua-{os.getuid()}"
+        if len(str(path).encode()) > _MAX_RUNTIME_DIR:
+            digest = hashlib.sha256(str(path).encode()).hexdigest()[:12]
+            path = Path("/tmp") / f"cua-{os.getuid()}-{digest}"
     path.mkdir(mode=0o700, parents=True, exist_ok=True)
     return path
 
