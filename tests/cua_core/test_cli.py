@@ -49,6 +49,10 @@ def test_keys_init_show_allow(tmp_path: Path) -> None:
     assert allowed.exit_code == 0
     shown = runner.invoke(main, ["keys", "show"]).output
     assert f"public key: {public}" in shown and "ci runner" in shown
+    for dashed in ("-" + public[1:], "-h" + public[2:], "-c" + public[2:]):  # Z85 keys may start with "-"
+        allowed = runner.invoke(main, ["keys", "allow", dashed, "--comment", "dash"])
+        assert allowed.exit_code == 0 and f"allowed {dashed}" in allowed.output, allowed.output
+        assert f"{dashed} dash" in runner.invoke(main, ["keys", "show"]).output
     bad = runner.invoke(main, ["keys", "allow", "xyz"])
     assert bad.exit_code == 1 and "40 Z85 characters" in bad.output
 

@@ -125,7 +125,9 @@ def keys_show() -> None:
         click.echo(f"  {key.decode()} {comment}")
 
 
-@keys.command("allow")
+# A Z85 key may start with "-" (and hold an "h"): taken as the key, never as options, so this
+# command's help is --help alone.
+@keys.command("allow", context_settings={"ignore_unknown_options": True, "help_option_names": ["--help"]})
 @click.argument("public_key")
 @click.option("--comment", default="", help="Who this key belongs to.")
 def keys_allow(public_key: str, comment: str) -> None:
