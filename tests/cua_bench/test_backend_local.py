@@ -18,13 +18,14 @@ from typing import Any
 
 import numpy as np
 import pytest
+from support.local_envs import marked
 
 from cua_bench.a11y_xml import to_osworld_xml
 from cua_bench.backends.base import Computer
 from cua_bench.backends.local import LocalBackend, unavailable
 from cua_bench.backends.local.display import _listening
 from cua_bench.backends.local.home import inside
-from cua_bench.backends.local.procs import MARKER, alive
+from cua_bench.backends.local.procs import alive
 from cua_bench.client import EnvClient
 from cua_bench.conformance import CONFORMANCE_TASK, check_backend
 from cua_bench.osworld.official import official_metrics
@@ -65,20 +66,6 @@ def env(computer: Computer) -> Iterator[EnvClient]:
     with EnvClient(computer.address, step_timeout=30) as client:
         client.reset(options={"task": str(CONFORMANCE_TASK), "obs": "rgb", "max_steps": 100})
         yield client
-
-
-def marked(root: Path) -> list[int]:
-    """Live processes whose environment names ``root`` or an env under it."""
-    needle = f"{MARKER}={root}".encode()
-    found = []
-    for name in os.listdir("/proc"):
-        try:
-            environ = Path(f"/proc/{name}/environ").read_bytes() if name.isdigit() else b""
-        except OSError:
-            continue
-        if any(entry.startswith(needle) for entry in environ.split(b"\0")) and alive(int(name)):
-            found.append(int(name))
-    return found
 
 
 def eventually(check: Callable[[], Any], timeout: float = 5.0) -> Any:

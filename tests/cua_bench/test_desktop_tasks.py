@@ -14,9 +14,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from support.local_envs import marked
 
 from cua_bench.backends.local import unavailable
-from cua_bench.backends.local.procs import MARKER, alive
 from cua_bench.checks import check_task
 from cua_bench.registry import tasksets
 from cua_bench.tasks import load_task_module
@@ -54,20 +54,6 @@ def root(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
         yield path
 
 
-def leftovers(root: Path) -> list[int]:
-    """Live processes of an environment under ``root`` (apps, web servers, browser helpers)."""
-    needle = f"{MARKER}={root}".encode()
-    found = []
-    for name in os.listdir("/proc"):
-        try:
-            environ = Path(f"/proc/{name}/environ").read_bytes() if name.isdigit() else b""
-        except OSError:
-            continue
-        if any(entry.startswith(needle) for entry in environ.split(b"\0")) and alive(int(name)):
-            found.append(int(name))
-    return found
-
-
 def test_the_desktop_taskset_is_registered() -> None:
     assert "desktop" in tasksets().names()
     assert DESKTOP.is_dir() and DESKTOP.name == "desktop"
@@ -95,4 +81,4 @@ def test_oracle_scores_1_and_doing_nothing_0(folder: Path, root: Path) -> None:
         pytest.skip(reason)
     assert check_task(folder, backend="local", split="test", variants=VARIANTS) == []
     assert not [p for p in root.iterdir() if p.name.startswith("env-")], "an environment's folder was left behind"
-    assert leftovers(root) == [], "an environment's processes outlived it"
+    assert marked(root) == [], "an environment's processes outlived it"
