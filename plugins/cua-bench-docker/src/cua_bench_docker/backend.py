@@ -31,6 +31,7 @@ from typing import Any, ClassVar
 import cua_bench
 from cua_bench.backends.base import Backend, BackendError, Computer
 from cua_bench.backends.local import LocalBackend
+from cua_bench.backends.local.procs import alive
 from cua_bench.hookspecs import hookimpl
 from cua_bench_docker.daemon import connect
 from cua_bench_docker.image import IMAGE, BuildResult, build_image, image_exists
@@ -175,7 +176,7 @@ class DockerBackend(Backend):
         removed = []
         for container in self.client.containers.list(all=True, filters={"label": f"{LABEL}={self.name}"}):
             host, _, pid = container.labels.get(OWNER, ":").partition(":")
-            if everything or host != os.uname().nodename or not pid.isdigit() or not _alive(int(pid)):
+            if everything or host != os.uname().nodename or not pid.isdigit() or not alive(int(pid)):
                 container.remove(force=True)
                 shutil.rmtree(runtime_dir() / "docker" / container.name, ignore_errors=True)
                 removed.append(container.name)
@@ -188,16 +189,6 @@ class DockerBackend(Backend):
 def _passed_env() -> dict[str, str]:
     """The host's settings of the env server inside (settle tuning), so both backends behave alike."""
     return {key: value for key, value in os.environ.items() if key.startswith("CUA_LOCAL_SETTLE_")}
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def _log_tail(container: Any, lines: int = 20) -> str:
