@@ -8,9 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from cua_core.plugins import Registry, collect, make_plugin_manager
-from cua_data import hookspecs
-from cua_data.converters import BUILTIN
+from cua_core.plugins import Registry
 from cua_data.schema import LiteSample
 from cua_data.writer import DatasetWriter
 
@@ -57,8 +55,9 @@ Converter = Callable[[Path, ConversionReport], Iterator[Converted]]
 
 def converters() -> Registry[Converter]:
     """Every installed converter by name (built-ins and the ``cua_data`` entry points)."""
-    pm = make_plugin_manager("cua_data", hookspecs, builtins=BUILTIN)
-    return collect(pm, "cua_data_register_converters", kind="converter")
+    from cua_data.registry import converters as registered
+
+    return registered()
 
 
 def run_conversion(

@@ -19,3 +19,13 @@ def cua_data_register_converters(register: Callable[..., None]) -> None:
     records under ``src`` (a file or folder) and yields LiteSamples with their split and variant.
     Records or actions it cannot map go into ``report`` by reason or form — never dropped silently.
     """
+
+
+@hookspec
+def cua_data_register_adapters(register: Callable[..., None]) -> None:
+    """Add model adapters (one per model family).
+
+    Call ``register(name, adapter_class, description="...")`` once per family, where
+    ``adapter_class`` subclasses :class:`cua_data.adapters.Adapter` and is built as
+    ``adapter_class(history=HistoryPolicy(...), **options)``.
+    """
