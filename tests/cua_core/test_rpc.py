@@ -308,3 +308,18 @@ def test_unencodable_result_is_reported(server: RpcServer) -> None:
     server.register("bad", object)
     with RpcClient(server.address) as client, pytest.raises(RemoteError, match="could not be sent"):
         client.call("bad")
+
+
+def test_async_method_registered_after_start_is_served() -> None:
+    # A server whose methods were all sync at start() had no event loop; an async method added
+    # later used to kill the I/O thread on its first call, and then even rpc.ping got ServerLost.
+    with RpcServer("tcp://127.0.0.1:0", heartbeat_interval=0.1) as srv:
+
+        async def late(value: int) -> int:
+            await asyncio.sleep(0)
+            return value + 1
+
+        srv.register("late", late)
+        with RpcClient(srv.address, timeout=5, heartbeat_timeout=2) as client:
+            assert client.call("late", {"value": 41}) == 42
+            assert client.call("rpc.ping") == "pong"

@@ -87,6 +87,7 @@ class RpcServer:
         self._pool: ThreadPoolExecutor | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._loop_thread: threading.Thread | None = None
+        self._loop_lock = threading.Lock()
         self._local = threading.local()
         self._push_sockets: list[zmq.Socket[Any]] = []
         self._push_lock = threading.Lock()
@@ -106,6 +107,9 @@ class RpcServer:
         if is_async and inline:
             raise ValueError(f"method {name!r}: async handlers cannot be inline")
         self._methods[name] = _Method(fn, inline, is_async)
+        if is_async and self._thread is not None:
+            # Registered after start(): the I/O thread would find no event loop for it and die.
+            self._start_loop()
 
     def methods(self) -> list[str]:
         """The names this server answers, sorted."""
@@ -338,10 +342,13 @@ class RpcServer:
             sock.close(linger=100)
 
     def _start_loop(self) -> None:
-        loop = asyncio.new_event_loop()
-        self._loop = loop
-        self._loop_thread = threading.Thread(target=loop.run_forever, name=f"{self.name}-async", daemon=True)
-        self._loop_thread.start()
+        with self._loop_lock:  # once, whichever of start() and a late register() comes first
+            if self._loop is not None:
+                return
+            loop = asyncio.new_event_loop()
+            self._loop_thread = threading.Thread(target=loop.run_forever, name=f"{self.name}-async", daemon=True)
+            self._loop_thread.start()
+            self._loop = loop
 
 
 def _ping() -> str:
