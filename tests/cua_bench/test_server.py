@@ -150,6 +150,18 @@ def test_invalid_actions_are_reported_not_fatal(env: tuple[EnvClient, FakeSessio
     assert "wait is not supported here" in info["invalid"][0]
 
 
+def test_invalid_actions_are_numbered_as_sent(env: tuple[EnvClient, FakeSession, Path]) -> None:
+    # Errors used to be numbered over the actions left after the unparseable ones were dropped:
+    # [bad click, key_up] reported both as "action 0".
+    client, _, task = env
+    client.reset(options={"task": task})
+    *_, info = client.step([{"kind": "click", "coordinate": [2000, 1]}, {"kind": "key_up", "key": "a"}, TypeText("x")])
+    assert [e.split(":")[0] for e in info["invalid"]] == ["action 0", "action 1"]
+    assert "key_up is not supported" in info["invalid"][1]
+    *_, info = client.step([TypeText("y"), {"kind": "nope"}, {"kind": "wait", "duration": 0.01}])
+    assert [e.split(":")[0] for e in info["invalid"]] == ["action 1", "action 2"]
+
+
 def test_truncation_at_max_steps(env: tuple[EnvClient, FakeSession, Path]) -> None:
     client, _, task = env
     client.reset(options={"task": task, "max_steps": 2, "obs": "none"})

@@ -156,22 +156,28 @@ class EnvServer:
         if self.task is None:
             raise TaskError("step before reset: call reset(task=...) first")
         parsed: list[Action] = []
-        invalid: list[str] = []
+        invalid: dict[int, str] = {}
+        applied: list[int] = []  # each applied action's index in the batch as sent, for its error message
         for i, raw in enumerate(actions if isinstance(actions, list) else [actions]):
             try:
-                parsed.append(action_from_dict(raw))
+                action = action_from_dict(raw)
             except (ActionError, TypeError, AttributeError) as exc:
-                invalid.append(f"action {i}: {exc}")
-        errors = await self.session.apply([a for a in parsed if not isinstance(a, Done | Fail)]) if parsed else []
+                invalid[i] = str(exc)
+                continue
+            parsed.append(action)
+            if not isinstance(action, Done | Fail):
+                applied.append(i)
+        errors = await self.session.apply([a for a in parsed if not isinstance(a, Done | Fail)]) if applied else []
         settled = await self.session.settle()
-        invalid += [f"action {i}: {e}" for i, e in enumerate(errors) if e]
-        self.last_errors = invalid
+        invalid |= {applied[j]: e for j, e in enumerate(errors) if e}
+        self.last_errors = [f"action {i}: {invalid[i]}" for i in sorted(invalid)]
+        invalid_list = self.last_errors
         self.steps += 1
         ended = next((a for a in parsed if isinstance(a, Done | Fail)), None)
         terminated = ended is not None
         truncated = not terminated and self.steps >= self.max_steps
         reward = 0.0
-        info: dict[str, Any] = {"invalid": invalid, "step": self.steps, "settle_ms": round(settled * 1000, 2)}
+        info: dict[str, Any] = {"invalid": invalid_list, "step": self.steps, "settle_ms": round(settled * 1000, 2)}
         if ended is not None:
             self.task.ended = action_to_dict(ended)  # how it ended is part of what is scored (OSWorld)
         if terminated or truncated:
