@@ -1,16 +1,20 @@
-"""The plugin registries of cua-bench, built once per process."""
+"""The plugin registries of cua-bench: built once per process, each registered object checked."""
 
 from __future__ import annotations
 
 from functools import cache
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import pluggy
 
 from cua_bench import hookspecs
-from cua_core.plugins import Registry, collect, make_plugin_manager
+from cua_core.plugins import Registry, collect, is_callable, is_subclass_of, make_plugin_manager
 
-__all__ = ["agents", "backends", "plugin_manager", "task_formats", "tasksets"]
+if TYPE_CHECKING:
+    from cua_bench.tasks import TaskFormat
+
+__all__ = ["agents", "backends", "plugin_manager", "resolve_task", "task_formats", "tasksets"]
 
 BUILTIN = (
     "cua_bench.backends.sim",
@@ -27,16 +31,34 @@ def plugin_manager() -> pluggy.PluginManager:
 
 
 def backends() -> Registry[Any]:
-    return collect(plugin_manager(), "cua_bench_register_backends", kind="backend")
+    from cua_bench.backends.base import Backend
+
+    return collect(plugin_manager(), "cua_bench_register_backends", kind="backend", validate=is_subclass_of(Backend))
 
 
 def agents() -> Registry[Any]:
-    return collect(plugin_manager(), "cua_bench_register_agents", kind="agent")
+    return collect(plugin_manager(), "cua_bench_register_agents", kind="agent", validate=is_callable)
 
 
-def tasksets() -> Registry[Any]:
-    return collect(plugin_manager(), "cua_bench_register_tasksets", kind="taskset")
+def tasksets() -> Registry[str | Path]:
+    # Not cached: the osworld taskset exists only while CUA_OSWORLD_TASKS names a folder.
+    return collect(plugin_manager(), "cua_bench_register_tasksets", kind="taskset", validate=_is_path, cache=False)
 
 
-def task_formats() -> Registry[Any]:
-    return collect(plugin_manager(), "cua_bench_register_task_formats", kind="task format")
+def task_formats() -> Registry[TaskFormat]:
+    return collect(plugin_manager(), "cua_bench_register_task_formats", kind="task format", validate=_is_format)
+
+
+def resolve_task(name: str) -> Path | None:
+    """What a task name means here (``sim/click-button``), through the ``firstresult`` hook."""
+    found = plugin_manager().hook.cua_bench_resolve_task(name=name)
+    return Path(found) if found is not None else None
+
+
+def _is_path(obj: Any) -> str | None:
+    return None if isinstance(obj, str | Path) else f"{obj!r} is not a folder path"
+
+
+def _is_format(obj: Any) -> str | None:
+    missing = [m for m in ("find", "load") if not callable(getattr(obj, m, None))]
+    return f"{obj!r} lacks {' and '.join(missing)} (see cua_bench.tasks.TaskFormat)" if missing else None

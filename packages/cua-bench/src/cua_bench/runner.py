@@ -8,7 +8,6 @@ marked errored — never counted as a silent 0. Progress is published on the bus
 
 from __future__ import annotations
 
-import io
 import json
 import logging
 import os
@@ -21,28 +20,22 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-from PIL import Image
-
-from cua_bench.agents.base import Agent
+from cua_bench.agents.base import Agent, Observes
+from cua_bench.agents.loading import AgentSpec, agent_factory
 from cua_bench.backends.base import Backend, BackendError, Computer
 from cua_bench.client import EnvClient
-from cua_bench.registry import agents, backends
+from cua_bench.episode import EpisodeStopped, run_episode
+from cua_bench.registry import backends
 from cua_bench.summary import EpisodeResult, load_results, summarize
 from cua_bench.taskset import Episode, resolve_episodes
-from cua_core.actions import Action, Done, Fail, action_from_dict
-from cua_core.errors import ActionError, CuaError, ProtocolError, RemoteError, RpcTimeout
+from cua_core.actions import Done, Fail
+from cua_core.errors import CuaError, ProtocolError, RemoteError, RpcTimeout
 from cua_core.events import BusAddresses, Publisher
 from cua_data import DatasetWriter, LiteSample, Metadata
-from cua_data.converters.build import Trajectory
 
 __all__ = ["RunConfig", "Runner"]
 
 log = logging.getLogger(__name__)
-
-
-class _Stopped(Exception):
-    """The run was interrupted mid-episode; the episode is dropped and redone on --resume."""
 
 
 # Failures of the computer, not of the agent: the episode is retried once on a fresh one.
@@ -54,10 +47,12 @@ class RunConfig:
     taskset: str
     output: Path
     backend: str = "sim"
-    agent: str = "oracle"
+    # A registered name, a "path/file.py:Class" or "module:Class" spec, an Agent class or factory,
+    # or an Agent instance (then max_parallel must be 1: one agent keeps one episode's state).
+    agent: AgentSpec = "oracle"
     agent_options: dict[str, Any] | None = None
     max_parallel: int = 4
-    max_steps: int = 50
+    max_steps: int | None = None  # None: each task's own max_steps (50 when it declares none)
     variants: int | None = None
     split: str = "test"
     resume: bool = False
@@ -67,6 +62,7 @@ class RunConfig:
     commit_every: int = 25
     step_timeout: float = 60.0
     heartbeat_timeout: float = 5.0  # how soon a dead env server is noticed
+    observes: Observes | None = None  # overrides what the agent declares it observes (--obs)
 
 
 class _Recorder:
@@ -135,20 +131,16 @@ class _Bus:
             self.publisher.close()
 
 
-def _png(screenshot: Any) -> bytes:
-    if isinstance(screenshot, bytes | memoryview):
-        return bytes(screenshot)
-    out = io.BytesIO()
-    Image.fromarray(np.asarray(screenshot)).save(out, "PNG", compress_level=1)
-    return out.getvalue()
-
-
 class Runner:
     def __init__(self, config: RunConfig, *, progress: Callable[[EpisodeResult], None] | None = None) -> None:
         self.config = config
         self.progress = progress
         self.backend: Backend = backends()[config.backend]()
-        self.agent_factory = agents()[config.agent]
+        self.agent_factory, self.agent_name = agent_factory(
+            config.agent, config.agent_options or {}, max_parallel=config.max_parallel
+        )
+        self.agents: list[Agent] = []
+        self.agents_lock = threading.Lock()
         self.stop = threading.Event()
         self.run_id = uuid.uuid4().hex[:8]
         self.backend.run_id = self.run_id
@@ -171,7 +163,7 @@ class Runner:
                 todo.put(episode)
         recorder = _Recorder(config.output, config.record, config.commit_every)
         bus = _Bus(self.run_id)
-        bus.publish("bench.run.started", {"episodes": len(episodes), "todo": todo.qsize(), "agent": config.agent})
+        bus.publish("bench.run.started", {"episodes": len(episodes), "todo": todo.qsize(), "agent": self.agent_name})
         started = time.monotonic()
         workers = [
             threading.Thread(target=self._guarded_work, args=(todo, recorder, bus), name=f"runner-{i}", daemon=True)
@@ -195,10 +187,13 @@ class Runner:
             wall_s=time.monotonic() - started,
             taskset=config.taskset,
             backend=config.backend,
-            agent=config.agent,
+            agent=self.agent_name,
             split=config.split,
             complete=len(results) == len(episodes) and not self.stop.is_set(),
         )
+        usage = self._usage()
+        if usage:
+            summary["agent_usage"] = usage
         (config.output / "summary.json").write_text(json.dumps(summary, indent=2))
         bus.publish("bench.run.finished", {k: v for k, v in summary.items() if k != "tasks"})
         bus.close()
@@ -212,6 +207,15 @@ class Runner:
             ) from crash
         return summary
 
+    def _usage(self) -> dict[str, float]:
+        """The agents' own counters (tokens, model time), summed; also closes them."""
+        total: dict[str, float] = {}
+        for agent in self.agents:
+            for key, value in agent.usage().items():
+                total[key] = total.get(key, 0.0) + value
+            agent.close()
+        return total
+
     def _guarded_work(self, todo: queue.Queue[Episode], recorder: _Recorder, bus: _Bus) -> None:
         """A worker that dies of an unexpected error says so at the end of the run, not only on stderr."""
         try:
@@ -223,7 +227,12 @@ class Runner:
     # -- workers --------------------------------------------------------------------------------
 
     def _work(self, todo: queue.Queue[Episode], recorder: _Recorder, bus: _Bus) -> None:
-        agent: Agent = self.agent_factory(**(self.config.agent_options or {}))
+        agent = self.agent_factory()
+        if self.config.observes is not None:
+            agent.observes = self.config.observes
+        with self.agents_lock:
+            if all(a is not agent for a in self.agents):
+                self.agents.append(agent)
         computer: Computer | None = None
         try:
             while not self.stop.is_set():
@@ -240,7 +249,7 @@ class Runner:
                         result, sample = self._episode(computer, agent, episode)
                         result.attempts = attempt
                         break
-                    except _Stopped:
+                    except EpisodeStopped:
                         return
                     except _ENV_FAILURES as exc:
                         why = self.backend.failure(computer) if computer is not None else None
@@ -308,59 +317,30 @@ class Runner:
         with EnvClient(
             computer.address, step_timeout=config.step_timeout, heartbeat_timeout=config.heartbeat_timeout
         ) as env:
-            obs, info = env.reset(
-                options={
-                    "task": str(episode.path),
-                    "variant": episode.variant,
-                    "split": episode.split,
-                    "max_steps": config.max_steps,
-                    "obs": "png" if config.record else "none",
-                }
+            outcome = run_episode(
+                env,
+                agent,
+                episode.ref or str(episode.path),
+                variant=episode.variant,
+                split=episode.split,
+                max_steps=config.max_steps,
+                record=config.record,
+                should_stop=self.stop,
             )
-            task = info["task"]
-            trajectory = Trajectory("desktop", task["description"])
-            if config.record:
-                trajectory.add_screenshot(_png(obs["screenshot"]))
-            step_s: list[float] = []
-            ended: Action | None = None
-            reward: float | None = None
-            if agent.oracle:
-                t0 = time.monotonic()
-                solved = env.solve()
-                for step in solved["steps"]:
-                    actions = [action_from_dict(a) for a in step["actions"]]
-                    self._record(trajectory, actions, step["observation"])
-                step_s = [(time.monotonic() - t0) / max(1, len(solved["steps"]))] * len(solved["steps"])
-                reward, steps = solved["reward"], len(solved["steps"])
-                ended = Done()
-            else:
-                agent.reset(task)
-                steps = 0
-                while not self.stop.is_set():
-                    actions = agent.act(obs)
-                    t0 = time.monotonic()
-                    obs, reward, terminated, truncated, info = env.step(actions)
-                    step_s.append(time.monotonic() - t0)
-                    steps += 1
-                    ended = next((a for a in actions if isinstance(a, Done | Fail)), None)
-                    self._record(trajectory, [a for a in actions if not isinstance(a, Done | Fail)], obs)
-                    if terminated or truncated:
-                        break
-                if self.stop.is_set():
-                    raise _Stopped
         result = EpisodeResult(
             episode.key,
             episode.task,
             episode.variant,
             episode.split,
             "ok",
-            reward,
-            steps,
+            outcome.reward,
+            outcome.steps,
             duration_s=time.monotonic() - start,
-            step_s=step_s,
+            step_s=outcome.step_s,
         )
         sample = None
-        if config.record:
+        if outcome.trajectory is not None:
+            ended = outcome.ended
             others: dict[str, Any] = {
                 "id": f"{self.run_id}/{episode.key}",
                 "episode": episode.key,
@@ -368,19 +348,13 @@ class Runner:
                 "source_id": episode.task,
                 "resolution": [computer.width, computer.height],
                 "os": config.backend,
-                "reward": reward,
-                "agent": config.agent,
+                "reward": outcome.reward,
+                "agent": self.agent_name,
             }
             if isinstance(ended, Fail):
                 others["status"], others["reason"] = "fail", ended.reason
-            trajectory.finish(ended.answer if isinstance(ended, Done) else None)
-            sample = LiteSample(Metadata("desktop", "use", others=others), trajectory.messages, trajectory.images)
+            outcome.trajectory.finish(ended.answer if isinstance(ended, Done) else None)
+            sample = LiteSample(
+                Metadata("desktop", "use", others=others), outcome.trajectory.messages, outcome.trajectory.images
+            )
         return result, sample
-
-    def _record(self, trajectory: Trajectory, actions: list[Action], observation: dict[str, Any]) -> None:
-        if not self.config.record or not actions:
-            return
-        try:
-            trajectory.act(actions, result_image=_png(observation["screenshot"]))
-        except ActionError as exc:  # an action CUA-Lite cannot write: keep the episode, note the gap
-            log.info("not recorded: %s", exc)

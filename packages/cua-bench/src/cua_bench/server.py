@@ -20,7 +20,6 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -29,6 +28,7 @@ from PIL import Image
 from cua_bench.a11y_xml import to_osworld_xml
 from cua_bench.session import Session
 from cua_bench.tasks import Task, TaskError, TaskModule, load_task_module
+from cua_bench.taskset import locate_task
 from cua_core.actions import Action, Done, Fail, action_from_dict, action_to_dict
 from cua_core.errors import ActionError
 from cua_core.rpc import RpcServer
@@ -128,7 +128,8 @@ class EnvServer:
         obs: str = "rgb",
         a11y: bool | str = False,
     ) -> dict[str, Any]:
-        """Start an episode of ``task`` (a task folder) variant ``variant``; returns the observation.
+        """Start an episode of ``task`` (a task name like ``sim/click-button``, or a path here) variant
+        ``variant``; returns the observation.
 
         ``a11y``: add the accessibility tree to every observation, as nodes (True or "nodes") or as
         OSWorld's XML ("osworld").
@@ -137,7 +138,7 @@ class EnvServer:
             raise ValueError(f"obs must be one of {', '.join(OBS_FORMATS)}, got {obs!r}")
         if a11y not in (False, True, *A11Y_FORMATS):
             raise ValueError(f"a11y must be true, false or one of {', '.join(A11Y_FORMATS)}, got {a11y!r}")
-        module = load_task_module(Path(task))
+        module = load_task_module(locate_task(task))
         variants = module.variants(split)
         if not 0 <= variant < len(variants):
             raise TaskError(f"{module.path}: variant {variant} does not exist (split {split!r} has {len(variants)})")

@@ -1,14 +1,20 @@
-"""Finding episodes: a taskset (registered name or folder of task folders) or one task folder."""
+"""Finding episodes: a taskset (registered name or folder of task folders) or one task folder.
+
+Tasks are referred to by name where they can be (``sim/click-button``): an env server resolves a
+name itself (``locate_task``), so a server in a container, a VM or on another computer is never
+handed a path that exists only on the host.
+"""
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass
 from pathlib import Path
 
-from cua_bench.registry import tasksets
+from cua_bench.registry import resolve_task, tasksets
 from cua_bench.tasks import TaskError, TaskModule, find_tasks, load_task_module
 
-__all__ = ["Episode", "resolve_episodes", "task_folders"]
+__all__ = ["Episode", "locate_task", "resolve_episodes", "task_folders"]
 
 
 @dataclass(frozen=True)
@@ -17,6 +23,7 @@ class Episode:
     task: str
     variant: int
     split: str
+    ref: str = ""  # what a server is told: the task's name when it has one, else its path
 
     @property
     def key(self) -> str:
@@ -43,10 +50,38 @@ def task_folders(taskset: str | Path) -> list[Path]:
 
 def resolve_episodes(taskset: str | Path, split: str = "test", variants: int | None = None) -> list[Episode]:
     """Every (task, variant) of ``split``, the first ``variants`` of each task when given."""
+    named = not Path(taskset).exists() and str(taskset) in tasksets()
     episodes = []
     for folder in task_folders(taskset):
         module: TaskModule = load_task_module(folder)
         count = len(module.variants(split))
+        ref = f"{taskset}/{folder.name if folder.is_dir() else folder.stem}" if named else str(folder)
         for variant in range(count if variants is None else min(variants, count)):
-            episodes.append(Episode(folder, module.name, variant, split))
+            episodes.append(Episode(folder, module.name, variant, split, ref))
     return episodes
+
+
+def locate_task(ref: str | Path) -> Path:
+    """A task reference as given to ``reset``: a path on this computer, or a task name (``sim/click-button``)."""
+    path = Path(ref)
+    if path.exists():
+        return path
+    found = resolve_task(str(ref))
+    if found is not None:
+        return found
+    names = tasksets().names()
+    taskset, _, task = str(ref).partition("/")
+    if taskset in names and task:
+        known = [p.name if p.is_dir() else p.stem for p in task_folders(taskset)]
+        close = difflib.get_close_matches(task, known, n=1)
+        hint = f"; did you mean {taskset}/{close[0]}?" if close else f" ({len(known)} tasks: see `cua-bench list`)"
+        raise TaskError(f"task {str(ref)!r}: taskset {taskset!r} has no task {task!r}{hint}")
+    if path.is_absolute() or str(ref).startswith("."):
+        raise TaskError(
+            f"task path {str(ref)!r} does not exist on this computer (a server in a container, a VM or on "
+            "another computer cannot see the host's paths: give a task name like sim/click-button)"
+        )
+    raise TaskError(
+        f"task {str(ref)!r} is neither a path on this computer nor a task name <taskset>/<task> "
+        f"(tasksets here: {', '.join(names) or 'none'})"
+    )

@@ -38,17 +38,18 @@ import os
 import re
 from collections.abc import Callable, Iterable, Iterator
 from types import ModuleType
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 import pluggy
 
 from cua_core.errors import PluginError
 
-__all__ = ["Registry", "collect", "make_plugin_manager"]
+__all__ = ["Register", "Registry", "Validator", "collect", "is_callable", "is_subclass_of", "make_plugin_manager"]
 
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
+T_contra = TypeVar("T_contra", contravariant=True)
 
 # Names end up in config files, command lines and URLs; one spelling rule keeps them portable.
 _VALID_NAME = re.compile(r"[a-z0-9][a-z0-9_.-]*")
@@ -98,7 +99,23 @@ def make_plugin_manager(
             ) from exc
 
     _check_pending(pm)
+    for name in entry_points:
+        plugin = pm.get_plugin(name)
+        if plugin is not None and not pm.get_hookcallers(plugin):
+            _warn_hookless(pm, name, plugin)
     return pm
+
+
+def _warn_hookless(pm: pluggy.PluginManager, name: str, plugin: object) -> None:
+    """A plugin that implements nothing is almost always one whose ``@hookimpl`` marker is missing;
+    without this warning the user only sees "unknown agent" for the name it meant to add."""
+    unmarked = sorted(attr for attr in dir(plugin) if attr.startswith(f"{pm.project_name}_"))
+    hint = (
+        f"; {', '.join(unmarked)} lack(s) the @hookimpl marker (pluggy.HookimplMarker({pm.project_name!r}))"
+        if unmarked
+        else ""
+    )
+    log.warning("plugin %r of %r loaded but implements no hook, so it adds nothing%s", name, pm.project_name, hint)
 
 
 def _env_names(var: str) -> set[str] | None:
@@ -174,8 +191,9 @@ class Registry(Generic[T]):
     because the name usually comes from a user's command line or config file.
     """
 
-    def __init__(self, kind: str) -> None:
+    def __init__(self, kind: str, validate: Validator | None = None) -> None:
         self.kind = kind
+        self._validate = validate
         self._objects: dict[str, T] = {}
         self._plugins: dict[str, str] = {}
         self._meta: dict[str, dict[str, Any]] = {}
@@ -191,6 +209,12 @@ class Registry(Generic[T]):
             raise PluginError(
                 f"{self.kind} {name!r} registered by plugin {self._plugins[name]!r} and by plugin {plugin!r}"
             )
+        problem = self._validate(obj) if self._validate is not None else None
+        if problem:
+            raise PluginError(f"plugin {plugin!r} registered {self.kind} {name!r}: {problem}")
+        description = meta.get("description", "")
+        if not isinstance(description, str):
+            raise PluginError(f"plugin {plugin!r} registered {self.kind} {name!r} with a description that is not a str")
         self._objects[name] = obj
         self._plugins[name] = plugin
         self._meta[name] = dict(meta)
@@ -236,18 +260,64 @@ class Registry(Generic[T]):
         return f"Registry({self.kind!r}, {self.names()!r})"
 
 
-def collect(pm: pluggy.PluginManager, hook_name: str, kind: str = "backend") -> Registry[Any]:
+Validator = Callable[[Any], str | None]
+"""Checks one registered object; returns what is wrong with it (a phrase), or None when it is fine."""
+
+
+class Register(Protocol[T_contra]):
+    """The ``register`` callback a registration hook receives (each hookspec narrows ``T_contra``).
+
+    ``description`` is one line shown by listings (``cua-bench list``); other keywords are kept as
+    metadata (``Registry.meta``).
+    """
+
+    def __call__(self, name: str, obj: T_contra, /, *, description: str = "", **meta: Any) -> None: ...
+
+
+def is_subclass_of(base: type) -> Validator:
+    """A validator for hooks that register classes (backends, adapters)."""
+
+    def check(obj: Any) -> str | None:
+        if isinstance(obj, type) and issubclass(obj, base):
+            return None
+        return f"{obj!r} is not a subclass of {base.__module__}.{base.__qualname__}"
+
+    return check
+
+
+def is_callable(obj: Any) -> str | None:
+    """A validator for hooks that register factories or functions."""
+    return None if callable(obj) else f"{obj!r} is not callable (a class or a function is expected)"
+
+
+def collect(
+    pm: pluggy.PluginManager,
+    hook_name: str,
+    kind: str = "backend",
+    *,
+    validate: Validator | None = None,
+    cache: bool = True,
+) -> Registry[Any]:
     """Call a registration hook once per implementation, so each name is tied to its plugin.
 
     Calling implementations one by one (rather than ``pm.hook.<name>()``) is what lets the
-    ``register`` callback know which plugin is speaking. Annotate the result at the call site,
-    e.g. ``backends: Registry[type[Backend]] = collect(...)``.
+    ``register`` callback know which plugin is speaking. ``validate`` refuses a wrong object when
+    it is registered, naming the plugin, instead of when a user first picks it. The result is
+    kept until the hook's implementations change (a plugin registered or unregistered), so
+    callers may ask for a registry on every use; ``cache=False`` for hooks whose answer depends
+    on something else (an environment variable). Annotate the result at the call site, e.g.
+    ``backends: Registry[type[Backend]] = collect(...)``.
     """
     caller = getattr(pm.hook, hook_name, None)
     if caller is None:
         raise PluginError(f"{pm.project_name!r} has no hook {hook_name!r}; were its hookspecs added?")
-    registry: Registry[Any] = Registry(kind)
-    for impl in caller.get_hookimpls():
+    impls = caller.get_hookimpls()
+    key = (kind, tuple((impl.plugin_name, id(impl.function)) for impl in impls))
+    kept: dict[str, tuple[Any, Registry[Any]]] = pm.__dict__.setdefault("_cua_registries", {})
+    if cache and hook_name in kept and kept[hook_name][0] == key:
+        return kept[hook_name][1]
+    registry: Registry[Any] = Registry(kind, validate)
+    for impl in impls:
         if impl.wrapper or impl.hookwrapper:
             # A wrapper is a generator: calling it would run nothing and register nothing.
             raise PluginError(f"plugin {impl.plugin_name!r} implements {hook_name!r} as a wrapper")
@@ -260,6 +330,8 @@ def collect(pm: pluggy.PluginManager, hook_name: str, kind: str = "backend") -> 
             raise PluginError(
                 f"plugin {impl.plugin_name!r} failed in {hook_name!r}: {type(exc).__name__}: {exc}"
             ) from exc
+    if cache:
+        kept[hook_name] = (key, registry)
     return registry
 
 

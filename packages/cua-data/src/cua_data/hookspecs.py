@@ -2,16 +2,22 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import pluggy
+
+from cua_core.plugins import Register
+
+if TYPE_CHECKING:
+    from cua_data.adapters.base import Adapter
+    from cua_data.convert import Converter
 
 hookspec = pluggy.HookspecMarker("cua_data")
 hookimpl = pluggy.HookimplMarker("cua_data")
 
 
 @hookspec
-def cua_data_register_converters(register: Callable[..., None]) -> None:
+def cua_data_register_converters(register: Register[Converter]) -> None:
     """Add dataset converters.
 
     Call ``register(name, convert, description="...")`` once per native format, where
@@ -22,7 +28,7 @@ def cua_data_register_converters(register: Callable[..., None]) -> None:
 
 
 @hookspec
-def cua_data_register_adapters(register: Callable[..., None]) -> None:
+def cua_data_register_adapters(register: Register[type[Adapter]]) -> None:
     """Add model adapters (one per model family).
 
     Call ``register(name, adapter_class, description="...")`` once per family, where

@@ -7,7 +7,7 @@ from typing import Any
 
 import pluggy
 
-from cua_core.plugins import Registry, collect, make_plugin_manager
+from cua_core.plugins import Registry, collect, is_callable, is_subclass_of, make_plugin_manager
 from cua_data import hookspecs
 
 __all__ = ["adapters", "converters", "plugin_manager"]
@@ -20,13 +20,13 @@ def plugin_manager() -> pluggy.PluginManager:
     return make_plugin_manager("cua_data", hookspecs, builtins=BUILTIN)
 
 
-@cache
 def adapters() -> Registry[Any]:
     """Every installed model adapter by name (the ``cua_data`` entry points' families)."""
-    return collect(plugin_manager(), "cua_data_register_adapters", kind="adapter")
+    from cua_data.adapters.base import Adapter
+
+    return collect(plugin_manager(), "cua_data_register_adapters", kind="adapter", validate=is_subclass_of(Adapter))
 
 
-@cache
 def converters() -> Registry[Any]:
     """Every installed converter by name (built-ins and the ``cua_data`` entry points)."""
-    return collect(plugin_manager(), "cua_data_register_converters", kind="converter")
+    return collect(plugin_manager(), "cua_data_register_converters", kind="converter", validate=is_callable)

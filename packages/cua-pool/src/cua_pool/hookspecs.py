@@ -3,15 +3,21 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import pluggy
+
+from cua_core.plugins import Register
+
+if TYPE_CHECKING:
+    from cua_pool.spaces import SpaceRuntime
 
 hookspec = pluggy.HookspecMarker("cua_pool")
 hookimpl = pluggy.HookimplMarker("cua_pool")
 
 
 @hookspec
-def cua_pool_register_space_runtimes(register: Callable[..., None]) -> None:
+def cua_pool_register_space_runtimes(register: Register[Callable[..., SpaceRuntime]]) -> None:
     """Add space runtimes: ``register(name, runtime_factory)``.
 
     ``runtime_factory(**options) -> cua_pool.SpaceRuntime``: the object that starts a member's

@@ -7,7 +7,7 @@ from typing import Any
 
 import pluggy
 
-from cua_core.plugins import Registry, collect, make_plugin_manager
+from cua_core.plugins import Registry, collect, is_callable, make_plugin_manager
 from cua_pool import hookspecs
 
 __all__ = ["BUILTIN", "plugin_manager", "space_runtimes"]
@@ -21,4 +21,4 @@ def plugin_manager() -> pluggy.PluginManager:
 
 
 def space_runtimes() -> Registry[Any]:
-    return collect(plugin_manager(), "cua_pool_register_space_runtimes", kind="space runtime")
+    return collect(plugin_manager(), "cua_pool_register_space_runtimes", kind="space runtime", validate=is_callable)

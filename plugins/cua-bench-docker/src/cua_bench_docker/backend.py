@@ -36,6 +36,7 @@ from cua_bench.hookspecs import hookimpl
 from cua_bench_docker.daemon import connect
 from cua_bench_docker.image import IMAGE, BuildResult, build_image, image_exists
 from cua_core.addresses import runtime_dir
+from cua_core.plugins import Register
 
 __all__ = ["LABEL", "DockerBackend", "DockerSettings"]
 
@@ -199,5 +200,5 @@ def _log_tail(container: Any, lines: int = 20) -> str:
 
 
 @hookimpl
-def cua_bench_register_backends(register: Callable[..., None]) -> None:
+def cua_bench_register_backends(register: Register[type[Backend]]) -> None:
     register("docker", DockerBackend)

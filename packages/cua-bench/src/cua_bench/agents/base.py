@@ -1,22 +1,101 @@
-"""The agent contract: told the task, shown an observation, it answers with unified actions."""
+"""The agent contract: told the task, shown what it asked to observe, it answers with unified actions.
+
+An agent declares what it observes (``Observes``) and the episode loop asks the env server for
+exactly that, whatever is being recorded: recording is complete on its own, and ``--no-record``
+never changes what an agent sees.
+"""
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Any, ClassVar
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from cua_core.actions import Action
 
-__all__ = ["Agent"]
+if TYPE_CHECKING:
+    from cua_bench.tasks import Task
+
+__all__ = ["A11Y_FORMATS", "SCREENSHOT_FORMATS", "Agent", "Observes"]
+
+SCREENSHOT_FORMATS = ("rgb", "png", "none")
+A11Y_FORMATS = ("nodes", "osworld")
+
+
+@dataclass(frozen=True)
+class Observes:
+    """What an agent is shown each step.
+
+    ``screenshot``: an HxWx3 uint8 array (``rgb``), PNG bytes (``png``) or nothing (``none``).
+    ``max_size``: ``(width, height)`` a larger screen is scaled down to fit (aspect kept; action
+    coordinates are normalised, so they mean the same at any size). ``a11y``: the accessibility
+    tree as nodes (``nodes``) or OSWorld's XML (``osworld``), under ``observation["a11y"]``.
+    """
+
+    screenshot: str = "rgb"
+    max_size: tuple[int, int] | None = None
+    a11y: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.screenshot not in SCREENSHOT_FORMATS:
+            known = ", ".join(SCREENSHOT_FORMATS)
+            raise ValueError(f"observes.screenshot must be one of {known}, got {self.screenshot!r}")
+        if self.a11y is not None and self.a11y not in A11Y_FORMATS:
+            raise ValueError(f"observes.a11y must be None or one of {', '.join(A11Y_FORMATS)}, got {self.a11y!r}")
+        if self.max_size is not None and (
+            len(self.max_size) != 2 or not all(isinstance(v, int) and v > 0 for v in self.max_size)
+        ):
+            raise ValueError(f"observes.max_size must be (width, height) in pixels, got {self.max_size!r}")
+
+    @classmethod
+    def parse(cls, text: str) -> Observes:
+        """From the command line: ``screenshot``, ``png``, ``a11y``, ``screenshot,a11y=osworld``, ``none``,
+        ``screenshot,max=1024x640``."""
+        screenshot, a11y, max_size = "none", None, None
+        for part in (p.strip() for p in text.split(",") if p.strip()):
+            key, _, value = part.partition("=")
+            if key in ("screenshot", "rgb"):
+                screenshot = "rgb"
+            elif key == "png":
+                screenshot = "png"
+            elif key == "none":
+                screenshot = "none"
+            elif key == "a11y":
+                a11y = value or "nodes"
+            elif key == "max":
+                width, x, height = value.partition("x")
+                if not (x and width.isdigit() and height.isdigit()):
+                    raise ValueError(f"--obs max={value!r}: expected WIDTHxHEIGHT, like max=1280x800")
+                max_size = (int(width), int(height))
+            else:
+                raise ValueError(
+                    f"--obs: unknown part {part!r}; use screenshot|png|none, a11y[=nodes|osworld], max=WxH "
+                    "(comma-separated, e.g. screenshot,a11y)"
+                )
+        return cls(screenshot, max_size, a11y)
 
 
 class Agent(ABC):
-    # True for agents whose episodes the env server's oracle plays (see Runner).
-    oracle: ClassVar[bool] = False
+    """Subclass and implement ``act``; set ``observes`` to see something other than an RGB screenshot."""
 
-    def reset(self, task: dict[str, Any]) -> None:  # noqa: B027 - optional hook
-        """A new episode of ``task`` (the Task as a dict) begins."""
+    # True for agents whose episodes the env server's oracle plays (see the episode loop).
+    oracle: ClassVar[bool] = False
+    observes: Observes = Observes()
+
+    def reset(self, task: Task) -> None:  # noqa: B027 - optional hook
+        """A new episode of ``task`` (its description, metadata, max_steps, name and variant) begins."""
 
     @abstractmethod
     def act(self, observation: dict[str, Any]) -> list[Action]:
-        """The next batch of actions; end the episode with Done(answer) or Fail(reason)."""
+        """The next batch of actions; end the episode with Done(answer) or Fail(reason).
+
+        ``observation`` holds ``instruction``, ``step``, ``width``/``height`` (the screen's),
+        ``errors`` (why actions of the last batch were refused), and what ``observes`` asked for.
+        """
+
+    def usage(self) -> dict[str, float]:
+        """Counters for the run summary (tokens, model seconds, calls); summed over the run's agents."""
+        return {}
+
+    def close(self) -> None:  # noqa: B027 - optional hook
+        """The run is over: release connections, models, threads."""

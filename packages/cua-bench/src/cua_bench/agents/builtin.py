@@ -8,9 +8,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from cua_bench.agents.base import Agent
+from cua_bench.agents.base import Agent, Observes
 from cua_bench.hookspecs import hookimpl
+from cua_bench.tasks import Task
 from cua_core.actions import Action, Click, Done, Drag, KeyPress, Point, Scroll, TypeText
+from cua_core.plugins import Register
 
 __all__ = ["NoopAgent", "OracleAgent", "RandomAgent", "ReplayAgent"]
 
@@ -19,6 +21,7 @@ class OracleAgent(Agent):
     """Plays each task's ``@solve_task`` (run by the env server, through unified actions only)."""
 
     oracle = True
+    observes = Observes("none")
 
     def act(self, observation: dict[str, Any]) -> list[Action]:
         raise NotImplementedError("the runner asks the env server's oracle for oracle agents")
@@ -27,6 +30,8 @@ class OracleAgent(Agent):
 class NoopAgent(Agent):
     """Declares the task done without touching anything: every evaluator must give it 0."""
 
+    observes = Observes("none")
+
     def act(self, observation: dict[str, Any]) -> list[Action]:
         return [Done()]
 
@@ -34,14 +39,15 @@ class NoopAgent(Agent):
 class RandomAgent(Agent):
     """Random clicks, drags, scrolls, keys and words; seeded per episode, so runs repeat exactly."""
 
+    observes = Observes("none")  # it does not look
     KEYS = (("enter",), ("tab",), ("escape",), ("backspace",), ("ctrl", "a"), ("ctrl", "c"), ("ctrl", "v"), ("down",))
 
     def __init__(self, seed: int = 0) -> None:
         self.seed = seed
         self.rng = random.Random(seed)
 
-    def reset(self, task: dict[str, Any]) -> None:
-        self.rng = random.Random(f"{self.seed}/{task.get('name')}/{task.get('variant')}")
+    def reset(self, task: Task) -> None:
+        self.rng = random.Random(f"{self.seed}/{task.name}/{task.variant}")
 
     def _point(self) -> Point:
         return Point(self.rng.uniform(0, 1000), self.rng.uniform(0, 1000))
@@ -63,6 +69,8 @@ class RandomAgent(Agent):
 class ReplayAgent(Agent):
     """Replays the actions of recorded trajectories (a LiteSample dataset folder of a past run)."""
 
+    observes = Observes("none")
+
     def __init__(self, dataset: str | Path) -> None:
         from cua_data import DatasetReader, from_lite_tool_call
 
@@ -79,8 +87,8 @@ class ReplayAgent(Agent):
             self.plans[str(sample.metadata.others.get("episode"))] = [*turns, [Done(None if text == "Done." else text)]]
         self.queue: list[list[Action]] = []
 
-    def reset(self, task: dict[str, Any]) -> None:
-        key = f"{task['name']}/{task['split']}/{task['variant']}"
+    def reset(self, task: Task) -> None:
+        key = f"{task.name}/{task.split}/{task.variant}"
         self.queue = list(self.plans.get(key, [[Done()]]))
 
     def act(self, observation: dict[str, Any]) -> list[Action]:
@@ -88,7 +96,7 @@ class ReplayAgent(Agent):
 
 
 @hookimpl
-def cua_bench_register_agents(register: Callable[..., None]) -> None:
+def cua_bench_register_agents(register: Register[Callable[..., Agent]]) -> None:
     register("oracle", OracleAgent, description="the task's own @solve_task, through actions only")
     register("random", RandomAgent, description="seeded random clicks, keys, words, scrolls and drags")
     register("noop", NoopAgent, description="declares done at once (every evaluator must give 0)")

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any, ClassVar
 
-from cua_bench.backends.base import ProcessBackend
+from cua_bench.backends.base import Backend, ProcessBackend
 from cua_bench.hookspecs import hookimpl
 from cua_bench.session import Session
+from cua_core.plugins import Register
 
 
 class SimBackend(ProcessBackend):
@@ -28,5 +28,5 @@ class SimBackend(ProcessBackend):
 
 
 @hookimpl
-def cua_bench_register_backends(register: Callable[..., None]) -> None:
+def cua_bench_register_backends(register: Register[type[Backend]]) -> None:
     register("sim", SimBackend)

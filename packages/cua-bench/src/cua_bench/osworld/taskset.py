@@ -31,7 +31,8 @@ from cua_bench.osworld.loader import OSWorldTask, TaskSkipped, find_task_files, 
 from cua_bench.osworld.sources import default_mirror
 from cua_bench.osworld.support import METRICS_ENV, check_support
 from cua_bench.session import Session
-from cua_bench.tasks import Task, TaskModule
+from cua_bench.tasks import Task, TaskFormat, TaskModule
+from cua_core.plugins import Register
 
 __all__ = ["TASKS_ENV", "OSWorldFormat", "task_module"]
 
@@ -122,12 +123,12 @@ class OSWorldFormat:
 
 
 @hookimpl
-def cua_bench_register_task_formats(register: Callable[..., None]) -> None:
+def cua_bench_register_task_formats(register: Register[TaskFormat]) -> None:
     register("osworld", OSWorldFormat())
 
 
 @hookimpl
-def cua_bench_register_tasksets(register: Callable[..., None]) -> None:
+def cua_bench_register_tasksets(register: Register[str | Path]) -> None:
     folder = os.environ.get(TASKS_ENV)
     if not folder:
         return

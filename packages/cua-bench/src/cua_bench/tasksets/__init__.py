@@ -1,21 +1,41 @@
-"""Built-in tasksets: ``sim``, the families of the embedded desktop, and ``desktop``, real Linux apps."""
+"""Built-in tasksets: ``sim``, the families of the embedded desktop, and ``desktop``, real Linux apps.
+
+Also the built-in task-name resolver: ``<taskset>/<task>`` for every registered taskset.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 
 from cua_bench.hookspecs import hookimpl
+from cua_core.plugins import Register
 
 SIM = Path(__file__).parent / "sim"
 DESKTOP = Path(__file__).parent / "desktop"
 
 
 @hookimpl
-def cua_bench_register_tasksets(register: Callable[..., None]) -> None:
+def cua_bench_register_tasksets(register: Register[str | Path]) -> None:
     register("sim", SIM, description="MiniWoB-like and desktop-like families on the embedded desktop")
     register(
         "desktop",
         DESKTOP,
         description="Real Debian apps (xterm, Mousepad, Gnumeric, PCManFM, Chromium) on the local backend",
     )
+
+
+@hookimpl(trylast=True)
+def cua_bench_resolve_task(name: str) -> Path | None:
+    """``<taskset>/<task>``: the task of that name (its folder, or its file stem) in a registered taskset."""
+    from cua_bench.registry import tasksets
+    from cua_bench.taskset import task_folders
+
+    taskset, sep, task = name.partition("/")
+    registry = tasksets()
+    if not sep or not task or taskset not in registry:
+        return None
+    folder = Path(registry[taskset])
+    direct = folder / task
+    if (direct / "main.py").is_file():
+        return direct  # the common case, without listing the taskset
+    return next((p for p in task_folders(taskset) if task in (p.name, p.stem)), None)

@@ -13,14 +13,15 @@ from __future__ import annotations
 import itertools
 import json
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from cua_data.convert import ConversionReport, Converted
+from cua_core.plugins import Register
+from cua_data.convert import ConversionReport, Converted, Converter
 from cua_data.converters.build import (
     EpisodeError,
     Step,
@@ -236,7 +237,7 @@ def convert_aguvis(src: Path, report: ConversionReport) -> Iterator[Converted]:
 
 
 @hookimpl
-def cua_data_register_converters(register: Callable[..., None]) -> None:
+def cua_data_register_converters(register: Register[Converter]) -> None:
     register(
         "aguvis",
         convert_aguvis,

@@ -17,14 +17,15 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from cua_core.actions import Action, Click, Done, Drag, KeyDown, KeyPress, KeyUp, Scroll, TypeText, from_pixels
 from cua_core.actions.keys import normalize_key
 from cua_core.errors import ActionError
-from cua_data.convert import ConversionReport, Converted
+from cua_core.plugins import Register
+from cua_data.convert import ConversionReport, Converted, Converter
 from cua_data.converters.build import (
     EpisodeError,
     Step,
@@ -270,7 +271,7 @@ def convert_gui360(src: Path, report: ConversionReport) -> Iterator[Converted]:
 
 
 @hookimpl
-def cua_data_register_converters(register: Callable[..., None]) -> None:
+def cua_data_register_converters(register: Register[Converter]) -> None:
     register(
         "gui360",
         convert_gui360,

@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from cua_data.convert import ConversionReport, Converted
+from cua_core.plugins import Register
+from cua_data.convert import ConversionReport, Converted, Converter
 from cua_data.converters.build import (
     EpisodeError,
     Step,
@@ -188,7 +189,7 @@ def convert_opencua(src: Path, report: ConversionReport) -> Iterator[Converted]:
 
 
 @hookimpl
-def cua_data_register_converters(register: Callable[..., None]) -> None:
+def cua_data_register_converters(register: Register[Converter]) -> None:
     register(
         "opencua",
         convert_opencua,

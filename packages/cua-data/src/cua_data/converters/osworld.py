@@ -17,13 +17,14 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from cua_core.actions import Done, Fail, Wait, from_osworld
 from cua_core.errors import ActionError
-from cua_data.convert import ConversionReport, Converted
+from cua_core.plugins import Register
+from cua_data.convert import ConversionReport, Converted, Converter
 from cua_data.converters.build import EpisodeError, Step, episode, find_image, image_size, read_image
 from cua_data.converters.pyautogui import CodeContext, ParsedCode, Unmapped, parse_code
 from cua_data.hookspecs import hookimpl
@@ -155,7 +156,7 @@ def convert_osworld(src: Path, report: ConversionReport) -> Iterator[Converted]:
 
 
 @hookimpl
-def cua_data_register_converters(register: Callable[..., None]) -> None:
+def cua_data_register_converters(register: Register[Converter]) -> None:
     register(
         "osworld",
         convert_osworld,

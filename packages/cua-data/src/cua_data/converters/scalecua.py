@@ -15,12 +15,13 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from cua_data.convert import ConversionReport, Converted
+from cua_core.plugins import Register
+from cua_data.convert import ConversionReport, Converted, Converter
 from cua_data.converters.build import (
     EpisodeError,
     Step,
@@ -231,7 +232,7 @@ def convert_scalecua(src: Path, report: ConversionReport) -> Iterator[Converted]
 
 
 @hookimpl
-def cua_data_register_converters(register: Callable[..., None]) -> None:
+def cua_data_register_converters(register: Register[Converter]) -> None:
     register(
         "scalecua",
         convert_scalecua,

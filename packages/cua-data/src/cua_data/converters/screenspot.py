@@ -14,11 +14,12 @@ annotated image size (``img_size`` when given): a box that leaves the image give
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from cua_data.convert import ConversionReport, Converted
+from cua_core.plugins import Register
+from cua_data.convert import ConversionReport, Converted, Converter
 from cua_data.converters.build import EpisodeError, find_image, grounding_call, image_size, read_image, user_turn
 from cua_data.hookspecs import hookimpl
 from cua_data.schema import LiteSample, Metadata
@@ -107,7 +108,7 @@ def convert_screenspot(src: Path, report: ConversionReport) -> Iterator[Converte
 
 
 @hookimpl
-def cua_data_register_converters(register: Callable[..., None]) -> None:
+def cua_data_register_converters(register: Register[Converter]) -> None:
     register(
         "screenspot",
         convert_screenspot,

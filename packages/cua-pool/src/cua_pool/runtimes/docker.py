@@ -11,11 +11,13 @@ MASTER_ADDR and the agent's checkpoint socket on 127.0.0.1 work unchanged. Choos
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from typing import Any
 
+from cua_core.plugins import Register
 from cua_pool import runner
 from cua_pool.hookspecs import hookimpl
-from cua_pool.spaces import Handle, Space
+from cua_pool.spaces import Handle, Space, SpaceRuntime
 
 __all__ = ["DockerRuntime"]
 
@@ -130,5 +132,5 @@ class DockerRuntime:
 
 
 @hookimpl
-def cua_pool_register_space_runtimes(register: Any) -> None:
+def cua_pool_register_space_runtimes(register: Register[Callable[..., SpaceRuntime]]) -> None:
     register("docker", DockerRuntime)

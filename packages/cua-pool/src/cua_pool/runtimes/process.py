@@ -24,15 +24,17 @@ import shutil
 import signal
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from cua_core.addresses import runtime_dir
+from cua_core.plugins import Register
 from cua_core.security import config_dir
 from cua_pool import runner
 from cua_pool.hookspecs import hookimpl
 from cua_pool.paths import pool_home
-from cua_pool.spaces import Handle, Space
+from cua_pool.spaces import Handle, Space, SpaceRuntime
 
 __all__ = ["ProcessRuntime"]
 
@@ -187,5 +189,5 @@ class ProcessRuntime:
 
 
 @hookimpl
-def cua_pool_register_space_runtimes(register: Any) -> None:
+def cua_pool_register_space_runtimes(register: Register[Callable[..., SpaceRuntime]]) -> None:
     register("process", ProcessRuntime)

@@ -15,15 +15,15 @@ import shutil
 import signal
 import subprocess
 import sys
-from collections.abc import Callable
 from typing import Any, ClassVar
 
-from cua_bench.backends.base import BackendError, Computer, ProcessBackend
+from cua_bench.backends.base import Backend, BackendError, Computer, ProcessBackend
 from cua_bench.backends.local.apps import APP_ALIASES
 from cua_bench.backends.local.display import missing_programs, remove_stale_display
 from cua_bench.backends.local.procs import env_root, env_roots, kill_marked
 from cua_bench.hookspecs import hookimpl
 from cua_bench.session import Session
+from cua_core.plugins import Register
 
 __all__ = ["LocalBackend"]
 
@@ -101,5 +101,5 @@ def unavailable() -> str | None:
 
 
 @hookimpl
-def cua_bench_register_backends(register: Callable[..., None]) -> None:
+def cua_bench_register_backends(register: Register[type[Backend]]) -> None:
     register("local", LocalBackend)

@@ -1,0 +1,188 @@
+"""The episode loop: reset, then observe / act / step until done, then the reward.
+
+One public function, used by the Runner and by cua-bench-rl's workers, so evaluation and training
+see episodes the same way. The agent is shown what it declared in ``Agent.observes``; the
+recording (``record=True``) keeps every full-size screenshot whatever the agent asked for.
+
+    with cua_bench.make("sim/click-button") as env:
+        outcome = run_episode(env, MyAgent(), "sim/click-button", variant=3, on_step=print)
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from PIL import Image
+
+from cua_bench.agents.base import Agent, Observes
+from cua_bench.client import EnvClient
+from cua_bench.tasks import Task
+from cua_core.actions import Action, Done, Fail, action_from_dict
+from cua_core.errors import ActionError
+
+__all__ = ["EpisodeOutcome", "StepRecord", "agent_view", "run_episode", "server_obs"]
+
+log = logging.getLogger(__name__)
+
+
+class EpisodeStopped(Exception):
+    """``should_stop`` turned true mid-episode; nothing of the episode is kept."""
+
+
+@dataclass
+class StepRecord:
+    """One step as the loop saw it, handed to ``on_step`` (progress, live views, RL bookkeeping)."""
+
+    step: int
+    actions: list[Action]
+    observation: dict[str, Any]  # what the agent will see next
+    reward: float
+    terminated: bool
+    truncated: bool
+    info: dict[str, Any]
+    seconds: float  # the env's time for the step (the agent's is not included)
+
+
+@dataclass
+class EpisodeOutcome:
+    task: Task
+    reward: float | None
+    steps: int
+    ended: Action | None  # the Done or Fail that ended it; None when truncated
+    step_s: list[float] = field(default_factory=list)
+    trajectory: Any = None  # a cua_data Trajectory when recorded
+    screen: tuple[int, int] = (0, 0)
+
+
+def server_obs(observes: Observes, record: bool) -> str:
+    """The screenshot format to ask the server for: the agent's, or PNG when only the recording needs one."""
+    if observes.screenshot == "none":
+        return "png" if record else "none"
+    return observes.screenshot
+
+
+def _png(screenshot: Any) -> bytes:
+    if isinstance(screenshot, bytes | memoryview):
+        return bytes(screenshot)
+    out = io.BytesIO()
+    Image.fromarray(np.asarray(screenshot)).save(out, "PNG", compress_level=1)
+    return out.getvalue()
+
+
+def _fit(size: tuple[int, int], bound: tuple[int, int]) -> tuple[int, int] | None:
+    scale = min(bound[0] / size[0], bound[1] / size[1])
+    if scale >= 1:
+        return None
+    return max(1, round(size[0] * scale)), max(1, round(size[1] * scale))
+
+
+def agent_view(observation: dict[str, Any], observes: Observes) -> dict[str, Any]:
+    """What the agent sees of a server observation: its screenshot format and size, nothing else."""
+    view = dict(observation)
+    shot = view.pop("screenshot", None)
+    if observes.screenshot == "none" or shot is None:
+        return view
+    target = None
+    if observes.max_size is not None:
+        if isinstance(shot, bytes | memoryview):
+            image = Image.open(io.BytesIO(bytes(shot)))
+            target = _fit(image.size, observes.max_size)
+            if target is not None:
+                shot = _png(np.asarray(image.convert("RGB").resize(target, Image.Resampling.BILINEAR)))
+        else:
+            array = np.asarray(shot)
+            target = _fit((array.shape[1], array.shape[0]), observes.max_size)
+            if target is not None:
+                shot = np.asarray(Image.fromarray(array).resize(target, Image.Resampling.BILINEAR))
+    view["screenshot"] = shot
+    return view
+
+
+def _record(trajectory: Any, actions: list[Action], observation: dict[str, Any]) -> None:
+    if trajectory is None or not actions:
+        return
+    try:
+        trajectory.act(actions, result_image=_png(observation["screenshot"]))
+    except ActionError as exc:  # an action CUA-Lite cannot write: keep the episode, note the gap
+        log.info("not recorded: %s", exc)
+
+
+def run_episode(
+    env: EnvClient,
+    agent: Agent,
+    task: str,
+    *,
+    variant: int = 0,
+    split: str = "test",
+    max_steps: int | None = None,
+    seed: int | None = None,
+    record: bool = False,
+    on_step: Callable[[StepRecord], None] | None = None,
+    should_stop: threading.Event | None = None,
+) -> EpisodeOutcome:
+    """Play one episode of ``task`` (a name like ``sim/click-button`` or a path on the server's computer).
+
+    ``max_steps`` None keeps the task's own limit. Oracle agents (``Agent.oracle``) have the env
+    server play the task's ``@solve_task``. Raises ``EpisodeStopped`` when ``should_stop`` is set.
+    """
+    observes = agent.observes
+    options: dict[str, Any] = {
+        "task": task,
+        "variant": variant,
+        "split": split,
+        "obs": server_obs(observes, record) if not agent.oracle else ("png" if record else "none"),
+        "a11y": observes.a11y or False,
+    }
+    if max_steps is not None:
+        options["max_steps"] = max_steps
+    obs, info = env.reset(seed=seed, options=options)
+    the_task = Task.from_dict(info["task"])
+    trajectory = None
+    if record:
+        from cua_data.converters.build import Trajectory  # cua-data only when recording
+
+        trajectory = Trajectory("desktop", the_task.description)
+        trajectory.add_screenshot(_png(obs["screenshot"]))
+    screen = (int(obs["width"]), int(obs["height"]))
+    if agent.oracle:
+        started = time.monotonic()
+        solved = env.solve()
+        count = len(solved["steps"])
+        each = (time.monotonic() - started) / max(1, count)
+        for index, step in enumerate(solved["steps"], 1):
+            actions = [action_from_dict(a) for a in step["actions"]]
+            _record(trajectory, actions, step["observation"])
+            if on_step is not None:
+                last = index == count
+                gained = solved["reward"] if last else 0.0
+                on_step(StepRecord(index, actions, step["observation"], gained, last, False, {}, each))
+        return EpisodeOutcome(the_task, solved["reward"], count, Done(), [each] * count, trajectory, screen)
+    agent.reset(the_task)
+    step_s: list[float] = []
+    ended: Action | None = None
+    reward: float | None = None
+    steps = 0
+    view = agent_view(obs, observes)
+    while True:
+        if should_stop is not None and should_stop.is_set():
+            raise EpisodeStopped
+        actions = agent.act(view)
+        started = time.monotonic()
+        obs, reward, terminated, truncated, info = env.step(actions)
+        step_s.append(time.monotonic() - started)
+        steps += 1
+        ended = next((a for a in actions if isinstance(a, Done | Fail)), None)
+        _record(trajectory, [a for a in actions if not isinstance(a, Done | Fail)], obs)
+        view = agent_view(obs, observes)
+        if on_step is not None:
+            on_step(StepRecord(steps, actions, view, reward, terminated, truncated, info, step_s[-1]))
+        if terminated or truncated:
+            break
+    return EpisodeOutcome(the_task, reward, steps, ended, step_s, trajectory, screen)
