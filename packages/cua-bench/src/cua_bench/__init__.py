@@ -2,7 +2,7 @@
 
 from typing import TYPE_CHECKING, Any
 
-from cua_bench.agents.base import Agent
+from cua_bench.agents.base import Agent, Observes
 from cua_bench.backends.base import Backend, BackendError, Computer, ProcessBackend
 from cua_bench.client import AsyncEnvClient, EnvClient
 from cua_bench.session import CommandResult, NotSupported, Session, center, find, find_all
@@ -11,6 +11,8 @@ from cua_bench.tasks import Task, TaskError, evaluate_task, load_task_module, se
 if TYPE_CHECKING:
     from cua_bench.checks import check_task
     from cua_bench.conformance import check_backend
+    from cua_bench.episode import EpisodeOutcome, StepRecord, run_episode
+    from cua_bench.make import make
     from cua_bench.runner import RunConfig, Runner
 
 __version__ = "0.1.0"
@@ -22,6 +24,10 @@ _LAZY = {
     "Runner": "cua_bench.runner",
     "check_task": "cua_bench.checks",
     "check_backend": "cua_bench.conformance",
+    "EpisodeOutcome": "cua_bench.episode",
+    "StepRecord": "cua_bench.episode",
+    "run_episode": "cua_bench.episode",
+    "make": "cua_bench.make",
 }
 
 
@@ -41,11 +47,14 @@ __all__ = [
     "CommandResult",
     "Computer",
     "EnvClient",
+    "EpisodeOutcome",
     "NotSupported",
+    "Observes",
     "ProcessBackend",
     "RunConfig",
     "Runner",
     "Session",
+    "StepRecord",
     "Task",
     "TaskError",
     "__version__",
@@ -56,6 +65,8 @@ __all__ = [
     "find",
     "find_all",
     "load_task_module",
+    "make",
+    "run_episode",
     "setup_task",
     "solve_task",
     "tasks_config",

@@ -20,13 +20,15 @@ StepResult = tuple[dict[str, Any], float, bool, bool, dict[str, Any]]
 _RESET_OPTIONS = {"task", "variant", "split", "max_steps", "obs", "a11y"}
 
 
-def _reset_params(seed: int | None, options: Mapping[str, Any] | None) -> dict[str, Any]:
-    options = dict(options or {})
+def _reset_params(
+    seed: int | None, options: Mapping[str, Any] | None, defaults: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
+    options = {**(defaults or {}), **(options or {})}
     unknown = sorted(set(options) - _RESET_OPTIONS)
     if unknown:
         raise ValueError(f"unknown reset option(s) {', '.join(unknown)}; known: {', '.join(sorted(_RESET_OPTIONS))}")
     if "task" not in options:
-        raise ValueError("reset needs options={'task': <task folder>, 'variant': <index>}")
+        raise ValueError("reset needs options={'task': <task name like sim/click-button, or path>, 'variant': <index>}")
     return {**options, "task": str(options["task"]), "seed": seed}
 
 
@@ -42,14 +44,22 @@ def _step_result(reply: dict[str, Any]) -> StepResult:
 class EnvClient:
     """Blocking client of one env server. ``step_timeout`` bounds every step (seconds)."""
 
-    def __init__(self, address: str, *, step_timeout: float = 60.0, heartbeat_timeout: float = 5.0) -> None:
+    def __init__(
+        self,
+        address: str,
+        *,
+        step_timeout: float = 60.0,
+        heartbeat_timeout: float = 5.0,
+        defaults: Mapping[str, Any] | None = None,
+    ) -> None:
         self.address = address
+        self.defaults = dict(defaults or {})  # reset options used when a call leaves them out
         self.rpc = RpcClient(address, timeout=step_timeout, heartbeat_timeout=heartbeat_timeout, retries=1)
 
     def reset(
         self, *, seed: int | None = None, options: Mapping[str, Any] | None = None
     ) -> tuple[dict[str, Any], dict[str, Any]]:
-        reply = self.rpc.call("reset", _reset_params(seed, options))
+        reply = self.rpc.call("reset", _reset_params(seed, options, self.defaults))
         return reply["observation"], reply["info"]
 
     def step(self, actions: Action | Sequence[Action] | Sequence[Mapping[str, Any]]) -> StepResult:

@@ -20,6 +20,8 @@ BUILTIN = (
     "cua_bench.backends.sim",
     "cua_bench.backends.local",
     "cua_bench.agents.builtin",
+    "cua_bench.agents.openai",
+    "cua_bench.agents.hf",
     "cua_bench.tasksets",
     "cua_bench.osworld.taskset",
 )

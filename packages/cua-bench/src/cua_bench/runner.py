@@ -139,7 +139,9 @@ class Runner:
         self.agent_factory, self.agent_name = agent_factory(
             config.agent, config.agent_options or {}, max_parallel=config.max_parallel
         )
-        self.agents: list[Agent] = []
+        # One agent is built now, so a bad option, model or adapter fails before any computer starts.
+        self.agents: list[Agent] = [self.agent_factory()]
+        self.spare_agent: Agent | None = self.agents[0]
         self.agents_lock = threading.Lock()
         self.stop = threading.Event()
         self.run_id = uuid.uuid4().hex[:8]
@@ -227,12 +229,12 @@ class Runner:
     # -- workers --------------------------------------------------------------------------------
 
     def _work(self, todo: queue.Queue[Episode], recorder: _Recorder, bus: _Bus) -> None:
-        agent = self.agent_factory()
-        if self.config.observes is not None:
-            agent.observes = self.config.observes
         with self.agents_lock:
+            agent, self.spare_agent = self.spare_agent or self.agent_factory(), None
             if all(a is not agent for a in self.agents):
                 self.agents.append(agent)
+        if self.config.observes is not None:
+            agent.observes = self.config.observes
         computer: Computer | None = None
         try:
             while not self.stop.is_set():

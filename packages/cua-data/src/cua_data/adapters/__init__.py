@@ -6,7 +6,7 @@ unified actions. Families are plugins (hook ``cua_data_register_adapters``); ``a
 what is installed. See ``cua_data.adapters.base`` for the contract.
 """
 
-from cua_data.adapters.base import Adapter, AdapterParseError, ParsedOutput, Prompt, Turn, as_image
+from cua_data.adapters.base import Adapter, AdapterParseError, ParsedOutput, Prompt, RawOutput, Turn, as_image
 from cua_data.adapters.history import HistoryPolicy, TurnView
 from cua_data.adapters.resize import smart_resize
 
@@ -16,6 +16,7 @@ __all__ = [
     "HistoryPolicy",
     "ParsedOutput",
     "Prompt",
+    "RawOutput",
     "Turn",
     "TurnView",
     "as_image",

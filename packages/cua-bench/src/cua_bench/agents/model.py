@@ -1,0 +1,111 @@
+"""What every model-backed agent shares: an adapter, the episode's turns, and parse failures as feedback.
+
+A model agent renders (instruction, turns so far, the screen) through its family's adapter, asks
+its model (``generate``), and parses the answer back into unified actions. Output that does not
+parse is never a crash: the step carries no action, the model's next prompt says what was wrong
+(as it says why the env refused an action), and the step counts toward the limit, so a model
+that keeps writing garbage still ends its episode.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from abc import abstractmethod
+from typing import TYPE_CHECKING, Any
+
+from cua_bench.agents.base import Agent, Observes
+from cua_core.actions import Action
+from cua_core.errors import CuaError
+
+if TYPE_CHECKING:
+    from cua_bench.tasks import Task
+    from cua_data.adapters import Adapter, ParsedOutput, Prompt, RawOutput, Turn
+
+__all__ = ["ModelAgent", "make_adapter"]
+
+
+def make_adapter(name: str, history: str = "full", options: dict[str, Any] | None = None) -> Adapter:
+    """An adapter from its registered name, a history policy spec (``last=3,images=2``) and its options."""
+    from cua_data.adapters import HistoryPolicy
+    from cua_data.registry import adapters
+
+    registry = adapters()
+    if not len(registry):
+        raise CuaError(
+            "no model adapter is installed: install one of the cua-adapters-* plugins "
+            "(pip install -e plugins/cua-adapters-qwen, for instance)"
+        )
+    cls = registry[name]
+    try:
+        policy = HistoryPolicy.parse(history)
+        adapter: Adapter = cls(history=policy, **(options or {}))
+        return adapter
+    except (TypeError, ValueError) as exc:
+        raise CuaError(f"adapter {name!r}: {exc}") from exc
+
+
+class ModelAgent(Agent):
+    """Subclasses implement ``generate`` (one prompt in, the model's raw output out)."""
+
+    observes = Observes("rgb")
+
+    def __init__(self, *, adapter: str, history: str = "full", adapter_options: dict[str, Any] | None = None) -> None:
+        self.adapter = make_adapter(adapter, history, adapter_options)
+        self.instruction = ""
+        self.turns: list[Turn] = []
+        self.feedback: list[str] = []
+        self.counters: dict[str, float] = {"model_calls": 0, "model_s": 0.0, "parse_errors": 0}
+
+    @abstractmethod
+    def generate(self, prompt: Prompt) -> RawOutput:
+        """The model's raw answer to ``prompt`` (text, or the API's JSON for API families)."""
+
+    def reset(self, task: Task) -> None:
+        self.instruction = task.description
+        self.turns = []
+        self.feedback = []
+
+    def prompt(self, observation: dict[str, Any]) -> Prompt:
+        """The next prompt; the screenshot is resized once and kept in the turn, so history costs nothing new."""
+        screenshot = observation.get("screenshot")
+        current = self.adapter.resize(screenshot) if screenshot is not None else None
+        self._current = current
+        prompt = self.adapter.render(self.instruction, self.turns, current)
+        feedback = [*self.feedback, *(f"The environment refused: {e}" for e in observation.get("errors") or [])]
+        if feedback:
+            note = "Your last step had problems:\n" + "\n".join(f"- {line}" for line in feedback)
+            last = prompt.messages[-1]
+            if last["role"] == "user":
+                last["content"] = [*last["content"], {"type": "text", "text": note}]
+            else:
+                prompt.messages.append({"role": "user", "content": [{"type": "text", "text": note}]})
+        return prompt
+
+    def act(self, observation: dict[str, Any]) -> list[Action]:
+        prompt = self.prompt(observation)
+        started = time.monotonic()
+        raw = self.generate(prompt)
+        self.counters["model_calls"] += 1
+        self.counters["model_s"] += time.monotonic() - started
+        return self.take(raw, observation)
+
+    def take(self, raw: RawOutput, observation: dict[str, Any]) -> list[Action]:
+        """Parse ``raw`` for the screen of ``observation``; remember the turn for the next prompt."""
+        from cua_data.adapters import AdapterParseError, Turn
+
+        size = (int(observation["width"]), int(observation["height"]))
+        text = raw if isinstance(raw, str) else json.dumps(raw)
+        try:
+            parsed: ParsedOutput = self.adapter.parse(raw, size)
+        except AdapterParseError as exc:
+            self.counters["parse_errors"] += 1
+            self.feedback = [f"your output could not be parsed: {exc}"]
+            self.turns.append(Turn(self._current, (), text))
+            return []
+        self.feedback = []
+        self.turns.append(Turn(self._current, tuple(parsed.actions), text, parsed.thought))
+        return list(parsed.actions)
+
+    def usage(self) -> dict[str, float]:
+        return dict(self.counters)

@@ -1,0 +1,94 @@
+"""A real OpenAI-compatible HTTP server on loopback that replays recorded answers.
+
+The ``openai`` agent is tested against this over real sockets, not a patched client: retries,
+status codes, keep-alive and request bodies are what a vLLM or SGLang server would see.
+``answer(request) -> (status, body)`` decides each reply; every request body is kept.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+Answer = Callable[[dict[str, Any]], tuple[int, dict[str, Any]]]
+
+
+def completion(content: str, prompt_tokens: int = 100, completion_tokens: int = 10) -> dict[str, Any]:
+    """A chat-completions reply body carrying ``content``."""
+    return {
+        "id": "chatcmpl-test",
+        "object": "chat.completion",
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens},
+    }
+
+
+def request_text(request: dict[str, Any]) -> str:
+    """Every text part of every message, joined: what a replay keys its answers on."""
+    parts = []
+    for message in request.get("messages", []):
+        content = message.get("content")
+        if isinstance(content, str):
+            parts.append(content)
+        elif isinstance(content, list):
+            parts += [p.get("text", "") for p in content if p.get("type") == "text"]
+    return "\n".join(parts)
+
+
+class ModelServer:
+    def __init__(self, answer: Answer) -> None:
+        self.answer = answer
+        self.requests: list[dict[str, Any]] = []
+        self.headers: list[dict[str, str]] = []
+        self.lock = threading.Lock()
+        owner = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"  # keep-alive, as real servers do
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("Content-Length", 0))
+                body = json.loads(self.rfile.read(length))
+                with owner.lock:
+                    owner.requests.append(body)
+                    owner.headers.append(dict(self.headers))
+                if self.path != "/v1/chat/completions":
+                    status, reply = 404, {"error": {"message": f"no route {self.path}"}}
+                else:
+                    status, reply = owner.answer(body)
+                data = json.dumps(reply).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                if status == 429:
+                    self.send_header("Retry-After", "0")
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, *args: Any) -> None:  # quiet
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.base_url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+
+    def start(self) -> ModelServer:
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        return self
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+@contextmanager
+def model_server(answer: Answer) -> Iterator[ModelServer]:
+    server = ModelServer(answer).start()
+    try:
+        yield server
+    finally:
+        server.close()
