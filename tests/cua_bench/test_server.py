@@ -209,7 +209,7 @@ def test_bad_requests_are_clear(env: tuple[EnvClient, FakeSession, Path]) -> Non
         client.reset(options={"task": task, "a11y": "xml"})
     with pytest.raises(ValueError, match="unknown reset option"):
         client.reset(options={"task": task, "colour": 1})
-    with pytest.raises(RemoteError, match="task path .*nope' does not exist on this computer"):
+    with pytest.raises(RemoteError, match=r"task path .*nope' does not exist on this computer"):
         client.reset(options={"task": task.parent / "nope"})
     with pytest.raises(RemoteError, match="taskset 'sim' has no task 'clik-button'; did you mean sim/click-button"):
         client.reset(options={"task": "sim/clik-button"})

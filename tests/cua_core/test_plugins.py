@@ -484,3 +484,76 @@ def test_collect_refuses_a_wrapper_implementation() -> None:
 
     with pytest.raises(PluginError, match=r"'cua_test\.wrap' implements .* as a wrapper"):
         collect(pm, "cua_test_register_backends")
+
+
+def test_an_entry_point_plugin_without_hookimpl_markers_is_named_in_a_warning(
+    make_dist: Callable[..., None], caplog: pytest.LogCaptureFixture
+) -> None:
+    # The marker forgotten: pluggy ignores the function, and the user used to see only "unknown agent".
+    make_dist({"unmarked": "unmarked_mod"}, {"unmarked_mod": "def cua_test_register_backends(register):\n    pass\n"})
+    with caplog.at_level(logging.WARNING, logger="cua_core.plugins"):
+        pm = make_plugin_manager(PROJECT, _hookspecs())
+    assert "plugin 'unmarked' of 'cua_test' loaded but implements no hook" in caplog.text
+    assert "cua_test_register_backends lack(s) the @hookimpl marker" in caplog.text
+    assert collect(pm, "cua_test_register_backends").names() == []
+
+
+def test_registered_objects_are_validated_naming_the_plugin() -> None:
+    from cua_core.plugins import is_callable, is_subclass_of
+
+    pm = make_plugin_manager(PROJECT, _hookspecs(), builtins=[_backends_plugin("strings", "a")])
+    with pytest.raises(
+        PluginError, match=r"plugin 'strings' registered backend 'a': 'strings:a' is not a subclass of builtins.int"
+    ):
+        collect(pm, "cua_test_register_backends", validate=is_subclass_of(int))
+    with pytest.raises(PluginError, match=r"'strings:a' is not callable"):
+        collect(pm, "cua_test_register_backends", validate=is_callable)
+
+    @hookimpl
+    def cua_test_register_backends(register: Register) -> None:
+        register("b", int, description=3)
+
+    pm.register(_module("bad_description", cua_test_register_backends=cua_test_register_backends))
+    with pytest.raises(PluginError, match="description that is not a str"):
+        collect(pm, "cua_test_register_backends")
+
+
+def test_registries_are_kept_until_their_plugins_change() -> None:
+    calls: list[int] = []
+
+    @hookimpl
+    def cua_test_register_backends(register: Register) -> None:
+        calls.append(1)
+        register("counted", object())
+
+    pm = make_plugin_manager(
+        PROJECT, _hookspecs(), builtins=[_module("counting", cua_test_register_backends=cua_test_register_backends)]
+    )
+    first = collect(pm, "cua_test_register_backends")
+    assert collect(pm, "cua_test_register_backends") is first and len(calls) == 1
+    late = _backends_plugin("late", "x")
+    pm.register(late)
+    assert collect(pm, "cua_test_register_backends").names() == ["counted", "x"] and len(calls) == 2
+    pm.unregister(late)
+    assert collect(pm, "cua_test_register_backends").names() == ["counted"]
+    assert collect(pm, "cua_test_register_backends", cache=False) is not first and len(calls) == 4
+
+
+def test_cua_bench_refuses_a_backend_that_is_not_a_backend_class() -> None:
+    from cua_bench.registry import backends, plugin_manager
+
+    @pluggy.HookimplMarker("cua_bench")
+    def cua_bench_register_backends(register: Register) -> None:
+        register("not-a-backend", dict)
+
+    plugin = _module("wrong_backend", cua_bench_register_backends=cua_bench_register_backends)
+    plugin_manager().register(plugin)
+    try:
+        with pytest.raises(
+            PluginError,
+            match=r"'wrong_backend' registered backend 'not-a-backend': <class 'dict'> is not a subclass of cua_bench.backends.base.Backend",
+        ):
+            backends()
+    finally:
+        plugin_manager().unregister(plugin)
+    assert "sim" in backends()

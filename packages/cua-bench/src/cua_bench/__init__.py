@@ -12,7 +12,7 @@ if TYPE_CHECKING:
     from cua_bench.checks import check_task
     from cua_bench.conformance import check_backend
     from cua_bench.episode import EpisodeOutcome, StepRecord, run_episode
-    from cua_bench.make import make
+    from cua_bench.make_env import make
     from cua_bench.runner import RunConfig, Runner
 
 __version__ = "0.1.0"
@@ -27,7 +27,7 @@ _LAZY = {
     "EpisodeOutcome": "cua_bench.episode",
     "StepRecord": "cua_bench.episode",
     "run_episode": "cua_bench.episode",
-    "make": "cua_bench.make",
+    "make": "cua_bench.make_env",
 }
 
 

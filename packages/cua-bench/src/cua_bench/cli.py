@@ -12,6 +12,7 @@ from typing import Any
 import click
 from PIL import Image
 
+from cua_bench.agents.base import Observes
 from cua_bench.checks import check_task
 from cua_bench.client import EnvClient
 from cua_bench.conformance import check_backend
@@ -32,12 +33,12 @@ def main() -> None:
     """Verifiable computer-use tasks on the embedded desktop and on real ones."""
 
 
-def _options(pairs: tuple[str, ...]) -> dict[str, Any]:
+def _options(pairs: tuple[str, ...], hint: str = "--agent-option") -> dict[str, Any]:
     out: dict[str, Any] = {}
     for pair in pairs:
         key, sep, value = pair.partition("=")
         if not sep:
-            raise click.BadParameter(f"{pair!r} is not KEY=VALUE", param_hint="--agent-option")
+            raise click.BadParameter(f"{pair!r} is not KEY=VALUE", param_hint=hint)
         try:
             out[key] = json.loads(value)
         except json.JSONDecodeError:
@@ -48,23 +49,35 @@ def _options(pairs: tuple[str, ...]) -> dict[str, Any]:
 @main.command()
 @click.argument("taskset")
 @click.option("--backend", default="sim", show_default=True)
-@click.option("--agent", default="oracle", show_default=True)
+@click.option("--agent", default="oracle", show_default=True, help="A registered name, FILE.py:Class or module:Class.")
 @click.option("--agent-option", "agent_options", multiple=True, help="KEY=VALUE passed to the agent (repeatable).")
+@click.option("--model", help="Model agents: the model name (openai) or folder (hf).")
+@click.option("--adapter", help="Model agents: the model family's adapter (see `cua-bench list`).")
+@click.option("--base-url", help="The openai agent: the server, like http://127.0.0.1:8000/v1.")
+@click.option("--history", help="Model agents: full, last=N, images=N or last=N,images=M.")
+@click.option("--adapter-option", "adapter_options", multiple=True, help="KEY=VALUE for the adapter (repeatable).")
+@click.option("--obs", help="What the agent observes: screenshot|png|none, a11y[=osworld], max=WxH (comma-separated).")
 @click.option("--max-parallel", default=4, show_default=True, help="Environments at once.")
-@click.option("--max-steps", default=50, show_default=True, help="Steps before an episode is truncated.")
+@click.option("--max-steps", type=int, help="Steps before an episode is truncated (default: each task's own).")
 @click.option("--variants", type=int, help="Only the first K variants of each task.")
 @click.option("--split", default="test", show_default=True)
 @click.option("--output", type=click.Path(file_okay=False, path_type=Path), help="Run folder (default runs/<time>).")
 @click.option("--resume", is_flag=True, help="Continue the run in --output without redoing finished episodes.")
-@click.option("--no-record", is_flag=True, help="Do not write trajectories (faster).")
+@click.option("--no-record", is_flag=True, help="Do not write trajectories (faster; the agent sees the same).")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 def run(
     taskset: str,
     backend: str,
     agent: str,
     agent_options: tuple[str, ...],
+    model: str | None,
+    adapter: str | None,
+    base_url: str | None,
+    history: str | None,
+    adapter_options: tuple[str, ...],
+    obs: str | None,
     max_parallel: int,
-    max_steps: int,
+    max_steps: int | None,
     variants: int | None,
     split: str,
     output: Path | None,
@@ -72,20 +85,34 @@ def run(
     no_record: bool,
     as_json: bool,
 ) -> None:
-    """Run every (task, variant) of TASKSET (a registered name or a folder) and summarise."""
+    """Run every (task, variant) of TASKSET (a registered name or a folder) and summarise.
+
+    A model in one line: `--agent openai --model NAME --adapter qwen3-vl --base-url URL`, or
+    `--agent hf --model PATH --adapter qwen2.5-vl`.
+    """
     output = output or Path("runs") / time.strftime("%Y%m%d-%H%M%S")
+    options = _options(agent_options)
+    shortcuts = {"model": model, "adapter": adapter, "base_url": base_url, "history": history}
+    options |= {k: v for k, v in shortcuts.items() if v is not None}
+    if adapter_options:
+        options["adapter_options"] = _options(adapter_options, "--adapter-option")
+    try:
+        observes = Observes.parse(obs) if obs is not None else None
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--obs") from exc
     config = RunConfig(
         taskset,
         output,
         backend,
         agent,
-        _options(agent_options),
+        options,
         max_parallel,
         max_steps,
         variants,
         split,
         resume,
         not no_record,
+        observes=observes,
     )
     try:
         runner = Runner(config, progress=_Progress(len(resolve_episodes(taskset, split, variants))))
@@ -122,8 +149,15 @@ class _Progress:
 @main.command("list")
 @click.option("--json", "as_json", is_flag=True)
 def list_cmd(as_json: bool) -> None:
-    """Registered tasksets with their tasks and variant counts, backends and agents."""
-    data: dict[str, Any] = {"tasksets": {}, "backends": backends().names(), "agents": agents().names()}
+    """Registered tasksets with their tasks and variant counts, backends, agents and model adapters."""
+    from cua_data.registry import adapters
+
+    data: dict[str, Any] = {
+        "tasksets": {},
+        "backends": backends().names(),
+        "agents": agents().names(),
+        "adapters": adapters().names(),
+    }
     for name in tasksets().names():
         tasks = {}
         for folder in task_folders(name):
@@ -140,6 +174,7 @@ def list_cmd(as_json: bool) -> None:
             click.echo(f"  {task:32} " + "  ".join(f"{s}={n}" for s, n in splits.items()))
     click.echo(f"backends: {', '.join(data['backends'])}")
     click.echo(f"agents: {', '.join(data['agents'])}")
+    click.echo(f"adapters: {', '.join(data['adapters']) or '(none installed: pip install plugins/cua-adapters-*)'}")
 
 
 @main.command()
