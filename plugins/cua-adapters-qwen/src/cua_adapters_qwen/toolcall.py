@@ -16,7 +16,7 @@ import math
 import re
 from abc import abstractmethod
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar, cast
+from typing import Any, ClassVar
 
 from cua_core.actions import (
     SYSTEM_BUTTONS,
@@ -34,7 +34,6 @@ from cua_core.actions import (
     ScrollDirection,
     Swipe,
     SystemButton,
-    SystemButtonName,
     Tap,
     TypeText,
     Wait,
@@ -125,10 +124,7 @@ class QwenToolCallAdapter(Adapter):
 
     def format_output(self, actions: Sequence[Action], size: tuple[int, int], thought: str | None = None) -> str:
         calls = [call for action in actions for call in self._calls(action, size)]
-        blocks = "\n".join(
-            "<tool_call>\n" + json.dumps({"name": self.tool, "arguments": c}, ensure_ascii=False) + "\n</tool_call>"
-            for c in calls
-        )
+        blocks = "\n".join(f"<tool_call>\n{_call_json(self.tool, call)}\n</tool_call>" for call in calls)
         preamble = self.preamble(thought)
         return f"{preamble}\n{blocks}" if preamble else blocks
 
@@ -324,6 +320,13 @@ class QwenToolCallAdapter(Adapter):
         return [Done() if status == "success" else Fail()]
 
 
+def _call_json(tool: str, arguments: dict[str, Any]) -> str:
+    # A typed text that contains a tool-call tag must not end the block early: JSON's own escapes
+    # ("\\/" and "\\u003c") keep the value while hiding the tag from the block pattern.
+    text = json.dumps({"name": tool, "arguments": arguments}, ensure_ascii=False)
+    return text.replace("</tool_call>", "<\\/tool_call>").replace("<tool_call>", "\\u003ctool_call>")
+
+
 def _merge(actions: list[Action]) -> list[Action]:
     """Fold back the pairs ``format_output`` writes for one action, and an answer's closing terminate.
 
@@ -389,4 +392,4 @@ def _system_button(value: object, label: str) -> SystemButton:
     name = str(value).strip().lower().replace(" ", "_") if isinstance(value, str) else None
     if name not in SYSTEM_BUTTONS:
         raise ActionError(f"{label}: {value!r} is not one of {', '.join(SYSTEM_BUTTONS)}")
-    return SystemButton(cast(SystemButtonName, name))
+    return SystemButton(name)
