@@ -100,7 +100,7 @@ def read_call(text: str) -> Call:
         value = keyword.value
         if keyword.arg is None or not isinstance(value, ast.Constant) or not isinstance(value.value, str):
             raise ValueError(f"{text[:120]!r}: every argument must be a quoted string, as in start_box='(x,y)'")
-        if value.value.strip():
+        if value.value != "":
             args[_RENAMED.get(keyword.arg, keyword.arg)] = value.value
     return Call(node.func.id, args, text)
 

@@ -19,7 +19,7 @@ also executes (``hover``, ``press``, ``keydown``/``keyup``, ``call_user``). Fixe
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, ClassVar, cast
+from typing import Any, ClassVar
 
 from cua_adapters_uitars import prompts
 from cua_adapters_uitars.grammar import Call, quote, read_box, read_call, split_output
@@ -223,7 +223,7 @@ class _UITarsBase(Adapter):
             "keydown": lambda: ua.KeyDown(_one_key(args, name)),
             "keyup": lambda: ua.KeyUp(_one_key(args, name)),
             "release": lambda: ua.KeyUp(_one_key(args, name)),
-            "type": lambda: _type(args.get("content", "")),
+            "type": lambda: _type(args.get("content") or _missing("content", name)),
             "wait": lambda: ua.Wait(WAIT_SECONDS),
             "finished": lambda: ua.Done(args.get("content")),
             "call_user": lambda: ua.Fail(CALL_USER_REASON),
@@ -246,7 +246,7 @@ class _UITarsBase(Adapter):
         if direction not in ua.SCROLL_DIRECTIONS:
             raise ValueError(f"scroll direction {direction!r} is not one of {', '.join(ua.SCROLL_DIRECTIONS)}")
         point = at("start_box") if "start_box" in args else None
-        return ua.Scroll(cast(ua.ScrollDirection, direction), SCROLL_CLICKS, point)
+        return ua.Scroll(direction, SCROLL_CLICKS, point)
 
 
 class UITarsAdapter(_UITarsBase):
@@ -299,6 +299,10 @@ def _one_key(args: dict[str, str], name: str) -> str:
     if len(keys) != 1:
         raise ValueError(f"{name} takes one key, got {' '.join(keys)!r}")
     return keys[0]
+
+
+def _missing(argument: str, name: str) -> str:
+    raise ValueError(f"{name} needs {argument}='...'")
 
 
 def _type(content: str) -> ua.TypeText:
