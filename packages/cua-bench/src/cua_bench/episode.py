@@ -71,9 +71,9 @@ def server_obs(observes: Observes, record: bool) -> str:
 def _png(screenshot: Any) -> bytes:
     if isinstance(screenshot, bytes | memoryview):
         return bytes(screenshot)
-    out = io.BytesIO()
-    Image.fromarray(np.asarray(screenshot)).save(out, "PNG", compress_level=1)
-    return out.getvalue()
+    from cua_data.png import encode_png  # cua-data only when recording or resizing PNGs
+
+    return encode_png(screenshot)
 
 
 def _fit(size: tuple[int, int], bound: tuple[int, int]) -> tuple[int, int] | None:
