@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import io
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -159,3 +160,24 @@ def test_bad_agent_options_fail_before_anything_starts(tmp_path: Path) -> None:
     with pytest.raises(CuaError, match=r"unknown adapter 'qwen9'"):
         _run(tmp_path, "http://127.0.0.1:9/v1", adapter="qwen9")
     assert not (tmp_path / "run" / "episodes.jsonl").exists()
+
+
+def test_one_command_line_runs_a_model(server: ModelServer, tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from cua_bench.cli import main
+
+    args = ["run", str(TASK), "--variants", "2", "--output", str(tmp_path / "cli"), "--agent", "openai"]
+    args += ["--model", "qwen3-vl-test", "--adapter", "qwen3-vl", "--base-url", server.base_url, "--history", "last=2"]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    assert "success 100.0%" in result.output
+    assert re.search(
+        r"model: \d+ calls, mean latency \d+ ms, tokens \d+ in / \d+ out, unparseable outputs 0", result.output
+    )
+    bad = CliRunner().invoke(
+        main, [*args[:6], "--agent", "openai", "--model", "m", "--adapter", "qwen3-vl", "--agent-option", "sed=3"]
+    )
+    assert bad.exit_code == 1 and "unknown option 'sed'" in bad.output and "Traceback" not in bad.output
+    bad = CliRunner().invoke(main, [*args[:6], "--obs", "screenshot,colour"])
+    assert bad.exit_code == 2 and "--obs: unknown part 'colour'" in bad.output

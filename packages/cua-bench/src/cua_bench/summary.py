@@ -115,4 +115,12 @@ def format_summary(summary: dict[str, Any]) -> str:
         f"wall {t['wall_s']:.1f} s, {t['episodes_per_min']:.0f} episodes/min, episode p50 {t['episode_p50_s']:.2f} s "
         f"p95 {t['episode_p95_s']:.2f} s, step p50 {t['step_p50_ms']:.1f} ms p95 {t['step_p95_ms']:.1f} ms"
     )
+    usage = summary.get("agent_usage") or {}
+    if usage.get("model_calls"):
+        calls = usage["model_calls"]
+        lines.append(
+            f"model: {calls:.0f} calls, mean latency {usage.get('model_s', 0) / calls * 1000:.0f} ms, tokens "
+            f"{usage.get('prompt_tokens', 0):.0f} in / {usage.get('completion_tokens', 0):.0f} out, "
+            f"unparseable outputs {usage.get('parse_errors', 0):.0f}, retries {usage.get('retries', 0):.0f}"
+        )
     return "\n".join(lines)
