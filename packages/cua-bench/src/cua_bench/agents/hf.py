@@ -47,11 +47,13 @@ class HFEngine:
     def load(self) -> HFEngine:
         try:
             import torch
-            from transformers import AutoModelForImageTextToText, AutoProcessor
+            from transformers import AutoModelForImageTextToText
+
+            from cua_data.adapters.sft import load_processor
         except ImportError as exc:
             raise CuaError(f"the hf agent needs torch and transformers: pip install 'cua-bench[hf]' ({exc})") from exc
         try:
-            self.processor = AutoProcessor.from_pretrained(self.path)  # type: ignore[no-untyped-call]
+            self.processor = load_processor(self.path)
             self.model = AutoModelForImageTextToText.from_pretrained(self.path)
         except (OSError, ValueError) as exc:
             raise CuaError(f"--model {self.path!r}: cannot load a transformers vision-language model: {exc}") from exc

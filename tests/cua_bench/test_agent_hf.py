@@ -1,0 +1,42 @@
+"""The ``hf`` agent with a tiny Qwen2.5-VL of the real architecture, built here with random weights."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from cua_bench.agents import hf
+from cua_bench.runner import RunConfig, Runner
+from cua_bench.tasksets import SIM
+from cua_core.errors import CuaError
+from support.tiny_models import build_tiny_qwen25_vl
+
+
+@pytest.fixture(scope="module")
+def tiny_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_tiny_qwen25_vl(tmp_path_factory.mktemp("tiny-qwen25-vl"))
+
+
+def test_a_local_model_plays_episodes_batched_across_environments(tiny_model: Path, tmp_path: Path) -> None:
+    options = {"model": str(tiny_model), "adapter": "qwen2.5-vl", "batch_wait_s": 0.5, "max_new_tokens": 12}
+    config = RunConfig(
+        str(SIM / "click-button"), tmp_path / "run", agent="hf", agent_options=options, max_parallel=3, variants=3,
+        max_steps=2,
+    )  # fmt: skip
+    summary = Runner(config).run()
+    # Random weights write nonsense: every step is an unparseable output the model is told about,
+    # never a crash, and each episode ends at its step limit with a real evaluation.
+    assert summary["errors"] == 0 and summary["scored"] == 3
+    usage = summary["agent_usage"]
+    assert usage["model_calls"] == 6 and usage["parse_errors"] == 6
+    engine = hf.engine(str(tiny_model), "auto", 8, 0.5, 12)
+    assert sum(engine.batch_sizes) == 6
+    assert max(engine.batch_sizes) > 1  # three environments' prompts answered by one generate call
+
+
+def test_a_folder_that_is_not_a_model_fails_before_the_run(tmp_path: Path) -> None:
+    with pytest.raises(CuaError, match="cannot load a transformers vision-language model"):
+        Runner(RunConfig(str(SIM / "click-button"), tmp_path / "run", agent="hf",
+                         agent_options={"model": str(tmp_path), "adapter": "qwen2.5-vl"}))  # fmt: skip
+    assert not (tmp_path / "run").exists()
