@@ -178,8 +178,8 @@ def _lines(action: ua.Action, style: CodeStyle) -> list[str]:
         case ua.LongPress(coordinate=p) if style.mobile:
             return [f"mobile.long_press({xy(p)})"]
         case ua.Swipe(start=s, end=e) if style.mobile:
-            start, end = (xy(point).replace("x=", "").replace(" y=", "") for point in (s, e))
-            return [f"mobile.swipe(from_coord=[{start}], to_coord=[{end}])"]
+            frm, to = (xy(point).replace("x=", "").replace(" y=", "") for point in (s, e))
+            return [f"mobile.swipe(from_coord=[{frm}], to_coord=[{to}])"]
         case ua.SystemButton(button=b) if style.mobile and b in ("home", "back", "recent", "menu"):
             return [f"mobile.{b}()"]
         case ua.SystemButton(button="enter") if style.mobile:
