@@ -83,11 +83,17 @@ def pixel_point(value: object, frame: Frame, label: str) -> Point:
 
 
 def xy_point(x: object, y: object, frame: Frame, label: str) -> Point:
+    position: list[float] = []
     for axis, number in (("x", x), ("y", y)):
-        if not is_real(number) or not math.isfinite(float(number)):
-            raise ActionError(f"{label}.{axis}: {describe(number)} is not a pixel position (a number)")
+        try:
+            value = float(number) if is_real(number) else math.nan
+        except OverflowError:  # an integer too large for a float is far off any screen
+            value = math.inf
+        if not math.isfinite(value):
+            raise ActionError(f"{label}.{axis}: {describe(number)} is not a finite pixel position")
+        position.append(value)
     try:
-        return from_pixels(float(x), float(y), *frame)  # type: ignore[arg-type]
+        return from_pixels(position[0], position[1], *frame)
     except ActionError as error:
         raise ActionError(f"{label}: {error} of the {frame[0]}x{frame[1]} screenshot") from None
 

@@ -69,8 +69,10 @@ def parse_xdotool_chord(chord: str, label: str) -> tuple[str, ...]:
     return tuple(_unified_from_keysym(part, label) for part in split_key_combo(chord))
 
 
-def parse_xdotool_keys(text: str, label: str) -> list[tuple[str, ...]]:
+def parse_xdotool_keys(text: object, label: str) -> list[tuple[str, ...]]:
     """xdotool ``key`` arguments: chords separated by whitespace, pressed one after another."""
+    if not isinstance(text, str):
+        raise ActionError(f"{label}: {text!r} is not a string of xdotool key names")
     chords = text.split()
     if not chords:
         raise ActionError(f"{label}: {text!r} names no key; write e.g. 'Return' or 'ctrl+s'")

@@ -250,14 +250,14 @@ class OpenAIComputerAdapter(Adapter):
 
         held = parse_cua_keys(action["keys"], "keys") if kind != "keypress" and action.get("keys") else ()
         if kind == "click":
-            button = action.get("button", "left")
+            button = str(action.get("button") or "left")
             if button in ("back", "forward"):
                 raise ActionError(f"the {button} mouse button has no unified equivalent (left, right, wheel only)")
             if button not in _BUTTONS:
                 raise ActionError(f"button {describe(button)} is not one of left, right, wheel, back, forward")
             return with_modifiers(held, Click(point(), _BUTTONS[button]))  # type: ignore[arg-type]
         if kind == "double_click":
-            button = action.get("button", "left")
+            button = str(action.get("button") or "left")
             if button not in _BUTTONS:
                 raise ActionError(f"button {describe(button)} is not one of left, right, wheel")
             return with_modifiers(held, Click(point(), _BUTTONS[button], 2))  # type: ignore[arg-type]
@@ -289,7 +289,7 @@ class OpenAIComputerAdapter(Adapter):
                 raise ActionError(f"{field}: {describe(value)} is not a whole number of pixels")
             distance = int(value)
             if distance:
-                clicks = max(1, round(abs(distance) / self.scroll_pixels_per_click))
+                clicks = max(1, round(min(abs(distance), 10**9) / self.scroll_pixels_per_click))
                 direction = negative if distance < 0 else positive
                 scrolls.append(Scroll(direction, min(clicks, MAX_SCROLL_AMOUNT), at))
         if not scrolls:
@@ -313,10 +313,16 @@ class OpenAIComputerAdapter(Adapter):
 
 def output_items(data: object, raw: object) -> list[Mapping[str, Any]]:
     """The output items of a response, a list of items, or one item."""
+    expected = "expected a response with output, a list of output items or one item"
     if isinstance(data, Mapping):
-        data = data["output"] if "output" in data and "type" not in data else [data]
+        if "output" in data and "type" not in data:
+            data = data["output"]
+        elif "type" in data or "role" in data:
+            data = [data]
+        else:
+            raise AdapterParseError(f"{FAMILY}: {expected}, got {describe(dict(data))}", raw)
     if isinstance(data, str) or not isinstance(data, Sequence):
-        raise AdapterParseError(f"{FAMILY}: expected a response with output, a list of output items or one item", raw)
+        raise AdapterParseError(f"{FAMILY}: {expected}", raw)
     for item in data:
         if not isinstance(item, Mapping):
             raise AdapterParseError(f"{FAMILY}: output item {describe(item)} is not an object", raw)
@@ -343,7 +349,7 @@ def _texts(parts: object, kind: str, raw: object) -> list[str]:
     texts = []
     for part in parts:
         # A refusal part carries its words in "refusal"; they are still what the model said.
-        text = (part.get("text") or part.get("refusal")) if isinstance(part, Mapping) else None
+        text = part.get("text", part.get("refusal")) if isinstance(part, Mapping) else None
         if not isinstance(text, str):
             raise AdapterParseError(f"{FAMILY}: part {describe(part)} has no text", raw)
         texts.append(text)
