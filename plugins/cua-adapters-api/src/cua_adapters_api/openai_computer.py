@@ -248,7 +248,9 @@ class OpenAIComputerAdapter(Adapter):
                     raise ActionError(f"{field} is required")
             return xy_point(source[x_field], source[y_field], frame, str(kind))
 
-        held = parse_cua_keys(action["keys"], "keys") if kind != "keypress" and action.get("keys") else ()
+        # GA mouse actions name the keys held while they run; keypress's "keys" are the keys pressed.
+        mouse = kind in ("click", "double_click", "move", "scroll", "drag")
+        held = parse_cua_keys(action["keys"], "keys") if mouse and action.get("keys") else ()
         if kind == "click":
             button = str(action.get("button") or "left")
             if button in ("back", "forward"):
