@@ -29,7 +29,7 @@ from PIL import Image
 from cua_adapters_api.anthropic import content_blocks
 from cua_adapters_api.common import check_size
 from cua_adapters_api.openai_computer import output_items
-from cua_data.adapters import AdapterParseError, Prompt
+from cua_data.adapters import AdapterParseError, Prompt, data_url
 
 __all__ = ["anthropic_request", "anthropic_tool", "openai_request", "openai_tool"]
 
@@ -61,13 +61,6 @@ def _events(prompt: Prompt) -> tuple[str | None, list[_Event]]:
             else:
                 events.append(_Event("text", text=part.get("text", "")))
     return ("\n\n".join(system) or None), events
-
-
-def _data_url(image: Image.Image, image_format: str) -> str:
-    # Prompt.openai_messages owns the encoding (format, compression level); reuse it for one image.
-    one = Prompt([{"role": "user", "content": [{"type": "image", "index": 0}]}], [image])
-    url: str = one.openai_messages(image_format)[0]["content"][0]["image_url"]["url"]
-    return url
 
 
 def _decoded(text: str) -> Any:
@@ -126,7 +119,7 @@ def anthropic_request(prompt: Prompt, *, image_format: str = "PNG") -> dict[str,
             _append(messages, "assistant", blocks)
         elif event.kind == "image":
             assert event.image is not None
-            media, _, data = _data_url(event.image, image_format).partition(";base64,")
+            media, _, data = data_url(event.image, image_format).partition(";base64,")
             block = {"type": "image", "source": {"type": "base64", "media_type": media[5:], "data": data}}
             if pending:
                 answer(block)
@@ -199,7 +192,7 @@ def openai_request(prompt: Prompt, *, image_format: str = "PNG", keep_reasoning:
                 items.append(dict(item))
         elif event.kind == "image":
             assert event.image is not None
-            url = _data_url(event.image, image_format)
+            url = data_url(event.image, image_format)
             if not pending:
                 user({"type": "input_image", "image_url": url})
             for call in pending:

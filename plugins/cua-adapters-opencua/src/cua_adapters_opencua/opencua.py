@@ -33,8 +33,17 @@ from cua_adapters_opencua.code import CodeStyle, absolute_xy, coordinates_of, re
 from cua_adapters_opencua.options import choice, pixels
 from cua_core import actions as ua
 from cua_core.errors import ActionError
-from cua_data.adapters import Adapter, AdapterParseError, HistoryPolicy, ParsedOutput, Prompt, Turn, smart_resize
-from cua_data.adapters.base import RawOutput, _merge_roles
+from cua_data.adapters import (
+    Adapter,
+    AdapterParseError,
+    HistoryPolicy,
+    ParsedOutput,
+    Prompt,
+    RawOutput,
+    Turn,
+    merge_roles,
+    smart_resize,
+)
 
 __all__ = ["OpenCUAAdapter"]
 
@@ -118,7 +127,7 @@ class OpenCUAAdapter(Adapter):
             content.append({"type": "image", "index": len(images) - 1})
         content.append({"type": "text", "text": prompts.OPENCUA_INSTRUCTION.format(instruction=instruction)})
         messages.append({"role": "user", "content": content})
-        return Prompt(_merge_roles(messages), images)
+        return Prompt(merge_roles(messages), images)
 
     def step_text(self, turn: Turn, size: tuple[int, int]) -> str:
         """A past step as the history shows it (``history_text``)."""

@@ -13,9 +13,7 @@ The API key is read from the environment variable ``api_key_env`` names, never f
 
 from __future__ import annotations
 
-import base64
 import http.client
-import io
 import json
 import os
 import random
@@ -28,6 +26,7 @@ from cua_bench.agents.model import ModelAgent
 from cua_bench.hookspecs import hookimpl
 from cua_core.errors import CuaError
 from cua_core.plugins import Register
+from cua_data.adapters import data_url
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -105,16 +104,7 @@ class OpenAIAgent(ModelAgent):
         kept = self.encoded.get(id(image))
         if kept is not None and kept[0] is image:
             return kept[1]
-        buffer = io.BytesIO()
-        if self.image_format == "PNG":
-            image.save(buffer, "PNG", compress_level=1)  # a tenth of the default's time, a few % larger
-        else:
-            image.save(buffer, "JPEG", quality=90)
-        mime = "image/png" if self.image_format == "PNG" else "image/jpeg"
-        part = {
-            "type": "image_url",
-            "image_url": {"url": f"data:{mime};base64,{base64.b64encode(buffer.getvalue()).decode()}"},
-        }
+        part = {"type": "image_url", "image_url": {"url": data_url(image, self.image_format)}}
         self.encoded[id(image)] = (image, part)
         return part
 

@@ -6,7 +6,17 @@ unified actions. Families are plugins (hook ``cua_data_register_adapters``); ``a
 what is installed. See ``cua_data.adapters.base`` for the contract.
 """
 
-from cua_data.adapters.base import Adapter, AdapterParseError, ParsedOutput, Prompt, RawOutput, Turn, as_image
+from cua_data.adapters.base import (
+    Adapter,
+    AdapterParseError,
+    ParsedOutput,
+    Prompt,
+    RawOutput,
+    Turn,
+    as_image,
+    data_url,
+    merge_roles,
+)
 from cua_data.adapters.history import HistoryPolicy, TurnView
 from cua_data.adapters.resize import smart_resize
 
@@ -20,5 +30,7 @@ __all__ = [
     "Turn",
     "TurnView",
     "as_image",
+    "data_url",
+    "merge_roles",
     "smart_resize",
 ]

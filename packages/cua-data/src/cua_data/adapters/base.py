@@ -36,7 +36,17 @@ from cua_core.errors import CuaError
 from cua_data.adapters.history import HistoryPolicy
 from cua_data.png import encode_png
 
-__all__ = ["Adapter", "AdapterParseError", "ParsedOutput", "Prompt", "RawOutput", "Turn", "as_image"]
+__all__ = [
+    "Adapter",
+    "AdapterParseError",
+    "ParsedOutput",
+    "Prompt",
+    "RawOutput",
+    "Turn",
+    "as_image",
+    "data_url",
+    "merge_roles",
+]
 
 # What a model hands back: text for the text families, JSON objects (or lists of them) for the
 # API formats (Anthropic tool_use blocks, OpenAI computer_call items).
@@ -52,6 +62,17 @@ class AdapterParseError(CuaError, ValueError):
     def __init__(self, message: str, raw: object) -> None:
         super().__init__(message)
         self.raw = raw
+
+
+def data_url(image: Image.Image, image_format: str = "PNG") -> str:
+    """``data:image/png;base64,...`` (lossless, the fast writer) or JPEG at quality 90 (``image_format="JPEG"``)."""
+    if image_format.upper() == "PNG":
+        return "data:image/png;base64," + base64.b64encode(encode_png(np.asarray(image.convert("RGB")))).decode()
+    if image_format.upper() not in ("JPEG", "JPG"):
+        raise ValueError(f"image_format must be PNG or JPEG, got {image_format!r}")
+    buffer = io.BytesIO()
+    image.convert("RGB").save(buffer, "JPEG", quality=90)
+    return "data:image/jpeg;base64," + base64.b64encode(buffer.getvalue()).decode()
 
 
 def as_image(screenshot: Any) -> Image.Image:
@@ -103,19 +124,9 @@ class Prompt:
 
     def openai_messages(self, image_format: str = "PNG") -> list[dict[str, Any]]:
         """For OpenAI-compatible chat-completions servers (vLLM, SGLang, llama.cpp): data URLs."""
-        mime = "image/png" if image_format.upper() == "PNG" else "image/jpeg"
-
-        def encode(image: Image.Image) -> dict[str, Any]:
-            if mime == "image/png":
-                data = encode_png(np.asarray(image))
-            else:
-                buffer = io.BytesIO()
-                image.save(buffer, "JPEG", quality=90)
-                data = buffer.getvalue()
-            url = f"data:{mime};base64,{base64.b64encode(data).decode()}"
-            return {"type": "image_url", "image_url": {"url": url}}
-
-        return self.with_images(encode)
+        return self.with_images(
+            lambda image: {"type": "image_url", "image_url": {"url": data_url(image, image_format)}}
+        )
 
     def processor_messages(self) -> list[dict[str, Any]]:
         """For a transformers processor's chat template; pass ``self.images`` beside them."""
@@ -210,7 +221,7 @@ class Adapter(ABC):
         if screenshot is not None:
             images.append(self.resize(screenshot))
             messages.append({"role": "user", "content": [{"type": "image", "index": len(images) - 1}]})
-        return Prompt(_merge_roles(messages), images)
+        return Prompt(merge_roles(messages), images)
 
     def _screen_size(self, history: Sequence[Turn], screenshot: Any) -> tuple[int, int]:
         for shot in [screenshot, *(t.screenshot for t in reversed(history))]:
@@ -220,7 +231,7 @@ class Adapter(ABC):
         raise ValueError(f"{self.name}: no screenshot in the observation or the history, so no screen size")
 
 
-def _merge_roles(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def merge_roles(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Consecutive messages of one role become one (chat templates expect roles to alternate)."""
     merged: list[dict[str, Any]] = []
     for message in messages:
