@@ -13,6 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from support.model_outputs import model_outputs
 
 from cua_adapters_api import AnthropicAdapter, OpenAIComputerAdapter
 from cua_core.actions import Click, Point, Screenshot, Scroll, TypeText
@@ -20,9 +21,7 @@ from cua_data.adapters import AdapterParseError
 
 
 def blocks(shared_fixtures: Path, name: str) -> list[str]:
-    parts = (shared_fixtures / "model_outputs" / name).read_text().split("\n----\n")
-    assert parts[0].startswith("#"), "the first block is the provenance header"
-    return parts[1:]
+    return model_outputs(shared_fixtures, name)
 
 
 def cell(pixel: float, size: int) -> float:

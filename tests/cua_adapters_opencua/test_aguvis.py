@@ -9,6 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from PIL import Image
+from support.model_outputs import model_outputs
 
 from cua_adapters_opencua import AguvisAdapter
 from cua_core import actions as ua
@@ -23,9 +24,7 @@ texts = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), min_si
 
 
 def blocks(shared_fixtures: Path) -> list[str]:
-    parts = (shared_fixtures / "model_outputs" / "aguvis.txt").read_text(encoding="utf-8").split("\n----\n")
-    assert parts[0].startswith("#")
-    return parts[1:]
+    return model_outputs(shared_fixtures, "aguvis.txt")
 
 
 def test_registered() -> None:

@@ -9,6 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from PIL import Image
+from support.model_outputs import model_outputs
 
 from cua_adapters_opencua import OpenCUAAdapter
 from cua_core import actions as ua
@@ -28,9 +29,7 @@ def px(x: float, y: float) -> ua.Point:
 
 
 def blocks(shared_fixtures: Path) -> list[str]:
-    parts = (shared_fixtures / "model_outputs" / "opencua.txt").read_text(encoding="utf-8").split("\n----\n")
-    assert parts[0].startswith("#")
-    return parts[1:]
+    return model_outputs(shared_fixtures, "opencua.txt")
 
 
 # Block 1 is OpenCUA-7B/32B's own grounding answer (pixels of the smart-resized image); 2-5 are AgentNet

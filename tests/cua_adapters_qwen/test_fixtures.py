@@ -13,6 +13,7 @@ import re
 from pathlib import Path
 
 import pytest
+from support.model_outputs import model_outputs
 
 from cua_adapters_qwen import Qwen3VLAdapter, Qwen25VLAdapter
 from cua_core.actions import Point, Tap
@@ -20,10 +21,7 @@ from cua_data.adapters import AdapterParseError
 
 
 def blocks(shared_fixtures: Path) -> list[str]:
-    text = (shared_fixtures / "model_outputs" / "qwen_vl.txt").read_text()
-    parts = text.split("\n----\n")
-    assert parts[0].startswith("#"), "the first block is the provenance header"
-    return parts[1:]
+    return model_outputs(shared_fixtures, "qwen_vl.txt")
 
 
 def test_the_fixture_has_three_blocks(shared_fixtures: Path) -> None:

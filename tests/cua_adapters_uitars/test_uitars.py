@@ -10,6 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from PIL import Image
+from support.model_outputs import model_outputs
 
 from cua_adapters_uitars import CALL_USER_REASON, SCROLL_CLICKS, WAIT_SECONDS, UITars15Adapter, UITarsAdapter
 from cua_core import actions as ua
@@ -29,9 +30,7 @@ def px(x: float, y: float, frame: tuple[int, int] = FRAME) -> ua.Point:
 
 
 def blocks(shared_fixtures: Path) -> list[str]:
-    parts = (shared_fixtures / "model_outputs" / "ui_tars.txt").read_text(encoding="utf-8").split("\n----\n")
-    assert parts[0].startswith("#")
-    return parts[1:]
+    return model_outputs(shared_fixtures, "ui_tars.txt")
 
 
 # Block -> (adapter, expected actions, thought). Provenance in the fixture's header: 1-3 and 5 are
