@@ -22,16 +22,14 @@ only mark functions, so importing a task module has no side effects beyond defin
 
 from __future__ import annotations
 
-import hashlib
-import importlib.util
 import inspect
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 from typing import Any, Protocol, TypeVar, overload
 
+from cua_bench.importing import FileImportError, import_file
 from cua_core.errors import CuaError
 
 __all__ = [
@@ -210,21 +208,10 @@ def load_task_module(path: Path | str) -> TaskModule:
                 return loaded
         raise TaskError(f"{path}: not a task folder (no main.py), nor a task file of a registered format")
     folder = main.parent
-    # A unique module name per file, so two tasks' main.py never shadow each other.
-    digest = hashlib.sha1(str(main.resolve()).encode()).hexdigest()[:10]
-    module_name = f"cua_bench_task_{folder.name.replace('-', '_')}_{digest}"
-    module = sys.modules.get(module_name)
-    if module is None:
-        spec = importlib.util.spec_from_file_location(module_name, main)
-        if spec is None or spec.loader is None:
-            raise TaskError(f"{main}: cannot be imported")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[module_name] = module
-        try:
-            spec.loader.exec_module(module)
-        except Exception as exc:
-            del sys.modules[module_name]
-            raise TaskError(f"{main}: import failed: {type(exc).__name__}: {exc}") from exc
+    try:
+        module = import_file(main, "cua_bench_task")
+    except FileImportError as exc:
+        raise TaskError(str(exc)) from exc.__cause__
     functions: dict[tuple[str, str | None], Callable[..., Any]] = {}
     for value in vars(module).values():
         for role, split in getattr(value, "__cua_task__", []):

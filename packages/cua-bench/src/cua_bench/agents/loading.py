@@ -9,16 +9,14 @@ second with the accepted names, not after the run has started its computers.
 from __future__ import annotations
 
 import difflib
-import hashlib
 import importlib
-import importlib.util
 import inspect
-import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 from cua_bench.agents.base import Agent
+from cua_bench.importing import FileImportError, import_file
 from cua_core.errors import CuaError
 
 __all__ = ["AgentSpec", "agent_factory", "load_agent_class"]
@@ -35,19 +33,10 @@ def load_agent_class(spec: str) -> Callable[..., Agent]:
         path = Path(where)
         if not path.is_file():
             raise CuaError(f"--agent {spec!r}: no file {where}")
-        name = f"cua_bench_agent_{path.stem}_{hashlib.sha1(str(path.resolve()).encode()).hexdigest()[:8]}"
-        module = sys.modules.get(name)
-        if module is None:
-            loader_spec = importlib.util.spec_from_file_location(name, path)
-            if loader_spec is None or loader_spec.loader is None:
-                raise CuaError(f"--agent {spec!r}: {where} cannot be imported")
-            module = importlib.util.module_from_spec(loader_spec)
-            sys.modules[name] = module
-            try:
-                loader_spec.loader.exec_module(module)
-            except Exception as exc:
-                del sys.modules[name]
-                raise CuaError(f"--agent {spec!r}: importing {where} failed: {type(exc).__name__}: {exc}") from exc
+        try:
+            module = import_file(path, "cua_bench_agent")
+        except FileImportError as exc:
+            raise CuaError(f"--agent {spec!r}: {exc}") from exc.__cause__
     else:
         try:
             module = importlib.import_module(where)
