@@ -6,23 +6,23 @@ Each package keeps one typed ``hookspecs`` module (as pytest and tox do) whose s
 the whole API, and one more name to learn would only hide them. Built-ins go through the same
 manager as third-party plugins, so they can rely on nothing a third party could not.
 
-Hooks that add named things (backends, agents, trainers) follow simonw's llm: the hook receives
-a ``register(name, obj, **meta)`` callback, and :func:`collect` checks every name and refuses a
-duplicate with both plugins named, so a clash is found when loading rather than by whichever
-plugin happened to win::
+Hooks that add named things (backends, agents, adapters, trainers) follow simonw's llm: the hook
+receives a typed ``register(name, obj, description=...)`` callback (:class:`Register`), and
+:func:`collect` checks every name and object and refuses a duplicate with both plugins named, so a
+clash or a wrong object is found when loading rather than by whichever plugin happened to win::
 
     # cua_bench/hookspecs.py
     hookspec = pluggy.HookspecMarker("cua_bench")
 
     @hookspec
-    def cua_bench_register_backends(register: Callable[..., None]) -> None:
-        "Call register(name, backend_class) once per backend."
+    def cua_bench_register_backends(register: Register[type[Backend]]) -> None:
+        "Call register(name, backend_class, description=...) once per backend."
 
-    # cua_bench/backends.py
-    pm = make_plugin_manager("cua_bench", hookspecs, builtins=["cua_bench.sim"])
-    backends: Registry[type[Backend]] = collect(pm, "cua_bench_register_backends")
+    # cua_bench/registry.py
+    pm = make_plugin_manager("cua_bench", hookspecs, builtins=["cua_bench.backends.sim"])
+    backends = collect(pm, "cua_bench_register_backends", kind="backend", validate=is_subclass_of(Backend))
 
-Users steer loading without editing code: ``CUA_BENCH_DISABLE_PLUGINS=docker,cua_bench.sim``
+Users steer loading without editing code: ``CUA_BENCH_DISABLE_PLUGINS=docker,cua_bench.backends.sim``
 blocks plugins by name, ``CUA_BENCH_LOAD_PLUGINS=docker`` auto-loads only the named entry points
 (and ``CUA_BENCH_LOAD_PLUGINS=`` none at all), the way ``PYTEST_DISABLE_PLUGIN_AUTOLOAD`` and
 ``-p no:name`` let a user rule out a broken or unwanted plugin.
