@@ -23,12 +23,14 @@ from cua_bench.summary import EpisodeResult, format_summary, load_results, summa
 from cua_bench.tasks import load_task_module
 from cua_bench.taskset import resolve_episodes, task_folders
 from cua_core.actions import format_action, parse_actions
+from cua_core.command import CONTEXT, CuaGroup
 from cua_core.errors import ActionError, CuaError
 
 __all__ = ["main"]
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=CuaGroup, context_settings=CONTEXT)
+@click.version_option(package_name="cua-bench")
 def main() -> None:
     """Verifiable computer-use tasks on the embedded desktop and on real ones."""
 

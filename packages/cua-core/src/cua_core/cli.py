@@ -15,6 +15,7 @@ from typing import Any
 
 import click
 
+from cua_core.command import CONTEXT, CuaGroup
 from cua_core.errors import CuaError
 from cua_core.events import BusAddresses, Forwarder, Publisher, Subscriber
 from cua_core.rpc import RpcClient, RpcServer
@@ -23,7 +24,8 @@ from cua_core.security import AllowList, ServerSecurity, load_or_create_keypair
 __all__ = ["main"]
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=CuaGroup, context_settings=CONTEXT)
+@click.version_option(package_name="cua-core")
 @click.option("-v", "--verbose", is_flag=True, help="Log debug messages.")
 def main(verbose: bool) -> None:
     """The cua message bus: events (PUB/SUB through a forwarder) and RPC (DEALER/ROUTER)."""

@@ -13,6 +13,7 @@ from typing import Any
 import click
 
 from cua_core.actions import format_action
+from cua_core.command import CONTEXT, CuaGroup
 from cua_core.errors import ActionError, CuaError
 from cua_data.convert import converters, run_conversion
 from cua_data.errors import SampleError
@@ -39,7 +40,8 @@ def _fail(exc: Exception) -> click.ClickException:
     return click.ClickException(str(exc))
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=CuaGroup, context_settings=CONTEXT)
+@click.version_option(package_name="cua-data")
 def main() -> None:
     """LiteSample datasets: Parquet partitions plus a content-addressed image store."""
 

@@ -15,6 +15,7 @@ from typing import Any
 
 import click
 
+from cua_core.command import CONTEXT, CuaGroup
 from cua_core.errors import CuaError
 from cua_pool.client import stop_spaces
 from cua_pool.config import (
@@ -39,7 +40,8 @@ class Context:
         self.controller = controller
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=CuaGroup, context_settings=CONTEXT)
+@click.version_option(package_name="cua-pool")
 @click.option("--controller", envvar="CUA_POOL_CONTROLLER", help="Controller address (default: this computer's pool).")
 @click.option("-v", "--verbose", is_flag=True, help="Log debug messages.")
 @click.pass_context
