@@ -94,3 +94,52 @@ def test_serve_refuses_an_exposed_address_without_keys() -> None:
     result = CliRunner().invoke(main, ["serve", "--publish", "tcp://0.0.0.0:0"])
     assert result.exit_code == 1
     assert "without CURVE keys" in result.output
+
+
+def _bus(args: list[str], env_dir: Path) -> subprocess.CompletedProcess[str]:
+    """As a process with a timeout: the bugs these tests pin down were hangs."""
+    env = {**os.environ, "CUA_RUNTIME_DIR": str(env_dir)}
+    return subprocess.run(
+        [sys.executable, "-m", "cua_core.cli", *args], env=env, capture_output=True, text=True, timeout=20, check=False
+    )
+
+
+def test_tail_without_a_forwarder_says_so_instead_of_hanging(private_dirs: Path) -> None:
+    missing = _bus(["tail"], private_dirs)
+    assert missing.returncode == 1
+    assert "bus-subscribe.sock does not exist" in missing.stderr and "cua-bus serve" in missing.stderr
+    assert "Traceback" not in missing.stderr
+    # A socket file left by a forwarder that stopped: there, but nobody listens.
+    import socket as sockets
+
+    stale = private_dirs / "stale.sock"
+    with sockets.socket(sockets.AF_UNIX) as s:
+        s.bind(str(stale))
+    left = _bus(["tail", "--subscribe", f"ipc://{stale}"], private_dirs)
+    assert left.returncode == 1 and "nothing listens" in left.stderr and "cua-bus serve" in left.stderr
+    bad = _bus(["tail", "--subscribe", "nowhere"], private_dirs)
+    assert bad.returncode == 1 and "ipc://PATH or tcp://HOST:PORT" in bad.stderr
+
+
+def test_call_names_the_address_forms_and_missing_sockets(private_dirs: Path) -> None:
+    runner = CliRunner()
+    bad = runner.invoke(main, ["call", "notanaddress", "rpc.ping"])
+    assert bad.exit_code == 1, bad.output
+    assert "'notanaddress' is not a bus address: write ipc://PATH or tcp://HOST:PORT" in bad.output
+    assert "ZMQError" not in bad.output and len(bad.output.strip().splitlines()) == 1
+    start = time.monotonic()
+    gone = runner.invoke(main, ["call", f"ipc://{private_dirs}/nobody.sock", "rpc.ping"])
+    assert gone.exit_code == 1 and "no RPC server at" in gone.output and "does not exist" in gone.output
+    assert time.monotonic() - start < 5  # not the whole 30 s timeout
+    assert runner.invoke(main, ["call", "tcp://127.0.0.1:7070", "rpc.ping", "--timeout", "0"]).exit_code == 2
+
+
+def test_nothing_done_is_not_a_success() -> None:
+    runner = CliRunner()
+    key = runner.invoke(main, ["keys", "init"]).output.strip()
+    assert runner.invoke(main, ["keys", "allow", key, "--comment", "me"]).exit_code == 0
+    again = runner.invoke(main, ["keys", "allow", key, "--comment", "someone else"])
+    assert again.exit_code == 1 and "already allowed" in again.output and "nothing changed" in again.output
+    assert "someone else" not in runner.invoke(main, ["keys", "show"]).output
+    assert runner.invoke(main, ["demo", "--requests", "0"]).exit_code == 2  # no round trip to time
+    assert runner.invoke(main, ["tail", "--count", "-1"]).exit_code == 2

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import logging
 import shutil
+import socket
+import stat
 import statistics
 import sys
 import tempfile
@@ -34,7 +36,49 @@ def main(verbose: bool) -> None:
 
 def _addresses(publish: str | None, subscribe: str | None) -> BusAddresses:
     default = BusAddresses.default()
-    return BusAddresses(publish or default.publish, subscribe or default.subscribe)
+    return BusAddresses(_checked(publish or default.publish), _checked(subscribe or default.subscribe))
+
+
+def _checked(address: str) -> str:
+    """Refuse a malformed address with the forms that work, not ZeroMQ's bare "Invalid argument"."""
+    scheme, sep, rest = address.partition("://")
+    if sep and scheme == "ipc" and rest:
+        return address
+    if sep and scheme == "tcp":
+        host, colon, port = rest.rpartition(":")
+        if colon and host and ((port.isdigit() and 0 <= int(port) < 65536) or port == "*"):
+            return address
+    raise CuaError(f"{address!r} is not a bus address: write ipc://PATH or tcp://HOST:PORT (e.g. tcp://127.0.0.1:7070)")
+
+
+def _reachable(address: str, what: str, fix: str) -> str:
+    """Check an address before connecting to it.
+
+    ZeroMQ connects lazily: a socket nobody listens on makes a subscriber wait for ever and a
+    call wait out its whole timeout, in silence. An ipc socket can be checked for certain (is it
+    there, does anyone accept on it); a tcp one only for its form.
+    """
+    scheme = _checked(address).partition("://")[0]
+    if scheme == "tcp":
+        port = address.rpartition(":")[2]
+        if port in ("*", "0"):
+            raise CuaError(f"{address}: connecting needs the port the {what} listens on, not {port}")
+        return address
+    path = Path(address.removeprefix("ipc://"))
+    if not path.exists():
+        raise CuaError(f"no {what} at {address}: the socket {path} does not exist; {fix}")
+    if not stat.S_ISSOCK(path.stat().st_mode):
+        raise CuaError(f"{address}: {path} is not a socket; pass the address of a running {what}")
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+        try:
+            probe.connect(str(path))
+        except ConnectionRefusedError:
+            raise CuaError(
+                f"no {what} at {address}: nothing listens on {path} (left by a process that stopped); {fix}"
+            ) from None
+        except OSError:
+            pass  # a path too long to probe, or no permission: ZeroMQ will say
+    return address
 
 
 @main.command()
@@ -61,10 +105,14 @@ def serve(publish: str | None, subscribe: str | None, secure: bool) -> None:
 @main.command()
 @click.argument("topics", nargs=-1)
 @click.option("--subscribe", help="The forwarder's subscribe address.")
-@click.option("--count", type=int, default=0, help="Stop after this many events (0: never).")
+@click.option("--count", type=click.IntRange(min=0), default=0, help="Stop after this many events (0: never).")
 def tail(topics: tuple[str, ...], subscribe: str | None, count: int) -> None:
     """Print events as they arrive, one JSON line each (all topics by default)."""
-    address = _addresses(None, subscribe).subscribe
+    address = _reachable(
+        _addresses(None, subscribe).subscribe,
+        "event forwarder",
+        "start one with `cua-bus serve` (or pass the running one's --subscribe address)",
+    )
     try:
         sub = Subscriber(address, topics or ("",))
     except ValueError as exc:
@@ -88,7 +136,7 @@ def tail(topics: tuple[str, ...], subscribe: str | None, count: int) -> None:
 @click.argument("address")
 @click.argument("method")
 @click.argument("params", default="{}")
-@click.option("--timeout", type=float, default=30.0, show_default=True)
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=30.0, show_default=True)
 def call(address: str, method: str, params: str, timeout: float) -> None:
     """Call METHOD on the RPC server at ADDRESS with PARAMS, a JSON object of named parameters."""
     try:
@@ -97,6 +145,7 @@ def call(address: str, method: str, params: str, timeout: float) -> None:
         raise click.BadParameter(f"not JSON: {exc}", param_hint="PARAMS") from exc
     if not isinstance(parsed, dict):
         raise click.BadParameter("must be a JSON object such as '{\"x\": 1}'", param_hint="PARAMS")
+    _reachable(address, "RPC server", "start the server first, or check the address")
     try:
         with RpcClient(address, timeout=timeout) as client:
             result = client.call(method, parsed)
@@ -134,15 +183,19 @@ def keys_show() -> None:
 @click.option("--comment", default="", help="Who this key belongs to.")
 def keys_allow(public_key: str, comment: str) -> None:
     """Accept clients holding PUBLIC_KEY (40 Z85 characters)."""
+    allow = AllowList()
     try:
-        AllowList().add(public_key, comment)
+        known = public_key.encode() in allow
+        allow.add(public_key, comment)
     except CuaError as exc:
         raise click.ClickException(str(exc)) from exc
+    if known:
+        raise CuaError(f"{public_key} is already allowed ({allow.path}); nothing changed")
     click.echo(f"allowed {public_key}")
 
 
 @main.command()
-@click.option("--requests", type=int, default=200, show_default=True, help="Round trips to time.")
+@click.option("--requests", type=click.IntRange(min=1), default=200, show_default=True, help="Round trips to time.")
 def demo(requests: int) -> None:
     """A live round trip: a forwarder, an RPC server and a client on ipc, with events shown as they flow."""
     runtime = Path(tempfile.mkdtemp(prefix="cua-demo-"))
