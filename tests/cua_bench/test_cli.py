@@ -12,8 +12,9 @@ from cua_bench.cli import main
 
 
 def run(*args: object, stdin: str | None = None) -> tuple[int, str]:
+    """The exit code, and what was printed (only stdout with --json: progress goes to stderr)."""
     result = CliRunner().invoke(main, [str(a) for a in args], input=stdin)
-    return result.exit_code, result.output
+    return result.exit_code, result.stdout if "--json" in args else result.output
 
 
 def test_run_report_and_replay(tmp_path: Path) -> None:
@@ -77,7 +78,7 @@ def test_check_and_conformance(tmp_path: Path) -> None:
 def test_interact_takes_typed_actions(tmp_path: Path) -> None:
     tasks = make_taskset(tmp_path / "ts", {"press-a": ("fast", 1)})
     shots = tmp_path / "shots"
-    script = "a11y\nclick(500, 500)\nnot an action\nevaluate\ndone()\n"
+    script = "help\na11y\na11y print\nclick(500, 500)\nnot an action\nevaluate\ndone\n"
     proc = subprocess.run(
         [sys.executable, "-m", "cua_bench.cli", "interact", str(tasks / "press-a"), "--screenshots", str(shots)],
         input=script,
@@ -88,12 +89,14 @@ def test_interact_takes_typed_actions(tmp_path: Path) -> None:
     )
     assert proc.returncode == 0, proc.stderr
     assert "task: Press Alpha" in proc.stdout
-    assert '"role": "window"' in proc.stdout
+    assert "a11y print" in proc.stdout and "quit" in proc.stdout  # the help text
+    assert '"role": "window"' in proc.stdout  # the whole tree, printed
+    assert json.loads((shots / "a11y_000.json").read_text())[0]["role"] == "window"  # and written whole
     assert "step 1: click(coordinate=[500, 500])" in proc.stdout
     assert "not an action" in proc.stdout
     assert "reward 0.0" in proc.stdout
     assert "episode over: reward 0.0" in proc.stdout
-    assert sorted(p.name for p in shots.iterdir()) == ["step_000.png", "step_001.png", "step_002.png"]
+    assert sorted(p.name for p in shots.glob("*.png")) == ["step_000.png", "step_001.png", "step_002.png"]
 
 
 def test_list_shows_the_sim_taskset() -> None:

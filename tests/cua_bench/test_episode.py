@@ -101,9 +101,9 @@ def test_the_cli_keeps_the_tasks_max_steps_unless_given(tmp_path: Path) -> None:
     base = ["run", str(SIM / "click-button"), "--agent", "random", "--variants", "2", "--json", "--no-record"]
     result = CliRunner().invoke(main, [*base, "--output", str(tmp_path / "a")])
     assert result.exit_code == 0, result.output
-    assert json.loads(result.output)["tasks"]["click-button"]["mean_steps"] <= 5  # it ran 50 before
+    assert json.loads(result.stdout)["tasks"]["click-button"]["mean_steps"] <= 5  # it ran 50 before
     result = CliRunner().invoke(main, [*base, "--output", str(tmp_path / "b"), "--max-steps", "2"])
-    assert json.loads(result.output)["tasks"]["click-button"]["mean_steps"] <= 2
+    assert json.loads(result.stdout)["tasks"]["click-button"]["mean_steps"] <= 2
 
 
 def test_the_runner_takes_an_instance_a_factory_a_file_and_a_module(tmp_path: Path) -> None:

@@ -195,13 +195,19 @@ def test_a_worker_that_dies_unexpectedly_fails_the_run_and_says_why(
     tasks = make_taskset(tmp_path / "ts", {"press-a": ("fast", 2)})
     runner = Runner(RunConfig(str(tasks), tmp_path / "out", record=False, max_parallel=2))
 
-    def broken(**_: Any) -> Computer:
+    provision = runner.backend.provision
+    calls: list[int] = []
+
+    def broken(**options: Any) -> Computer:
+        calls.append(1)
+        if len(calls) == 1:  # the run's preflight computer starts; the second worker's does not
+            return provision(**options)
         raise ValueError("no room for sockets")
 
     monkeypatch.setattr(runner.backend, "provision", broken)
     with pytest.raises(
         CuaError,
-        match=r"2 runner worker\(s\) stopped on ValueError: no room for sockets \(0 of 2 episodes done; .*--resume\)",
+        match=r"1 runner worker\(s\) stopped on ValueError: no room for sockets \(1 of 2 episodes done; .*--resume\)",
     ):
         runner.run()
     assert (tmp_path / "out" / "summary.json").exists()  # what was done is kept

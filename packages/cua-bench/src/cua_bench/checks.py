@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from cua_bench.client import EnvClient
@@ -13,7 +14,12 @@ __all__ = ["check_task"]
 
 
 def check_task(
-    path: Path | str, *, backend: str = "sim", split: str | None = None, variants: int | None = None
+    path: Path | str,
+    *,
+    backend: str = "sim",
+    split: str | None = None,
+    variants: int | None = None,
+    progress: Callable[[str], None] | None = None,
 ) -> list[str]:
     """Reset -> oracle -> evaluate on every variant (and reset -> evaluate for doing nothing); the failures."""
     module = load_task_module(path)
@@ -40,6 +46,8 @@ def check_task(
                             )
                     except CuaError as exc:
                         problems.append(f"{where}: {exc}")
+                    if progress is not None:
+                        progress(where)
     finally:
         impl.teardown(computer)
     return problems

@@ -17,16 +17,20 @@ from cua_bench.checks import check_task
 from cua_bench.client import EnvClient
 from cua_bench.conformance import check_backend
 from cua_bench.parity import run_parity
+from cua_bench.progress import Progress
 from cua_bench.registry import agents, backends, tasksets
 from cua_bench.runner import RunConfig, Runner
+from cua_bench.settings import load_settings
 from cua_bench.summary import EpisodeResult, format_summary, load_results, summarize
 from cua_bench.tasks import load_task_module
-from cua_bench.taskset import resolve_episodes, task_folders
+from cua_bench.taskset import locate_task, resolve_episodes, select_tasks, task_folders
 from cua_core.actions import format_action, parse_actions
 from cua_core.command import CONTEXT, CuaGroup
 from cua_core.errors import ActionError, CuaError
 
 __all__ = ["main"]
+
+POSITIVE = click.IntRange(min=1)
 
 
 @click.group(cls=CuaGroup, context_settings=CONTEXT)
@@ -59,13 +63,15 @@ def _options(pairs: tuple[str, ...], hint: str = "--agent-option") -> dict[str, 
 @click.option("--history", help="Model agents: full, last=N, images=N or last=N,images=M.")
 @click.option("--adapter-option", "adapter_options", multiple=True, help="KEY=VALUE for the adapter (repeatable).")
 @click.option("--obs", help="What the agent observes: screenshot|png|none, a11y[=osworld], max=WxH (comma-separated).")
-@click.option("--max-parallel", default=4, show_default=True, help="Environments at once.")
-@click.option("--max-steps", type=int, help="Steps before an episode is truncated (default: each task's own).")
-@click.option("--variants", type=int, help="Only the first K variants of each task.")
+@click.option("--tasks", help="Only these tasks: names or globs, comma-separated (click-button,gnumeric-*).")
+@click.option("--max-parallel", default=4, show_default=True, type=POSITIVE, help="Environments at once.")
+@click.option("--max-steps", type=POSITIVE, help="Steps before an episode is truncated (default: each task's own).")
+@click.option("--variants", type=POSITIVE, help="Only the first K variants of each task.")
 @click.option("--split", default="test", show_default=True)
 @click.option("--output", type=click.Path(file_okay=False, path_type=Path), help="Run folder (default runs/<time>).")
-@click.option("--resume", is_flag=True, help="Continue the run in --output without redoing finished episodes.")
+@click.option("--resume", is_flag=True, help="Continue the run in --output (same settings) without redoing episodes.")
 @click.option("--no-record", is_flag=True, help="Do not write trajectories (faster; the agent sees the same).")
+@click.option("--allow-errors", is_flag=True, help="Exit 0 even when episodes errored (they are never scored).")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 def run(
     taskset: str,
@@ -78,6 +84,7 @@ def run(
     history: str | None,
     adapter_options: tuple[str, ...],
     obs: str | None,
+    tasks: str | None,
     max_parallel: int,
     max_steps: int | None,
     variants: int | None,
@@ -85,13 +92,19 @@ def run(
     output: Path | None,
     resume: bool,
     no_record: bool,
+    allow_errors: bool,
     as_json: bool,
 ) -> None:
     """Run every (task, variant) of TASKSET (a registered name or a folder) and summarise.
 
+    Exits 1 when an episode errored (a platform failure, never scored as 0) unless --allow-errors,
+    and when nothing was scored.
+
     A model in one line: `--agent openai --model NAME --adapter qwen3-vl --base-url URL`, or
     `--agent hf --model PATH --adapter qwen2.5-vl`.
     """
+    if resume and output is None:
+        raise click.UsageError("--resume needs --output RUN_FOLDER: the run to continue")
     output = output or Path("runs") / time.strftime("%Y%m%d-%H%M%S")
     options = _options(agent_options)
     shortcuts = {"model": model, "adapter": adapter, "base_url": base_url, "history": history}
@@ -103,54 +116,52 @@ def run(
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--obs") from exc
     config = RunConfig(
-        taskset,
-        output,
-        backend,
-        agent,
-        options,
-        max_parallel,
-        max_steps,
-        variants,
-        split,
-        resume,
-        not no_record,
-        observes=observes,
-    )
+        taskset, output, backend, agent, options, max_parallel, max_steps, variants, split, resume, not no_record,
+        observes=observes, tasks=tasks,
+    )  # fmt: skip
+    total = len(resolve_episodes(taskset, split, variants, tasks))
+    already = len(load_results(output / "episodes.jsonl")) if resume else 0
+    progress = Progress(total, already=already)
+    runner = Runner(config, progress=lambda r: progress.advance(f"{r.key}: {_outcome(r)}"))
     try:
-        runner = Runner(config, progress=_Progress(len(resolve_episodes(taskset, split, variants))))
         summary = runner.run()
     except KeyboardInterrupt:
-        click.echo(f"\ninterrupted: finished episodes are kept; continue with --resume --output {output}", err=True)
+        progress.close()
+        click.echo(f"interrupted: finished episodes are kept; continue with --resume --output {output}", err=True)
         sys.exit(130)
-    except CuaError as exc:
-        raise click.ClickException(str(exc)) from exc
+    finally:
+        progress.close()
     if as_json:
         click.echo(json.dumps(summary, indent=2))
     else:
         click.echo(format_summary(summary))
         click.echo(f"run folder: {output}")
+    _exit_for(summary, output, allow_errors)
 
 
-class _Progress:
-    """One line on stderr per finished episode when stderr is a terminal, a count otherwise."""
+def _outcome(result: EpisodeResult) -> str:
+    return f"{result.reward:.2f}" if result.status == "ok" and result.reward is not None else result.status
 
-    def __init__(self, total: int) -> None:
-        self.total = total
-        self.done = 0
-        self.live = sys.stderr.isatty()
 
-    def __call__(self, result: EpisodeResult) -> None:
-        self.done += 1
-        if self.live:
-            reward = "error" if result.status != "ok" else f"{result.reward:.2f}"
-            click.echo(f"\r[{self.done}/{self.total}] {result.key}: {reward}".ljust(70), nl=False, err=True)
-            if self.done == self.total:
-                click.echo(err=True)
+def _exit_for(summary: dict[str, Any], output: Path, allow_errors: bool) -> None:
+    """Non-zero when episodes errored (their first reasons shown) or nothing was scored at all."""
+    errored = [r for r in load_results(output / "episodes.jsonl").values() if r.status == "error"]
+    for result in errored[:5]:
+        click.echo(f"errored: {result.key}: {result.error}", err=True)
+    if len(errored) > 5:
+        click.echo(f"... and {len(errored) - 5} more: cua-bench report {output}", err=True)
+    if errored and not allow_errors:
+        click.echo(f"Error: {len(errored)} episode(s) errored (never scored); --allow-errors to exit 0", err=True)
+        sys.exit(1)
+    if summary["scored"] == 0:
+        click.echo("Error: no episode was scored (every one errored or was skipped)", err=True)
+        sys.exit(1)
 
 
 @main.command("list")
+@click.option("--paths", is_flag=True, help="Also each task's folder (what check and interact also take).")
 @click.option("--json", "as_json", is_flag=True)
-def list_cmd(as_json: bool) -> None:
+def list_cmd(paths: bool, as_json: bool) -> None:
     """Registered tasksets with their tasks and variant counts, backends, agents and model adapters."""
     from cua_data.registry import adapters
 
@@ -160,12 +171,16 @@ def list_cmd(as_json: bool) -> None:
         "agents": agents().names(),
         "adapters": adapters().names(),
     }
+    where: dict[str, str] = {}
     for name in tasksets().names():
         tasks = {}
         for folder in task_folders(name):
             module = load_task_module(folder)
             tasks[module.name] = {split: len(module.variants(split)) for split in module.splits()}
+            where[f"{name}/{module.name}"] = str(folder)
         data["tasksets"][name] = tasks
+    if paths:
+        data["paths"] = where
     if as_json:
         click.echo(json.dumps(data, indent=2))
         return
@@ -173,33 +188,73 @@ def list_cmd(as_json: bool) -> None:
         total = sum(n for splits in tasks.values() for n in splits.values())
         click.echo(f"{name}: {len(tasks)} tasks, {total} variants")
         for task, splits in tasks.items():
-            click.echo(f"  {task:32} " + "  ".join(f"{s}={n}" for s, n in splits.items()))
+            counts = "  ".join(f"{s}={n}" for s, n in splits.items())
+            click.echo(f"  {name}/{task:28} {counts}" + (f"  {where[f'{name}/{task}']}" if paths else ""))
     click.echo(f"backends: {', '.join(data['backends'])}")
     click.echo(f"agents: {', '.join(data['agents'])}")
     click.echo(f"adapters: {', '.join(data['adapters']) or '(none installed: pip install plugins/cua-adapters-*)'}")
 
 
+def _task_folders(target: str, tasks: str | None) -> list[Path]:
+    """A task name (sim/click-button), a task folder or file, or a taskset (name or folder) narrowed by --tasks."""
+    path = Path(target)
+    if not path.exists() and "/" in target and target.split("/", 1)[0] in tasksets():
+        folders = [locate_task(target)]
+    else:
+        folders = task_folders(target)
+    return select_tasks(folders, tasks)
+
+
 @main.command()
-@click.argument("task", type=click.Path(exists=True, path_type=Path))
+@click.argument("target")
 @click.option("--backend", default="sim", show_default=True)
-@click.option("--variants", type=int, help="Only the first K variants.")
-def check(task: Path, backend: str, variants: int | None) -> None:
-    """Reset -> oracle -> evaluate on every variant of TASK; exit 1 listing each failure."""
-    problems = check_task(task, backend=backend, variants=variants)
-    for problem in problems:
-        click.echo(problem)
-    click.echo(f"{len(problems)} problem(s)" if problems else "every variant: oracle 1.0, doing nothing 0")
+@click.option("--tasks", help="Only these tasks of a taskset: names or globs, comma-separated.")
+@click.option("--variants", type=POSITIVE, help="Only the first K variants of each task.")
+@click.option("--json", "as_json", is_flag=True, help="Print the problems as JSON.")
+def check(target: str, backend: str, tasks: str | None, variants: int | None, as_json: bool) -> None:
+    """Every variant of TARGET: the oracle scores 1.0 and doing nothing 0; exit 1 listing each failure.
+
+    TARGET is a task name (sim/click-button), a task folder, or a taskset (with --tasks to pick).
+    """
+    backends()[backend]  # an unknown backend fails here, before anything starts
+    folders = _task_folders(target, tasks)
+    counts = [_variant_count(folder, variants) for folder in folders]
+    progress = Progress(sum(counts), what="variants checked")
+    problems: list[str] = []
+    try:
+        for folder in folders:
+            problems += check_task(folder, backend=backend, variants=variants, progress=progress.advance)
+    finally:
+        progress.close()
+    if as_json:
+        click.echo(json.dumps({"tasks": len(folders), "variants": sum(counts), "problems": problems}, indent=2))
+    else:
+        for problem in problems:
+            click.echo(problem)
+        splits = sorted({split for folder in folders for split in load_task_module(folder).splits()})
+        ok = f"{len(folders)} task(s), {sum(counts)} variant(s) ({' and '.join(splits)}): oracle 1.0, doing nothing 0"
+        click.echo(f"{len(problems)} problem(s)" if problems else ok)
     sys.exit(1 if problems else 0)
+
+
+def _variant_count(folder: Path, variants: int | None) -> int:
+    module = load_task_module(folder)
+    counts = [len(module.variants(split)) for split in module.splits()]
+    return sum(c if variants is None else min(variants, c) for c in counts)
 
 
 @main.command()
 @click.argument("backend")
-def conformance(backend: str) -> None:
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+def conformance(backend: str, as_json: bool) -> None:
     """Run the backend conformance suite against a fresh computer of BACKEND."""
     problems = check_backend(backend)
-    for problem in problems:
-        click.echo(f"- {problem}")
-    click.echo(f"{backend}: " + ("conformant" if not problems else f"{len(problems)} problem(s)"))
+    if as_json:
+        click.echo(json.dumps({"backend": backend, "conformant": not problems, "problems": problems}, indent=2))
+    else:
+        for problem in problems:
+            click.echo(f"- {problem}")
+        click.echo(f"{backend}: " + ("conformant" if not problems else f"{len(problems)} problem(s)"))
     sys.exit(1 if problems else 0)
 
 
@@ -269,42 +324,70 @@ def prune(names: tuple[str, ...], everything: bool) -> None:
     sys.exit(1 if failed else 0)
 
 
+INTERACT_HELP = """\
+Type actions in the unified text form, one or more per line, separated by ';':
+  click(500, 300)   double: click(500, 300, clicks=2)   right: click(500, 300, button="right")
+  type("hello")   type("query", press_enter=True)   key(("ctrl", "s"))   scroll("down", 3)
+  drag((100, 100), (400, 300))   wait(1)          coordinates are 0-1000 on both axes
+Commands:
+  evaluate         the reward of the screen as it is now
+  a11y             write the accessibility tree to a11y_NNN.json beside the screenshots (all of it)
+  a11y print       print the whole tree here
+  done / done("answer") / fail("reason")   end the episode (scored)
+  help             this text
+  quit             leave without ending the episode"""
+
+
 @main.command()
-@click.argument("task", type=click.Path(exists=True, path_type=Path))
-@click.option("--variant", default=0, show_default=True)
+@click.argument("task")
+@click.option("--variant", default=0, show_default=True, type=click.IntRange(min=0))
 @click.option("--split", default="test", show_default=True)
 @click.option("--backend", default="sim", show_default=True)
 @click.option(
     "--screenshots", type=click.Path(file_okay=False, path_type=Path), default=Path("interact"), show_default=True
 )
-def interact(task: Path, variant: int, split: str, backend: str, screenshots: Path) -> None:
-    """Act by hand: type actions like `click(500, 300)` or `type("hi")`; each screen is saved as PNG.
+def interact(task: str, variant: int, split: str, backend: str, screenshots: Path) -> None:
+    """Act by hand on TASK (a name like sim/click-button, or a task folder); each screen is saved as PNG.
 
-    `evaluate` prints the reward, `a11y` the accessibility tree, `done` ends the episode.
+    Type `help` at the prompt for the actions and commands.
     """
+    folder = locate_task(task)
     impl = backends()[backend]()
     computer = impl.provision()
     screenshots.mkdir(parents=True, exist_ok=True)
     try:
         with EnvClient(computer.address) as env:
-            obs, info = env.reset(options={"task": str(task), "variant": variant, "split": split, "obs": "png"})
-            click.echo(f"task: {info['task']['description']}")
+            obs, info = env.reset(options={"task": str(folder), "variant": variant, "split": split, "obs": "png"})
+            click.echo(f"task: {info['task']['description']}  (type help for the commands)")
             step = 0
             _save(screenshots, step, obs)
             for line in sys.stdin if not sys.stdin.isatty() else iter(lambda: input("action> "), None):
                 text = line.strip()
                 if not text:
                     continue
+                if text in ("quit", "exit", "q"):
+                    break
+                if text in ("help", "?"):
+                    click.echo(INTERACT_HELP)
+                    continue
                 if text == "evaluate":
                     click.echo(f"reward {env.evaluate()}")
                     continue
-                if text == "a11y":
-                    click.echo(json.dumps(env.session("accessibility_tree"), indent=1)[:4000])
+                if text in ("a11y", "a11y print"):
+                    tree = json.dumps(env.session("accessibility_tree"), indent=1)
+                    if text == "a11y print":
+                        click.echo(tree)
+                    else:
+                        path = screenshots / f"a11y_{step:03d}.json"
+                        path.write_text(tree)
+                        click.echo(f"accessibility tree ({len(tree):,} characters) -> {path}")
                     continue
+                if text in ("done", "fail"):
+                    text += "()"
                 try:
                     actions = parse_actions(text)
                 except ActionError as exc:
-                    click.echo(f"not an action: {exc}")
+                    click.echo(f"not an action: {exc} (type help)")
                     continue
                 obs, reward, terminated, truncated, info = env.step(actions)
                 step += 1
@@ -318,8 +401,6 @@ def interact(task: Path, variant: int, split: str, backend: str, screenshots: Pa
                     break
     except (EOFError, KeyboardInterrupt):
         pass
-    except CuaError as exc:
-        raise click.ClickException(str(exc)) from exc
     finally:
         impl.teardown(computer)
 
@@ -334,22 +415,29 @@ def _save(folder: Path, step: int, obs: dict[str, Any]) -> Path:
 @click.argument("run_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.option("--json", "as_json", is_flag=True)
 def report(run_dir: Path, as_json: bool) -> None:
-    """Summarise a run folder (complete or interrupted) from its recorded episodes."""
+    """Summarise a run folder (complete or interrupted) from its recorded episodes and settings."""
     results = load_results(run_dir / "episodes.jsonl")
     if not results:
         raise click.ClickException(f"{run_dir}: no episodes.jsonl with results; is it a `cua-bench run` folder?")
-    about = {}
+    about: dict[str, Any] = {}
+    wall_s = 0.0
     saved = run_dir / "summary.json"
     if saved.exists():
-        about = {
-            k: v for k, v in json.loads(saved.read_text()).items() if k in ("taskset", "backend", "agent", "split")
-        }
-    summary = summarize(results.values(), **about)
+        previous = json.loads(saved.read_text())
+        about = {k: v for k, v in previous.items() if k in ("taskset", "backend", "agent", "split", "agent_usage")}
+        wall_s = float(previous.get("timings", {}).get("wall_s", 0.0))
+    settings = load_settings(run_dir)
+    if settings is not None:
+        about["settings"] = settings.get("results", {})
+    summary = summarize(results.values(), wall_s=wall_s, **about)
     errors = [r for r in results.values() if r.status != "ok"]
     if as_json:
         click.echo(json.dumps({**summary, "errored": [r.key for r in errors]}, indent=2))
         return
     click.echo(format_summary(summary))
+    if settings is not None:
+        click.echo(f"command: {' '.join(settings.get('run', {}).get('command', []))}")
+        click.echo(f"commit: {settings.get('run', {}).get('commit')}")
     for result in errors:
         click.echo(f"{'skipped' if result.status == 'skipped' else 'errored'}: {result.key}: {result.error}")
 

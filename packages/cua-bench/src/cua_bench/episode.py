@@ -155,15 +155,16 @@ def run_episode(
         started = time.monotonic()
         solved = env.solve()
         count = len(solved["steps"])
-        each = (time.monotonic() - started) / max(1, count)
+        each = (time.monotonic() - started) / max(1, count)  # servers older than per-step times
+        times = [float(step.get("seconds", each)) for step in solved["steps"]]
         for index, step in enumerate(solved["steps"], 1):
             actions = [action_from_dict(a) for a in step["actions"]]
             _record(trajectory, actions, step["observation"])
             if on_step is not None:
                 last = index == count
                 gained = solved["reward"] if last else 0.0
-                on_step(StepRecord(index, actions, step["observation"], gained, last, False, {}, each))
-        return EpisodeOutcome(the_task, solved["reward"], count, Done(), [each] * count, trajectory, screen)
+                on_step(StepRecord(index, actions, step["observation"], gained, last, False, {}, times[index - 1]))
+        return EpisodeOutcome(the_task, solved["reward"], count, Done(), times, trajectory, screen)
     agent.reset(the_task)
     step_s: list[float] = []
     ended: Action | None = None

@@ -20,12 +20,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from cua_bench.agents.base import Agent, Observes
+from cua_bench.agents.base import Agent, Observes, SkipEpisode
 from cua_bench.agents.loading import AgentSpec, agent_factory
 from cua_bench.backends.base import Backend, BackendError, Computer
 from cua_bench.client import EnvClient
 from cua_bench.episode import EpisodeStopped, run_episode
 from cua_bench.registry import backends
+from cua_bench.settings import check_resume, load_settings, run_settings, write_settings
 from cua_bench.summary import EpisodeResult, load_results, summarize
 from cua_bench.taskset import Episode, resolve_episodes
 from cua_core.actions import Done, Fail
@@ -55,7 +56,7 @@ class RunConfig:
     max_steps: int | None = None  # None: each task's own max_steps (50 when it declares none)
     variants: int | None = None
     split: str = "test"
-    resume: bool = False
+    resume: bool = False  # continue the run in ``output``; refused when its settings differ
     record: bool = True
     width: int = 1280
     height: int = 800
@@ -63,6 +64,7 @@ class RunConfig:
     step_timeout: float = 60.0
     heartbeat_timeout: float = 5.0  # how soon a dead env server is noticed
     observes: Observes | None = None  # overrides what the agent declares it observes (--obs)
+    tasks: str | None = None  # only these tasks: names or globs, comma-separated (--tasks)
 
 
 class _Recorder:
@@ -131,6 +133,14 @@ class _Bus:
             self.publisher.close()
 
 
+def _previous_wall(folder: Path) -> float:
+    """The wall time of the sessions before this one, so a resumed run's rates count all of it."""
+    try:
+        return float(json.loads((folder / "summary.json").read_text())["timings"]["wall_s"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return 0.0
+
+
 class Runner:
     def __init__(self, config: RunConfig, *, progress: Callable[[EpisodeResult], None] | None = None) -> None:
         self.config = config
@@ -143,26 +153,43 @@ class Runner:
         self.agents: list[Agent] = [self.agent_factory()]
         self.spare_agent: Agent | None = self.agents[0]
         self.agents_lock = threading.Lock()
+        self.spare_computer: Computer | None = None
         self.stop = threading.Event()
         self.run_id = uuid.uuid4().hex[:8]
         self.backend.run_id = self.run_id
         self.crashes: list[BaseException] = []  # workers that died of something unexpected
 
     def episodes(self) -> list[Episode]:
-        return resolve_episodes(self.config.taskset, self.config.split, self.config.variants)
+        return resolve_episodes(self.config.taskset, self.config.split, self.config.variants, self.config.tasks)
+
+    def preflight(self) -> Computer:
+        """One computer, started before anything is written: a backend that cannot start one fails the
+        run here, in one line, instead of erroring every episode. The first worker then uses it."""
+        try:
+            return self.backend.provision(width=self.config.width, height=self.config.height)
+        except CuaError as exc:
+            raise CuaError(f"backend {self.config.backend!r} cannot start a computer: {exc}") from exc
 
     def run(self) -> dict[str, Any]:
         config = self.config
-        config.output.mkdir(parents=True, exist_ok=True)
         results_path = config.output / "episodes.jsonl"
         if results_path.exists() and not config.resume:
             raise CuaError(f"{config.output} holds a run already: pass --resume to continue it, or pick a new --output")
+        settings = run_settings(config, self.agent_name)
+        if config.resume:
+            check_resume(config.output, settings)
         done = load_results(results_path)
+        previous_wall = _previous_wall(config.output) if done else 0.0
         todo: queue.Queue[Episode] = queue.Queue()
         episodes = self.episodes()
         for episode in episodes:
             if episode.key not in done:
                 todo.put(episode)
+        if not todo.empty():
+            self.spare_computer = self.preflight()
+        config.output.mkdir(parents=True, exist_ok=True)
+        if not (config.resume and load_settings(config.output)):
+            write_settings(config.output, settings)
         recorder = _Recorder(config.output, config.record, config.commit_every)
         bus = _Bus(self.run_id)
         bus.publish("bench.run.started", {"episodes": len(episodes), "todo": todo.qsize(), "agent": self.agent_name})
@@ -186,12 +213,13 @@ class Runner:
         results = load_results(results_path)
         summary = summarize(
             results.values(),
-            wall_s=time.monotonic() - started,
+            wall_s=previous_wall + time.monotonic() - started,
             taskset=config.taskset,
             backend=config.backend,
             agent=self.agent_name,
             split=config.split,
             complete=len(results) == len(episodes) and not self.stop.is_set(),
+            settings=settings["results"],
         )
         usage = self._usage()
         if usage:
@@ -233,9 +261,9 @@ class Runner:
             agent, self.spare_agent = self.spare_agent or self.agent_factory(), None
             if all(a is not agent for a in self.agents):
                 self.agents.append(agent)
+            computer, self.spare_computer = self.spare_computer, None
         if self.config.observes is not None:
             agent.observes = self.config.observes
-        computer: Computer | None = None
         try:
             while not self.stop.is_set():
                 try:
@@ -253,6 +281,11 @@ class Runner:
                         break
                     except EpisodeStopped:
                         return
+                    except SkipEpisode as exc:  # the agent cannot play it (replay: not recorded)
+                        result = EpisodeResult(
+                            episode.key, episode.task, episode.variant, episode.split, "skipped", error=str(exc)
+                        )
+                        break
                     except _ENV_FAILURES as exc:
                         why = self.backend.failure(computer) if computer is not None else None
                         cause = f"{type(exc).__name__}: {exc}" + (f" ({why})" if why else "")

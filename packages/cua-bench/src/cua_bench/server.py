@@ -53,13 +53,16 @@ class _RecordingSession:
         return getattr(self._inner, name)
 
     async def apply(self, actions: Sequence[Action]) -> list[str | None]:
+        started = time.monotonic()
         errors = await self._inner.apply(actions)
         await self._inner.settle()
+        seconds = time.monotonic() - started  # the step as an agent's step is timed: apply and settle
         self.steps.append(
             {
                 "actions": [action_to_dict(a) for a in actions],
                 "errors": errors,
                 "observation": await self._server._observation(),
+                "seconds": seconds,
             }
         )
         return errors

@@ -110,6 +110,14 @@ def format_summary(summary: dict[str, Any]) -> str:
             f"{task[:32]:32} {row['episodes']:>5} {row['success_rate']:>7.1%} {row['mean_reward']:>7.3f} "
             f"{row['mean_steps']:>6.1f} {row['errors']:>4} {row['skipped']:>5}"
         )
+    settings = summary.get("settings") or {}
+    if settings:
+        shown = {
+            k: v
+            for k, v in settings.items()
+            if k not in ("taskset", "backend", "agent", "seed") and v not in (None, {})
+        }
+        lines.append("settings: " + ", ".join(f"{k}={v}" for k, v in shown.items()))
     t = summary["timings"]
     lines.append(
         f"wall {t['wall_s']:.1f} s, {t['episodes_per_min']:.0f} episodes/min, episode p50 {t['episode_p50_s']:.2f} s "

@@ -8,13 +8,14 @@ handed a path that exists only on the host.
 from __future__ import annotations
 
 import difflib
+import fnmatch
 from dataclasses import dataclass
 from pathlib import Path
 
 from cua_bench.registry import resolve_task, tasksets
 from cua_bench.tasks import TaskError, TaskModule, find_tasks, load_task_module
 
-__all__ = ["Episode", "locate_task", "resolve_episodes", "task_folders"]
+__all__ = ["Episode", "locate_task", "resolve_episodes", "select_tasks", "task_folders", "task_name"]
 
 
 @dataclass(frozen=True)
@@ -48,14 +49,50 @@ def task_folders(taskset: str | Path) -> list[Path]:
     return folders
 
 
-def resolve_episodes(taskset: str | Path, split: str = "test", variants: int | None = None) -> list[Episode]:
-    """Every (task, variant) of ``split``, the first ``variants`` of each task when given."""
+def task_name(folder: Path) -> str:
+    """A task's short name: its folder's name, or a task file's stem (OSWorld's JSON files)."""
+    return folder.name if folder.is_dir() else folder.stem
+
+
+def select_tasks(folders: list[Path], tasks: str | None) -> list[Path]:
+    """The folders whose names match ``tasks``: names, globs (``gnumeric-*``), comma-separated.
+
+    A pattern that matches nothing is an error naming the closest task, because a typo that
+    silently selects nothing would run zero episodes and look like success.
+    """
+    if tasks is None:
+        return folders
+    patterns = [p.strip() for p in tasks.split(",") if p.strip()]
+    if not patterns:
+        raise TaskError("--tasks is empty: give task names or globs, like click-button,gnumeric-*")
+    names = [task_name(f) for f in folders]
+    chosen: set[str] = set()
+    for pattern in patterns:
+        short = pattern.rsplit("/", 1)[-1]  # "sim/click-button" names the same task as "click-button"
+        matched = fnmatch.filter(names, short)
+        if not matched:
+            close = difflib.get_close_matches(short, names, n=1)
+            hint = (
+                f"; did you mean {close[0]!r}?"
+                if close
+                else f" (tasks: {', '.join(names[:8])}{', ...' if len(names) > 8 else ''})"
+            )
+            raise TaskError(f"--tasks: no task matches {pattern!r}{hint}")
+        chosen.update(matched)
+    return [f for f, n in zip(folders, names, strict=True) if n in chosen]
+
+
+def resolve_episodes(
+    taskset: str | Path, split: str = "test", variants: int | None = None, tasks: str | None = None
+) -> list[Episode]:
+    """Every (task, variant) of ``split``, the first ``variants`` of each task when given, of the
+    tasks ``tasks`` selects (names or globs, comma-separated) when given."""
     named = not Path(taskset).exists() and str(taskset) in tasksets()
     episodes = []
-    for folder in task_folders(taskset):
+    for folder in select_tasks(task_folders(taskset), tasks):
         module: TaskModule = load_task_module(folder)
         count = len(module.variants(split))
-        ref = f"{taskset}/{folder.name if folder.is_dir() else folder.stem}" if named else str(folder)
+        ref = f"{taskset}/{task_name(folder)}" if named else str(folder)
         for variant in range(count if variants is None else min(variants, count)):
             episodes.append(Episode(folder, module.name, variant, split, ref))
     return episodes
@@ -72,7 +109,7 @@ def locate_task(ref: str | Path) -> Path:
     names = tasksets().names()
     taskset, _, task = str(ref).partition("/")
     if taskset in names and task:
-        known = [p.name if p.is_dir() else p.stem for p in task_folders(taskset)]
+        known = [task_name(p) for p in task_folders(taskset)]
         close = difflib.get_close_matches(task, known, n=1)
         hint = f"; did you mean {taskset}/{close[0]}?" if close else f" ({len(known)} tasks: see `cua-bench list`)"
         raise TaskError(f"task {str(ref)!r}: taskset {taskset!r} has no task {task!r}{hint}")

@@ -12,11 +12,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from cua_core.actions import Action
+from cua_core.errors import CuaError
 
 if TYPE_CHECKING:
     from cua_bench.tasks import Task
 
-__all__ = ["A11Y_FORMATS", "SCREENSHOT_FORMATS", "Agent", "Observes"]
+__all__ = ["A11Y_FORMATS", "SCREENSHOT_FORMATS", "Agent", "Observes", "SkipEpisode"]
 
 SCREENSHOT_FORMATS = ("rgb", "png", "none")
 A11Y_FORMATS = ("nodes", "osworld")
@@ -73,6 +74,11 @@ class Observes:
                     "(comma-separated, e.g. screenshot,a11y)"
                 )
         return cls(screenshot, max_size, a11y)
+
+
+class SkipEpisode(CuaError):
+    """Raised by ``Agent.reset`` for an episode the agent cannot play (a replay with no recording of
+    it): the episode is recorded as skipped with this reason, never scored as a 0."""
 
 
 class Agent(ABC):

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from cua_bench.agents.base import Agent, Observes
+from cua_bench.agents.base import Agent, Observes, SkipEpisode
 from cua_bench.hookspecs import hookimpl
 from cua_bench.tasks import Task
 from cua_core.actions import Action, Click, Done, Drag, KeyPress, Point, Scroll, TypeText
@@ -89,7 +89,9 @@ class ReplayAgent(Agent):
 
     def reset(self, task: Task) -> None:
         key = f"{task.name}/{task.split}/{task.variant}"
-        self.queue = list(self.plans.get(key, [[Done()]]))
+        if key not in self.plans:
+            raise SkipEpisode(f"the replayed dataset has no episode {key}")
+        self.queue = list(self.plans[key])
 
     def act(self, observation: dict[str, Any]) -> list[Action]:
         return self.queue.pop(0) if self.queue else [Done()]
