@@ -1,0 +1,20 @@
+"""The README's worked task example is a real task: check runs it, oracle 1.0 and doing nothing 0."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from cua_bench.checks import check_task
+
+README = Path(__file__).resolve().parents[2] / "packages" / "cua-bench" / "README.md"
+
+
+def test_the_worked_task_example_passes_check(tmp_path: Path) -> None:
+    section = README.read_text().split("## Writing a task", 1)[1]
+    source = re.search(r"```python\n(.*?)```", section, re.S)
+    assert source is not None, "the section lost its example"
+    folder = tmp_path / "greet"
+    folder.mkdir()
+    (folder / "main.py").write_text(source.group(1))
+    assert check_task(folder) == []
