@@ -1,5 +1,8 @@
 """cua-data: LiteSample rows, their Parquet + image store, converters and the torch Dataset."""
 
+# The converters subpackage first: importing it later (as the registry does) would rebind the
+# package attribute ``converters`` from the function below to the subpackage.
+from cua_data import converters as _builtin_converters  # noqa: F401
 from cua_data.convert import ConversionReport, Converted, converters, run_conversion
 from cua_data.errors import SampleError, StoreError
 from cua_data.hub import export_hub, import_hub

@@ -15,13 +15,14 @@ import click
 from cua_core.actions import format_action
 from cua_core.command import CONTEXT, CuaGroup
 from cua_core.errors import ActionError, CuaError
-from cua_data.convert import converters, run_conversion
+from cua_data.convert import DUPLICATE, converters, run_conversion
 from cua_data.errors import SampleError
 from cua_data.hub import export_hub, import_hub
 from cua_data.images import ImageStore
 from cua_data.layout import find_partitions
 from cua_data.lite_actions import from_lite_tool_call
-from cua_data.reader import DatasetReader, open_parquet
+from cua_data.markers import DATASET_MARKER, Layout, require_dataset
+from cua_data.reader import DatasetReader, open_parquet, row_id
 from cua_data.schema import LiteSample
 
 __all__ = ["main"]
@@ -36,10 +37,6 @@ def _emit(data: Any, as_json: bool, text: Callable[[], None]) -> None:
         text()
 
 
-def _fail(exc: Exception) -> click.ClickException:
-    return click.ClickException(str(exc))
-
-
 @click.group(cls=CuaGroup, context_settings=CONTEXT)
 @click.version_option(package_name="cua-data")
 def main() -> None:
@@ -51,14 +48,15 @@ def main() -> None:
 @click.argument("src", type=click.Path(exists=True, path_type=Path))
 @click.argument("dst", type=click.Path(file_okay=False, path_type=Path))
 @click.option("--dataset", help="Dataset name in image paths (default: DST's folder name).")
+@click.option("--append", is_flag=True, help="Add to the existing dataset DST, skipping rows whose id it holds.")
+@click.option("--allow-empty", is_flag=True, help="Exit 0 even when no row was written.")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
-def convert(fmt: str, src: Path, dst: Path, dataset: str | None, as_json: bool) -> None:
-    """Convert native records SRC into the dataset folder DST (appending to what is there)."""
-    try:
-        with _progress("converting") as tick:
-            report = run_conversion(fmt, src, dst, dataset=dataset, progress=tick)
-    except CuaError as exc:
-        raise _fail(exc) from exc
+def convert(
+    fmt: str, src: Path, dst: Path, dataset: str | None, append: bool, allow_empty: bool, as_json: bool
+) -> None:
+    """Convert native records SRC into the dataset folder DST (new or empty; --append to add to one)."""
+    with _progress("converting") as tick:
+        report = run_conversion(fmt, src, dst, dataset=dataset, append=append, progress=tick)
 
     def text() -> None:
         written = report["written"]
@@ -76,6 +74,17 @@ def convert(fmt: str, src: Path, dst: Path, dataset: str | None, as_json: bool) 
                 click.echo(f"  {title}: {n} x {reason}" + (f"  e.g. {example}" if example else ""))
 
     _emit(report, as_json, text)
+    if not report["written"]["rows_total"] and not allow_empty:
+        skipped = sum(report["skipped"].values())
+        why = (
+            f"all {skipped} were already in {dst}"
+            if report["skipped"] and set(report["skipped"]) == {DUPLICATE}
+            else f"is SRC in the {fmt} layout? (see the cua-data README for each format's files)"
+        )
+        raise CuaError(
+            f"{fmt}: no row written from {report['records']} record(s) of {src}: {why}; "
+            "pass --allow-empty to accept an empty conversion"
+        )
 
 
 @main.command()
@@ -89,33 +98,34 @@ def formats() -> None:
 
 @main.command()
 @click.argument("path", type=_DATASET)
-@click.option("--row", type=int, default=0, show_default=True, help="Which row of the first partition to show.")
+@click.option(
+    "--row",
+    type=click.IntRange(min=0),
+    default=0,
+    show_default=True,
+    help="Which row to show, counting across partitions.",
+)
 @click.option("--json", "as_json", is_flag=True)
 def inspect(path: Path, row: int, as_json: bool) -> None:
     """Counts by partition, one row rendered readably, and a check of that row's images."""
-    try:
-        reader = DatasetReader(path)
-        counts = {str(p): open_parquet(reader.path(p)).metadata.num_rows for p in reader.partitions()}
-        sample = next((s for i, s in enumerate(reader) if i == row), None)
-    except CuaError as exc:
-        raise _fail(exc) from exc
+    require_dataset(path, "inspect")
+    reader = DatasetReader(path)
+    counts = {str(p): open_parquet(reader.path(p)).metadata.num_rows for p in reader.partitions()}
+    total = sum(counts.values())
+    if row >= total:
+        raise CuaError(
+            f"{path} has {total} rows, so there is no row {row}: "
+            + (f"choose --row 0 to {total - 1}" if total else "the dataset is empty")
+        )
+    sample = _nth(reader, row)
     store = ImageStore(path)
-    refs = [ref for ref in (sample.images if sample else []) if isinstance(ref, str)]
-    images = [{"path": ref, "problem": store.check(ref)} for ref in refs]
-    data = {
-        "partitions": counts,
-        "rows": sum(counts.values()),
-        "row": sample.to_row() if sample else None,
-        "images": images,
-    }
+    images = [_image(store, ref) for ref in sample.images if isinstance(ref, str)]
+    data = {"partitions": counts, "rows": total, "row": sample.to_row(), "images": images}
 
     def text() -> None:
-        click.echo(f"{path}: {data['rows']} rows")
+        click.echo(f"{path}: {total} rows")
         for name, n in counts.items():
             click.echo(f"  {name}: {n}")
-        if sample is None:
-            click.echo(f"no row {row}")
-            return
         meta = sample.metadata
         click.echo(f"\nrow {row}: {meta.platform}/{meta.task_type} id={meta.id} source={meta.source}")
         for line in _render(sample):
@@ -124,6 +134,33 @@ def inspect(path: Path, row: int, as_json: bool) -> None:
             click.echo(f"  image {image['path']}: {image['problem'] or 'ok'}")
 
     _emit(data, as_json, text)
+
+
+def _nth(reader: DatasetReader, index: int) -> LiteSample:
+    """Row ``index`` across the partitions, reading only the row group that holds it."""
+    for partition in reader.partitions():
+        file = reader.path(partition)
+        parquet = open_parquet(file)
+        if index >= parquet.metadata.num_rows:
+            index -= parquet.metadata.num_rows
+            continue
+        number = index
+        for group in range(parquet.num_row_groups):
+            rows = parquet.metadata.row_group(group).num_rows
+            if index < rows:
+                row = parquet.read_row_group(group).slice(index, 1).to_pylist()[0]
+                return LiteSample.from_row(row, f"{file} row {number}")
+            index -= rows
+    raise CuaError(f"{reader.root}: row {index} vanished while it was read; is another process writing?")
+
+
+def _image(store: ImageStore, ref: str) -> dict[str, Any]:
+    """The file of a row's image (as a path that opens from here) and what is wrong with it."""
+    try:
+        file, problem = str(store.path(ref)), store.check(ref)
+    except CuaError as exc:
+        file, problem = ref, str(exc)
+    return {"ref": ref, "path": file, "problem": problem}
 
 
 def _render(sample: LiteSample) -> Iterator[str]:
@@ -155,28 +192,26 @@ def _render(sample: LiteSample) -> Iterator[str]:
 @click.option("--json", "as_json", is_flag=True)
 def stats(path: Path, as_json: bool) -> None:
     """Rows by partition and source, action kinds, steps per trajectory, images and their bytes."""
+    require_dataset(path, "stats")
     rows: Counter[str] = Counter()
     sources: Counter[str] = Counter()
     actions: Counter[str] = Counter()
     steps: list[int] = []
     refs: set[str] = set()
-    try:
-        for sample in _progress_iter(DatasetReader(path), "counting"):
-            meta = sample.metadata
-            rows[f"{meta.platform}/{meta.task_type}"] += 1
-            sources[meta.source or "(none)"] += 1
-            refs.update(r for r in sample.images if isinstance(r, str))
-            turns = [m for m in sample.messages if m.get("role") == "assistant" and m.get("tool_calls")]
-            steps.append(len(turns))
-            for turn in turns:
-                for call in turn["tool_calls"]:
-                    name = call.get("function", {}).get("name")
-                    if name in ("computer", "mobile"):
-                        actions.update(a.kind for a in from_lite_tool_call(call["function"]))
-                    else:
-                        actions[str(name)] += 1
-    except CuaError as exc:
-        raise _fail(exc) from exc
+    for sample in _progress_iter(DatasetReader(path), "counting"):
+        meta = sample.metadata
+        rows[f"{meta.platform}/{meta.task_type}"] += 1
+        sources[meta.source or "(none)"] += 1
+        refs.update(r for r in sample.images if isinstance(r, str))
+        turns = [m for m in sample.messages if m.get("role") == "assistant" and m.get("tool_calls")]
+        steps.append(len(turns))
+        for turn in turns:
+            for call in turn["tool_calls"]:
+                name = call.get("function", {}).get("name")
+                if name in ("computer", "mobile"):
+                    actions.update(a.kind for a in from_lite_tool_call(call["function"]))
+                else:
+                    actions[str(name)] += 1
     store = ImageStore(path)
     image_bytes = sum(p.stat().st_size for p in (store.path(r) for r in refs) if p.exists())
     data: dict[str, Any] = {
@@ -203,11 +238,12 @@ def stats(path: Path, as_json: bool) -> None:
 
 @main.command()
 @click.argument("path", type=_DATASET)
-@click.option("--limit", type=int, default=20, show_default=True, help="How many problems to print.")
+@click.option("--limit", type=click.IntRange(min=0), default=20, show_default=True, help="How many problems to print.")
 @click.option("--json", "as_json", is_flag=True)
 def validate(path: Path, limit: int, as_json: bool) -> None:
-    """Check every file, row and image; exit 1 listing the first problems if any."""
-    found = list(_problems(path))
+    """Check every file, row, id and image; exit 1 listing the first problems if any."""
+    layout = require_dataset(path, "validate")
+    found = list(_problems(path, layout))
     data = {"ok": not found, "problems": len(found), "first": found[:limit]}
 
     def text() -> None:
@@ -221,7 +257,7 @@ def validate(path: Path, limit: int, as_json: bool) -> None:
         sys.exit(1)
 
 
-def _problems(path: Path) -> Iterator[str]:
+def _problems(path: Path, layout: Layout) -> Iterator[str]:
     store = ImageStore(path)
     checked: dict[str, str | None] = {}
     try:
@@ -229,20 +265,46 @@ def _problems(path: Path) -> Iterator[str]:
     except CuaError as exc:
         yield str(exc)
         return
+    yield from _marker_problems(path, layout, {str(p) for p in partitions})
+    first_seen: dict[str, str] = {}  # id -> where it first occurs
     reader = DatasetReader(path)
     for partition in partitions:
         file = reader.path(partition)
+        number = 0
         try:
             parquet = open_parquet(file)
-            number = 0
             for batch in parquet.iter_batches():
                 for row in batch.to_pylist():
-                    yield from _row_problems(row, f"{file} row {number}", store, checked)
+                    where = f"{file} row {number}"
+                    yield from _row_problems(row, where, store, checked)
+                    ident = row_id(row.get("metadata"))
+                    if ident is not None:
+                        first = first_seen.setdefault(ident, where)
+                        if first != where:
+                            yield f"{where}: duplicate id {ident!r}, first at {first}"
                     number += 1
         except CuaError as exc:
             yield str(exc)
         except Exception as exc:  # Arrow errors mid-file: truncated or corrupt data
             yield f"{file}: unreadable after row {number}: {exc}"
+
+
+def _marker_problems(path: Path, layout: Layout, present: set[str]) -> Iterator[str]:
+    """Partitions the marker records that are gone or hold another number of rows: rows lost or added."""
+    if layout.marker is None:
+        return
+    marker = path / DATASET_MARKER
+    fix = f"restore the file, or, if the change was intended, delete {marker} (the next write recreates it)"
+    for name, rows in sorted(layout.marker["partitions"].items()):
+        if name not in present:
+            yield f"{path / name}: missing, though {marker} records {rows} rows in it; {fix}"
+            continue
+        try:
+            held = open_parquet(path / name).metadata.num_rows
+        except CuaError:
+            continue  # reported with the partition's rows
+        if held != rows:
+            yield f"{path / name}: holds {held} rows, {marker} records {rows}; {fix}"
 
 
 def _row_problems(row: dict[str, Any], where: str, store: ImageStore, checked: dict[str, str | None]) -> Iterator[str]:
@@ -268,25 +330,22 @@ def _row_problems(row: dict[str, Any], where: str, store: ImageStore, checked: d
 @click.argument("src", type=_DATASET)
 @click.argument("dst", type=click.Path(file_okay=False, path_type=Path))
 def export_hub_cmd(src: Path, dst: Path) -> None:
-    """Write SRC as hub shards in DST (image bytes embedded in the Parquet)."""
-    try:
-        rows = export_hub(src, dst)
-    except CuaError as exc:
-        raise _fail(exc) from exc
+    """Write the dataset SRC as hub shards in the new folder DST (image bytes embedded in the Parquet)."""
+    rows = export_hub(src, dst)
     click.echo(f"exported {rows} rows to {dst}")
 
 
 @main.command("import-hub")
 @click.argument("src", type=_DATASET)
 @click.argument("dst", type=click.Path(file_okay=False, path_type=Path))
-@click.option("--dataset", help="Dataset name for image paths without one (default: DST's folder name).")
-def import_hub_cmd(src: Path, dst: Path, dataset: str | None) -> None:
-    """Write hub shards SRC as a local dataset DST (images into its store)."""
-    try:
-        rows = import_hub(src, dst, dataset=dataset)
-    except CuaError as exc:
-        raise _fail(exc) from exc
+@click.option("--dataset", help="Dataset name for image paths without one (default: the export's, else DST's name).")
+@click.option("--allow-empty", is_flag=True, help="Exit 0 even when the export holds no row.")
+def import_hub_cmd(src: Path, dst: Path, dataset: str | None, allow_empty: bool) -> None:
+    """Write the hub export SRC as a local dataset in the new folder DST (images into its store)."""
+    rows = import_hub(src, dst, dataset=dataset)
     click.echo(f"imported {rows} rows into {dst}")
+    if not rows and not allow_empty:
+        raise CuaError(f"{src} is a hub export with no row: nothing was imported; pass --allow-empty to accept that")
 
 
 class _progress:

@@ -9,6 +9,9 @@ from pathlib import Path
 from typing import Any
 
 from cua_core.plugins import Registry
+from cua_data.errors import StoreError
+from cua_data.markers import check_apart, layout_of, require_dataset
+from cua_data.reader import DatasetReader, row_id
 from cua_data.schema import LiteSample
 from cua_data.writer import DatasetWriter
 
@@ -60,23 +63,51 @@ def converters() -> Registry[Converter]:
     return registered()
 
 
+DUPLICATE = "id already in the dataset"
+
+
 def run_conversion(
     name: str,
     src: Path,
     dst: Path,
     *,
     dataset: str | None = None,
+    append: bool = False,
     progress: Callable[[int], None] | None = None,
 ) -> dict[str, Any]:
-    """Convert ``src`` with converter ``name`` into the dataset folder ``dst``; returns the report."""
+    """Convert ``src`` with converter ``name`` into the dataset folder ``dst``; returns the report.
+
+    ``dst`` must be new, empty, or (with ``append``) a dataset: converting twice into one dataset
+    would otherwise double every row. Appending skips a row whose id the dataset already holds (the
+    report counts it under ``skipped``), so a rerun adds only what is new. Rows of one run that share
+    an id are all written: dropping them would lose data, and ``cua-data validate`` reports them.
+    """
     convert = converters()[name]
+    check_apart(src, dst, "dataset")
+    layout = layout_of(dst)
+    if layout.kind == "hub":
+        require_dataset(dst, "convert")
+    if layout.kind == "other":
+        raise StoreError(f"{dst} holds files but is not a dataset: convert into a new or empty folder")
+    if layout.kind == "dataset" and not append:
+        raise StoreError(
+            f"{dst} is already a dataset: pass --append (append=True) to add to it, skipping rows whose id "
+            "it already holds, or convert into a new folder"
+        )
+    existing = _ids(dst) if layout.kind == "dataset" else set()
+    created = layout.kind == "missing"
     report = ConversionReport()
     with DatasetWriter(dst, dataset=dataset) as writer:
         for item in convert(src, report):
-            if writer.add(item.sample, split=item.split, variant=item.variant):
+            ident = item.sample.metadata.id
+            if ident is not None and ident in existing:
+                report.skip(DUPLICATE, ident)
+            elif writer.add(item.sample, split=item.split, variant=item.variant):
                 report.samples += 1
             if progress is not None:
                 progress(1)
+    if created and not writer.report.rows:
+        _remove_if_empty(dst)  # a conversion that wrote nothing leaves nothing behind
     written = writer.report.to_dict()
     return {
         "converter": name,
@@ -85,3 +116,23 @@ def run_conversion(
         **report.to_dict(),
         "written": written,
     }
+
+
+def _ids(root: Path) -> set[str]:
+    """Every row id in a dataset, read from the metadata column alone."""
+    found: set[str] = set()
+    for _, batch in DatasetReader(root).batches(columns=["metadata"]):
+        for metadata in batch.column("metadata").to_pylist():
+            ident = row_id(metadata)
+            if ident is not None:
+                found.add(ident)
+    return found
+
+
+def _remove_if_empty(root: Path) -> None:
+    """Remove the folders a writer made under ``root`` if they hold no file (never a file)."""
+    for folder in sorted((p for p in root.rglob("*") if p.is_dir()), key=lambda p: -len(p.parts)):
+        if not any(folder.iterdir()):
+            folder.rmdir()
+    if root.is_dir() and not any(root.iterdir()):
+        root.rmdir()

@@ -4,7 +4,12 @@ Hub shards keep the partition paths and store ``images`` as ``list<struct<bytes,
 storage of a 🤗 ``datasets`` ``Sequence(Image())`` column, so the shards load there as they are.
 Conversions stream one row group at a time. Each file records the row-group sizes of the other
 layout in its Parquet metadata, so local -> hub -> local (and hub -> local -> hub) gives back the
-same files, byte for byte.
+same partition files, byte for byte, for files this cua-data wrote (a file written elsewhere, such
+as CUA-Lite's own, comes back with equal rows in this writer's encoding).
+
+Both directions refuse, before writing anything, a source of the wrong layout and a destination
+that overlaps the source or already holds anything; each leaves its layout's marker (see
+:mod:`cua_data.markers`) once every partition is written.
 """
 
 from __future__ import annotations
@@ -20,6 +25,15 @@ import pyarrow as pa
 from cua_data.errors import StoreError
 from cua_data.images import ImageStore
 from cua_data.layout import find_partitions, partition_path
+from cua_data.markers import (
+    DATASET_MARKER,
+    HUB_MARKER,
+    check_apart,
+    require_dataset,
+    require_empty,
+    require_hub,
+    write_marker,
+)
 from cua_data.reader import open_parquet
 from cua_data.writer import RL_SCHEMA, ROW_SCHEMA, write_table
 
@@ -63,8 +77,12 @@ def _regroup(rows: Iterator[dict[str, Any]], sizes: list[int] | None, default: i
 
 def export_hub(src: Path, dst: Path) -> int:
     """Write ``src``'s partitions to ``dst`` with image bytes embedded; returns rows written."""
-    store = ImageStore(src)
+    layout = require_dataset(src, "export-hub")
+    check_apart(src, dst, "hub export")
+    require_empty(dst, "hub export")
+    store = ImageStore(src, layout.dataset_name)
     total = 0
+    counts: dict[str, int] = {}
     for partition in find_partitions(src):
         path = partition_path(src, partition)
         parquet = open_parquet(path)
@@ -85,6 +103,9 @@ def export_hub(src: Path, dst: Path) -> int:
         batches = (pa.RecordBatch.from_pylist(group, schema=schema) for group in _hub_groups(embedded()))
         write_table(partition_path(dst, partition), batches, schema)
         total += sum(local_sizes)
+        counts[str(partition)] = sum(local_sizes)
+    dst.mkdir(parents=True, exist_ok=True)
+    write_marker(dst, HUB_MARKER, store.dataset, counts)
     return total
 
 
@@ -104,11 +125,28 @@ def _hub_groups(rows: Iterator[dict[str, Any]]) -> Iterator[list[dict[str, Any]]
 
 def import_hub(src: Path, dst: Path, *, dataset: str | None = None) -> int:
     """Write hub shards ``src`` as a local dataset ``dst`` (images into its store); returns rows."""
-    store = ImageStore(dst, dataset)
+    layout = require_hub(src)
+    check_apart(src, dst, "dataset")
+    require_empty(dst, "dataset")
+    store = ImageStore(dst, dataset or layout.dataset_name)
+    expected: dict[str, int] = dict(layout.marker["partitions"]) if layout.marker else {}
+    partitions = find_partitions(src)
+    missing = sorted(set(expected) - {str(p) for p in partitions})
+    if missing:
+        raise StoreError(
+            f"{src}: {len(missing)} partition(s) listed in {HUB_MARKER} are missing ({', '.join(missing[:3])}): "
+            "the copy is incomplete; fetch or export it again"
+        )
     total = 0
-    for partition in find_partitions(src):
+    counts: dict[str, int] = {}
+    for partition in partitions:
         path = partition_path(src, partition)
         parquet = open_parquet(path)
+        if str(partition) in expected and parquet.metadata.num_rows != expected[str(partition)]:
+            raise StoreError(
+                f"{path}: holds {parquet.metadata.num_rows} rows, {HUB_MARKER} says {expected[str(partition)]}: "
+                "the copy is incomplete or was changed; fetch or export it again"
+            )
         recorded = (parquet.schema_arrow.metadata or {}).get(_LOCAL_GROUPS)
         local_sizes = json.loads(recorded) if recorded else None
         schema = _schema(parquet.schema_arrow, hub=False)
@@ -130,6 +168,9 @@ def import_hub(src: Path, dst: Path, *, dataset: str | None = None) -> int:
         batches = (pa.RecordBatch.from_pylist(group, schema=schema) for group in groups)
         write_table(partition_path(dst, partition), batches, schema)
         total += parquet.metadata.num_rows
+        counts[str(partition)] = parquet.metadata.num_rows
+    dst.mkdir(parents=True, exist_ok=True)
+    write_marker(dst, DATASET_MARKER, store.dataset, counts)
     return total
 
 

@@ -79,6 +79,8 @@ def image_ref(dataset: str, sha: str, ext: str) -> str:
 
 def resolve_image(root: Path, ref: str) -> Path:
     """The file of a row's image path, whatever prefix the row gives before ``images/``."""
+    if not isinstance(ref, str):  # a hub export's {bytes, path}, or a row not read through the schema
+        raise StoreError(f"image reference {str(ref)[:80]!r} is a {type(ref).__name__}, not a store path")
     _, sep, tail = ref.rpartition("images/")
     if not sep or tail.count("/") != 1:
         raise StoreError(f"image path {ref!r} is not of the form [.../]images/<aa>/<sha>.<ext>")

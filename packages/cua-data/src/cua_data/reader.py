@@ -2,6 +2,7 @@
 
 Platform, task type, split and variant filters choose files before anything is read; a source
 filter needs each row's metadata, so it is applied per row. Errors name the file and the row.
+A hub export is refused when the reader is made: its rows hold image bytes, not store paths.
 """
 
 from __future__ import annotations
@@ -18,9 +19,10 @@ import pyarrow.parquet as pq
 from cua_data.errors import SampleError, StoreError
 from cua_data.images import ImageStore
 from cua_data.layout import Partition, find_partitions, partition_path
+from cua_data.markers import layout_of, require_dataset
 from cua_data.schema import LiteSample
 
-__all__ = ["DatasetReader", "open_parquet"]
+__all__ = ["DatasetReader", "open_parquet", "row_id"]
 
 
 def open_parquet(path: Path) -> pq.ParquetFile:
@@ -69,6 +71,8 @@ class DatasetReader:
         batch_size: int = 1024,
     ) -> None:
         self.root = Path(root)
+        if layout_of(self.root).kind == "hub":
+            require_dataset(self.root, "read")  # raises, naming both layouts and the fix
         self.filters = _Filters(platform, task_type, split, variant, source)
         self.batch_size = batch_size
         self.images = ImageStore(self.root)
@@ -128,3 +132,14 @@ def _source(row: dict[str, Any]) -> str | None:
         raise SampleError(f"metadata: not valid JSON ({exc})") from exc
     others = metadata.get("others") if isinstance(metadata, dict) else None
     return others.get("source") if isinstance(others, dict) else None
+
+
+def row_id(metadata: Any) -> str | None:
+    """``metadata.others.id`` of a stored row's metadata JSON; None when absent or unreadable (validate says why)."""
+    try:
+        parsed = json.loads(metadata)
+    except (TypeError, ValueError):
+        return None
+    others = parsed.get("others") if isinstance(parsed, dict) else None
+    value = others.get("id") if isinstance(others, dict) else None
+    return None if value is None else str(value)

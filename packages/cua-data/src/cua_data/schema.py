@@ -301,6 +301,14 @@ class LiteSample:
         images = row.get("images")
         if images is None:
             images = []
+        for i, image in enumerate(images):
+            if isinstance(image, Mapping) and "bytes" in image:
+                raise SampleError(
+                    f"{prefix}images[{i}]: image bytes embedded in the row: this is a hub export row, not a dataset "
+                    "row; run `cua-data import-hub HUB DST` and read DST"
+                )
+            if not isinstance(image, str | bytes):
+                raise SampleError(f"{prefix}images[{i}]: must be a store path, got {type(image).__name__}")
         return cls(metadata, messages, list(images), rl)
 
 

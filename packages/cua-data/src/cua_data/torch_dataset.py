@@ -66,6 +66,11 @@ class ImageLoader:
         return self.store.path(ref)
 
     def __call__(self, ref: str | bytes) -> Image.Image:
+        if not isinstance(ref, str | bytes):  # e.g. a hub export's {bytes, path}, read behind the reader's back
+            raise StoreError(
+                f"image reference {str(ref)[:80]!r} is a {type(ref).__name__}, not a store path: is this a hub "
+                "export? Run `cua-data import-hub HUB DST` and load DST"
+            )
         data = ref if isinstance(ref, bytes) else self.store.get(ref)  # StoreError names the path
         try:
             with Image.open(io.BytesIO(data)) as opened:

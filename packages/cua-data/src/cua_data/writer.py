@@ -3,7 +3,8 @@
 Each partition being written goes to a partial file beside it (``.<variant>.parquet.tmp-<pid>``),
 the old file's row groups streamed in first, and replaces the old file only on commit: a crash
 mid-write leaves the previous state readable and no half file visible. Memory holds at most one
-row group per open partition, whatever the number of rows.
+row group per open partition, whatever the number of rows. After a commit the folder's
+``cua-dataset.json`` marker (see :mod:`cua_data.markers`) records the rows of every partition.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import pyarrow.parquet as pq
 from cua_data.errors import SampleError, StoreError
 from cua_data.images import ImageStore
 from cua_data.layout import TMP_MARK, Partition, check_partition, partition_path
+from cua_data.markers import DATASET_MARKER, count_partitions, layout_of, require_dataset, write_marker
 from cua_data.schema import LiteSample
 
 __all__ = ["ROW_SCHEMA", "DatasetWriter", "WriteReport", "write_table"]
@@ -84,13 +86,21 @@ class _PartitionFile:
                 old = pq.ParquetFile(path)
             except (pa.ArrowException, OSError) as exc:
                 raise StoreError(f"{path}: cannot append, the existing file is not readable Parquet: {exc}") from exc
-            self.schema = old.schema_arrow
+            # The canonical schema, not the one read back: Parquet renames a list's item field to
+            # "element", and a file appended to would otherwise differ from a fresh one, byte for byte.
+            self.schema = RL_SCHEMA if "rl" in old.schema_arrow.names else ROW_SCHEMA
         else:
             self.schema = RL_SCHEMA if with_rl else ROW_SCHEMA
         self.writer = pq.ParquetWriter(self.tmp, self.schema, compression=COMPRESSION)
         if old is not None:
             for i in range(old.num_row_groups):
-                self.writer.write_table(old.read_row_group(i))
+                try:
+                    self.writer.write_table(old.read_row_group(i).cast(self.schema))
+                except (pa.ArrowException, OSError) as exc:
+                    self.abort()
+                    raise StoreError(
+                        f"{path}: cannot append, row group {i} is unreadable or off-schema: {exc}"
+                    ) from exc
 
     def add(self, row: dict[str, Any]) -> None:
         if "rl" in row and "rl" not in self.schema.names:
@@ -123,12 +133,17 @@ class DatasetWriter:
     """Adds rows to a dataset folder; nothing is visible until :meth:`close` commits.
 
     Used as a context manager, an exception aborts: every partition keeps its previous content.
+    A hub export is refused: its rows hold image bytes, not store paths. ``dataset`` (the name in new
+    image paths) defaults to the one the folder's marker records, else the folder's name.
     """
 
     def __init__(self, root: Path | str, *, dataset: str | None = None, row_group_size: int = 1024) -> None:
         self.root = Path(root)
+        layout = layout_of(self.root)
+        if layout.kind == "hub":
+            require_dataset(self.root, "convert")  # raises, naming both layouts and the fix
         self.root.mkdir(parents=True, exist_ok=True)
-        self.images = ImageStore(self.root, dataset)
+        self.images = ImageStore(self.root, dataset or layout.dataset_name)
         self.row_group_size = row_group_size
         self.report = WriteReport()
         self._open: dict[Partition, _PartitionFile] = {}
@@ -166,10 +181,23 @@ class DatasetWriter:
         except BaseException:
             self.abort()
             raise
+        committed = list(self._open)
         self._open.clear()
+        if committed:
+            self._mark(committed)
         self.report.images_written = self.images.written
         self.report.images_deduplicated = self.images.deduplicated
         return self.report
+
+    def _mark(self, committed: list[Partition]) -> None:
+        """Record the committed partitions' rows in the marker, read afresh (another writer may have
+        committed other partitions); a folder without one is counted whole."""
+        layout = layout_of(self.root)
+        if layout.kind == "dataset" and layout.marker is not None:
+            counts = dict(layout.marker["partitions"]) | count_partitions(self.root, committed)
+        else:
+            counts = count_partitions(self.root)
+        write_marker(self.root, DATASET_MARKER, layout.dataset_name or self.images.dataset, counts)
 
     def abort(self) -> None:
         for target in self._open.values():
