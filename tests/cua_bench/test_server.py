@@ -215,3 +215,20 @@ def test_bad_requests_are_clear(env: tuple[EnvClient, FakeSession, Path]) -> Non
         client.reset(options={"task": "sim/clik-button"})
     with pytest.raises(RemoteError, match=r"neither a path on this computer nor a task name .*tasksets here: sim"):
         client.reset(options={"task": "nope/x"})
+
+
+def test_the_env_server_does_not_import_cua_data() -> None:
+    # Env servers run in containers and VMs whose image has only what the server needs (no
+    # pyarrow): a built-in plugin importing cua-data at import time broke every docker container.
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, cua_bench.server\n"
+        "from cua_bench.registry import agents, backends, tasksets, task_formats\n"
+        "from cua_bench.taskset import locate_task\n"
+        "agents(); backends(); tasksets(); task_formats(); locate_task('sim/click-button')\n"
+        "print(sorted(m for m in ('pyarrow', 'cua_data', 'torch', 'transformers') if m in sys.modules))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"

@@ -26,7 +26,6 @@ from cua_bench.agents.model import ModelAgent
 from cua_bench.hookspecs import hookimpl
 from cua_core.errors import CuaError
 from cua_core.plugins import Register
-from cua_data.adapters import data_url
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -104,6 +103,8 @@ class OpenAIAgent(ModelAgent):
         kept = self.encoded.get(id(image))
         if kept is not None and kept[0] is image:
             return kept[1]
+        from cua_data.adapters import data_url  # not at import: env servers load this module too
+
         part = {"type": "image_url", "image_url": {"url": data_url(image, self.image_format)}}
         self.encoded[id(image)] = (image, part)
         return part
