@@ -121,13 +121,39 @@ def pool_status() -> None:
 
 @pool.command("stop")
 def pool_stop() -> None:
-    """Stop the local controller. Jobs keep running in their spaces and are picked up on restart."""
+    """Stop only the local controller: jobs and the host agent run on, and the next command starts
+    it again with nothing lost. `cua pool down` stops everything instead."""
     pid = running_pid(controller_home() / "controller.pid")
     if pid is None:
-        click.echo("controller: not running")
-        return
+        raise CuaError(
+            "the local controller is not running; nothing to stop "
+            "(`cua pool down` stops the host agent and the spaces' members too)"
+        )
     stop_pid(pid)
     click.echo(f"controller: stopped (pid {pid})")
+    if running_pid(host_home() / "agent.pid") is not None:
+        click.echo("host agent: still running, with its jobs (`cua pool down` stops them too)")
+
+
+@pool.command("down")
+def pool_down() -> None:
+    """Stop every pool process of this computer: the controller, the host agent and the members
+    running in its spaces (SIGTERM, SIGKILL after 3 s).
+
+    Their jobs are reported as ended (failed, or retried while --retries remain) when the pool
+    next starts, with every line they logged; the next `cua` command starts the pool again.
+    """
+    from cua_pool.client import down
+
+    stopped, problems = down()
+    for line in stopped:
+        click.echo(line)
+    if problems:
+        raise CuaError("not everything stopped: " + "; ".join(problems))
+    if not stopped:
+        raise CuaError("nothing to stop: no pool controller, host agent or space member runs on this computer")
+    if any(line.startswith("member ") for line in stopped):
+        click.echo("their jobs are reported as ended, with their logs, when the pool next starts")
 
 
 # -- host ---------------------------------------------------------------------------------------
@@ -253,14 +279,18 @@ def host_status(as_json: bool) -> None:
 
 @host.command("stop")
 def host_stop() -> None:
-    """Stop the host agent; its running spaces keep running and are adopted by `cua host start`."""
+    """Stop the host agent until `cua host start`; its running spaces keep running and are adopted
+    then. `cua pool down` stops the spaces' members too."""
     config = host_config()
+    enabled = config is not None and config.get("enabled", True)
     if config is not None:
         config["enabled"] = False
         save_host_config(config)
     pid = running_pid(host_home() / "agent.pid")
     if pid is None:
-        click.echo("host agent: not running")
+        if not enabled:
+            raise CuaError("the host agent is not running and is already stopped; nothing to stop")
+        click.echo("host agent: not running; it now stays stopped until `cua host start`")
         return
     stop_pid(pid)
     click.echo(f"host agent: stopped (pid {pid})")
@@ -274,6 +304,9 @@ def host_start() -> None:
     config = host_config()
     if config is None:
         raise click.ClickException("this computer is not set up as a host; run `cua host setup --share spaces`")
+    running = running_pid(host_home() / "agent.pid")
+    if running is not None and config.get("enabled", True):
+        raise CuaError(f"the host agent already runs (pid {running}); nothing to start")
     config["enabled"] = True
     save_host_config(config)
     try:

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-import contextlib
+import ast
+import difflib
 import io
 import json
 import sys
 import tarfile
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +20,7 @@ from cua_core.errors import CuaError, RemoteError, RpcTimeout
 __all__ = ["register"]
 
 MAX_CODE = 64 << 20
+DONE = ("succeeded", "failed", "cancelled")
 RECONNECT = 60.0  # how long `logs -f` waits for a restarting controller
 _SKIP = {".git", "__pycache__", ".venv", "venv", "node_modules", ".mypy_cache", ".pytest_cache", ".ruff_cache"}
 
@@ -68,7 +71,73 @@ def parse_target(target: str) -> tuple[Path, str]:
     path = Path(file)
     if not path.is_file():
         raise click.BadParameter(f"{file}: no such file", param_hint="TARGET")
+    check_function(path, fn)
     return path.resolve(), fn
+
+
+def _bindings(body: list[ast.stmt]) -> Iterator[tuple[str, bool]]:
+    """Names a module binds at its top level, each with whether it is a function definition.
+
+    Blocks that run at import (``if``, ``try``, ``with``, loops) count; bodies of functions and
+    classes do not. A star import yields ``("*", False)``: it may bind anything.
+    """
+    for node in body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            yield node.name, True
+        elif isinstance(node, ast.ClassDef):
+            yield node.name, False
+        elif isinstance(node, ast.Import | ast.ImportFrom):
+            for alias in node.names:
+                yield (alias.asname or alias.name.split(".")[0]), False
+        elif isinstance(node, ast.Assign | ast.AnnAssign | ast.AugAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                for name in ast.walk(target):
+                    if isinstance(name, ast.Name):
+                        yield name.id, False
+        else:
+            for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+                for child in getattr(node, field, []):
+                    inner = child.body if isinstance(child, ast.ExceptHandler | ast.match_case) else [child]
+                    yield from _bindings(inner)
+
+
+def check_function(path: Path, fn: str) -> None:
+    """Refuse a target whose file does not define ``fn``, before anything is shipped.
+
+    The file is read with ``ast``, never imported: it may need packages only the pool's hosts
+    have, and importing it here would run its top-level code on the wrong computer.
+    """
+    try:
+        tree = ast.parse(path.read_bytes(), filename=str(path))
+    except SyntaxError as exc:
+        raise click.BadParameter(
+            f"{path}, line {exc.lineno}: {exc.msg}; fix the file first", param_hint="TARGET"
+        ) from None
+    except (OSError, ValueError) as exc:
+        raise click.BadParameter(f"{path}: cannot read it as Python ({exc})", param_hint="TARGET") from None
+    head = fn.split(".", maxsplit=1)[0]
+    bound = list(_bindings(tree.body))
+    if any(name in (head, "*") for name, _ in bound):
+        return
+    functions = sorted({name for name, is_def in bound if is_def})
+    close = difflib.get_close_matches(head, functions, n=1)
+    hint = f"did you mean {close[0]!r}? " if close else ""
+    listed = f"its top-level functions: {', '.join(functions)}" if functions else "it defines no top-level function"
+    raise click.BadParameter(f"{path} defines no {head!r}; {hint}{listed}", param_hint="TARGET")
+
+
+def check_runtime(runtime: str) -> None:
+    """The runtime must be one this computer's plugins register; a typo would fail on the host."""
+    from cua_core.errors import PluginError
+    from cua_pool.registry import space_runtimes
+
+    try:
+        space_runtimes()[runtime]
+    except PluginError as exc:
+        raise click.BadParameter(
+            f"{exc}; plugins add runtimes through cua_pool_register_space_runtimes", param_hint="--runtime"
+        ) from None
 
 
 def parse_nodes(text: str) -> tuple[int, int]:
@@ -137,14 +206,45 @@ def _logs_call(client: Any, params: dict[str, Any], patient: bool) -> Any:
             time.sleep(0.5)
 
 
-def follow(client: Any, job: str, rank: int | None, since: int, follow_live: bool) -> str:
-    """Print the job's logs from ``since``; with ``follow_live`` until the job ends. Returns its state."""
+class Waiting:
+    """Says on stderr why a job waits, once per reason: silence while pending looks like a hang."""
+
+    def __init__(self, job: str) -> None:
+        self.job = job
+        self.said = ""
+
+    def __call__(self, state: str, reason: str) -> None:
+        if state != "pending":
+            if self.said and state not in DONE:
+                click.echo(f"job {self.job} {state}", err=True)
+            self.said = ""
+            return
+        why = reason or "waiting to be placed"
+        if why != self.said:
+            click.echo(f"job {self.job} pending: {why}", err=True)
+            self.said = why
+
+
+def follow(
+    client: Any,
+    job: str,
+    rank: int | None,
+    since: int,
+    follow_live: bool,
+    on_state: Callable[[str, str], None] | None = None,
+) -> str:
+    """Print the job's logs from ``since``; with ``follow_live`` until the job ends. Returns its state.
+
+    ``on_state(state, reason)`` hears the job's state after every reply (to say why it waits).
+    """
     offsets: dict[str, int] = {}
     printer = LogPrinter(prefix=rank is None)
     hosts: dict[str, str] = {}
     while True:
         params = {"job": job, "offsets": offsets, "rank": rank, "since": since, "wait": 2.0 if follow_live else 0.0}
         reply = _logs_call(client, params, follow_live)
+        if on_state is not None:
+            on_state(str(reply["state"]), str(reply.get("reason") or ""))
         got = False
         for r, part in sorted(reply["ranks"].items(), key=lambda kv: int(kv[0])):
             hosts[r] = part["host"]
@@ -192,6 +292,12 @@ def register(main: click.Group) -> None:
         """Run FILE::FUNCTION [ARGS...] in spaces; stream its logs (rank 0's return value is kept)."""
         path, fn = parse_target(target)
         lo, hi = parse_nodes(nodes)
+        check_runtime(runtime)
+        source = ctx.get_parameter_source
+        if source("gpus") is click.core.ParameterSource.COMMANDLINE and accelerator != "gpu":
+            raise click.BadParameter(f"--gpus applies to --accelerator gpu, not {accelerator}", param_hint="--gpus")
+        if image and runtime == "process":
+            raise click.BadParameter("--image needs a container runtime: add --runtime docker", param_hint="--image")
         params = {
             "file": path.name,
             "fn": fn,
@@ -207,16 +313,26 @@ def register(main: click.Group) -> None:
             "runtime": runtime,
         }
         with _client(ctx) as client:
-            job = _call(client, "job.submit", params)["id"]
+            from cua_pool.gangs import never_fits
+
+            spec = {"nodes_min": lo, "accelerator": accelerator, "gpu_count": gpus if accelerator == "gpu" else 0}
+            never = never_fits(spec, _call(client, "pool.computers", {}))
+            if never:
+                raise click.ClickException(f"--nodes {nodes} --accelerator {accelerator}: {never}")
+            reply = _call(client, "job.submit", params)
+            job = reply["id"]
+            waiting = Waiting(job)
             if detach:
                 click.echo(job)
+                waiting(str(reply.get("state", "")), str(reply.get("reason") or ""))
                 return
             click.echo(f"job {job} submitted; `cua jobs logs {job} -f` to follow, Ctrl-C leaves it running", err=True)
+            waiting(str(reply.get("state", "")), str(reply.get("reason") or ""))
             try:
-                state = follow(client, job, None, 0, True)
+                state = follow(client, job, None, 0, True, waiting)
             except KeyboardInterrupt:
-                click.echo(f"\nleft job {job} running", err=True)
-                return
+                click.echo(f"\nleft job {job} running; `cua jobs logs {job} -f` follows it again", err=True)
+                ctx.exit(130)  # it has not finished: a script must not take this for a success
         click.echo(f"job {job} {state}", err=True)
         if state != "succeeded":
             ctx.exit(1)
@@ -232,6 +348,9 @@ def register(main: click.Group) -> None:
             rows = _call(client, "job.list", {})
         if as_json:
             click.echo(json.dumps(rows))
+            return
+        if not rows:
+            click.echo("no jobs in this pool yet; `cua run FILE::FUNCTION` submits one", err=True)
             return
         click.echo(f"{'ID':<11} {'STATE':<11} {'NODES':<6} {'ACCEL':<6} {'TRY':<4} {'AGE':>7}  TARGET")
         for j in rows:
@@ -280,8 +399,10 @@ def register(main: click.Group) -> None:
     @click.pass_context
     def logs(ctx: click.Context, job: str, follow_live: bool, rank: int | None, since: int) -> None:
         """A job's logs: every rank's lines prefixed `[rank R host]`, or one rank's."""
-        with _client(ctx) as client, contextlib.suppress(KeyboardInterrupt):
-            follow(client, job, rank, since, follow_live)
+        with _client(ctx) as client:
+            state = follow(client, job, rank, since, follow_live, Waiting(job) if follow_live else None)
+        if follow_live and state != "succeeded":
+            ctx.exit(1)  # as `cua run`: following to the end reports how the job ended
 
     @jobs.command("cancel")
     @click.argument("job")
@@ -291,13 +412,15 @@ def register(main: click.Group) -> None:
         """Stop every member of a job (SIGTERM, then SIGKILL after a grace period)."""
         with _client(ctx) as client:
             reply = _call(client, "job.cancel", {"job": job})
+            if reply["state"] in ("succeeded", "failed") or reply.get("was") in DONE:
+                raise click.ClickException(f"job {reply['id']} had already {reply['state']}; nothing to cancel")
             deadline = time.monotonic() + timeout
             state = reply["state"]
-            while state not in ("cancelled", "succeeded", "failed") and time.monotonic() < deadline:
+            while state not in DONE and time.monotonic() < deadline:
                 time.sleep(0.1)
                 state = _call(client, "job.show", {"job": reply["id"]})["job"]["state"]
         click.echo(f"job {reply['id']}: {state}")
-        if state not in ("cancelled", "succeeded", "failed"):
+        if state not in DONE:
             raise click.ClickException(f"job {reply['id']} still has members running after {timeout:g} s")
 
     @jobs.command("result")
@@ -309,9 +432,7 @@ def register(main: click.Group) -> None:
         with _client(ctx) as client:
             reply = _call(client, "job.result", {"job": job})
         if reply["format"] is None:
-            raise click.ClickException(
-                f"job {reply['id']} has no result ({reply['state']}); rank 0 must return a value"
-            )
+            raise click.ClickException(_no_result(reply["id"], reply["state"]))
         if output is not None:
             output.write_bytes(bytes(reply["data"]))
             click.echo(f"wrote {len(reply['data'])} bytes ({reply['format']}) to {output}", err=True)
@@ -343,6 +464,17 @@ def register(main: click.Group) -> None:
                 f"{h['name']:<16} {h['state']:<8} {h['os'] + '/' + h['arch']:<16} {h['cpus']:>4} {h['load']:>5.2f} "
                 f"{spaces:>7}  {accel:<20} {','.join(h['jobs']) or '-'}"
             )
+
+
+def _no_result(job: str, state: str) -> str:
+    """Why a job holds no result, by its state: only a job that succeeded can have one."""
+    if state == "cancelled":
+        return f"job {job} was cancelled, so it has no result"
+    if state == "failed":
+        return f"job {job} failed, so it has no result; `cua jobs show {job}` says why"
+    if state == "succeeded":
+        return f"job {job} succeeded but has no result: rank 0's return value never reached the controller"
+    return f"job {job} is {state} and has no result yet; `cua jobs logs {job} -f` follows it to the end"
 
 
 def _age(ts: float) -> str:

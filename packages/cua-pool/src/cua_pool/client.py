@@ -14,7 +14,15 @@ from cua_pool.config import LOCAL, client_config, client_security, host_config, 
 from cua_pool.daemons import running_pid, spawn_and_wait, starting
 from cua_pool.paths import controller_home, host_home, local_controller_address
 
-__all__ = ["connect", "ensure_local_pool", "start_agent", "start_controller", "stop_local_pool", "stop_spaces"]
+__all__ = [
+    "connect",
+    "down",
+    "ensure_local_pool",
+    "start_agent",
+    "start_controller",
+    "stop_local_pool",
+    "stop_spaces",
+]
 
 START_TIMEOUT = 20.0
 
@@ -160,3 +168,80 @@ def stop_local_pool() -> None:
         if pid is not None:
             stop_pid(pid, timeout=5)
     stop_spaces()
+
+
+def down(grace: float = 3.0) -> tuple[list[str], list[str]]:
+    """Stop every pool process of this computer: the controller, the host agent and the members
+    running in its spaces. Returns what was stopped and what could not be, a line each.
+
+    The controller goes first, so it records nothing of the rest going down; the agent next, so it
+    starts nothing new; the members last (SIGTERM, SIGKILL after ``grace``). Their spaces are
+    kept: the next agent adopts them, ships what they logged and reports how they ended, so their
+    jobs end as failed (or retry) with nothing lost, instead of staying "running" for ever.
+    """
+    from cua_pool.daemons import stop_pid
+    from cua_pool.registry import space_runtimes
+    from cua_pool.spaces import Handle, Space
+
+    stopped: list[str] = []
+    problems: list[str] = []
+    for what, pidfile in (
+        ("controller", controller_home() / "controller.pid"),
+        ("host agent", host_home() / "agent.pid"),
+    ):
+        pid = running_pid(pidfile)
+        if pid is None:
+            continue
+        if stop_pid(pid, timeout=5):
+            stopped.append(f"{what}: stopped (pid {pid})")
+        else:
+            problems.append(f"{what} (pid {pid}) did not stop, even after SIGKILL")
+    live: list[tuple[Space, Handle, Any]] = []
+    spaces = host_home() / "spaces"
+    for root in sorted(spaces.iterdir()) if spaces.is_dir() else []:
+        space = Space(root)
+        try:
+            handle = Handle(**space.read_meta()["handle"])
+            if not handle.pid and not handle.extra:
+                continue  # never started
+            runtime = space_runtimes()[handle.kind]()
+            if runtime.running(space, handle):
+                runtime.stop(space, handle, force=False)
+                live.append((space, handle, runtime))
+        except Exception as exc:  # one broken space or runtime must not keep the others running
+            problems.append(f"member {space.id}: {type(exc).__name__}: {exc}")
+    deadline, forced = time.monotonic() + grace, False
+    while live:
+        running = []
+        for sp, h, rt in live:
+            state = _still_running(rt, sp, h, problems)
+            if state:
+                running.append((sp, h, rt))
+            elif state is not None:
+                stopped.append(f"member {_describe(sp.id)}: stopped" + (f" (pid {h.pid})" if h.pid else ""))
+        live = running
+        if live and time.monotonic() > deadline:
+            if forced:
+                problems.extend(f"member {sp.id} (pid {h.pid}) did not stop, even after SIGKILL" for sp, h, _ in live)
+                break
+            for sp, h, rt in live:
+                rt.stop(sp, h, force=True)
+            deadline, forced = time.monotonic() + 2.0, True
+        time.sleep(0.05 if live else 0)
+    return stopped, problems
+
+
+def _still_running(runtime: Any, space: Any, handle: Any, problems: list[str]) -> bool | None:
+    """None when the runtime cannot tell (the problem is recorded): neither running nor stopped."""
+    try:
+        return bool(runtime.running(space, handle))
+    except Exception as exc:
+        problems.append(f"member {space.id}: {type(exc).__name__}: {exc}")
+        return None
+
+
+def _describe(member_id: str) -> str:
+    """``JOB.ATTEMPT.RANK`` as words a user can look up with `cua jobs show`."""
+    job, _, rest = member_id.partition(".")
+    attempt, _, rank = rest.partition(".")
+    return f"rank {rank} of job {job} (attempt {attempt})" if rank else member_id

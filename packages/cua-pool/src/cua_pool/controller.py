@@ -216,7 +216,10 @@ class Controller(HostService):
         )
         self._notify("pool.job.submitted", {"job": job_id, "file": file, "fn": fn})
         self.gangs.schedule()
-        return {"id": job_id}
+        row = self.store.job(job_id)
+        assert row is not None
+        # The state and the reason a job waits, so a client can say at once why nothing runs yet.
+        return {"id": job_id, "state": row["state"], "reason": row["reason"]}
 
     def _job(self, job: str) -> dict[str, Any]:
         if not isinstance(job, str) or not _JOB_ID.fullmatch(job):
@@ -248,8 +251,9 @@ class Controller(HostService):
         return {"job": row, "attempts": self.store.attempts(row["id"]), "members": members}
 
     def cancel(self, job: str) -> dict[str, Any]:
+        """``was``: the state before, so a client can tell a cancel from one that found the job ended."""
         row = self._job(job)
-        return {"id": row["id"], "state": self.gangs.cancel(row["id"])}
+        return {"id": row["id"], "was": row["state"], "state": self.gangs.cancel(row["id"])}
 
     def result(self, job: str) -> dict[str, Any]:
         row = self._job(job)
@@ -269,6 +273,9 @@ class Controller(HostService):
         ``rank`` names one; with ``wait``, block until something new arrives or the job ends."""
         row = self._job(job)
         job_id = row["id"]
+        if rank is not None and not 0 <= rank < row["nodes_max"]:
+            last = row["nodes_max"] - 1
+            raise ValueError(f"job {job_id} has no rank {rank}: its ranks are 0{f'..{last}' if last else ''}")
         wait = min(max(wait, 0.0), 5.0)
         deadline = time.monotonic() + wait
         while True:
@@ -285,7 +292,7 @@ class Controller(HostService):
             has_data = any(v["data"] for v in out.values())
             remaining = deadline - time.monotonic()
             if has_data or remaining <= 0 or state["state"] in JOB_DONE or self._stop.is_set():
-                return {"state": state["state"], "ranks": out}
+                return {"state": state["state"], "reason": state["reason"], "ranks": out}
             self.logs.wait(version, min(remaining, 0.5))
 
     def _rank_hosts(self, job_id: str) -> dict[int, str]:

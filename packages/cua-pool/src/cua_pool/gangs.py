@@ -16,7 +16,7 @@ from typing import Any
 from cua_pool.logs import LogStore
 from cua_pool.store import JOB_DONE, MEMBER_DONE, Store, now
 
-__all__ = ["Gangs", "rank_env"]
+__all__ = ["Gangs", "never_fits", "rank_env"]
 
 Notify = Callable[[str, dict[str, Any]], None]
 
@@ -24,6 +24,44 @@ Notify = Callable[[str, dict[str, Any]], None]
 def _free_gpus(host: dict[str, Any], live: list[dict[str, Any]]) -> list[int]:
     used = {g for m in live for g in m["gpus"]}
     return [g for g in host["gpus"] if g not in used]
+
+
+def _capable(host: dict[str, Any], job: dict[str, Any]) -> bool:
+    """Could ``host`` ever run one member of ``job``, were it up and idle?"""
+    if job["accelerator"] == "gpu":
+        return bool(len(host["gpus"]) >= max(1, job["gpu_count"]))
+    if job["accelerator"] == "apple":
+        return "apple" in {a["kind"] for a in host["accelerators"]}
+    return True
+
+
+def never_fits(job: dict[str, Any], hosts: list[dict[str, Any]]) -> str | None:
+    """Why ``job`` cannot be placed even with every known host up and idle, or None if it can.
+
+    A gang needs one host per member, so a job asking for more members than there are capable
+    hosts would otherwise wait in silence until someone adds computers.
+    """
+    known = [h for h in hosts if h["state"] != "removed"]
+    need = job["nodes_min"]
+    if not known:
+        return "the pool has no hosts yet; add one with `cua host setup --share spaces` on each computer"
+    capable = [h for h in known if _capable(h, job)]
+    if len(capable) >= need:
+        return None
+    count = f"{len(known)} host{'s' if len(known) != 1 else ''}"
+    if len(known) < need:
+        return (
+            f"a gang of {need} needs {need} hosts (one member per host) and the pool has {count}; "
+            "add hosts with `cua host setup --share spaces` on each, or ask for fewer with --nodes"
+        )
+    if job["accelerator"] == "gpu":
+        gpus = max(1, job["gpu_count"])
+        what = f"{gpus} GPU{'s' if gpus != 1 else ''}"
+        fix = "ask for fewer with --gpus or --nodes"
+    else:
+        what, fix = "an apple accelerator", "use --accelerator cpu, or add an Apple silicon host"
+    have = f"{len(capable)} of the pool's {count} {'has' if len(capable) == 1 else 'have'} {what}"
+    return f"{have}, and a gang of {need} needs {need} such hosts; {fix}"
 
 
 def rank_env(job: dict[str, Any], attempt: dict[str, Any], member: dict[str, Any], hosts: list[str]) -> dict[str, str]:
@@ -102,6 +140,9 @@ class Gangs:
         if n < job["nodes_min"]:
             want = job["nodes_min"]
             reason = f"waiting for {want} {job['accelerator']} host(s) with a free space; {len(eligible)} now"
+            never = never_fits(job, self.store.hosts())
+            if never:
+                reason += f" ({never})"
             if job["reason"] != reason:
                 self.store.update("jobs", {"id": job["id"]}, reason=reason)
             return False
