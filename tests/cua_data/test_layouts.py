@@ -248,6 +248,9 @@ def test_reading_commands_on_a_folder_that_is_no_dataset_fail(tmp_path: Path, co
     (tmp_path / "notes" / "a.txt").write_text("x")
     code, out = run(command, tmp_path / "notes")
     assert code == 1 and "is neither a dataset" in out and "hub export" in out, out
+    native = screenspot(tmp_path / "native")  # a source with its own images/ folder is no dataset either
+    code, out = run(command, native)
+    assert code == 1 and "is neither a dataset" in out, out
 
 
 def test_inspect_row_out_of_range_names_the_row_count(tmp_path: Path) -> None:

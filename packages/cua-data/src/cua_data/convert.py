@@ -91,7 +91,7 @@ def run_conversion(
         raise StoreError(f"{dst} holds files but is not a dataset: convert into a new or empty folder")
     if layout.kind == "dataset" and not append:
         raise StoreError(
-            f"{dst} is already a dataset: pass --append (append=True) to add to it, skipping rows whose id "
+            f"{dst} is already a dataset: pass --append (append=True in Python) to add to it, skipping rows whose id "
             "it already holds, or convert into a new folder"
         )
     existing = _ids(dst) if layout.kind == "dataset" else set()

@@ -11,13 +11,14 @@ Both hold ``{"kind", "format", "dataset", "rows", "partitions": {"<partition pat
 (sorted keys, no timestamps: the same content gives the same bytes). A folder without a marker —
 CUA-Lite's published datasets, folders written before markers existed, hub shards fetched from
 elsewhere — is recognised from its files: the ``images`` column type of its first readable
-partition, else an ``images/`` store.
+partition, else an ``images/<aa>/`` store.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import metadata
@@ -49,10 +50,11 @@ HUB_MARKER = "cua-hub.json"
 FORMAT = 1  # raised when a marker's meaning changes; a reader refuses formats newer than its own
 _KINDS = {DATASET_MARKER: "cua-dataset", HUB_MARKER: "cua-hub"}
 
+_SHARD = re.compile(r"[0-9a-f]{2}")
 Kind = Literal["dataset", "hub", "empty", "other", "missing"]
 _BOTH = (
-    "a dataset (cua-dataset.json, images/ and <platform>/<task_type>/<split>/<variant>.parquet) "
-    "or a hub export (cua-hub.json, the same partition files with the image bytes inside)"
+    "a dataset (cua-dataset.json, images/<aa>/<sha>.<ext> and <platform>/<task_type>/<split>/<variant>.parquet) "
+    "nor a hub export (cua-hub.json and the same partition files with the image bytes inside)"
 )
 
 
@@ -134,7 +136,7 @@ def layout_of(root: Path) -> Layout:
     found = _images_type(root)
     if found == "hub":
         return Layout(root, "hub")
-    if found == "dataset" or (root / "images").is_dir():
+    if found == "dataset" or _has_store(root):
         return Layout(root, "dataset")
     return Layout(root, "empty" if not any(root.iterdir()) else "other")
 
@@ -159,6 +161,12 @@ def _images_type(root: Path) -> Literal["dataset", "hub"] | None:
                     return "hub"
                 return "dataset"
     return "dataset" if seen else None
+
+
+def _has_store(root: Path) -> bool:
+    """An ``images/<aa>/`` store (two hex digits), not any images folder: native datasets have those too."""
+    store = root / "images"
+    return store.is_dir() and any(_SHARD.fullmatch(p.name) and p.is_dir() for p in store.iterdir())
 
 
 def _layouts_hint(root: Path) -> str:
