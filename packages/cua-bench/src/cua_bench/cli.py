@@ -43,7 +43,7 @@ def _options(pairs: tuple[str, ...], hint: str = "--agent-option") -> dict[str, 
     out: dict[str, Any] = {}
     for pair in pairs:
         key, sep, value = pair.partition("=")
-        if not sep:
+        if not sep or not key.strip():
             raise click.BadParameter(f"{pair!r} is not KEY=VALUE", param_hint=hint)
         try:
             out[key] = json.loads(value)
