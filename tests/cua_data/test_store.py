@@ -204,3 +204,17 @@ def test_hub_import_checks_image_bytes_and_truncation(tmp_path: Path) -> None:
     (tmp_path / "Demo/images").rename(tmp_path / "gone")
     with pytest.raises(StoreError, match=r"default.parquet row 0: image .* is missing"):
         export_hub(tmp_path / "Demo", tmp_path / "hub3")
+
+
+def test_a_partition_appended_to_keeps_the_schema_of_a_fresh_one(tmp_path: Path) -> None:
+    """Parquet reads a list's item field back as "element": an append used to write that name, so the
+    hub round trip of an appended dataset gave equal rows but different bytes."""
+    write(tmp_path / "Demo", range(5))
+    write(tmp_path / "Demo", range(5, 9))
+    write(tmp_path / "Fresh", range(9))
+    path = tmp_path / "Demo/desktop/use/train/default.parquet"
+    stored = [pq.read_metadata(p).metadata for p in (path, tmp_path / "Fresh/desktop/use/train/default.parquet")]
+    assert stored[0] == stored[1]  # the Arrow schema kept in the footer
+    export_hub(tmp_path / "Demo", tmp_path / "hub")
+    import_hub(tmp_path / "hub", tmp_path / "back" / "Demo")
+    assert (tmp_path / "back/Demo/desktop/use/train/default.parquet").read_bytes() == path.read_bytes()
