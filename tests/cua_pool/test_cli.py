@@ -203,7 +203,11 @@ def test_run_says_why_a_job_waits_and_when_that_changes(local_pool: LocalPool) -
         text=True,
     )
     try:
-        wait_for("a second job", lambda: len(json.loads(local_pool.cli("jobs", "--json").output)) == 2)
+        waiting = wait_for(
+            "a second job", lambda: (rows := json.loads(local_pool.cli("jobs", "--json").output))[1:] and rows[0]["id"]
+        )
+        quiet = local_pool.cli("jobs", "logs", waiting).output  # was: nothing at all, as if it had printed nothing
+        assert f"no log lines from any rank of job {waiting} (pending: waiting for 1 cpu host(s)" in quiet
         time.sleep(0.5)
         local_pool.cli("jobs", "cancel", busy)
         out, err = run.communicate(timeout=30)
@@ -243,7 +247,8 @@ def test_run_checks_the_target_without_importing_it(local_pool: LocalPool, tmp_p
     for fn in ("main", "amain", "Trainer.fit", "fast_main"):
         result = local_pool.cli("run", f"{train}::{fn}", "--nodes", "1000", "--detach", ok=False)
         assert result.exit_code == 1, result.output
-        assert "a gang of 1000 needs 1000 hosts (one member per host) and the pool has 1 host" in result.output
+        assert "never start in this pool: a gang of 1000 needs 1000 hosts (one member per host)" in result.output
+        assert "the pool has 1 host;" in result.output
     assert local_pool.cli("jobs", "--json").output.strip() == "[]"  # nothing was submitted
     typo = local_pool.cli("run", f"{train}::mian", "--detach", ok=False)
     assert typo.exit_code == 2 and "defines no 'mian'; did you mean 'main'?" in typo.output
@@ -272,6 +277,8 @@ def test_run_checks_the_target_without_importing_it(local_pool: LocalPool, tmp_p
         (["jobs", "logs", "zzzzzz"], "cua jobs"),
         (["host", "setup", "--share", "spaces", "--controller", "tcp://10.9.9.9:7070"], "CURVE"),
         (["host", "pair", "--controller", "tcp://10.9.9.9:7070"], "both"),
+        (["pool", "serve", "--heartbeat-interval", "0"], "not in the range"),
+        (["jobs", "cancel", "abcdef", "--timeout", "-1"], "not in the range"),
     ],
 )
 def test_bad_input_is_named_with_a_fix(local_pool: LocalPool, args: list[str], message: str) -> None:

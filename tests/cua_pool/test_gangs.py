@@ -13,6 +13,8 @@ from typing import Any
 import pytest
 from poolkit import Cluster, _space_pids, wait_for
 
+from cua_pool.gangs import never_fits
+
 
 def env_lines(cluster: Cluster, job: str, ranks: int) -> list[dict[str, Any]]:
     out = []
@@ -51,6 +53,7 @@ def test_gang_is_all_or_nothing_and_min_max_takes_what_is_there(cluster: Cluster
     info = cluster.job(whole)
     assert info["job"]["state"] == "pending" and info["members"] == []  # nothing placed partially
     assert "waiting for 3" in info["job"]["reason"]
+    assert "a gang of 3 needs 3 hosts (one member per host) and the pool has 2 hosts" in info["job"]["reason"]
     cluster.add_host("c")
     assert cluster.wait_state(whole, "succeeded")["attempts"][0]["world_size"] == 3
 
@@ -148,3 +151,23 @@ def test_cancel_stops_every_member_of_a_gang_within_a_bound(cluster: Cluster) ->
     assert time.monotonic() - start < 5  # SIGTERM, with SIGKILL 3 s later at the latest
     assert all(m["state"] in ("stopped", "failed") for m in info["members"])
     assert not any(Path(f"/proc/{pid}").exists() for pid in pids)
+
+
+def test_never_fits_names_what_no_known_host_has() -> None:
+    def host(name: str, gpus: int = 0, apple: bool = False, state: str = "up") -> dict[str, object]:
+        accel = [{"kind": "gpu"}] * gpus + ([{"kind": "apple"}] if apple else [])
+        return {"name": name, "state": state, "gpus": list(range(gpus)), "accelerators": accel}
+
+    def job(nodes: int = 1, accelerator: str = "cpu", gpus: int = 0) -> dict[str, object]:
+        return {"nodes_min": nodes, "accelerator": accelerator, "gpu_count": gpus}
+
+    pool = [host("a", gpus=2), host("b", state="lost"), host("c", gpus=8, state="removed")]
+    assert never_fits(job(2), pool) is None  # a lost host may come back
+    assert "the pool has 2 hosts" in str(never_fits(job(3), pool))  # a removed one will not
+    assert never_fits(job(1, "gpu", 2), pool) is None
+    assert "0 of the pool's 2 host(s) have 4 GPUs; ask for at most 2 with --gpus" in str(
+        never_fits(job(1, "gpu", 4), pool)
+    )
+    assert "a gang of 2 needs 2 such hosts" in str(never_fits(job(2, "gpu", 1), pool))
+    assert "add an Apple silicon host" in str(never_fits(job(1, "apple"), pool))
+    assert "no hosts yet" in str(never_fits(job(1), []))

@@ -67,9 +67,13 @@ def pool() -> None:
 @pool.command("serve")
 @click.option("--address", "addresses", multiple=True, help="Also listen here, e.g. tcp://10.0.0.1:7070 (CURVE).")
 @click.option("--no-ipc", is_flag=True, help="Do not listen on this computer's ipc socket.")
-@click.option("--heartbeat-interval", type=float, default=1.0, show_default=True)
+@click.option("--heartbeat-interval", type=click.FloatRange(min=0, min_open=True), default=1.0, show_default=True)
 @click.option(
-    "--heartbeat-timeout", type=float, default=5.0, show_default=True, help="A host silent this long is lost."
+    "--heartbeat-timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    default=5.0,
+    show_default=True,
+    help="A host silent this long is lost.",
 )
 def pool_serve(addresses: tuple[str, ...], no_ipc: bool, heartbeat_interval: float, heartbeat_timeout: float) -> None:
     """Run the controller in the foreground (`cua` starts it by itself for a local pool)."""

@@ -175,6 +175,7 @@ class LogPrinter:
     def __init__(self, prefix: bool) -> None:
         self.prefix = prefix
         self.partial: dict[str, bytes] = {}
+        self.lines = 0
 
     def feed(self, rank: str, host: str, data: bytes, flush: bool = False) -> None:
         buf = self.partial.get(rank, b"") + data
@@ -185,6 +186,7 @@ class LogPrinter:
             rest = b""
         self.partial[rank] = rest
         out = sys.stdout
+        self.lines += len(lines)
         for line in lines:
             text = line.decode(errors="replace")
             out.write(f"[rank {rank} {host}] {text}\n" if self.prefix else text + "\n")
@@ -232,10 +234,11 @@ def follow(
     since: int,
     follow_live: bool,
     on_state: Callable[[str, str], None] | None = None,
-) -> str:
-    """Print the job's logs from ``since``; with ``follow_live`` until the job ends. Returns its state.
+) -> tuple[str, str, int]:
+    """Print the job's logs from ``since``; with ``follow_live`` until the job ends.
 
-    ``on_state(state, reason)`` hears the job's state after every reply (to say why it waits).
+    Returns the job's last state, reason and how many lines were printed. ``on_state(state,
+    reason)`` hears the job's state after every reply (to say why it waits).
     """
     offsets: dict[str, int] = {}
     printer = LogPrinter(prefix=rank is None)
@@ -256,7 +259,7 @@ def follow(
         if not follow_live or (done and not got):
             for r in printer.partial:
                 printer.feed(r, hosts.get(r, "?"), b"", flush=True)
-            return str(reply["state"])
+            return str(reply["state"]), str(reply.get("reason") or ""), printer.lines
 
 
 def register(main: click.Group) -> None:
@@ -318,7 +321,7 @@ def register(main: click.Group) -> None:
             spec = {"nodes_min": lo, "accelerator": accelerator, "gpu_count": gpus if accelerator == "gpu" else 0}
             never = never_fits(spec, _call(client, "pool.computers", {}))
             if never:
-                raise click.ClickException(f"--nodes {nodes} --accelerator {accelerator}: {never}")
+                raise click.ClickException(f"this job could never start in this pool: {never}")
             reply = _call(client, "job.submit", params)
             job = reply["id"]
             waiting = Waiting(job)
@@ -329,7 +332,7 @@ def register(main: click.Group) -> None:
             click.echo(f"job {job} submitted; `cua jobs logs {job} -f` to follow, Ctrl-C leaves it running", err=True)
             waiting(str(reply.get("state", "")), str(reply.get("reason") or ""))
             try:
-                state = follow(client, job, None, 0, True, waiting)
+                state = follow(client, job, None, 0, True, waiting)[0]
             except KeyboardInterrupt:
                 click.echo(f"\nleft job {job} running; `cua jobs logs {job} -f` follows it again", err=True)
                 ctx.exit(130)  # it has not finished: a script must not take this for a success
@@ -400,13 +403,26 @@ def register(main: click.Group) -> None:
     def logs(ctx: click.Context, job: str, follow_live: bool, rank: int | None, since: int) -> None:
         """A job's logs: every rank's lines prefixed `[rank R host]`, or one rank's."""
         with _client(ctx) as client:
-            state = follow(client, job, rank, since, follow_live, Waiting(job) if follow_live else None)
+            state, reason, printed = follow(
+                client, job, rank, since, follow_live, Waiting(job) if follow_live else None
+            )
+        if not printed and not follow_live:  # an empty answer would look like a job that printed nothing
+            where = f"rank {rank}" if rank is not None else "any rank"
+            since_text = f" from byte {since}" if since else ""
+            why = f": {reason}" if reason and state not in ("running", "succeeded") else ""
+            click.echo(f"no log lines from {where}{since_text} of job {job} ({state}{why})", err=True)
         if follow_live and state != "succeeded":
             ctx.exit(1)  # as `cua run`: following to the end reports how the job ended
 
     @jobs.command("cancel")
     @click.argument("job")
-    @click.option("--timeout", type=float, default=15.0, show_default=True, help="Wait this long for every member.")
+    @click.option(
+        "--timeout",
+        type=click.FloatRange(min=0),
+        default=15.0,
+        show_default=True,
+        help="Wait this long for every member.",
+    )
     @click.pass_context
     def cancel(ctx: click.Context, job: str, timeout: float) -> None:
         """Stop every member of a job (SIGTERM, then SIGKILL after a grace period)."""
@@ -452,6 +468,9 @@ def register(main: click.Group) -> None:
             rows = _call(client, "pool.computers", {})
         if as_json:
             click.echo(json.dumps(rows))
+            return
+        if not rows:
+            click.echo("no hosts in this pool yet; `cua host setup --share spaces` on a computer adds it", err=True)
             return
         click.echo(
             f"{'NAME':<16} {'STATE':<8} {'OS/ARCH':<16} {'CPUS':>4} {'LOAD':>5} {'SPACES':>7}  "

@@ -57,11 +57,20 @@ def never_fits(job: dict[str, Any], hosts: list[dict[str, Any]]) -> str | None:
     if job["accelerator"] == "gpu":
         gpus = max(1, job["gpu_count"])
         what = f"{gpus} GPU{'s' if gpus != 1 else ''}"
-        fix = "ask for fewer with --gpus or --nodes"
+        most = max(len(h["gpus"]) for h in known)
+        fix = (
+            "ask for fewer with --nodes"
+            if capable
+            else f"ask for at most {most} with --gpus"
+            if most
+            else "add a host with GPUs, or use --accelerator cpu"
+        )
     else:
-        what, fix = "an apple accelerator", "use --accelerator cpu, or add an Apple silicon host"
-    have = f"{len(capable)} of the pool's {count} {'has' if len(capable) == 1 else 'have'} {what}"
-    return f"{have}, and a gang of {need} needs {need} such hosts; {fix}"
+        what = "an Apple accelerator"
+        fix = "ask for fewer with --nodes" if capable else "add an Apple silicon host, or use --accelerator cpu"
+    have = f"{len(capable)} of the pool's {len(known)} host(s) {'has' if len(capable) == 1 else 'have'} {what}"
+    gang = f", and a gang of {need} needs {need} such hosts" if need > 1 else ""
+    return f"{have}{gang}; {fix}"
 
 
 def rank_env(job: dict[str, Any], attempt: dict[str, Any], member: dict[str, Any], hosts: list[str]) -> dict[str, str]:
