@@ -34,12 +34,17 @@ fi
 stamp=.venv/.cua-installed
 want=$(cat pyproject.toml packages/*/pyproject.toml $(ls plugins/*/pyproject.toml tui/pyproject.toml 2>/dev/null) | sha256sum | cut -d' ' -f1)
 if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
-  members=()
+  # The members name each other by folder (file:// references, never an index: on PyPI cua-core and
+  # cua-bench are another project's), and pip refuses an editable and a file:// reference to the same
+  # folder in one resolve. So: resolve and install everything from the folders, then make each member
+  # editable in place (--no-deps: the first call installed what they need).
+  members=() editables=()
   for dir in packages/* plugins/* tui; do
-    [ -f "$dir/pyproject.toml" ] && members+=(-e "$dir")
+    [ -f "$dir/pyproject.toml" ] && members+=("./$dir") && editables+=(-e "$dir")
   done
   .venv/bin/python -m pip install -q --upgrade pip
   .venv/bin/python -m pip install -q "${members[@]}" -e ".[dev]"
+  .venv/bin/python -m pip install -q --no-deps "${editables[@]}"
   # OSWorld's own metric functions, for cua-bench's OSWorld import. --no-deps: its declared
   # dependencies pull torch and CUDA (~7 GB) for one OCR metric; the dev extra has what the rest need.
   .venv/bin/python -m pip install -q --no-deps desktop-env==1.0.2
