@@ -26,7 +26,7 @@ import re
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -129,7 +129,11 @@ def mutated(tmp: Path, rng: random.Random, per_template: int) -> list[Case]:
                     value = str(SIM / "click-button")
                 args.append(bad if index == wrong else value.replace("{tmp}", str(tmp)).replace("{i}", str(len(cases))))
             words = iter(args)
-            line = [SLOT.sub(lambda _, words=words: next(words), word) for word in template.split(" ")]
+
+            def fill(_: re.Match[str], words: Iterator[str] = words) -> str:
+                return next(words)
+
+            line = [SLOT.sub(fill, word) for word in template.split(" ")]
             flag = next((w for w in reversed(line[: line.index(bad)]) if w.startswith("--")), None)
             key = bad.split("=", 1)[0] if "=" in bad else None  # a KEY=VALUE's error names the key
             cases.append(Case(cli, line, [n for n in (bad, flag, key) if n]))

@@ -89,7 +89,7 @@ def parse_marker(text: str | bytes, where: str, expected: str) -> dict[str, Any]
     if version > FORMAT:
         raise StoreError(
             f"{where}: written by a newer cua-data (format {version}; this one reads up to {FORMAT}): "
-            "upgrade cua-data (pip install -U cua-data)"
+            "upgrade cua-data (git pull, then pip install ./packages/cua-data in your clone of cua)"
         )
     if not _count(data.get("rows")):
         raise StoreError(f"{where}: rows must be a count (an integer >= 0), got {data.get('rows')!r}; {fix}")

@@ -1,4 +1,7 @@
-"""cua-bench's ``docker`` backend: the local desktop in a container (``pip install cua-bench[docker]``)."""
+"""cua-bench's ``docker`` backend: the local desktop in a container.
+
+Installed with ``pip install './packages/cua-bench[docker]'`` from a clone of cua.
+"""
 
 from __future__ import annotations
 

@@ -111,7 +111,9 @@ def _download_wheels(folder: Path, log: Log) -> None:
         try:
             pins.append(f"{name}=={metadata.version(name)}")
         except metadata.PackageNotFoundError as exc:
-            raise BackendError(f"{name} is not installed here; pip install 'cua-bench[local]'") from exc
+            raise BackendError(
+                f"{name} is not installed here; pip install './packages/cua-bench[local]' from a clone of cua"
+            ) from exc
     machine = {"x86_64": "x86_64", "amd64": "x86_64", "aarch64": "aarch64", "arm64": "aarch64"}.get(
         platform.machine().lower(), platform.machine()
     )

@@ -51,7 +51,10 @@ class HFEngine:
 
             from cua_data.adapters.sft import load_processor
         except ImportError as exc:
-            raise CuaError(f"the hf agent needs torch and transformers: pip install 'cua-bench[hf]' ({exc})") from exc
+            raise CuaError(
+                "the hf agent needs torch and transformers: "
+                f"pip install './packages/cua-bench[hf]' from a clone of cua ({exc})"
+            ) from exc
         try:
             self.processor = load_processor(self.path)
             self.model = AutoModelForImageTextToText.from_pretrained(self.path)

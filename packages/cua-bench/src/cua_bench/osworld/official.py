@@ -12,7 +12,7 @@ The exported names are read from that ``__init__.py`` with ``ast`` (not imported
 exactly OSWorld's 137 names, each from the submodule OSWorld takes it from. A submodule whose
 dependencies are missing is reported, not fatal: its metrics are simply unavailable.
 
-    pip install "cua-bench[osworld]" && pip install --no-deps desktop-env==1.0.2
+    pip install "./packages/cua-bench[osworld]" (from a clone of cua) && pip install --no-deps desktop-env==1.0.2
 """
 
 from __future__ import annotations
@@ -35,7 +35,9 @@ __all__ = ["INSTALL_HINT", "LAZY_MODULES", "OfficialMetrics", "official_metrics"
 log = logging.getLogger(__name__)
 
 PACKAGE = "desktop_env.evaluators.metrics"
-INSTALL_HINT = 'pip install "cua-bench[osworld]" && pip install --no-deps desktop-env==1.0.2'
+INSTALL_HINT = (
+    'pip install "./packages/cua-bench[osworld]" (from a clone of cua) && pip install --no-deps desktop-env==1.0.2'
+)
 
 # Imported at the top of a metric file and used by one or two metrics each; easyocr would pull
 # torch and CUDA in, formulas scipy (~140 MB). They load on first use instead.

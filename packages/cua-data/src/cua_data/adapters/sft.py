@@ -8,7 +8,8 @@ the agent renders at run time keeps the two from drifting apart.
 ``collate`` tokenizes through the family's own transformers processor, so image tokens and pixel
 tensors are the ones the model expects, and masks the loss to the target: labels are -100 on the
 prompt, the padding and the template's text after the turn, and the token ids on the target and
-its end-of-turn token. torch and transformers are imported inside (``pip install cua-data[sft]``).
+its end-of-turn token. torch and transformers are imported inside
+(``pip install './packages/cua-data[sft]'`` from a clone).
 """
 
 from __future__ import annotations

@@ -46,7 +46,8 @@ class DockerRuntime:
                 import docker
             except ImportError as exc:
                 raise RuntimeError(
-                    "the docker space runtime needs the docker SDK: pip install 'cua-pool[docker]'"
+                    "the docker space runtime needs the docker SDK: "
+                    "pip install './packages/cua-pool[docker]' from a clone of cua"
                 ) from exc
             try:
                 client = docker.from_env()

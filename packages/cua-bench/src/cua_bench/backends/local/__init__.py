@@ -96,7 +96,8 @@ def unavailable() -> str | None:
         import mss  # noqa: F401
         import Xlib  # noqa: F401
     except ImportError as exc:
-        return f"the local backend needs python-xlib and mss ({exc}): pip install 'cua-bench[local]'"
+        hint = "pip install './packages/cua-bench[local]' from a clone of cua"
+        return f"the local backend needs python-xlib and mss ({exc}): {hint}"
     return None
 
 
