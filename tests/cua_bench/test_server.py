@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import sys
 import textwrap
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -232,3 +233,95 @@ def test_the_env_server_does_not_import_cua_data() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+KEYBOARD_TASK = """
+import cua_bench as cb
+from cua_core.actions import Click, Point, TypeText
+from cua_bench.session import center
+
+@cb.tasks_config
+def load():
+    return [cb.Task(description="Using only the keyboard, type hi", chance=None)]
+
+@cb.setup_task
+async def setup(task, session):
+    pass
+
+@cb.evaluate_task
+async def evaluate(task, session):
+    mouse = [a for a in task.history if a["kind"] in ("click", "drag", "scroll", "mouse_move")]
+    return 1.0 if session.typed == "hi" and not mouse else 0.0
+
+@cb.solve_task
+async def solve(task, session):
+    await session.apply([TypeText("hi")])
+
+@cb.wrong_way
+async def clicks_then_types(task, session):
+    await session.apply([Click(Point(10, 10))])
+    await session.apply([TypeText("hi")])
+
+@cb.wrong_way
+async def types_too_much(task, session):
+    await session.apply([TypeText("hii")])
+"""
+
+
+def test_evaluators_see_the_action_history_and_wrong_ways_are_played(tmp_path: Path) -> None:
+    folder = tmp_path / "keyboard"
+    folder.mkdir()
+    (folder / "main.py").write_text(textwrap.dedent(KEYBOARD_TASK))
+    server = EnvServer(FakeSession(), "tcp://127.0.0.1:0").start()
+    try:
+        with EnvClient(server.address) as client:
+            _, info = client.reset(options={"task": folder})
+            assert info["wrong_ways"] == ["clicks_then_types", "types_too_much"]
+            assert client.solve()["reward"] == 1.0
+            client.reset(options={"task": folder})
+            played = client.wrong("clicks_then_types")
+            assert played["reward"] == 0.0 and len(played["steps"]) == 2
+            client.reset(options={"task": folder})
+            _, reward, *_ = client.step([TypeText("hi"), Done()])
+            assert reward == 1.0
+            client.reset(options={"task": folder})
+            client.step([Click(Point(1, 1))])
+            _, reward, *_ = client.step([TypeText("hi"), Done()])
+            assert reward == 0.0  # the click is in the history the evaluator reads
+            client.reset(options={"task": folder})
+            client.step([{"kind": "click", "coordinate": [5000, 1]}])  # refused: not evidence of anything
+            _, reward, *_ = client.step([TypeText("hi"), Done()])
+            assert reward == 1.0
+            with pytest.raises(RemoteError, match=r"no wrong way 'nope' .*declared: clicks_then_types, types_too_much"):
+                client.wrong("nope")
+    finally:
+        server.rpc.close()
+
+
+def test_check_runs_every_wrong_way(tmp_path: Path) -> None:
+    from support.bench_tasks import make_taskset
+
+    from cua_bench.checks import check_task
+
+    tasks = make_taskset(tmp_path / "ts", {"press": ("fast", 2)})
+    source = tasks / "press" / "main.py"
+    source.write_text(
+        source.read_text()
+        + textwrap.dedent("""
+            @cb.wrong_way
+            async def presses_twice(task, session):
+                button = await session.find(role="button", name=task.metadata["name"])
+                await session.apply([Click(center(button)), Click(center(button))])
+            """)
+    )
+    assert check_task(tasks / "press") == []
+    # An evaluator that counts "at least one" press lets the wrong way through, and check says so.
+    source.write_text(
+        source.read_text().replace(".clicks == 1", ".clicks >= 1").replace("tasks_config", "tasks_config")
+    )
+    for name in [m for m in sys.modules if m.startswith("cua_bench_task_press")]:
+        del sys.modules[name]
+    assert check_task(tasks / "press") == [
+        "press test/0: the wrong way 'presses_twice' scores 1.0, not 0",
+        "press test/1: the wrong way 'presses_twice' scores 1.0, not 0",
+    ]

@@ -6,7 +6,16 @@ from cua_bench.agents.base import Agent, Observes
 from cua_bench.backends.base import Backend, BackendError, Computer, ProcessBackend
 from cua_bench.client import AsyncEnvClient, EnvClient
 from cua_bench.session import CommandResult, NotSupported, Session, center, find, find_all
-from cua_bench.tasks import Task, TaskError, evaluate_task, load_task_module, setup_task, solve_task, tasks_config
+from cua_bench.tasks import (
+    Task,
+    TaskError,
+    evaluate_task,
+    load_task_module,
+    setup_task,
+    solve_task,
+    tasks_config,
+    wrong_way,
+)
 
 if TYPE_CHECKING:
     from cua_bench.checks import check_task
@@ -70,4 +79,5 @@ __all__ = [
     "setup_task",
     "solve_task",
     "tasks_config",
+    "wrong_way",
 ]

@@ -1,4 +1,4 @@
-"""``check_task``: every variant's oracle must score 1.0, and doing nothing must score 0."""
+"""``check_task``: every variant's oracle must score 1.0, doing nothing 0, and every declared wrong way 0."""
 
 from __future__ import annotations
 
@@ -38,12 +38,17 @@ def check_task(
                         idle = env.evaluate()
                         if idle != 0.0:
                             problems.append(f"{where}: doing nothing scores {idle}, not 0")
-                        env.reset(options=options)
+                        _, info = env.reset(options=options)
                         solved = env.solve()
                         if solved["reward"] != 1.0:
                             problems.append(
                                 f"{where}: the oracle scores {solved['reward']} after {len(solved['steps'])} steps"
                             )
+                        for name in info.get("wrong_ways", []):
+                            env.reset(options=options)
+                            wrong = env.wrong(name)
+                            if wrong["reward"] != 0.0:
+                                problems.append(f"{where}: the wrong way {name!r} scores {wrong['reward']}, not 0")
                     except CuaError as exc:
                         problems.append(f"{where}: {exc}")
                     if progress is not None:

@@ -71,6 +71,10 @@ class EnvClient:
     def solve(self) -> dict[str, Any]:
         return dict(self.rpc.call("solve"))
 
+    def wrong(self, name: str) -> dict[str, Any]:
+        """Play the task's declared wrong way ``name``; its steps and reward (which must be 0)."""
+        return dict(self.rpc.call("wrong", {"name": name}))
+
     def observe(self) -> dict[str, Any]:
         return dict(self.rpc.call("observe", idempotent=True))
 

@@ -57,6 +57,7 @@ class _RecordingSession:
         errors = await self._inner.apply(actions)
         await self._inner.settle()
         seconds = time.monotonic() - started  # the step as an agent's step is timed: apply and settle
+        self._server.log(actions, errors, step=self._server.steps + len(self.steps) + 1)
         self.steps.append(
             {
                 "actions": [action_to_dict(a) for a in actions],
@@ -81,12 +82,14 @@ class EnvServer:
         self.obs_format = "rgb"
         self.with_a11y: bool | str = False
         self.last_errors: list[str] = []
+        self.action_log: list[dict[str, Any]] = []  # every action applied this episode (Task.history)
         self.closed = threading.Event()
         handlers: dict[str, Callable[..., Any]] = {
             "reset": self.reset,
             "step": self.step,
             "evaluate": self.evaluate,
             "solve": self.solve,
+            "wrong": self.wrong,
             "observe": self.observe,
             "close": self.close,
             "session.screenshot": self._session_screenshot,
@@ -149,11 +152,12 @@ class EnvServer:
         chosen.ended = None  # a task module may hand out the same Task objects every time
         await self.session.reset(seed=seed if seed is not None else variant)
         self.module, self.task = module, chosen
-        self.steps, self.last_errors = 0, []
+        self.steps, self.last_errors, self.action_log = 0, [], []
         self.max_steps = max_steps or chosen.max_steps or 50
         self.obs_format, self.with_a11y = obs, a11y
         await module.run("setup_task", chosen, self.session)
-        return {"observation": await self._observation(), "info": {"task": chosen.to_dict()}}
+        info = {"task": chosen.to_dict(), "wrong_ways": sorted(module.wrong_ways(split))}
+        return {"observation": await self._observation(), "info": info}
 
     async def step(self, actions: list[dict[str, Any]]) -> dict[str, Any]:
         """Apply a batch; returns observation, reward, terminated, truncated, info (Gymnasium's five)."""
@@ -171,12 +175,14 @@ class EnvServer:
             parsed.append(action)
             if not isinstance(action, Done | Fail):
                 applied.append(i)
-        errors = await self.session.apply([a for a in parsed if not isinstance(a, Done | Fail)]) if applied else []
+        to_apply = [a for a in parsed if not isinstance(a, Done | Fail)]
+        errors = await self.session.apply(to_apply) if applied else []
         settled = await self.session.settle()
+        self.steps += 1
+        self.log(to_apply, errors)
         invalid |= {applied[j]: e for j, e in enumerate(errors) if e}
         self.last_errors = [f"action {i}: {invalid[i]}" for i in sorted(invalid)]
         invalid_list = self.last_errors
-        self.steps += 1
         ended = next((a for a in parsed if isinstance(a, Done | Fail)), None)
         terminated = ended is not None
         truncated = not terminated and self.steps >= self.max_steps
@@ -197,10 +203,18 @@ class EnvServer:
             "info": info,
         }
 
+    def log(self, actions: Sequence[Action], errors: Sequence[str | None], *, step: int | None = None) -> None:
+        """Keep the actions that were applied (refused ones are not evidence of a method)."""
+        padded = [*errors, *[None] * (len(actions) - len(errors))]
+        for action, error in zip(actions, padded, strict=False):
+            if not error:
+                self.action_log.append({"step": self.steps if step is None else step, **action_to_dict(action)})
+
     async def evaluate(self) -> float:
         """The reward of the current state, in [0, 1] (a list of rewards is averaged)."""
         if self.module is None or self.task is None:
             raise TaskError("evaluate before reset")
+        self.task.history = list(self.action_log)
         value = await self.module.run("evaluate_task", self.task, self.session)
         values = list(value) if isinstance(value, list | tuple) else [value]
         if not values or not all(isinstance(v, int | float) and 0 <= v <= 1 for v in values):
@@ -215,6 +229,21 @@ class EnvServer:
             raise TaskError(f"{self.module.path}: this task has no @solve_task oracle")
         recorder = _RecordingSession(self.session, self)
         await self.module.run("solve_task", self.task, recorder)
+        self.steps += len(recorder.steps)
+        return {"steps": recorder.steps, "reward": await self.evaluate()}
+
+    async def wrong(self, name: str) -> dict[str, Any]:
+        """Play the task's wrong way ``name`` (through actions only, like the oracle); its steps and reward."""
+        if self.module is None or self.task is None:
+            raise TaskError("wrong before reset")
+        ways = self.module.wrong_ways(self.task.split)
+        if name not in ways:
+            known = ", ".join(sorted(ways)) or "none"
+            raise TaskError(
+                f"{self.module.path}: no wrong way {name!r} for split {self.task.split!r} (declared: {known})"
+            )
+        recorder = _RecordingSession(self.session, self)
+        await ways[name](self.task, recorder)
         self.steps += len(recorder.steps)
         return {"steps": recorder.steps, "reward": await self.evaluate()}
 

@@ -45,7 +45,7 @@ __all__ = [
     "tasks_config",
 ]
 
-_ROLES = ("tasks_config", "setup_task", "evaluate_task", "solve_task")
+_ROLES = ("tasks_config", "setup_task", "evaluate_task", "solve_task", "wrong_way")
 
 
 class TaskError(CuaError):
@@ -68,6 +68,12 @@ class Task:
     # Set by the env server before evaluation: the action that ended the episode (done or fail, as
     # a dict), None while it runs or when it was truncated. OSWorld's infeasible tasks score on it.
     ended: dict[str, Any] | None = None
+    # Set by the env server before evaluation: every action applied this episode, in order, as
+    # dicts with the step they came in ({"step": 3, "kind": "click", ...}), so an evaluator can
+    # check a method the instruction names ("using only the keyboard") from what was done.
+    history: list[dict[str, Any]] = field(default_factory=list)
+    # The reward a uniformly random choice earns (1/k for a choice among k); None when not a choice.
+    chance: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -80,6 +86,8 @@ class Task:
             "variant": self.variant,
             "split": self.split,
             "ended": self.ended,
+            "history": self.history,
+            "chance": self.chance,
         }
 
     @classmethod
@@ -124,6 +132,12 @@ evaluate_task = _Marker(
 solve_task = _Marker(
     "solve_task", "Marks ``async def solve(task, session)``: the oracle, acting through ``session.apply`` only."
 )
+wrong_way = _Marker(
+    "wrong_way",
+    "Marks ``async def name(task, session)``: a wrong solution, acting through ``session.apply`` only, that "
+    "must score 0 (``cua-bench check`` runs every one). A task may declare several; the function's name "
+    "names it.",
+)
 
 
 @dataclass
@@ -134,6 +148,14 @@ class TaskModule:
     path: Path
     module: ModuleType
     functions: dict[tuple[str, str | None], Callable[..., Any]]
+
+    def wrong_ways(self, split: str) -> dict[str, Callable[..., Any]]:
+        """The wrong solutions declared for ``split`` (and for every split), by name."""
+        return {
+            role.removeprefix("wrong_way:"): fn
+            for (role, marked), fn in self.functions.items()
+            if role.startswith("wrong_way:") and marked in (None, split)
+        }
 
     def function(self, role: str, split: str) -> Callable[..., Any] | None:
         return self.functions.get((role, split)) or self.functions.get((role, None))
@@ -215,7 +237,8 @@ def load_task_module(path: Path | str) -> TaskModule:
     functions: dict[tuple[str, str | None], Callable[..., Any]] = {}
     for value in vars(module).values():
         for role, split in getattr(value, "__cua_task__", []):
-            key = (role, split)
+            # A task declares many wrong ways: each is kept under its own name.
+            key = (f"wrong_way:{value.__name__}" if role == "wrong_way" else role, split)
             if key in functions:
                 raise TaskError(f"{main}: two @{role} functions for split {split!r}")
             functions[key] = value
