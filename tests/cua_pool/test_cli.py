@@ -253,6 +253,9 @@ def test_run_checks_the_target_without_importing_it(local_pool: LocalPool, tmp_p
     typo = local_pool.cli("run", f"{train}::mian", "--detach", ok=False)
     assert typo.exit_code == 2 and "defines no 'mian'; did you mean 'main'?" in typo.output
     assert "its top-level functions: amain, main" in typo.output
+    lazy = tmp_path / "lazy.py"  # names made at run time cannot be checked: they are left to the host
+    lazy.write_text("def __getattr__(name):\n    return lambda: name\n")
+    assert "a gang of 1000" in local_pool.cli("run", f"{lazy}::anything", "--nodes", "1000", ok=False).output
     broken = tmp_path / "broken.py"
     broken.write_text("def main(:\n    pass\n")
     bad = local_pool.cli("run", f"{broken}::main", "--detach", ok=False)

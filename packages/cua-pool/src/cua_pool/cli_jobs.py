@@ -118,8 +118,8 @@ def check_function(path: Path, fn: str) -> None:
         raise click.BadParameter(f"{path}: cannot read it as Python ({exc})", param_hint="TARGET") from None
     head = fn.split(".", maxsplit=1)[0]
     bound = list(_bindings(tree.body))
-    if any(name in (head, "*") for name, _ in bound):
-        return
+    if any(name in (head, "*", "__getattr__") for name, _ in bound):
+        return  # found, or the module makes names at run time (a star import, a module __getattr__)
     functions = sorted({name for name, is_def in bound if is_def})
     close = difflib.get_close_matches(head, functions, n=1)
     hint = f"did you mean {close[0]!r}? " if close else ""
