@@ -150,6 +150,7 @@ class EnvServer:
             raise TaskError(f"{module.path}: variant {variant} does not exist (split {split!r} has {len(variants)})")
         chosen = variants[variant]
         chosen.ended = None  # a task module may hand out the same Task objects every time
+        chosen.history, chosen.scratch = [], {}
         await self.session.reset(seed=seed if seed is not None else variant)
         self.module, self.task = module, chosen
         self.steps, self.last_errors, self.action_log = 0, [], []

@@ -74,6 +74,9 @@ class Task:
     history: list[dict[str, Any]] = field(default_factory=list)
     # The reward a uniformly random choice earns (1/k for a choice among k); None when not a choice.
     chance: float | None = None
+    # What setup keeps for evaluation in this episode (a snapshot of the state the instruction says
+    # must stay as it was); emptied at every reset, never sent over the bus.
+    scratch: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     def to_dict(self) -> dict[str, Any]:
         return {
