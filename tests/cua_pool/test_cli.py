@@ -262,6 +262,13 @@ def test_run_checks_the_target_without_importing_it(local_pool: LocalPool, tmp_p
     assert bad.exit_code == 2 and "line 1" in bad.output
 
 
+def test_pairing_an_allowed_key_again_changes_nothing(local_pool: LocalPool) -> None:
+    key = local_pool.cli("host", "pair").output.split()[-1]
+    assert f"allowed {key} me" in local_pool.cli("host", "pair", "--allow", key, "--comment", "me").output
+    again = local_pool.cli("host", "pair", "--allow", key, "--comment", "other", ok=False)  # was: "allowed", exit 0
+    assert again.exit_code == 1 and "already allowed" in again.output and "nothing changed" in again.output
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [

@@ -366,7 +366,10 @@ def host_pair(allow: str | None, comment: str, controller: str | None, controlle
     try:
         mine = keypair().public.decode()
         if allow:
-            allow_list().add(allow, comment)
+            allowed = allow_list()
+            if allow.encode() in allowed:
+                raise CuaError(f"{allow} is already allowed ({allowed.path}); nothing changed")
+            allowed.add(allow, comment)
             click.echo(f"allowed {allow} {comment}".rstrip())
         if controller or controller_key:
             if not (controller and controller_key):
