@@ -16,7 +16,7 @@ import asyncio
 import random
 import shlex
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from typing import Any, TypeVar
 
 from cua_bench.session import Session
@@ -38,6 +38,7 @@ __all__ = [
     "click_at",
     "distinct",
     "env_var",
+    "file_changes",
     "file_name",
     "file_title",
     "key",
@@ -52,6 +53,7 @@ __all__ = [
     "select_file",
     "sentence",
     "shell",
+    "snapshot_files",
     "start",
     "submit_dialog",
     "type_text",
@@ -160,6 +162,43 @@ async def listing(session: Session, folder: str) -> dict[str, str] | None:
         return None
     entries = (line.split("\t", 1) for line in result.stdout.splitlines() if "\t" in line)
     return dict(entries)
+
+
+async def snapshot_files(session: Session, folder: str = ".", *, hidden: bool = False) -> dict[str, str]:
+    """Every file and folder under ``folder`` (relative to home): ``{path: sha256 of a file | "dir" | "link"}``.
+
+    Taken at setup (kept in ``task.scratch``) and again at evaluation, so an evaluator checks the
+    whole end state: ``file_changes`` names whatever changed besides what the instruction asked
+    for. Hidden paths (apps' caches and settings, which apps rewrite on their own) are left out
+    unless ``hidden``; settings tasks compare the settings they own.
+    """
+    prune = "" if hidden else r"-name '.*' -prune -o"
+    command = (
+        f"cd {shell(folder)} && find . -mindepth 1 {prune} "
+        r"\( -type f -exec sha256sum {} + \) -o \( -type d -printf 'dir  %p\n' \) -o \( -type l -printf 'link  %p\n' \)"
+    )
+    result = await session.run_command(command, timeout=30)
+    if result.returncode != 0:
+        raise TaskError(f"cannot list {folder!r} for a snapshot: {result.stderr.strip()[:300]}")
+    found: dict[str, str] = {}
+    for line in result.stdout.splitlines():
+        digest, _, path = line.partition("  ")
+        if path.startswith("./"):
+            found[path[2:]] = digest
+    return found
+
+
+def file_changes(before: dict[str, str], after: dict[str, str], *, expect: Iterable[str] = ()) -> list[str]:
+    """What changed between two snapshots, leaving out the paths in ``expect`` (and what is inside them)."""
+    allowed = [p.rstrip("/") for p in expect]
+
+    def expected(path: str) -> bool:
+        return any(path == p or path.startswith(p + "/") for p in allowed)
+
+    changes = [f"{p} was removed" for p in sorted(set(before) - set(after)) if not expected(p)]
+    changes += [f"{p} appeared" for p in sorted(set(after) - set(before)) if not expected(p)]
+    changes += [f"{p} changed" for p in sorted(set(before) & set(after)) if before[p] != after[p] and not expected(p)]
+    return changes
 
 
 async def env_var(session: Session, name: str) -> str:
