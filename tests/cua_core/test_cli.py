@@ -8,6 +8,7 @@ import sys
 import time
 from pathlib import Path
 
+import zmq
 from click.testing import CliRunner
 
 from cua_core.cli import main
@@ -49,9 +50,12 @@ def test_keys_init_show_allow(tmp_path: Path) -> None:
     assert allowed.exit_code == 0
     shown = runner.invoke(main, ["keys", "show"]).output
     assert f"public key: {public}" in shown and "ci runner" in shown
-    # Z85 keys may start with "-". Built from the reversed key, so none of them is the key already
-    # allowed above (which itself starts with "-" one time in 85, and a repeat is refused).
-    base = public[::-1]
+    # Z85 keys may start with "-". Built from another key than the one allowed above (which itself
+    # starts with "-" one time in 85, and allowing it again is refused); a leading "-", "-h" or "-c"
+    # keeps any valid key valid.
+    base = public
+    while base[0] == "-" or base[1] in "hc" or base == public:
+        base = zmq.curve_keypair()[0].decode()
     for dashed in ("-" + base[1:], "-h" + base[2:], "-c" + base[2:]):
         allowed = runner.invoke(main, ["keys", "allow", dashed, "--comment", "dash"])
         assert allowed.exit_code == 0 and f"allowed {dashed}" in allowed.output, allowed.output
