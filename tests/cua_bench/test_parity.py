@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from support.two_desktops import make_note_task
 
 from cua_bench.backends.local import unavailable
 from cua_bench.cli import main
 from cua_bench.conformance import CONFORMANCE_TASK
 from cua_bench.parity import compare
-from cua_bench.summary import EpisodeResult
+from cua_bench.summary import EpisodeResult, load_results
 
 
 def result(key: str, status: str = "ok", reward: float | None = 1.0, error: str | None = None) -> EpisodeResult:
@@ -46,15 +48,22 @@ def test_bad_backend_pairs_are_refused(pair: str) -> None:
 
 def test_an_unknown_backend_is_named() -> None:
     out = CliRunner().invoke(main, ["parity", str(CONFORMANCE_TASK), "--backends", "sim,nope"])
-    assert out.exit_code != 0 and "nope" in str(out.exception or out.output)
+    assert out.exit_code == 1 and "unknown backend 'nope'" in out.output
 
 
-def test_sim_and_local_agree_on_the_conformance_task() -> None:
+def test_sim_and_local_agree_on_a_real_task_with_the_oracle(tmp_path: Path) -> None:
+    # Not two zeros (noop on the conformance task, as this test once compared): the oracle's 1.0 on
+    # a task both desktops host, every variant, must match episode by episode.
     problem = unavailable()
     if problem:
         if os.environ.get("CI"):
             pytest.fail(f"CI is set but the local backend cannot run: {problem}")
         pytest.skip(problem)
-    out = CliRunner().invoke(main, ["parity", str(CONFORMANCE_TASK), "--backends", "sim,local", "--agent", "noop"])
+    task = make_note_task(tmp_path / "note")
+    runs = tmp_path / "runs"
+    out = CliRunner().invoke(main, ["parity", str(task), "--backends", "sim,local", "--output", str(runs)])
     assert out.exit_code == 0, out.output
-    assert "sim vs local: 1 episodes, 0 differ" in out.output
+    assert "sim vs local: 2 episodes, 0 differ" in out.output
+    for backend in ("sim", "local"):
+        rewards = [r.reward for r in load_results(runs / backend / "episodes.jsonl").values()]
+        assert rewards == [1.0, 1.0], (backend, rewards)
