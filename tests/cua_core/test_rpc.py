@@ -249,8 +249,10 @@ def test_fuzzed_frames_each_get_a_clear_error_and_the_server_keeps_serving(
         seen["count"] += 1
         if reply.kind == "err":
             assert reply.body["type"] and reply.body["message"]
-        else:  # only a well-formed call of a real method succeeds
+        else:  # only a well-formed call of a real method succeeds: the frames must have been one
             assert reply.kind == "rep"
+            call = decode(frames)
+            assert call.kind == "req" and call.method in server.methods() and isinstance(call.body, dict)
 
     fuzz()
     assert seen["count"] >= 1000
