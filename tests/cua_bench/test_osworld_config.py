@@ -125,7 +125,9 @@ def test_execute_until_repeats_the_command(ctx: Context) -> None:
 
 def test_a_failing_command_does_not_stop_setup(ctx: Context) -> None:
     session_of(ctx).outputs["false"] = CommandResult(1, "", "nope")
-    run([("execute", {"command": "false", "shell": True}), ("sleep", {"seconds": 0})], ctx)  # OSWorld logs and goes on
+    # OSWorld logs and goes on: the step after the failing one still runs.
+    run([("execute", {"command": "false", "shell": True}), ("execute", {"command": "true", "shell": True})], ctx)
+    assert session_of(ctx).commands == ["false", "true"]
 
 
 def test_launch_and_open_start_programs_in_the_background(ctx: Context) -> None:
@@ -358,8 +360,9 @@ def test_files_and_windows_on_the_sim_desktop(tmp_path: Path) -> None:
 
 def test_json_parameters_round_trip(ctx: Context) -> None:
     # steps come from JSON: parameters OSWorld's server ignores are ignored here too
-    steps = json.loads('[{"type": "sleep", "parameters": {"seconds": 0, "note": "x"}}]')
+    steps = json.loads('[{"type": "execute", "parameters": {"command": "echo hi", "shell": true, "note": "x"}}]')
     run([(s["type"], s["parameters"]) for s in steps], ctx)
+    assert session_of(ctx).commands == ["echo hi"]
 
 
 def test_cache_names_stay_in_the_cache(ctx: Context) -> None:

@@ -27,6 +27,8 @@ from cua_core.actions import (
     Tap,
     TypeText,
     Wait,
+    action_from_dict,
+    action_to_dict,
     from_pixels,
 )
 from cua_data.converters.pyautogui import CodeContext, parse_code
@@ -177,4 +179,8 @@ def test_code_is_never_executed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
 @given(st.text(max_size=200))
 def test_any_text_parses_without_raising(text: str) -> None:
     parsed = parse_code(text, DESKTOP)
-    assert isinstance(parsed.actions, list)
+    # Whatever it made is valid: every action survives its own wire form, an end is Done or Fail,
+    # and what it could not map says what (a form and the statement).
+    assert all(action_from_dict(action_to_dict(a)) == a for a in parsed.actions)
+    assert parsed.end is None or isinstance(parsed.end, Done | Fail)
+    assert all(u.form and isinstance(u.detail, str) for u in parsed.unmapped)
