@@ -12,6 +12,25 @@ import pytest
 from support.docker import docker_host, docker_image  # noqa: F401 - one engine for every test folder
 
 
+@pytest.fixture(scope="session", autouse=True)
+def private_session_dirs() -> Iterator[Path]:
+    """Session- and module-scoped fixtures (a local computer, the Docker engine) start before any
+    test's own folders exist: they get a private runtime and config folder for the whole session,
+    never the user's. Function-scoped tests then get their own (below)."""
+    saved = {name: os.environ.get(name) for name in ("CUA_RUNTIME_DIR", "CUA_CONFIG_DIR")}
+    root = Path(tempfile.mkdtemp(prefix="cua-s-", dir="/tmp"))
+    os.environ["CUA_RUNTIME_DIR"] = str(root / "run")
+    os.environ["CUA_CONFIG_DIR"] = str(root / "config")
+    (root / "run").mkdir(mode=0o700)
+    yield root
+    for name, value in saved.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
+    shutil.rmtree(root, ignore_errors=True)
+
+
 @pytest.fixture(autouse=True)
 def private_dirs(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Path]:
     # ipc socket paths are limited to ~100 bytes, and pytest's tmp_path can be longer.

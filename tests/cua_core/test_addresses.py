@@ -47,3 +47,16 @@ def test_an_explicit_long_runtime_dir_is_a_clear_error(monkeypatch: pytest.Monke
         ValueError, match="over the 103-byte unix socket limit; set CUA_RUNTIME_DIR to a shorter folder"
     ):
         ipc_address("env")
+
+
+@pytest.fixture(scope="module")
+def module_scoped_runtime() -> Path:
+    from cua_core.addresses import runtime_dir
+
+    return Path(runtime_dir())
+
+
+def test_module_scoped_fixtures_use_a_private_runtime_dir_not_the_users(module_scoped_runtime: Path) -> None:
+    # A module fixture (the local backend's computer, the Docker engine) starts before a test's own
+    # folders exist; it used to get the user's real runtime folder.
+    assert module_scoped_runtime.is_relative_to("/tmp") and module_scoped_runtime.parent.name.startswith("cua-s-")
