@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import random
 import string
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from cua_bench.session import center, find_all, walk
 from cua_bench.sim import EditorApp, SimDesktop, Window
+from cua_bench.sim.events import MODIFIERS, KeyEvent, char_event
 from cua_bench.sim.geometry import Rect
 from cua_bench.tasks import Task, TaskError, tasks_config
 from cua_core.actions import Action, Click, Drag, KeyPress, Point, Scroll, TypeText
@@ -29,19 +30,28 @@ __all__ = [
     "arrange",
     "desktop",
     "editor_paths",
+    "file_changes",
     "file_name",
     "files",
     "folder_files",
     "fresh",
+    "keep",
+    "kept",
+    "key_events",
     "line",
     "loaders",
     "lookalike",
     "paragraph",
     "pick_names",
+    "pressed",
+    "retyped",
     "seed_files",
+    "snapshot_files",
+    "snapshot_windows",
     "token",
     "variants",
     "window",
+    "window_changes",
 ]
 
 TRAIN_VARIANTS = 200
@@ -197,6 +207,104 @@ def seed_files(sim: SimDesktop, contents: dict[str, str]) -> None:
 def files(sim: SimDesktop) -> dict[str, str]:
     """Every file's text, by path."""
     return {path: sim.fs.read_text(path) for path in sim.fs.walk()}
+
+
+def snapshot_files(sim: SimDesktop) -> dict[str, str]:
+    """Every file with its text and every folder (its path ending in ``/``, with ""), by path.
+
+    Kept at setup and taken again at evaluation, so an evaluator holds the whole file system to
+    what the instruction asked to change: a deleted neighbour, an emptied file or a stray folder
+    (which ``files`` does not see) all count.
+    """
+    found = {path: sim.fs.read_text(path) for path in sim.fs.walk()}
+    pending = ["/"]
+    while pending:
+        folder = pending.pop()
+        found[folder.rstrip("/") + "/"] = ""
+        pending += [f"{folder.rstrip('/')}/{name}" for name in sim.fs.listdir(folder)
+                    if sim.fs.is_dir(f"{folder.rstrip('/')}/{name}")]  # fmt: skip
+    return found
+
+
+def file_changes(before: dict[str, str], after: dict[str, str], *, expect: Iterable[str] = ()) -> list[str]:
+    """What changed between two ``snapshot_files``, leaving out the paths in ``expect``."""
+    allowed = set(expect)
+    changes = [f"{p} was removed" for p in sorted(set(before) - set(after)) if p not in allowed]
+    changes += [f"{p} appeared" for p in sorted(set(after) - set(before)) if p not in allowed]
+    changes += [f"{p} changed" for p in sorted(set(before) & set(after)) if before[p] != after[p] and p not in allowed]
+    return changes
+
+
+def snapshot_windows(sim: SimDesktop) -> dict[str, tuple[int, int, int, int]]:
+    """Every open window's place, by id (ids, as titles change when an editor saves or a folder opens)."""
+    return {w.id: (w.rect.x, w.rect.y, w.rect.width, w.rect.height) for w in sim.windows()}
+
+
+def window_changes(before: dict[str, tuple[int, int, int, int]], after: dict[str, tuple[int, int, int, int]], *,
+                   expect: Iterable[str] = (), moved: bool = True) -> list[str]:  # fmt: skip
+    """Windows closed or opened since ``before`` (and moved, unless ``moved`` is allowed), but those in ``expect``."""
+    allowed = set(expect)
+    changes = [f"window {i} was closed" for i in before if i not in after and i not in allowed]
+    changes += [f"window {i} was opened" for i in after if i not in before and i not in allowed]
+    if not moved:
+        changes += [f"window {i} moved" for i in before if i in after and before[i] != after[i] and i not in allowed]
+    return changes
+
+
+def keep(task: Task, sim: SimDesktop) -> None:
+    """Keep the files and windows as setup left them, for the evaluator to compare the end state with."""
+    task.scratch["files"] = snapshot_files(sim)
+    task.scratch["windows"] = snapshot_windows(sim)
+
+
+def kept(task: Task, what: str) -> Any:
+    """What ``keep`` kept at setup in this episode."""
+    if what not in task.scratch:
+        raise TaskError(f"{task.name}: nothing kept at setup ({what!r}); evaluate runs after this episode's setup")
+    return task.scratch[what]
+
+
+# --- the method, from the actions applied (task.history) -----------------------------------
+
+
+def key_events(history: Iterable[dict[str, Any]]) -> list[KeyEvent]:
+    """The key events the actions of ``history`` made, as the sim turns them into events (held
+    modifiers included), so a rule about keys reads the same whether a chord came from ``key``,
+    ``key_down`` or ``type`` while ctrl was held."""
+    held: set[str] = set()
+    events: list[KeyEvent] = []
+    for action in history:
+        kind, mods = action.get("kind"), frozenset(held & MODIFIERS)
+        if kind == "type":
+            for char in str(action.get("text", "")):
+                event = char_event(char, mods)
+                events.append(KeyEvent(event.key, event.mods) if event.mods & {"ctrl", "alt", "super"} else event)
+            if action.get("press_enter"):
+                events.append(KeyEvent("enter", mods))
+        elif kind in ("key", "hold_key"):
+            keys = [str(k) for k in action.get("keys", [])]
+            chord = mods | frozenset(k for k in keys if k in MODIFIERS)
+            events += [KeyEvent.press(k, chord) for k in keys if k not in MODIFIERS]
+        elif kind == "key_down":
+            key = str(action.get("key"))
+            held.add(key)
+            if key not in MODIFIERS:
+                events.append(KeyEvent.press(key, mods))
+        elif kind == "key_up":
+            held.discard(str(action.get("key")))
+    return events
+
+
+def pressed(events: Sequence[KeyEvent], key: str) -> list[int]:
+    """Where in ``events`` ctrl+``key`` (or cmd+``key``) was pressed."""
+    return [i for i, event in enumerate(events) if event.ctrl and event.key == key and not event.alt]
+
+
+def retyped(events: Sequence[KeyEvent], value: str, size: int = 3) -> bool:
+    """Whether any ``size`` characters in a row of ``value`` were typed (the text typed, all of it
+    joined): the evidence that a value meant to be copied was typed instead, even in pieces."""
+    typed = "".join(event.text or "" for event in events)
+    return any(value[i : i + size] in typed for i in range(max(1, len(value) - size + 1)))
 
 
 def window(sim: SimDesktop, title: str) -> Window | None:
