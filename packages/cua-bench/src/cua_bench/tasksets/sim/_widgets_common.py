@@ -5,20 +5,24 @@ Four groups, each used by a different side of a task:
 * variants: seeded generation (``random.Random(f"{family}/{i}")``), the train and test splits,
   difficulty, and the word pools labels are drawn from;
 * setup: a clean desktop per episode and windows placed where the variant says;
-* evaluation: the state evaluators read (a form's first submission, a window by title);
-* the oracle: finding nodes in the accessibility tree and acting on them with unified actions
-  only, as an agent reading the screen would (it never touches ``session.sim``).
+* evaluation: the state evaluators read (a window by title), and the whole end state: every window's
+  inputs as setup left them (``remember``), compared with the asked-for change excepted, exactly one
+  submission, and, for "using only the keyboard", no pointer action in ``task.history``;
+* the oracle and the wrong ways: finding nodes in the accessibility tree and acting on them with
+  unified actions only, as an agent reading the screen would (they never touch ``session.sim``).
 """
 
 from __future__ import annotations
 
+import copy
 import random
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import cua_bench as cb
-from cua_bench.session import center, find, find_all
+from cua_bench.session import center, find, find_all, walk
 from cua_bench.sim import Menu, MenuBar, MenuItem, Rect, SimDesktop, Window
+from cua_bench.sim.apps import form_values
 from cua_bench.sim.popups import MenuPopup, PopupItem
 from cua_core.actions import Action, Click, KeyPress, Scroll, TypeText
 
@@ -31,18 +35,24 @@ __all__ = [
     "CascadeMenuBar",
     "SubmenuItem",
     "a",
+    "as_before_but",
+    "by_keyboard_only",
     "click",
     "click_in",
     "desktop",
+    "disturb",
     "first_submission",
     "fresh_desktop",
     "launch_form",
     "node_in",
     "place",
+    "press",
+    "remember",
     "score",
     "scroll_until",
     "select_option",
     "splits",
+    "submitted_once",
     "type_text",
     "variants",
     "window_by_title",
@@ -194,6 +204,56 @@ def score(ok: bool) -> list[float]:
     return [1.0 if ok else 0.0]
 
 
+# Action kinds that leave the pointer alone: what "using only the keyboard" allows (a whitelist, so
+# a pointer or touch kind added later counts against the rule, not for it).
+KEYBOARD_KINDS = frozenset({"type", "key", "key_down", "key_up", "hold_key", "wait", "screenshot", "cursor_position"})
+
+
+def by_keyboard_only(task: cb.Task) -> bool:
+    """No action of this episode moved, pressed or scrolled the pointer (refused ones are not in history)."""
+    return all(step.get("kind") in KEYBOARD_KINDS for step in task.history)
+
+
+def _window_values(session: cb.Session) -> dict[str, dict[str, Any]]:
+    # Deep copies: a drop area's value is its live list of chips.
+    return {w.title: copy.deepcopy(form_values(w)) for w in desktop(session).windows()}
+
+
+def remember(task: cb.Task, session: cb.Session) -> None:
+    """Setup's last step: every open window and the values of its inputs, for ``as_before_but``."""
+    task.scratch["windows"] = _window_values(session)
+
+
+def as_before_but(task: cb.Task, session: cb.Session, changes: dict[str, dict[str, Any] | None]) -> bool:
+    """The desktop is as setup left it except ``changes``: per window title, its inputs that changed
+    to what (``None``: the window is gone, as a dialog once answered). No window opened or closed
+    besides, and no other input of any window changed."""
+    before = task.scratch.get("windows")
+    if before is None:
+        raise cb.TaskError(f"{task.name}: evaluation needs this episode's setup (remember() was not called)")
+    want: dict[str, dict[str, Any]] = {}
+    for title, values in before.items():
+        change = changes.get(title, {})
+        if change is not None:
+            unknown = set(change) - set(values)
+            if unknown:
+                raise cb.TaskError(f"{task.name}: no input {', '.join(sorted(unknown))} in the window {title!r}")
+            want[title] = {**values, **change}
+    now = desktop(session).windows()
+    return len(now) == len(want) and _window_values(session) == want
+
+
+def submitted_once(task: cb.Task, session: cb.Session, title: str, changes: dict[str, Any]) -> bool:
+    """The form ``title`` was submitted exactly once, holding what setup left in it with ``changes``,
+    and the whole desktop still shows that: nothing changed after the submission, elsewhere, or before
+    it (a second submission, or a field edited after Submit, fails)."""
+    window = window_by_title(session, title)
+    if window is None or not as_before_but(task, session, {title: changes}):
+        return False
+    want = {**task.scratch["windows"][title], **changes}
+    return list(window.data.get("submissions") or []) == [want]
+
+
 # --- the oracle: the accessibility tree and unified actions ----------------------------------
 
 
@@ -226,6 +286,41 @@ async def type_text(session: cb.Session, role: str, name: str, text: str, *, rep
     if replace:
         actions.append(KeyPress(("ctrl", "a")))
     await session.apply([*actions, TypeText(text)])
+
+
+async def press(session: cb.Session, title: str, button: str) -> None:
+    """Click the button ``button`` of the window ``title``."""
+    await click_in(session, "button", button, within=("window", title))
+
+
+async def disturb(session: cb.Session, title: str) -> None:
+    """Change the first input of the window ``title`` as a slip of the hand would: toggle a check box,
+    type into a text field, pick another radio option or drop-down option, or move a slider a step.
+
+    Wrong ways use it for "the oracle's work, then one more change"; it acts through the screen only.
+    """
+    window = await session.find(role="window", name=title)
+    node = next((n for n in walk([window]) if n["role"] in ("checkbox", "textbox", "radiogroup", "combobox",
+                                                             "slider")), None)  # fmt: skip
+    if node is None:
+        raise LookupError(f"no input in the window {title!r}")
+    role, name = node["role"], node["name"]
+    if role == "checkbox":
+        await click(session, node)
+    elif role == "textbox":
+        await session.apply([Click(center(node)), KeyPress(("end",)), TypeText("x")])
+    elif role == "radiogroup":
+        await click(session, next(n for n in node["children"] if "checked" not in n["states"]))
+    elif role == "combobox":
+        await click(session, node)
+        opened = find(await session.accessibility_tree(), role="combobox", name=name)
+        await click(session, next(n for n in walk([opened]) if n["role"] == "listitem" and n["name"] != node["value"]))
+    else:  # a slider: focus it with a click, then step away from where it was
+        await click(session, node)
+        for key in ("right", "left"):
+            if (await session.find(role="slider", name=name))["value"] != node["value"]:
+                break
+            await session.apply([KeyPress((key,))])
 
 
 async def scroll_until(session: cb.Session, locate: Callable[[list[dict[str, Any]]], dict[str, Any]], role: str,

@@ -1,7 +1,14 @@
 """tab-focus: fill a form from the keyboard (Tab between fields, Space ticks, Enter submits).
 
-The evaluator checks the submitted values; the oracle clicks the first field once and then uses
-keys only, walking the fields in tab order (the order of the window's nodes).
+Setup focuses the first field, so the task needs no pointer at all. The evaluator checks the method
+and the whole end state: no pointer action in the episode's history (``task.history``), exactly one
+submission holding every field and box as asked, and nothing changed after it. The oracle uses keys
+only, walking the fields in tab order (the order of the window's nodes).
+
+Wrong ways: ``clicks_each_field`` (the tester's case: the mouse to each field, typing, the mouse on
+Submit), ``clicks_the_first_field`` (one click, then the oracle's keys), ``oracle_then_types_on``
+(a key pressed after Enter changes the last field) and ``oracle_then_submits_again`` (that change
+sent with a second Enter). Chance is 0: the values are typed.
 """
 
 from __future__ import annotations
@@ -14,12 +21,16 @@ from cua_bench.tasksets.sim._widgets_common import (
     CITIES,
     FIELD_NAMES,
     FIRST_NAMES,
+    by_keyboard_only,
     click,
-    first_submission,
+    click_in,
+    desktop,
     launch_form,
     node_in,
+    remember,
     score,
     splits,
+    submitted_once,
 )
 from cua_core.actions import Action, KeyPress, TypeText
 
@@ -45,7 +56,7 @@ def make(rng: random.Random, difficulty: str) -> cb.Task:
         "Using only the keyboard (Tab moves to the next field, Space ticks a box, Enter submits), "
         f"{', '.join(parts)}; leave everything else empty or unticked, then press Enter."
     )
-    return cb.Task(description=description, metadata={"spec": spec, "want": want}, max_steps=20)
+    return cb.Task(description=description, metadata={"spec": spec, "want": want}, max_steps=20, chance=0.0)
 
 
 train_variants, test_variants = splits(FAMILY, make)
@@ -54,26 +65,72 @@ train_variants, test_variants = splits(FAMILY, make)
 @cb.setup_task
 async def setup(task: cb.Task, session: cb.Session) -> None:
     submit = {"type": "button", "name": "Submit", "default": True}
-    await launch_form(session, task, TITLE, [*task.metadata["spec"], submit], width=440)
+    window = await launch_form(session, task, TITLE, [*task.metadata["spec"], submit], width=440)
+    # The keyboard starts in the first field, so no click is needed to begin (whatever the sim's default).
+    desktop(session).raise_window(window)
+    window.set_focus(next(w for w in window.all_widgets() if w.can_focus()))
+    remember(task, session)
 
 
 @cb.evaluate_task
 async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
-    sent = first_submission(session, TITLE)
-    return score(sent is not None and all(sent.get(k) == v for k, v in task.metadata["want"].items()))
+    return score(by_keyboard_only(task) and submitted_once(task, session, TITLE, task.metadata["want"]))
 
 
 @cb.solve_task
 async def solve(task: cb.Task, session: cb.Session) -> None:
+    await session.apply(await _keys(task, session))
+
+
+async def _keys(task: cb.Task, session: cb.Session) -> list[Action]:
+    """Type or tick each field in tab order, Tab to the next, and Enter at the last."""
     want = task.metadata["want"]
     window = await session.find(role="window", name=TITLE)
-    chain = [n for n in window["children"] if n["role"] in ("textbox", "checkbox")]
-    await click(session, node_in(window, chain[0]["role"], chain[0]["name"]))
     keys: list[Action] = []
-    for node in chain:
+    for node in _chain(window):
         if node["role"] == "textbox" and want[node["name"]]:
             keys.append(TypeText(want[node["name"]]))
         elif node["role"] == "checkbox" and want[node["name"]]:
             keys.append(KeyPress(("space",)))
         keys.append(KeyPress(("tab",)))
-    await session.apply([*keys[:-1], KeyPress(("enter",))])
+    return [*keys[:-1], KeyPress(("enter",))]
+
+
+def _chain(window: dict[str, Any]) -> list[dict[str, Any]]:
+    return [n for n in window["children"] if n["role"] in ("textbox", "checkbox")]
+
+
+@cb.wrong_way
+async def clicks_each_field(task: cb.Task, session: cb.Session) -> None:
+    """The right values, put in with the mouse: click each field or box, type, click Submit."""
+    want = task.metadata["want"]
+    for node in _chain(await session.find(role="window", name=TITLE)):
+        if node["role"] == "textbox" and want[node["name"]]:
+            await click(session, node)
+            await session.apply([TypeText(want[node["name"]])])
+        elif node["role"] == "checkbox" and want[node["name"]]:
+            await click(session, node)
+    await click_in(session, "button", "Submit", within=("window", TITLE))
+
+
+@cb.wrong_way
+async def clicks_the_first_field(task: cb.Task, session: cb.Session) -> None:
+    """One click into the first field (as the old oracle did), then the oracle's keys."""
+    window = await session.find(role="window", name=TITLE)
+    first = _chain(window)[0]
+    await click(session, node_in(window, first["role"], first["name"]))
+    await solve(task, session)
+
+
+@cb.wrong_way
+async def oracle_then_types_on(task: cb.Task, session: cb.Session) -> None:
+    """The oracle, then Space and a letter: the last field (typed into, or ticked) is not what was sent."""
+    await solve(task, session)
+    await session.apply([KeyPress(("space",)), TypeText("x")])
+
+
+@cb.wrong_way
+async def oracle_then_submits_again(task: cb.Task, session: cb.Session) -> None:
+    """The oracle, then the last field changed and Enter again: a second submission."""
+    await oracle_then_types_on(task, session)
+    await session.apply([KeyPress(("enter",))])
