@@ -2,6 +2,12 @@
 
 Easy: two windows side by side. Medium: four, with look-alike titles. Hard: six overlapping
 windows with look-alike titles, the target never in front.
+
+The evaluator checks the titles left open and, by window id against what setup kept, that the
+target window is the only one closed and none was opened. Chance: 1/k for k windows.
+
+Wrong ways: ``close_them_all``, ``close_the_wrong_one`` (the window listed after the target) and
+``oracle_then_close_another``.
 """
 
 from __future__ import annotations
@@ -9,7 +15,19 @@ from __future__ import annotations
 import random
 
 import cua_bench as cb
-from cua_bench.tasksets.sim._desktop_common import NOUNS, Screen, arrange, desktop, fresh, line, loaders
+from cua_bench.tasksets.sim._desktop_common import (
+    NOUNS,
+    Screen,
+    arrange,
+    desktop,
+    fresh,
+    keep,
+    kept,
+    line,
+    loaders,
+    snapshot_windows,
+    window_changes,
+)
 
 FAMILY = "close-window"
 BASES = ("Invoice", "Chat with", "Weather in", "Notes", "Order", "Ticket", "Report", "Settings", "Downloads",
@@ -34,7 +52,7 @@ def build(rng: random.Random, difficulty: str) -> cb.Task:
     windows = [{"title": t, "text": line(rng), "width": rng.randint(300, 420)} for t in order]
     description = f"Close the window titled '{target}'. Leave all the other windows open."
     metadata = {"windows": windows, "target": target, "seed": rng.randrange(2**32)}
-    return cb.Task(description=description, metadata=metadata, difficulty=difficulty, max_steps=5)
+    return cb.Task(description=description, metadata=metadata, difficulty=difficulty, max_steps=5, chance=1 / count)
 
 
 load_train, load_test = loaders(FAMILY, build)
@@ -50,12 +68,18 @@ async def setup(task: cb.Task, session: cb.Session) -> None:
         window_id = await session.launch("form", title=spec["title"], widgets=widgets, width=spec["width"])
         opened.append(sim.get_window(window_id))
     arrange(random.Random(task.metadata["seed"]), sim, opened, apart=task.difficulty != "hard")
+    keep(task, sim)
+    task.scratch["target"] = next(w.id for w in opened if w.title == task.metadata["target"])
 
 
 @cb.evaluate_task
 async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
+    sim = desktop(session)
     expected = sorted(spec["title"] for spec in task.metadata["windows"] if spec["title"] != task.metadata["target"])
-    return [1.0 if sorted(w.title for w in desktop(session).windows()) == expected else 0.0]
+    closed = window_changes(kept(task, "windows"), snapshot_windows(sim)) == [
+        f"window {kept(task, 'target')} was closed"
+    ]
+    return [1.0 if closed and sorted(w.title for w in sim.windows()) == expected else 0.0]
 
 
 @cb.solve_task
@@ -63,3 +87,32 @@ async def solve(task: cb.Task, session: cb.Session) -> None:
     screen = Screen(session)
     target = await screen.front(await screen.window(task.metadata["target"]))
     await screen.click(await screen.find(target, "button", "Close"))
+
+
+async def _close(screen: Screen, title: str) -> None:
+    win = await screen.front(await screen.window(title))
+    await screen.click(await screen.find(win, "button", "Close"))
+
+
+def _other(task: cb.Task) -> str:
+    """A window that is not the target: the next one in the list, a look-alike title in most variants."""
+    titles = [spec["title"] for spec in task.metadata["windows"]]
+    return titles[(titles.index(task.metadata["target"]) + 1) % len(titles)]
+
+
+@cb.wrong_way
+async def close_them_all(task: cb.Task, session: cb.Session) -> None:
+    screen = Screen(session)
+    for spec in task.metadata["windows"]:
+        await _close(screen, spec["title"])
+
+
+@cb.wrong_way
+async def close_the_wrong_one(task: cb.Task, session: cb.Session) -> None:
+    await _close(Screen(session), _other(task))
+
+
+@cb.wrong_way
+async def oracle_then_close_another(task: cb.Task, session: cb.Session) -> None:
+    await solve(task, session)
+    await _close(Screen(session), _other(task))
