@@ -10,11 +10,12 @@ from typing import Any
 
 from cua_bench.agents.base import Agent, Observes, SkipEpisode
 from cua_bench.hookspecs import hookimpl
+from cua_bench.session import center, walk
 from cua_bench.tasks import Task
 from cua_core.actions import Action, Click, Done, Drag, KeyPress, Point, Scroll, TypeText
 from cua_core.plugins import Register
 
-__all__ = ["NoopAgent", "OracleAgent", "RandomAgent", "ReplayAgent"]
+__all__ = ["NoopAgent", "OracleAgent", "RandomA11yAgent", "RandomAgent", "ReplayAgent"]
 
 
 class OracleAgent(Agent):
@@ -66,6 +67,31 @@ class RandomAgent(Agent):
         return [Drag(self._point(), self._point())]
 
 
+class RandomA11yAgent(Agent):
+    """Random play that knows where the widgets are: clicks a random node of the accessibility tree,
+    or types a random word, or presses Enter/Tab. A family whose reward this beats its stated chance
+    at is one whose evaluator a policy could game."""
+
+    observes = Observes("none", a11y="nodes")
+
+    def __init__(self, seed: int = 0) -> None:
+        self.seed = seed
+        self.rng = random.Random(seed)
+
+    def reset(self, task: Task) -> None:
+        self.rng = random.Random(f"{self.seed}/a11y/{task.name}/{task.variant}")
+
+    def act(self, observation: dict[str, Any]) -> list[Action]:
+        nodes = [n for n in walk(observation.get("a11y") or []) if n.get("bounds")]
+        roll = self.rng.random()
+        if nodes and roll < 0.7:
+            return [Click(center(self.rng.choice(nodes)))]
+        if roll < 0.9:
+            word = "".join(self.rng.choice(string.ascii_lowercase) for _ in range(self.rng.randint(1, 8)))
+            return [TypeText(word)]
+        return [KeyPress(self.rng.choice((("enter",), ("tab",), ("space",))))]
+
+
 class ReplayAgent(Agent):
     """Replays the actions of recorded trajectories (a LiteSample dataset folder of a past run)."""
 
@@ -101,5 +127,6 @@ class ReplayAgent(Agent):
 def cua_bench_register_agents(register: Register[Callable[..., Agent]]) -> None:
     register("oracle", OracleAgent, description="the task's own @solve_task, through actions only")
     register("random", RandomAgent, description="seeded random clicks, keys, words, scrolls and drags")
+    register("random-a11y", RandomA11yAgent, description="seeded random clicks on accessibility-tree nodes and words")
     register("noop", NoopAgent, description="declares done at once (every evaluator must give 0)")
     register("replay", ReplayAgent, description="replays a recorded run: --agent-option dataset=RUN/trajectories")

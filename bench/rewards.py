@@ -1,0 +1,170 @@
+"""Rewards you can train on, swept: the oracle, doing nothing, every declared wrong way, and random play.
+
+For every task of the ``sim`` taskset (and ``desktop`` with ``--desktop``, on the local backend),
+on every variant of both splits (``--variants K`` for the first K of each):
+
+- ``oracle_ok_ratio``: the share of variants whose oracle scores 1.0 (target 1.0);
+- ``noop_zero_ratio``: the share where doing nothing scores 0 (target 1.0);
+- ``wrong_ways_passing``: declared wrong solutions (``@cb.wrong_way``) that scored above 0 (target 0);
+- ``tasks_with_wrong_ways``: the share of tasks that declare at least one (target 1.0);
+- ``random_over_chance``: families where a random agent beats the chance level the task states
+  (``Task.chance``; 0 when it states none) by more than sampling noise (three binomial standard
+  errors plus one episode's worth), for either of two random agents: ``random`` (clicks anywhere,
+  keys, words) and ``random-a11y`` (clicks accessibility-tree nodes, words) on every test variant
+  (target 0).
+
+Baseline in the same run: the reward the ``noop`` agent earns through the runner, which every
+evaluator must hold at 0.
+
+Last line: ``wrong_ways_passing=… tasks_with_wrong_ways=… oracle_ok_ratio=… noop_zero_ratio=…
+random_over_chance=…``. Run: .venv/bin/python bench/rewards.py [--variants K] [--desktop] [--jobs N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import statistics
+import sys
+import tempfile
+import time
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from cua_bench.client import EnvClient
+from cua_bench.registry import backends
+from cua_bench.runner import RunConfig, Runner
+from cua_bench.tasks import load_task_module
+from cua_bench.taskset import task_folders
+from cua_core.errors import CuaError
+
+
+@dataclass
+class Sweep:
+    task: str
+    variants: int = 0
+    oracle_ok: int = 0
+    noop_zero: int = 0
+    wrong_ways: int = 0  # declared (names, over splits)
+    wrong_played: int = 0
+    wrong_passing: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+
+def sweep(folder: str, backend: str, limit: int | None) -> Sweep:
+    """Every variant of both splits of one task: oracle, nothing, each wrong way."""
+    module = load_task_module(folder)
+    out = Sweep(module.name)
+    started = time.monotonic()
+    impl = backends()[backend]()
+    computer = impl.provision()
+    try:
+        with EnvClient(computer.address, step_timeout=120) as env:
+            for split in module.splits():
+                count = len(module.variants(split))
+                ways = sorted(module.wrong_ways(split))
+                out.wrong_ways += len(ways)
+                for variant in range(count if limit is None else min(limit, count)):
+                    where = f"{module.name} {split}/{variant}"
+                    options = {"task": folder, "variant": variant, "split": split, "obs": "none"}
+                    try:
+                        out.variants += 1
+                        env.reset(options=options)
+                        out.noop_zero += env.evaluate() == 0.0
+                        env.reset(options=options)
+                        out.oracle_ok += env.solve()["reward"] == 1.0
+                        for name in ways:
+                            env.reset(options=options)
+                            out.wrong_played += 1
+                            reward = env.wrong(name)["reward"]
+                            if reward > 0:
+                                out.wrong_passing.append(f"{where} {name}={reward}")
+                    except CuaError as exc:
+                        out.errors.append(f"{where}: {exc}")
+    finally:
+        impl.teardown(computer)
+    out.seconds = time.monotonic() - started
+    return out
+
+
+def random_play(taskset: str, backend: str, agent: str, limit: int | None, output: Path) -> dict[str, float]:
+    """Mean reward per family of ``agent`` on every test variant (through the runner)."""
+    config = RunConfig(taskset, output, backend, agent, max_parallel=2, variants=limit, record=False)
+    summary = Runner(config).run()
+    return {task: row["mean_reward"] for task, row in summary["tasks"].items()}
+
+
+def over_chance(mean: float, chance: float, n: int) -> bool:
+    noise = 3 * math.sqrt(max(chance * (1 - chance), 1e-9) / max(n, 1)) + 1 / max(n, 1)
+    return mean > chance + noise
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--variants", type=int, help="only the first K variants of each split")
+    parser.add_argument("--desktop", action="store_true", help="also the desktop taskset (local backend; slow)")
+    parser.add_argument("--jobs", type=int, default=2, help="tasks swept at once")
+    args = parser.parse_args()
+    tasksets = [("sim", "sim")] + ([("desktop", "local")] if args.desktop else [])
+    started = time.monotonic()
+    sweeps: list[Sweep] = []
+    with ProcessPoolExecutor(args.jobs) as pool:
+        futures = [
+            pool.submit(sweep, str(folder), backend, args.variants)
+            for name, backend in tasksets
+            for folder in task_folders(name)
+        ]
+        for future in futures:
+            result = future.result()
+            sweeps.append(result)
+            flag = " WRONG WAY PASSES" if result.wrong_passing else ""
+            print(
+                f"{result.task:28} {result.variants:4} variants  oracle {result.oracle_ok}/{result.variants}  "
+                f"noop-0 {result.noop_zero}/{result.variants}  wrong ways {result.wrong_ways} "
+                f"({result.wrong_played} played){flag}  {result.seconds:.0f} s",
+                flush=True,
+            )
+            for line in result.wrong_passing[:3] + result.errors[:3]:
+                print(f"    {line}", file=sys.stderr)
+    chances: dict[str, float] = {}
+    for name, _ in tasksets:
+        for folder in task_folders(name):
+            module = load_task_module(folder)
+            chances[module.name] = statistics.fmean(t.chance or 0.0 for t in module.variants("test"))
+    beaten: list[str] = []
+    noop_means: list[float] = []
+    with tempfile.TemporaryDirectory() as scratch:
+        for name, backend in tasksets:
+            count = len(load_task_module(task_folders(name)[0]).variants("test"))
+            n = count if args.variants is None else min(args.variants, count)
+            for agent in ("random", "random-a11y"):
+                for task, mean in random_play(
+                    name, backend, agent, args.variants, Path(scratch) / f"{name}-{agent}"
+                ).items():
+                    if over_chance(mean, chances.get(task, 0.0), n):
+                        beaten.append(f"{task} ({agent}: {mean:.3f} against chance {chances.get(task, 0.0):.3f})")
+            noop = random_play(name, backend, "noop", args.variants, Path(scratch) / f"{name}-noop")
+            noop_means += list(noop.values())
+    for line in beaten:
+        print(f"random beats chance: {line}")
+    variants = sum(s.variants for s in sweeps)
+    passing = sum(len(s.wrong_passing) for s in sweeps)
+    with_ways = sum(s.wrong_ways > 0 for s in sweeps) / len(sweeps)
+    oracle = sum(s.oracle_ok for s in sweeps) / variants
+    noop = sum(s.noop_zero for s in sweeps) / variants
+    errors = sum(len(s.errors) for s in sweeps)
+    print(
+        f"{len(sweeps)} tasks, {variants} variants, {sum(s.wrong_played for s in sweeps)} wrong-way episodes, "
+        f"{errors} errors, {time.monotonic() - started:.0f} s; noop through the runner: mean "
+        f"{statistics.fmean(noop_means) if noop_means else 0.0:.3f}"
+    )
+    print(
+        f"wrong_ways_passing={passing} tasks_with_wrong_ways={with_ways:.3f} oracle_ok_ratio={oracle:.4f} "
+        f"noop_zero_ratio={noop:.4f} random_over_chance={len(beaten)} errors={errors} variants={variants}"
+    )
+
+
+if __name__ == "__main__":
+    main()
