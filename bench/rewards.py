@@ -145,8 +145,8 @@ def main() -> None:
                 ).items():
                     if over_chance(mean, chances.get(task, 0.0), n):
                         beaten.append(f"{task} ({agent}: {mean:.3f} against chance {chances.get(task, 0.0):.3f})")
-            noop = random_play(name, backend, "noop", args.variants, Path(scratch) / f"{name}-noop")
-            noop_means += list(noop.values())
+            idle = random_play(name, backend, "noop", args.variants, Path(scratch) / f"{name}-noop")
+            noop_means += list(idle.values())
     for line in beaten:
         print(f"random beats chance: {line}")
     variants = sum(s.variants for s in sweeps)
