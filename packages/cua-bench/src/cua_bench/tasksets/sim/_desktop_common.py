@@ -448,6 +448,20 @@ class Screen:
             await self.act(Scroll("down", 1, center(box)))
         raise LookupError(f"no item {item!r} in list {list_name!r}")
 
+    async def save_as(self, path: str) -> None:
+        """Save the focused editor's text as ``path`` with the Save As dialog (ctrl+shift+s)."""
+        await self.keys("ctrl", "shift", "s")
+        dialog = await self.window("Save As")
+        await self.click(await self.find(dialog, "textbox", "File name"))
+        await self.keys("ctrl", "a")
+        await self.type(path, enter=True)
+
+    async def delete_in_browser(self, name: str) -> None:
+        """Delete ``name`` from the folder the file browser shows (select it, press delete)."""
+        browser = await self.open_in_browser([])
+        await self.click(await self.list_item(browser, "Files", name))
+        await self.keys("delete")
+
     async def open_in_browser(self, folder: Sequence[str]) -> dict[str, Any]:
         """The file browser window in front, opened down ``folder`` (names from where it is)."""
         win = await self.front(await self.window(app="files"))

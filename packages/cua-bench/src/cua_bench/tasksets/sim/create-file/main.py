@@ -2,25 +2,38 @@
 
 Easy: one line, saved in Documents. Medium: a few lines, a file browser open alongside. Hard:
 more lines, a subfolder, and a second editor (on another file) that must stay untouched.
+
+The evaluator checks the new file's text and that nothing else in the file system changed (every
+file and its text, every folder) against what setup kept. "Using Save As" holds by construction:
+an untitled editor saves only through the Save As dialog. Chance 0 (typing).
+
+Wrong ways: ``accept_the_default_name`` (Save As's untitled.txt), ``save_in_home_folder``
+(the right name, one folder off) and ``oracle_then_overwrite_neighbour`` (then Save As again over
+a file that was already there).
 """
 
 from __future__ import annotations
 
+import posixpath
 import random
 
 import cua_bench as cb
 from cua_bench.tasksets.sim._desktop_common import (
     DOCS,
+    HOME,
     Screen,
     arrange,
     desktop,
+    file_changes,
     file_name,
-    files,
     folder_files,
     fresh,
+    keep,
+    kept,
     line,
     loaders,
     seed_files,
+    snapshot_files,
 )
 
 FAMILY = "create-file"
@@ -47,7 +60,7 @@ def build(rng: random.Random, difficulty: str) -> cb.Task:
     )
     metadata = {"files": contents, "path": f"{folder}/{name}", "text": text, "browser": difficulty == "medium",
                 "other": other, "seed": rng.randrange(2**32)}  # fmt: skip
-    return cb.Task(description=description, metadata=metadata, difficulty=difficulty, max_steps=12)
+    return cb.Task(description=description, metadata=metadata, difficulty=difficulty, max_steps=12, chance=0.0)
 
 
 load_train, load_test = loaders(FAMILY, build)
@@ -65,15 +78,15 @@ async def setup(task: cb.Task, session: cb.Session) -> None:
         opened.append(await session.launch("editor", path=meta["other"], width=520, height=380))
     opened.append(await session.launch("editor", width=560, height=400))
     arrange(random.Random(meta["seed"]), sim, [sim.get_window(i) for i in opened])
+    keep(task, sim)
 
 
 @cb.evaluate_task
 async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
     meta = task.metadata
-    now = files(desktop(session))
-    written = now.pop(meta["path"], None)
-    right = written is not None and written in (meta["text"], meta["text"] + "\n")
-    return [1.0 if right and now == meta["files"] else 0.0]
+    now = snapshot_files(desktop(session))
+    right = now.get(meta["path"]) in (meta["text"], meta["text"] + "\n")
+    return [1.0 if right and not file_changes(kept(task, "files"), now, expect=[meta["path"]]) else 0.0]
 
 
 @cb.solve_task
@@ -83,8 +96,31 @@ async def solve(task: cb.Task, session: cb.Session) -> None:
     editor = await screen.front(await screen.window(UNTITLED))
     await screen.click(await screen.find(editor, "textbox", "Editor"))
     await screen.type(meta["text"])
+    await screen.save_as(meta["path"])
+
+
+async def _type_the_text(task: cb.Task, session: cb.Session) -> Screen:
+    screen = Screen(session)
+    editor = await screen.front(await screen.window(UNTITLED))
+    await screen.click(await screen.find(editor, "textbox", "Editor"))
+    await screen.type(task.metadata["text"])
+    return screen
+
+
+@cb.wrong_way
+async def accept_the_default_name(task: cb.Task, session: cb.Session) -> None:
+    screen = await _type_the_text(task, session)
     await screen.keys("ctrl", "shift", "s")
-    dialog = await screen.window("Save As")
-    await screen.click(await screen.find(dialog, "textbox", "File name"))
-    await screen.keys("ctrl", "a")
-    await screen.type(meta["path"], enter=True)
+    await screen.keys("enter")
+
+
+@cb.wrong_way
+async def save_in_home_folder(task: cb.Task, session: cb.Session) -> None:
+    screen = await _type_the_text(task, session)
+    await screen.save_as(f"{HOME}/{posixpath.basename(task.metadata['path'])}")
+
+
+@cb.wrong_way
+async def oracle_then_overwrite_neighbour(task: cb.Task, session: cb.Session) -> None:
+    await solve(task, session)
+    await Screen(session).save_as(next(iter(task.metadata["files"])))

@@ -2,24 +2,36 @@
 
 Easy: one file among a few. Medium: two among look-alikes. Hard: three in a long list that must
 be scrolled, next to look-alike names and a same-named file in a subfolder that must survive.
+
+The evaluator checks, against what setup kept, that the named files are gone and nothing else in
+the file system changed (every other file and its text, every folder: a stray new folder counts).
+Chance: 1/C(n, k), picking the k named files among the n in the folder.
+
+Wrong ways: ``delete_the_wrong_file`` (one named file kept, a neighbour deleted instead),
+``oracle_then_delete_one_more`` and ``oracle_then_new_folder`` (a folder left behind).
 """
 
 from __future__ import annotations
 
+import math
 import random
 
 import cua_bench as cb
+from cua_bench.session import find_all
 from cua_bench.tasksets.sim._desktop_common import (
     DOCS,
     Screen,
     arrange,
     desktop,
-    files,
+    file_changes,
     folder_files,
     fresh,
+    keep,
+    kept,
     loaders,
     pick_names,
     seed_files,
+    snapshot_files,
 )
 
 FAMILY = "delete-file"
@@ -46,7 +58,9 @@ def build(rng: random.Random, difficulty: str) -> cb.Task:
         "Do not delete or change anything else."
     )
     metadata = {"files": contents, "delete": doomed, "seed": rng.randrange(2**32)}
-    return cb.Task(description=description, metadata=metadata, difficulty=difficulty, max_steps=6 + 4 * doomed_count)
+    in_folder = sum(1 for path in contents if path.rpartition("/")[0] == DOCS)
+    return cb.Task(description=description, metadata=metadata, difficulty=difficulty, max_steps=6 + 4 * doomed_count,
+                   chance=1 / math.comb(in_folder, doomed_count))  # fmt: skip
 
 
 load_train, load_test = loaders(FAMILY, build)
@@ -58,13 +72,15 @@ async def setup(task: cb.Task, session: cb.Session) -> None:
     seed_files(sim, task.metadata["files"])
     browser = sim.get_window(await session.launch("files", folder=DOCS))
     arrange(random.Random(task.metadata["seed"]), sim, [browser])
+    keep(task, sim)
 
 
 @cb.evaluate_task
 async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
-    doomed = {f"{DOCS}/{name}" for name in task.metadata["delete"]}
-    expected = {path: text for path, text in task.metadata["files"].items() if path not in doomed}
-    return [1.0 if files(desktop(session)) == expected else 0.0]
+    doomed = [f"{DOCS}/{name}" for name in task.metadata["delete"]]
+    now = snapshot_files(desktop(session))
+    gone = not any(path in now for path in doomed)
+    return [1.0 if gone and not file_changes(kept(task, "files"), now, expect=doomed) else 0.0]
 
 
 @cb.solve_task
@@ -74,3 +90,35 @@ async def solve(task: cb.Task, session: cb.Session) -> None:
     for name in task.metadata["delete"]:
         await screen.click(await screen.list_item(browser, "Files", name))
         await screen.keys("delete")
+
+
+async def _a_neighbour(screen: Screen, task: cb.Task) -> str:
+    """A file in the list that is not to be deleted (a look-alike name in most variants)."""
+    browser = await screen.open_in_browser([])
+    rows = find_all([await screen.find(browser, "list", "Files")], role="listitem", value="file")
+    return next(r["name"] for r in rows if r["name"] not in task.metadata["delete"])
+
+
+@cb.wrong_way
+async def delete_the_wrong_file(task: cb.Task, session: cb.Session) -> None:
+    screen = Screen(session)
+    spare = await _a_neighbour(screen, task)
+    for name in task.metadata["delete"][1:]:
+        await screen.delete_in_browser(name)
+    await screen.delete_in_browser(spare)
+
+
+@cb.wrong_way
+async def oracle_then_delete_one_more(task: cb.Task, session: cb.Session) -> None:
+    await solve(task, session)
+    screen = Screen(session)
+    await screen.delete_in_browser(await _a_neighbour(screen, task))
+
+
+@cb.wrong_way
+async def oracle_then_new_folder(task: cb.Task, session: cb.Session) -> None:
+    await solve(task, session)
+    screen = Screen(session)
+    browser = await screen.open_in_browser([])
+    await screen.click(await screen.find(browser, "button", "New Folder"))
+    await screen.keys("enter")
