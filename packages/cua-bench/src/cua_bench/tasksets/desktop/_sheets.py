@@ -2,7 +2,8 @@
 
 Values come from ``ssconvert`` (Gnumeric's own engine recalculates every formula, exactly as the app
 shows it); formulas come from the workbook's XML, so an evaluator can tell ``=SUM(B2:B6)`` from a
-typed-in total.
+typed-in total, and ``refers_to`` / ``product_of`` read which cells a formula is over: a value is
+not enough, since ``=SUM(31.5)`` or ``=MAX(B2:B40)`` gives the same number as the asked-for formula.
 """
 
 from __future__ import annotations
@@ -17,17 +18,22 @@ import xml.etree.ElementTree as ET
 
 from cua_bench.session import Session
 from cua_bench.tasks import TaskError
-from cua_bench.tasksets.desktop._common import act, key, shell, write_files
+from cua_bench.tasksets.desktop._common import act, file_changes, key, shell, snapshot_files, write_files
 
 __all__ = [
     "ITEMS",
     "Cell",
+    "call",
     "cell_name",
+    "cells",
     "formulas",
     "goto",
     "make_workbook",
     "matches",
+    "others_unchanged",
     "price",
+    "product_of",
+    "refers_to",
     "same_value",
     "sheet_rows",
     "to_csv",
@@ -153,3 +159,71 @@ def matches(rows: list[list[str]] | None, expected: list[list[Cell]]) -> bool:
 async def goto(session: Session, row: int, col: int) -> None:
     """Oracle move: select the cell at 0-based (row, col) from A1 with the arrow keys."""
     await act(session, key("ctrl+home"), *[key("down")] * row, *[key("right")] * col)
+
+
+# --- what a formula is over -----------------------------------------------------------------
+
+REF = re.compile(r"^\$?([A-Z]{1,3})\$?([1-9][0-9]*)$")
+CALL = re.compile(r"^=([A-Z][A-Z0-9.]*)\((.*)\)$")
+
+
+def _column(letters: str) -> int:
+    col = 0
+    for letter in letters:
+        col = col * 26 + ord(letter) - ord("A") + 1
+    return col - 1
+
+
+def cells(reference: str) -> set[str] | None:
+    """``B2:C3`` (``$`` allowed) -> ``{"B2", "B3", "C2", "C3"}``; None when it is not a cell or a range."""
+    ends = [REF.match(part) for part in reference.upper().split(":")]
+    if not 1 <= len(ends) <= 2 or not all(ends):
+        return None
+    (c1, r1), (c2, r2) = ((_column(m[1]), int(m[2]) - 1) for m in (ends[0], ends[-1]) if m)
+    if (r2 - r1 + 1) * (c2 - c1 + 1) > 10_000:
+        return None
+    return {cell_name(r, c) for r in range(min(r1, r2), max(r1, r2) + 1) for c in range(min(c1, c2), max(c1, c2) + 1)}
+
+
+def call(formula: str) -> tuple[str, list[str]] | None:
+    """``=sum(B2:B4, B6)`` -> ``("SUM", ["B2:B4", "B6"])``: one function call with plain arguments, else None."""
+    match = CALL.match(formula.upper().replace(" ", ""))
+    if match is None or "(" in match[2] or ")" in match[2]:
+        return None
+    return match[1], match[2].split(",") if match[2] else []
+
+
+def refers_to(formula: str, function: str, over: set[str]) -> bool:
+    """The formula is ``function`` over exactly the cells ``over`` (any split into cells and ranges), and
+    nothing else: no typed numbers, no cells beyond them, even empty ones that change no value."""
+    found = call(formula)
+    if found is None or found[0] != function.upper() or not found[1]:
+        return False
+    covered: set[str] = set()
+    for argument in found[1]:
+        part = cells(argument)
+        if part is None:
+            return False
+        covered |= part
+    return covered == over
+
+
+def product_of(formula: str, over: set[str]) -> bool:
+    """``=B2*C2`` (either order, ``$`` allowed) or ``=PRODUCT(...)`` over exactly the cells ``over``."""
+    if refers_to(formula, "PRODUCT", over):
+        return True
+    factors = formula.upper().replace(" ", "").removeprefix("=").split("*")
+    if not formula.lstrip().startswith("=") or len(factors) != len(over):
+        return False
+    covered: set[str] = set()
+    for factor in factors:
+        part = cells(factor)
+        if part is None or len(part) != 1:
+            return False
+        covered |= part
+    return covered == over
+
+
+async def others_unchanged(session: Session, before: dict[str, str], expect: list[str]) -> bool:
+    """No file under home changed besides ``expect`` since ``before`` (a ``snapshot``)."""
+    return not file_changes(before, await snapshot_files(session), expect=expect)

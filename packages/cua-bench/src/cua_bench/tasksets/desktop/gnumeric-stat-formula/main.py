@@ -1,4 +1,13 @@
-"""gnumeric-stat-formula: next to a label, compute a column's average, maximum or minimum with a formula."""
+"""gnumeric-stat-formula: next to a label, compute a column's average, maximum or minimum with a formula.
+
+The evaluator checks that the target cell holds the named function over exactly the values (a typed
+result, even inside the function, or a wider range whose extra cells are empty and change nothing,
+is not the formula asked for), that it is the only formula, that the label is there and every other
+cell keeps its value, and that no other file under home changed.
+Wrong ways: ``typed_result_in_function`` (``=MAX(<the result>)``), ``over_a_wider_range`` (the
+function over the values and the empty cells below them: the same value) and
+``oracle_then_clears_a_value_label`` (the formula, then one item's name deleted).
+"""
 
 from __future__ import annotations
 
@@ -7,15 +16,27 @@ import statistics
 from collections.abc import Callable
 
 import cua_bench as cb
-from cua_bench.tasksets.desktop._common import WORDS, act, file_title, loaders, save_and_wait, start
+from cua_bench.tasksets.desktop._common import (
+    WORDS,
+    act,
+    file_title,
+    key,
+    loaders,
+    save_and_wait,
+    snapshot_files,
+    start,
+)
 from cua_bench.tasksets.desktop._sheets import (
     ITEMS,
     Cell,
     cell_name,
+    cells,
     formulas,
     goto,
     make_workbook,
     matches,
+    others_unchanged,
+    refers_to,
     sheet_rows,
 )
 from cua_core.actions import TypeText
@@ -56,6 +77,7 @@ def build(rng: random.Random) -> cb.Task:
             "count": count,
         },
         max_steps=15,
+        chance=0.0,
     )
 
 
@@ -67,15 +89,18 @@ async def setup(task: cb.Task, session: cb.Session) -> None:
     meta = task.metadata
     await make_workbook(session, meta["path"], meta["rows"])
     await start(session, "gnumeric", meta["path"], title=file_title(meta["path"], "Gnumeric"))
+    task.scratch["before"] = await snapshot_files(session)
 
 
 @cb.evaluate_task
 async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
     meta = task.metadata
-    formula = (await formulas(session, meta["path"])).get(meta["target"], "").upper().replace(" ", "")
-    expected = [*meta["rows"], [], [meta["label"], meta["result"]]]
-    ok = formula.startswith(f"={meta['function']}(")
-    return [1.0 if ok and matches(await sheet_rows(session, meta["path"]), expected) else 0.0]
+    found = await formulas(session, meta["path"])
+    values = cells(f"{cell_name(1, 1)}:{cell_name(meta['count'], 1)}") or set()
+    ok = set(found) == {meta["target"]} and refers_to(found[meta["target"]], meta["function"], values)
+    ok = ok and matches(await sheet_rows(session, meta["path"]), [*meta["rows"], [], [meta["label"], meta["result"]]])
+    ok = ok and await others_unchanged(session, task.scratch["before"], [meta["path"]])
+    return [1.0 if ok else 0.0]
 
 
 @cb.solve_task
@@ -85,3 +110,31 @@ async def solve(task: cb.Task, session: cb.Session) -> None:
     await goto(session, meta["label_row"], 0)
     await act(session, TypeText(f"{meta['label']}\t={meta['function']}({cells})", press_enter=True))
     await save_and_wait(session, meta["path"], "Gnumeric")
+
+
+async def enter(task: cb.Task, session: cb.Session, argument: str) -> None:
+    meta = task.metadata
+    await goto(session, meta["label_row"], 0)
+    await act(session, TypeText(f"{meta['label']}\t={meta['function']}({argument})", press_enter=True))
+    await save_and_wait(session, meta["path"], "Gnumeric")
+
+
+@cb.wrong_way
+async def typed_result_in_function(task: cb.Task, session: cb.Session) -> None:
+    """The result worked out by hand and typed inside the function: the right value over no cells."""
+    await enter(task, session, f"{task.metadata['result']!r}")
+
+
+@cb.wrong_way
+async def over_a_wider_range(task: cb.Task, session: cb.Session) -> None:
+    """The function over the values and empty cells below them (the function skips those): same value."""
+    await enter(task, session, f"{cell_name(1, 1)}:{cell_name(task.metadata['count'] + 1, 1)}")
+
+
+@cb.wrong_way
+async def oracle_then_clears_a_value_label(task: cb.Task, session: cb.Session) -> None:
+    """The label and formula, then one item's name deleted (the result does not change)."""
+    await solve(task, session)
+    await goto(session, 1, 0)
+    await act(session, key("delete"))
+    await save_and_wait(session, task.metadata["path"], "Gnumeric")
