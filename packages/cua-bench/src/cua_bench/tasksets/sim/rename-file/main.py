@@ -3,27 +3,40 @@
 Medium and hard variants add look-alike names and a file of the same name in another folder;
 hard ones put the file in a long list (it must be scrolled to) in a subfolder of Documents, with
 the browser opened at the home folder.
+
+The evaluator checks, against what setup kept, that the old name is gone, the new name holds the
+file's text, and nothing else in the file system changed (every other file and its text, every
+folder). Chance 0 (typing a name).
+
+Wrong ways: ``rename_the_wrong_file`` (a neighbour, often a look-alike, gets the new name),
+``drop_the_extension`` (the new name typed without its extension) and
+``oracle_then_delete_one_more``.
 """
 
 from __future__ import annotations
 
 import posixpath
 import random
+from typing import Any
 
 import cua_bench as cb
+from cua_bench.session import find_all
 from cua_bench.tasksets.sim._desktop_common import (
     DOCS,
     HOME,
     Screen,
     arrange,
     desktop,
+    file_changes,
     file_name,
-    files,
     folder_files,
     fresh,
+    keep,
+    kept,
     loaders,
     lookalike,
     seed_files,
+    snapshot_files,
 )
 
 FAMILY = "rename-file"
@@ -51,7 +64,7 @@ def build(rng: random.Random, difficulty: str) -> cb.Task:
     )
     metadata = {"files": contents, "folder": folder, "old": old, "new": new, "start": start,
                 "seed": rng.randrange(2**32)}  # fmt: skip
-    return cb.Task(description=description, metadata=metadata, difficulty=difficulty, max_steps=16)
+    return cb.Task(description=description, metadata=metadata, difficulty=difficulty, max_steps=16, chance=0.0)
 
 
 load_train, load_test = loaders(FAMILY, build)
@@ -63,22 +76,58 @@ async def setup(task: cb.Task, session: cb.Session) -> None:
     seed_files(sim, task.metadata["files"])
     browser = sim.get_window(await session.launch("files", folder=task.metadata["start"]))
     arrange(random.Random(task.metadata["seed"]), sim, [browser])
+    keep(task, sim)
 
 
 @cb.evaluate_task
 async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
     meta = task.metadata
-    expected = dict(meta["files"])
-    expected[f"{meta['folder']}/{meta['new']}"] = expected.pop(f"{meta['folder']}/{meta['old']}")
-    return [1.0 if files(desktop(session)) == expected else 0.0]
+    before, now = kept(task, "files"), snapshot_files(desktop(session))
+    old, new = f"{meta['folder']}/{meta['old']}", f"{meta['folder']}/{meta['new']}"
+    moved = old not in now and now.get(new) == before[old]
+    return [1.0 if moved and not file_changes(before, now, expect=[old, new]) else 0.0]
 
 
 @cb.solve_task
 async def solve(task: cb.Task, session: cb.Session) -> None:
-    meta = task.metadata
-    screen = Screen(session)
+    await _rename(Screen(session), task.metadata, task.metadata["old"], task.metadata["new"])
+
+
+async def _in_folder(screen: Screen, meta: dict[str, Any]) -> dict[str, Any]:
+    """The browser, showing the file's folder (opened from where it starts, unless it shows it already)."""
+    browser = await screen.front(await screen.window(app="files"))
+    if find_all([browser], role="label", name=meta["folder"]):
+        return browser
     route = posixpath.relpath(meta["folder"], meta["start"])
-    browser = await screen.open_in_browser([] if route == "." else route.split("/"))
-    await screen.click(await screen.list_item(browser, "Files", meta["old"]))
+    return await screen.open_in_browser([] if route == "." else route.split("/"))
+
+
+async def _rename(screen: Screen, meta: dict[str, Any], old: str, new: str) -> None:
+    browser = await _in_folder(screen, meta)
+    await screen.click(await screen.list_item(browser, "Files", old))
     await screen.keys("f2")
-    await screen.type(meta["new"], enter=True)
+    await screen.type(new, enter=True)
+
+
+async def _a_neighbour(screen: Screen, meta: dict[str, Any]) -> str:
+    browser = await _in_folder(screen, meta)
+    rows = find_all([await screen.find(browser, "list", "Files")], role="listitem", value="file")
+    return next(r["name"] for r in rows if r["name"] != meta["old"])
+
+
+@cb.wrong_way
+async def rename_the_wrong_file(task: cb.Task, session: cb.Session) -> None:
+    screen = Screen(session)
+    await _rename(screen, task.metadata, await _a_neighbour(screen, task.metadata), task.metadata["new"])
+
+
+@cb.wrong_way
+async def drop_the_extension(task: cb.Task, session: cb.Session) -> None:
+    await _rename(Screen(session), task.metadata, task.metadata["old"], task.metadata["new"].rpartition(".")[0])
+
+
+@cb.wrong_way
+async def oracle_then_delete_one_more(task: cb.Task, session: cb.Session) -> None:
+    await solve(task, session)
+    screen = Screen(session)
+    await screen.delete_in_browser(await _a_neighbour(screen, task.metadata))
