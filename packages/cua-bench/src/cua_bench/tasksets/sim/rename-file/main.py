@@ -112,7 +112,7 @@ async def _rename(screen: Screen, meta: dict[str, Any], old: str, new: str) -> N
 async def _a_neighbour(screen: Screen, meta: dict[str, Any]) -> str:
     browser = await _in_folder(screen, meta)
     rows = find_all([await screen.find(browser, "list", "Files")], role="listitem", value="file")
-    return next(r["name"] for r in rows if r["name"] != meta["old"])
+    return next(r["name"] for r in rows if r["name"] not in (meta["old"], meta["new"]))
 
 
 @cb.wrong_way
