@@ -1,4 +1,12 @@
-"""choose-dropdown: pick an option in the named drop-down list (long lists scroll), then Submit."""
+"""choose-dropdown: pick an option in the named drop-down list (long lists scroll), then Submit.
+
+The evaluator checks the whole end state: exactly one submission with the option chosen in the named
+list and every other list as it was, and the window still holding that (nothing changed after Submit).
+
+Wrong ways: ``picks_a_neighbouring_option`` (another option of the named list),
+``oracle_then_changes_a_list`` (a list changed after Submit) and ``oracle_then_submits_again`` (that
+change sent a second time). Chance is 1/k for the named list's k options.
+"""
 
 from __future__ import annotations
 
@@ -10,11 +18,14 @@ from cua_bench.tasksets.sim._widgets_common import (
     CATEGORIES,
     CITIES,
     click_in,
-    first_submission,
+    disturb,
     launch_form,
+    press,
+    remember,
     score,
     select_option,
     splits,
+    submitted_once,
 )
 
 FAMILY = "choose-dropdown"
@@ -42,7 +53,7 @@ def make(rng: random.Random, difficulty: str) -> cb.Task:
     answer = rng.choice([o for o in target["options"] if o != target["value"]])
     description = f'Select "{answer}" in the "{target["name"]}" drop-down list, then press Submit.'
     return cb.Task(description=description, metadata={"boxes": boxes, "target": target["name"], "answer": answer},
-                   max_steps=10)  # fmt: skip
+                   max_steps=10, chance=1 / len(target["options"]))  # fmt: skip
 
 
 train_variants, test_variants = splits(FAMILY, make)
@@ -51,17 +62,39 @@ train_variants, test_variants = splits(FAMILY, make)
 @cb.setup_task
 async def setup(task: cb.Task, session: cb.Session) -> None:
     await launch_form(session, task, TITLE, [*task.metadata["boxes"], {"type": "button", "name": "Submit"}])
+    remember(task, session)
 
 
 @cb.evaluate_task
 async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
-    meta = task.metadata
-    want = {box["name"]: box["value"] for box in meta["boxes"]} | {meta["target"]: meta["answer"]}
-    sent = first_submission(session, TITLE)
-    return score(sent is not None and all(sent.get(name) == value for name, value in want.items()))
+    return score(submitted_once(task, session, TITLE, {task.metadata["target"]: task.metadata["answer"]}))
 
 
 @cb.solve_task
 async def solve(task: cb.Task, session: cb.Session) -> None:
     await select_option(session, task.metadata["target"], task.metadata["answer"])
     await click_in(session, "button", "Submit", within=("window", TITLE))
+
+
+@cb.wrong_way
+async def picks_a_neighbouring_option(task: cb.Task, session: cb.Session) -> None:
+    """The option next to the asked-for one in the named list, then Submit."""
+    meta = task.metadata
+    options = next(box["options"] for box in meta["boxes"] if box["name"] == meta["target"])
+    index = options.index(meta["answer"])
+    await select_option(session, meta["target"], options[index - 1 if index else 1])
+    await press(session, TITLE, "Submit")
+
+
+@cb.wrong_way
+async def oracle_then_changes_a_list(task: cb.Task, session: cb.Session) -> None:
+    """The option submitted, then another option picked in a list: the window no longer holds what was sent."""
+    await solve(task, session)
+    await disturb(session, TITLE)
+
+
+@cb.wrong_way
+async def oracle_then_submits_again(task: cb.Task, session: cb.Session) -> None:
+    """The option submitted, then a list changed and Submit again: two submissions."""
+    await oracle_then_changes_a_list(task, session)
+    await press(session, TITLE, "Submit")

@@ -2,6 +2,13 @@
 
 Easy variants name the option; the others describe it ("the option that names an animal") and,
 in hard ones, say which of several groups to answer in.
+
+The evaluator checks the whole end state: exactly one submission with the option chosen in the named
+group and every other group as it was, and the window still holding that (nothing changed after Submit).
+
+Wrong ways: ``picks_a_neighbouring_option`` (another option of the named group),
+``oracle_then_changes_a_group`` (an option clicked after Submit) and ``oracle_then_submits_again``
+(that change sent a second time). Chance is 1/k for the named group's k options.
 """
 
 from __future__ import annotations
@@ -14,10 +21,13 @@ from cua_bench.tasksets.sim._widgets_common import (
     CATEGORIES,
     a,
     click_in,
-    first_submission,
+    disturb,
     launch_form,
+    press,
+    remember,
     score,
     splits,
+    submitted_once,
 )
 
 FAMILY = "choose-radio"
@@ -51,7 +61,7 @@ def make(rng: random.Random, difficulty: str) -> cb.Task:
         description = f"Select the option that names {a(target['category'])}{where}, then press Submit."
     spec = [{k: v for k, v in g.items() if k != "category"} for g in groups]
     return cb.Task(description=description, metadata={"groups": spec, "target": target["name"], "answer": answer},
-                   max_steps=6)  # fmt: skip
+                   max_steps=6, chance=1 / size)  # fmt: skip
 
 
 train_variants, test_variants = splits(FAMILY, make)
@@ -60,17 +70,39 @@ train_variants, test_variants = splits(FAMILY, make)
 @cb.setup_task
 async def setup(task: cb.Task, session: cb.Session) -> None:
     await launch_form(session, task, TITLE, [*task.metadata["groups"], {"type": "button", "name": "Submit"}])
+    remember(task, session)
 
 
 @cb.evaluate_task
 async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
-    meta = task.metadata
-    want = {g["name"]: g["value"] for g in meta["groups"]} | {meta["target"]: meta["answer"]}
-    sent = first_submission(session, TITLE)
-    return score(sent is not None and all(sent.get(name) == value for name, value in want.items()))
+    return score(submitted_once(task, session, TITLE, {task.metadata["target"]: task.metadata["answer"]}))
 
 
 @cb.solve_task
 async def solve(task: cb.Task, session: cb.Session) -> None:
     await click_in(session, "radio", task.metadata["answer"], within=("radiogroup", task.metadata["target"]))
     await click_in(session, "button", "Submit", within=("window", TITLE))
+
+
+@cb.wrong_way
+async def picks_a_neighbouring_option(task: cb.Task, session: cb.Session) -> None:
+    """The option next to the asked-for one in the named group, then Submit."""
+    meta = task.metadata
+    options = next(group["options"] for group in meta["groups"] if group["name"] == meta["target"])
+    index = options.index(meta["answer"])
+    await click_in(session, "radio", options[index - 1 if index else 1], within=("radiogroup", meta["target"]))
+    await press(session, TITLE, "Submit")
+
+
+@cb.wrong_way
+async def oracle_then_changes_a_group(task: cb.Task, session: cb.Session) -> None:
+    """The option submitted, then another option clicked: the window no longer holds what was sent."""
+    await solve(task, session)
+    await disturb(session, TITLE)
+
+
+@cb.wrong_way
+async def oracle_then_submits_again(task: cb.Task, session: cb.Session) -> None:
+    """The option submitted, then an option changed and Submit again: two submissions."""
+    await oracle_then_changes_a_group(task, session)
+    await press(session, TITLE, "Submit")

@@ -1,4 +1,12 @@
-"""enter-text: type a given text into the named field (replacing what is there) and Submit."""
+"""enter-text: type a given text into the named field (replacing what is there) and Submit.
+
+The evaluator checks the whole end state: exactly one submission, with the text in the named field
+and every other field as it was, and the window still holding that (nothing changed after Submit).
+
+Wrong ways: ``drops_the_last_character`` (a typo), ``oracle_then_edits_a_field`` (a field typed
+into after Submit) and ``oracle_then_submits_again`` (that edit sent a second time). Chance is 0:
+the text is typed.
+"""
 
 from __future__ import annotations
 
@@ -11,10 +19,13 @@ from cua_bench.tasksets.sim._widgets_common import (
     FIELD_NAMES,
     FIRST_NAMES,
     click_in,
-    first_submission,
+    disturb,
     launch_form,
+    press,
+    remember,
     score,
     splits,
+    submitted_once,
     type_text,
 )
 
@@ -43,7 +54,7 @@ def make(rng: random.Random, difficulty: str) -> cb.Task:
     else:
         description = f'Type "{text}" into the "{target}" field, then press Submit.'
     meta = {"fields": fields, "values": values, "target": target, "text": text}
-    return cb.Task(description=description, metadata=meta, max_steps=6)
+    return cb.Task(description=description, metadata=meta, max_steps=6, chance=0.0)
 
 
 train_variants, test_variants = splits(FAMILY, make)
@@ -54,14 +65,13 @@ async def setup(task: cb.Task, session: cb.Session) -> None:
     values = task.metadata["values"]
     widgets = [{"type": "textfield", "name": f, "value": values[f]} for f in task.metadata["fields"]]
     await launch_form(session, task, TITLE, [*widgets, {"type": "button", "name": "Submit"}])
+    remember(task, session)
 
 
 @cb.evaluate_task
 async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
     meta = task.metadata
-    want = {**meta["values"], meta["target"]: meta["text"]}
-    sent = first_submission(session, TITLE)
-    return score(sent is not None and all(sent.get(f) == v for f, v in want.items()))
+    return score(submitted_once(task, session, TITLE, {meta["target"]: meta["text"]}))
 
 
 @cb.solve_task
@@ -69,3 +79,26 @@ async def solve(task: cb.Task, session: cb.Session) -> None:
     meta = task.metadata
     await type_text(session, "textbox", meta["target"], meta["text"], replace=bool(meta["values"][meta["target"]]))
     await click_in(session, "button", "Submit", within=("window", TITLE))
+
+
+@cb.wrong_way
+async def drops_the_last_character(task: cb.Task, session: cb.Session) -> None:
+    """The text typed without its last character, then Submit."""
+    meta = task.metadata
+    field = await session.find(role="textbox", name=meta["target"])
+    await type_text(session, "textbox", meta["target"], meta["text"][:-1], replace=bool(field["value"]))
+    await press(session, TITLE, "Submit")
+
+
+@cb.wrong_way
+async def oracle_then_edits_a_field(task: cb.Task, session: cb.Session) -> None:
+    """The text submitted, then a letter typed into a field: the window no longer holds what was sent."""
+    await solve(task, session)
+    await disturb(session, TITLE)
+
+
+@cb.wrong_way
+async def oracle_then_submits_again(task: cb.Task, session: cb.Session) -> None:
+    """The text submitted, then a field edited and Submit again: two submissions."""
+    await oracle_then_edits_a_field(task, session)
+    await press(session, TITLE, "Submit")

@@ -1,4 +1,12 @@
-"""fill-form: fill text fields, an email, a dropdown, radio buttons and a check box, then Submit."""
+"""fill-form: fill text fields, an email, a dropdown, radio buttons and a check box, then Submit.
+
+The evaluator checks the whole end state: exactly one submission holding every field as asked (the
+fields to leave empty empty), and the window still holding that (nothing changed after Submit).
+
+Wrong ways: ``picks_another_country`` (every field right but the drop-down), ``oracle_then_edits_a_field``
+(a field typed into after Submit) and ``oracle_then_submits_again`` (that edit sent a second time).
+Chance is 0: names and addresses are typed.
+"""
 
 from __future__ import annotations
 
@@ -10,11 +18,14 @@ from cua_bench.tasksets.sim._widgets_common import (
     CATEGORIES,
     FIRST_NAMES,
     click_in,
-    first_submission,
+    disturb,
     launch_form,
+    press,
+    remember,
     score,
     select_option,
     splits,
+    submitted_once,
     type_text,
 )
 
@@ -54,7 +65,7 @@ def make(rng: random.Random, difficulty: str) -> cb.Task:
     description = (f"Fill in the form with {', '.join(parts)}; {tick} \"Subscribe to newsletter\""
                    f"{'; leave Comments empty' if difficulty == 'hard' else ''}; then press Submit.")  # fmt: skip
     return cb.Task(description=description, metadata={"title": rng.choice(TITLES), "spec": spec, "want": want},
-                   max_steps=16)  # fmt: skip
+                   max_steps=16, chance=0.0)  # fmt: skip
 
 
 train_variants, test_variants = splits(FAMILY, make)
@@ -64,18 +75,22 @@ train_variants, test_variants = splits(FAMILY, make)
 async def setup(task: cb.Task, session: cb.Session) -> None:
     spec = [*task.metadata["spec"], {"type": "button", "name": "Submit"}]
     await launch_form(session, task, task.metadata["title"], spec, width=460)
+    remember(task, session)
 
 
 @cb.evaluate_task
 async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
-    sent = first_submission(session, task.metadata["title"])
-    return score(sent is not None and all(sent.get(k) == v for k, v in task.metadata["want"].items()))
+    return score(submitted_once(task, session, task.metadata["title"], task.metadata["want"]))
 
 
 @cb.solve_task
 async def solve(task: cb.Task, session: cb.Session) -> None:
+    await _fill(task, session, task.metadata["want"])
+
+
+async def _fill(task: cb.Task, session: cb.Session, want: dict[str, Any]) -> None:
     title = task.metadata["title"]
-    for name, value in task.metadata["want"].items():
+    for name, value in want.items():
         if name == "Country":
             await select_option(session, name, value)
         elif name == "Plan":
@@ -87,3 +102,25 @@ async def solve(task: cb.Task, session: cb.Session) -> None:
         elif value:
             await type_text(session, "textbox", name, value)
     await click_in(session, "button", "Submit", within=("window", title))
+
+
+@cb.wrong_way
+async def picks_another_country(task: cb.Task, session: cb.Session) -> None:
+    """Every field as asked but Country, where a neighbouring option is picked, then Submit."""
+    want = task.metadata["want"]
+    options = next(s["options"] for s in task.metadata["spec"] if s["name"] == "Country")
+    await _fill(task, session, {**want, "Country": next(o for o in options if o != want["Country"])})
+
+
+@cb.wrong_way
+async def oracle_then_edits_a_field(task: cb.Task, session: cb.Session) -> None:
+    """The form submitted as asked, then a letter typed into a field: the window no longer holds what was sent."""
+    await solve(task, session)
+    await disturb(session, task.metadata["title"])
+
+
+@cb.wrong_way
+async def oracle_then_submits_again(task: cb.Task, session: cb.Session) -> None:
+    """The form submitted as asked, then a field edited and Submit again: two submissions."""
+    await oracle_then_edits_a_field(task, session)
+    await press(session, task.metadata["title"], "Submit")

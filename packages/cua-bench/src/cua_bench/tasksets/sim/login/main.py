@@ -1,4 +1,12 @@
-"""login: enter a username and a password and press Sign in (a swap or a typo fails)."""
+"""login: enter a username and a password and press Sign in (a swap or a typo fails).
+
+The evaluator checks the whole end state: exactly one submission holding the user name, the password
+and (hard) "Remember me" as asked, and the window still holding that (nothing changed after Sign in).
+
+Wrong ways: ``swaps_username_and_password``, ``oracle_then_edits_a_field`` (a field typed into after
+Sign in) and ``oracle_then_signs_in_again`` (that edit sent a second time). Chance is 0: the
+credentials are typed.
+"""
 
 from __future__ import annotations
 
@@ -10,10 +18,13 @@ import cua_bench as cb
 from cua_bench.tasksets.sim._widgets_common import (
     FIRST_NAMES,
     click_in,
-    first_submission,
+    disturb,
     launch_form,
+    press,
+    remember,
     score,
     splits,
+    submitted_once,
     type_text,
 )
 
@@ -41,7 +52,7 @@ def make(rng: random.Random, difficulty: str) -> cb.Task:
     if difficulty != "easy" and rng.random() < 0.5:
         fields[:2] = fields[1::-1]  # password above the user name
     description = f'Sign in to {rng.choice(SERVICES)} as "{user}" with the password "{password}".{extra}'
-    return cb.Task(description=description, metadata={"fields": fields, "want": want}, max_steps=8)
+    return cb.Task(description=description, metadata={"fields": fields, "want": want}, max_steps=8, chance=0.0)
 
 
 train_variants, test_variants = splits(FAMILY, make)
@@ -52,20 +63,45 @@ async def setup(task: cb.Task, session: cb.Session) -> None:
     buttons = {"type": "row", "items": [{"type": "button", "name": "Sign in", "default": True},
                                         {"type": "button", "name": "Cancel", "action": "close"}]}  # fmt: skip
     await launch_form(session, task, "Sign in", [*task.metadata["fields"], buttons], width=400)
+    remember(task, session)
 
 
 @cb.evaluate_task
 async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
-    sent = first_submission(session, "Sign in")
-    return score(sent is not None and all(sent.get(k) == v for k, v in task.metadata["want"].items()))
+    return score(submitted_once(task, session, "Sign in", task.metadata["want"]))
 
 
 @cb.solve_task
 async def solve(task: cb.Task, session: cb.Session) -> None:
-    for name, value in task.metadata["want"].items():
+    await _sign_in(session, task.metadata["want"])
+
+
+async def _sign_in(session: cb.Session, want: dict[str, Any]) -> None:
+    for name, value in want.items():
         if isinstance(value, str):
             field = await session.find(role="textbox", name=name)
             await type_text(session, "textbox", name, value, replace=bool(field["value"]))
         elif ("checked" in (await session.find(role="checkbox", name=name))["states"]) != value:
             await click_in(session, "checkbox", name)
     await click_in(session, "button", "Sign in")
+
+
+@cb.wrong_way
+async def swaps_username_and_password(task: cb.Task, session: cb.Session) -> None:
+    """The password typed as the user name and the user name as the password, then Sign in."""
+    want = task.metadata["want"]
+    await _sign_in(session, {**want, "Username": want["Password"], "Password": want["Username"]})
+
+
+@cb.wrong_way
+async def oracle_then_edits_a_field(task: cb.Task, session: cb.Session) -> None:
+    """Signed in as asked, then a letter typed into a field: the window no longer holds what was sent."""
+    await solve(task, session)
+    await disturb(session, "Sign in")
+
+
+@cb.wrong_way
+async def oracle_then_signs_in_again(task: cb.Task, session: cb.Session) -> None:
+    """Signed in as asked, then a field edited and Sign in again: two submissions."""
+    await oracle_then_edits_a_field(task, session)
+    await press(session, "Sign in", "Sign in")

@@ -1,4 +1,12 @@
-"""set-slider: set the named slider to a value (drag, click the track, or arrow keys), then Submit."""
+"""set-slider: set the named slider to a value (drag, click the track, or arrow keys), then Submit.
+
+The evaluator checks the whole end state: exactly one submission with the named slider at the value
+and every other slider as it was, and the window still holding that (nothing changed after Submit).
+
+Wrong ways: ``one_step_off`` (one arrow key too many before Submit), ``oracle_then_moves_a_slider``
+(a slider moved after Submit) and ``oracle_then_submits_again`` (that move sent a second time).
+Chance is 1/k for the k values the named slider can take.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +15,16 @@ from typing import Any
 
 import cua_bench as cb
 from cua_bench.session import find, walk
-from cua_bench.tasksets.sim._widgets_common import click_in, first_submission, launch_form, score, splits
+from cua_bench.tasksets.sim._widgets_common import (
+    click_in,
+    disturb,
+    launch_form,
+    press,
+    remember,
+    score,
+    splits,
+    submitted_once,
+)
 from cua_core.actions import Click, KeyPress, Point
 
 FAMILY = "set-slider"
@@ -29,7 +46,7 @@ def make(rng: random.Random, difficulty: str) -> cb.Task:
     answer = rng.choice(values)
     description = f'Set the "{target["name"]}" slider to {answer}, then press Submit.'
     return cb.Task(description=description, metadata={"sliders": sliders, "target": target["name"], "answer": answer},
-                   max_steps=12)  # fmt: skip
+                   max_steps=12, chance=1 / (len(values) + 1))  # fmt: skip
 
 
 train_variants, test_variants = splits(FAMILY, make)
@@ -41,18 +58,21 @@ async def setup(task: cb.Task, session: cb.Session) -> None:
     for spec in task.metadata["sliders"]:  # each slider's range is shown under it, as a scale would be
         widgets += [spec, {"type": "label", "text": f"{spec['name']}: {spec['min']} to {spec['max']}"}]
     await launch_form(session, task, TITLE, [*widgets, {"type": "button", "name": "Submit"}], width=520)
+    remember(task, session)
 
 
 @cb.evaluate_task
 async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
-    meta = task.metadata
-    want = {s["name"]: s["value"] for s in meta["sliders"]} | {meta["target"]: meta["answer"]}
-    sent = first_submission(session, TITLE)
-    return score(sent is not None and all(sent.get(name) == value for name, value in want.items()))
+    return score(submitted_once(task, session, TITLE, {task.metadata["target"]: task.metadata["answer"]}))
 
 
 @cb.solve_task
 async def solve(task: cb.Task, session: cb.Session) -> None:
+    await _slide(task, session)
+    await click_in(session, "button", "Submit", within=("window", TITLE))
+
+
+async def _slide(task: cb.Task, session: cb.Session) -> None:
     """Click the track where the value lies (the node's bounds are the track), then fix up with arrows."""
     name, answer = task.metadata["target"], task.metadata["answer"]
     tree = await session.accessibility_tree()
@@ -65,4 +85,26 @@ async def solve(task: cb.Task, session: cb.Session) -> None:
         if current == answer:
             break
         await session.apply([KeyPress(("right" if current < answer else "left",))])
-    await click_in(session, "button", "Submit", within=("window", TITLE))
+
+
+@cb.wrong_way
+async def one_step_off(task: cb.Task, session: cb.Session) -> None:
+    """The slider set to the value, then one arrow key more (away from the end it may be at), then Submit."""
+    await _slide(task, session)
+    spec = next(s for s in task.metadata["sliders"] if s["name"] == task.metadata["target"])
+    await session.apply([KeyPress(("left" if task.metadata["answer"] == spec["max"] else "right",))])
+    await press(session, TITLE, "Submit")
+
+
+@cb.wrong_way
+async def oracle_then_moves_a_slider(task: cb.Task, session: cb.Session) -> None:
+    """The value submitted, then a slider moved: the window no longer holds what was sent."""
+    await solve(task, session)
+    await disturb(session, TITLE)
+
+
+@cb.wrong_way
+async def oracle_then_submits_again(task: cb.Task, session: cb.Session) -> None:
+    """The value submitted, then a slider moved and Submit again: two submissions."""
+    await oracle_then_moves_a_slider(task, session)
+    await press(session, TITLE, "Submit")
