@@ -5,6 +5,14 @@ File > Save As...), typing the path; the original file keeps its saved content.
 Easy: a new name in the same folder. Medium: into a subfolder, a file browser open alongside.
 Hard: the document has unsaved changes that must go into the new file only, and the subfolder
 already holds look-alike names.
+
+The evaluator checks, against what setup kept, that the new file holds the document (with its
+unsaved changes) and nothing else in the file system changed: the original keeps its saved text,
+no neighbour is overwritten, no folder appears. "Using Save As" holds by construction: only the
+Save As dialog writes to another path. Chance 0 (typing a path).
+
+Wrong ways: ``save_in_home_folder`` (the right name, the wrong folder), ``overwrite_a_neighbour``
+(Save As onto a file already there) and ``oracle_then_overwrite_neighbour``.
 """
 
 from __future__ import annotations
@@ -17,18 +25,22 @@ from cua_bench.sim import EditorApp
 from cua_bench.sim.events import char_event
 from cua_bench.tasksets.sim._desktop_common import (
     DOCS,
+    HOME,
     Screen,
     arrange,
     desktop,
+    file_changes,
     file_name,
-    files,
     folder_files,
     fresh,
+    keep,
+    kept,
     line,
     loaders,
     lookalike,
     paragraph,
     seed_files,
+    snapshot_files,
 )
 
 FAMILY = "save-dialog"
@@ -53,7 +65,7 @@ def build(rng: random.Random, difficulty: str) -> cb.Task:
     )
     metadata = {"files": contents, "source": source, "target": f"{folder}/{new}", "added": added,
                 "browser": difficulty == "medium", "seed": rng.randrange(2**32)}  # fmt: skip
-    return cb.Task(description=description, metadata=metadata, difficulty=difficulty, max_steps=8)
+    return cb.Task(description=description, metadata=metadata, difficulty=difficulty, max_steps=8, chance=0.0)
 
 
 load_train, load_test = loaders(FAMILY, build)
@@ -72,21 +84,44 @@ async def setup(task: cb.Task, session: cb.Session) -> None:
     for char in meta["added"]:  # typed, so the editor knows the text as unsaved
         app.area.on_key(char_event(char))
     arrange(random.Random(meta["seed"]), sim, [sim.get_window(i) for i in opened])
+    keep(task, sim)
 
 
 @cb.evaluate_task
 async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
     meta = task.metadata
-    expected = {**meta["files"], meta["target"]: meta["files"][meta["source"]] + meta["added"]}
-    return [1.0 if files(desktop(session)) == expected else 0.0]
+    before, now = kept(task, "files"), snapshot_files(desktop(session))
+    saved = now.get(meta["target"]) == before[meta["source"]] + meta["added"]
+    return [1.0 if saved and not file_changes(before, now, expect=[meta["target"]]) else 0.0]
 
 
 @cb.solve_task
 async def solve(task: cb.Task, session: cb.Session) -> None:
-    screen = Screen(session)
+    await _save_as(Screen(session), task.metadata["target"])
+
+
+async def _save_as(screen: Screen, path: str) -> None:
     await screen.front(await screen.window(app="editor"))
-    await screen.keys("ctrl", "shift", "s")
-    dialog = await screen.window("Save As")
-    await screen.click(await screen.find(dialog, "textbox", "File name"))
-    await screen.keys("ctrl", "a")
-    await screen.type(task.metadata["target"], enter=True)
+    await screen.save_as(path)
+
+
+def _neighbour(task: cb.Task) -> str:
+    """A file already in the target folder (a look-alike name in half the variants)."""
+    folder = posixpath.dirname(task.metadata["target"])
+    return next(p for p in task.metadata["files"] if posixpath.dirname(p) == folder and p != task.metadata["source"])
+
+
+@cb.wrong_way
+async def save_in_home_folder(task: cb.Task, session: cb.Session) -> None:
+    await _save_as(Screen(session), f"{HOME}/{posixpath.basename(task.metadata['target'])}")
+
+
+@cb.wrong_way
+async def overwrite_a_neighbour(task: cb.Task, session: cb.Session) -> None:
+    await _save_as(Screen(session), _neighbour(task))
+
+
+@cb.wrong_way
+async def oracle_then_overwrite_neighbour(task: cb.Task, session: cb.Session) -> None:
+    await solve(task, session)
+    await _save_as(Screen(session), _neighbour(task))
