@@ -13,6 +13,8 @@ settings files, and what a loopback server received (see ``_web.py``).
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import itertools
 import random
 import shlex
 import time
@@ -36,11 +38,14 @@ __all__ = [
     "act",
     "caret_to",
     "click_at",
+    "digest",
     "distinct",
     "env_var",
     "file_changes",
     "file_name",
     "file_title",
+    "files_since_setup",
+    "in_terminal",
     "key",
     "listing",
     "loaders",
@@ -48,6 +53,7 @@ __all__ = [
     "open_location",
     "press",
     "read_text",
+    "remember_files",
     "same_text",
     "save_and_wait",
     "select_file",
@@ -381,3 +387,41 @@ async def open_location(session: Session, child: str) -> None:
     await act(session, key("end"))
     await act(session, TypeText(f"/{child}"), key("enter"))
     await window(session, child.rsplit("/", 1)[-1])
+
+
+# --- the whole end state, and the hands of wrong ways ---------------------------------------------
+
+
+async def remember_files(task: Task, session: Session) -> None:
+    """Setup's last step: every file under home as it is now, kept for ``files_since_setup``."""
+    task.scratch["files"] = await snapshot_files(session)
+
+
+async def files_since_setup(task: Task, session: Session) -> tuple[dict[str, str], dict[str, str]]:
+    """The snapshot ``remember_files`` kept at setup, and one taken now: the evaluator compares the
+    two with ``file_changes``, or expects an exact ``after``. Without the setup's snapshot there is
+    nothing to compare, and a silent pass would hide that."""
+    before = task.scratch.get("files")
+    if not isinstance(before, dict):
+        raise TaskError("setup kept no snapshot of the files (call remember_files at its end)")
+    return before, await snapshot_files(session)
+
+
+def digest(text: str) -> str:
+    """The hash ``snapshot_files`` gives a file holding ``text``, to expect an exact content."""
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+_marks = itertools.count(1)
+
+
+async def in_terminal(session: Session, command: str, timeout: float = 20.0) -> None:
+    """Wrong ways' hand in xterm: type ``command`` and Enter, and wait until the shell has run it.
+
+    The line ends by setting the window title to a fresh mark (the oracle of xterm-set-title shows
+    the escape works), so the wait watches the window list as a person watches the prompt come
+    back, reading nothing an agent could not.
+    """
+    mark = f"cua-done-{next(_marks)}"
+    await act(session, TypeText(f"{command}; printf '\\033]0;%s\\007' {mark}", press_enter=True))
+    await window(session, mark, timeout)

@@ -1,4 +1,11 @@
-"""xterm-copy-file: in a real xterm, copy a file into another folder, keeping the original."""
+"""xterm-copy-file: in a real xterm, copy a file into another folder, keeping the original.
+
+The evaluator checks the copy holds the original's content, and that nothing else under home
+changed (a snapshot taken at setup: the original, its neighbour and the target folder's own file
+are still there, unchanged). Wrong ways: ``moved_not_copied`` (``mv``), ``whole_folder_copied``
+(``cp`` of every file in the source folder) and ``target_neighbour_deleted`` (the oracle's
+command, then ``rm`` of the file already in the target folder).
+"""
 
 from __future__ import annotations
 
@@ -6,10 +13,15 @@ import random
 
 import cua_bench as cb
 from cua_bench.tasksets.desktop._common import (
+    digest,
     distinct,
+    file_changes,
     file_name,
+    files_since_setup,
+    in_terminal,
     loaders,
     read_text,
+    remember_files,
     sentence,
     shell,
     start,
@@ -35,10 +47,15 @@ def build(rng: random.Random) -> cb.Task:
         "(keep the original where it is).",
         metadata={"source": f"{source}/{name}", "target": f"{target}/{name}", "text": text, "files": files},
         max_steps=10,
+        chance=0.0,
     )
 
 
 load_train, load_test = loaders(NAME, build)
+
+
+def command(meta: dict[str, str]) -> str:
+    return f"cp {shell(meta['source'])} {shell(meta['target'].rsplit('/', 1)[0])}/"
 
 
 async def copied(session: cb.Session, meta: dict[str, str]) -> bool:
@@ -52,20 +69,44 @@ async def copied(session: cb.Session, meta: dict[str, str]) -> bool:
 async def setup(task: cb.Task, session: cb.Session) -> None:
     await write_files(session, task.metadata["files"])
     await start(session, "xterm")
+    await remember_files(task, session)
 
 
 @cb.evaluate_task
 async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
-    return [1.0 if await copied(session, task.metadata) else 0.0]
+    meta = task.metadata
+    before, after = await files_since_setup(task, session)
+    asked = after.get(meta["target"]) == digest(meta["text"])
+    kept = not file_changes(before, after, expect=[meta["target"]])
+    return [1.0 if asked and kept else 0.0]
 
 
 @cb.solve_task
 async def solve(task: cb.Task, session: cb.Session) -> None:
     meta = task.metadata
-    folder = meta["target"].rsplit("/", 1)[0]
-    await type_text(session, f"cp {shell(meta['source'])} {shell(folder)}/", enter=True)
+    await type_text(session, command(meta), enter=True)
 
     async def done() -> bool:
         return await copied(session, meta)
 
     await wait_for(done, "the copy")
+
+
+@cb.wrong_way
+async def moved_not_copied(task: cb.Task, session: cb.Session) -> None:
+    await in_terminal(session, "mv" + command(task.metadata).removeprefix("cp"))
+
+
+@cb.wrong_way
+async def whole_folder_copied(task: cb.Task, session: cb.Session) -> None:
+    meta = task.metadata
+    source, target = (meta[key].rsplit("/", 1)[0] for key in ("source", "target"))
+    await in_terminal(session, f"cp {shell(source)}/* {shell(target)}/")
+
+
+@cb.wrong_way
+async def target_neighbour_deleted(task: cb.Task, session: cb.Session) -> None:
+    meta = task.metadata
+    folder = meta["target"].rsplit("/", 1)[0] + "/"
+    neighbour = next(path for path in meta["files"] if path.startswith(folder))
+    await in_terminal(session, f"{command(meta)} && rm -- {shell(neighbour)}")

@@ -1,4 +1,10 @@
-"""xterm-count-matches: in a real xterm, count a log's lines that contain a word and save the number."""
+"""xterm-count-matches: in a real xterm, count a log's lines that contain a word and save the number.
+
+The evaluator checks the new file holds just the number, and that nothing else under home changed
+(a snapshot taken at setup: the log is still there, unchanged). Wrong ways: ``log_filtered_in_place``
+(the log cut down to the matching lines, then its lines counted: the right number, the log lost)
+and ``all_lines_counted`` (``wc -l`` of the whole log).
+"""
 
 from __future__ import annotations
 
@@ -7,8 +13,12 @@ import random
 import cua_bench as cb
 from cua_bench.tasksets.desktop._common import (
     NOUNS,
+    file_changes,
+    files_since_setup,
+    in_terminal,
     loaders,
     read_text,
+    remember_files,
     shell,
     start,
     type_text,
@@ -45,6 +55,7 @@ def build(rng: random.Random) -> cb.Task:
             "text": "\n".join(lines) + "\n",
         },
         max_steps=10,
+        chance=0.0,
     )
 
 
@@ -59,11 +70,16 @@ def right(text: str | None, count: int) -> bool:
 async def setup(task: cb.Task, session: cb.Session) -> None:
     await write_files(session, {task.metadata["log"]: task.metadata["text"]})
     await start(session, "xterm")
+    await remember_files(task, session)
 
 
 @cb.evaluate_task
 async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
-    return [1.0 if right(await read_text(session, task.metadata["target"]), task.metadata["count"]) else 0.0]
+    meta = task.metadata
+    before, after = await files_since_setup(task, session)
+    asked = right(await read_text(session, meta["target"]), meta["count"])
+    kept = not file_changes(before, after, expect=[meta["target"]])
+    return [1.0 if asked and kept else 0.0]
 
 
 @cb.solve_task
@@ -71,3 +87,16 @@ async def solve(task: cb.Task, session: cb.Session) -> None:
     meta = task.metadata
     await type_text(session, f"grep -c {meta['level']} {shell(meta['log'])} > {shell(meta['target'])}", enter=True)
     await wait_path(session, meta["target"], lambda text: right(text, meta["count"]))
+
+
+@cb.wrong_way
+async def log_filtered_in_place(task: cb.Task, session: cb.Session) -> None:
+    meta = task.metadata
+    log, target = shell(meta["log"]), shell(meta["target"])
+    await in_terminal(session, f"grep {meta['level']} {log} > {log}.new; mv {log}.new {log}; wc -l < {log} > {target}")
+
+
+@cb.wrong_way
+async def all_lines_counted(task: cb.Task, session: cb.Session) -> None:
+    meta = task.metadata
+    await in_terminal(session, f"wc -l < {shell(meta['log'])} > {shell(meta['target'])}")

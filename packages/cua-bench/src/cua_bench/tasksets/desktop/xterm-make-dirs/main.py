@@ -1,4 +1,10 @@
-"""xterm-make-dirs: in a real xterm, create a nested folder path, or several sibling folders."""
+"""xterm-make-dirs: in a real xterm, create a nested folder path, or several sibling folders.
+
+The evaluator expects the exact end state: every file and folder under home as at setup (a
+snapshot), plus the asked-for folders and nothing more. Wrong ways: ``readme_deleted`` (the
+oracle's command, then ``rm`` of the folder's README) and ``extra_folder`` (the oracle's command
+and one more folder).
+"""
 
 from __future__ import annotations
 
@@ -8,8 +14,11 @@ import cua_bench as cb
 from cua_bench.tasksets.desktop._common import (
     NOUNS,
     WORDS,
+    files_since_setup,
+    in_terminal,
     listing,
     loaders,
+    remember_files,
     shell,
     start,
     type_text,
@@ -33,10 +42,15 @@ def build(rng: random.Random) -> cb.Task:
         description=f"In the terminal, create {what}.",
         metadata={"root": root, "wanted": wanted, "command": [f"{root}/{path}" for path in wanted]},
         max_steps=10,
+        chance=0.0,
     )
 
 
 load_train, load_test = loaders(NAME, build)
+
+
+def command(meta: dict[str, list[str]]) -> str:
+    return "mkdir -p " + " ".join(shell(path) for path in meta["command"])
 
 
 async def made(session: cb.Session, meta: dict[str, object]) -> bool:
@@ -50,19 +64,34 @@ async def made(session: cb.Session, meta: dict[str, object]) -> bool:
 async def setup(task: cb.Task, session: cb.Session) -> None:
     await write_files(session, {f"{task.metadata['root']}/README.txt": "Folders for the team.\n"})
     await start(session, "xterm")
+    await remember_files(task, session)
 
 
 @cb.evaluate_task
 async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
-    return [1.0 if await made(session, task.metadata) else 0.0]
+    before, after = await files_since_setup(task, session)
+    folders = dict.fromkeys(task.metadata["command"], "dir")
+    asked = all(after.get(path) == "dir" for path in folders)
+    kept = after == {**before, **folders}
+    return [1.0 if asked and kept else 0.0]
 
 
 @cb.solve_task
 async def solve(task: cb.Task, session: cb.Session) -> None:
-    folders = " ".join(shell(path) for path in task.metadata["command"])
-    await type_text(session, f"mkdir -p {folders}", enter=True)
+    await type_text(session, command(task.metadata), enter=True)
 
     async def done() -> bool:
         return await made(session, task.metadata)
 
     await wait_for(done, "the folders")
+
+
+@cb.wrong_way
+async def readme_deleted(task: cb.Task, session: cb.Session) -> None:
+    await in_terminal(session, f"{command(task.metadata)} && rm -- {shell(task.metadata['root'])}/README.txt")
+
+
+@cb.wrong_way
+async def extra_folder(task: cb.Task, session: cb.Session) -> None:
+    last = task.metadata["command"][-1]
+    await in_terminal(session, f"{command(task.metadata)} {shell(last + 's')}")

@@ -1,4 +1,10 @@
-"""xterm-sort-lines: in a real xterm, write a file's lines in sorted order into a new file."""
+"""xterm-sort-lines: in a real xterm, write a file's lines in sorted order into a new file.
+
+The evaluator checks the new file holds the lines sorted, and that nothing else under home changed
+(a snapshot taken at setup: the source file is still there, in its old order). Wrong ways:
+``sorted_in_place`` (the source sorted over itself, then copied to the new file) and
+``reverse_order`` (``sort -r``).
+"""
 
 from __future__ import annotations
 
@@ -8,8 +14,12 @@ import cua_bench as cb
 from cua_bench.tasksets.desktop._common import (
     NOUNS,
     WORDS,
+    file_changes,
+    files_since_setup,
+    in_terminal,
     loaders,
     read_text,
+    remember_files,
     same_text,
     shell,
     start,
@@ -36,6 +46,7 @@ def build(rng: random.Random) -> cb.Task:
         f"into the new file ~/{folder}/{target}.",
         metadata={"source": f"{folder}/{source}", "target": f"{folder}/{target}", "lines": lines},
         max_steps=10,
+        chance=0.0,
     )
 
 
@@ -52,11 +63,16 @@ def expected(meta: dict[str, object]) -> str:
 async def setup(task: cb.Task, session: cb.Session) -> None:
     await write_files(session, {task.metadata["source"]: "\n".join(task.metadata["lines"]) + "\n"})
     await start(session, "xterm")
+    await remember_files(task, session)
 
 
 @cb.evaluate_task
 async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
-    return [1.0 if same_text(await read_text(session, task.metadata["target"]), expected(task.metadata)) else 0.0]
+    meta = task.metadata
+    before, after = await files_since_setup(task, session)
+    asked = same_text(await read_text(session, meta["target"]), expected(meta))
+    kept = not file_changes(before, after, expect=[meta["target"]])
+    return [1.0 if asked and kept else 0.0]
 
 
 @cb.solve_task
@@ -64,3 +80,15 @@ async def solve(task: cb.Task, session: cb.Session) -> None:
     meta = task.metadata
     await type_text(session, f"sort {shell(meta['source'])} > {shell(meta['target'])}", enter=True)
     await wait_path(session, meta["target"], lambda text: same_text(text, expected(meta)))
+
+
+@cb.wrong_way
+async def sorted_in_place(task: cb.Task, session: cb.Session) -> None:
+    source, target = shell(task.metadata["source"]), shell(task.metadata["target"])
+    await in_terminal(session, f"sort -o {source} {source} && cp {source} {target}")
+
+
+@cb.wrong_way
+async def reverse_order(task: cb.Task, session: cb.Session) -> None:
+    source, target = shell(task.metadata["source"]), shell(task.metadata["target"])
+    await in_terminal(session, f"sort -r {source} > {target}")
