@@ -3,6 +3,14 @@
 
 Easy: one damaging edit. Medium: two. Hard: three, in a longer file, with a second editor open
 on another file that must stay unchanged.
+
+The evaluator checks that the file holds its text from before the damage and, against what setup
+kept, that nothing else in the file system changed. The instruction names undo as the way back
+but does not require it (menu clicks leave no evidence to tell Edit > Undo from retyping; a
+deleted line or a word pasted over cannot be typed back without knowing it). Chance 0.
+
+Wrong ways: ``undo_without_saving``, ``undo_into_a_copy`` (the repaired text saved under another
+name, the file still damaged) and ``oracle_then_save_a_copy`` (a stray backup left beside it).
 """
 
 from __future__ import annotations
@@ -17,12 +25,15 @@ from cua_bench.tasksets.sim._desktop_common import (
     Screen,
     arrange,
     desktop,
+    file_changes,
     file_name,
-    files,
     fresh,
+    keep,
+    kept,
     loaders,
     paragraph,
     seed_files,
+    snapshot_files,
     token,
 )
 
@@ -42,12 +53,12 @@ def build(rng: random.Random, difficulty: str) -> cb.Task:
     what = ", then ".join(DAMAGE[kind] for kind, _, _ in damage)
     description = (
         f"The editor window '{name} - Editor' shows {DOCS}/{name}. Recent edits damaged it ({what}) and the damage "
-        "was saved. Undo the damaging edits (ctrl+z or Edit > Undo) so that the text is back to what it was, then "
-        "save the file with ctrl+s. Do not change any other file."
+        "was saved. Put the text back exactly as it was before those edits (the editor's undo, ctrl+z or Edit > Undo, "
+        "takes them back), then save the file. Do not change any other file."
     )
     metadata = {"files": contents, "path": f"{DOCS}/{name}", "other": other, "damage": damage,
                 "seed": rng.randrange(2**32)}  # fmt: skip
-    return cb.Task(description=description, metadata=metadata, difficulty=difficulty, max_steps=10)
+    return cb.Task(description=description, metadata=metadata, difficulty=difficulty, max_steps=10, chance=0.0)
 
 
 load_train, load_test = loaders(FAMILY, build)
@@ -82,15 +93,23 @@ async def setup(task: cb.Task, session: cb.Session) -> None:
     sim.clipboard = ""
     app.save()
     arrange(random.Random(meta["seed"]), sim, [sim.get_window(i) for i in opened])
+    keep(task, sim)
 
 
 @cb.evaluate_task
 async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
-    return [1.0 if files(desktop(session)) == task.metadata["files"] else 0.0]
+    path, now = task.metadata["path"], snapshot_files(desktop(session))
+    repaired = now.get(path) == task.metadata["files"][path]
+    return [1.0 if repaired and not file_changes(kept(task, "files"), now, expect=[path]) else 0.0]
 
 
 @cb.solve_task
 async def solve(task: cb.Task, session: cb.Session) -> None:
+    screen = await _undo_all(task, session)
+    await screen.keys("ctrl", "s")
+
+
+async def _undo_all(task: cb.Task, session: cb.Session) -> Screen:
     screen = Screen(session)
     name = task.metadata["path"].rsplit("/", 1)[1]
     editor = await screen.front(await screen.window(f"{name} - Editor"))
@@ -101,4 +120,21 @@ async def solve(task: cb.Task, session: cb.Session) -> None:
             break
         before = text
         await screen.keys("ctrl", "z")
-    await screen.keys("ctrl", "s")
+    return screen
+
+
+@cb.wrong_way
+async def undo_without_saving(task: cb.Task, session: cb.Session) -> None:
+    await _undo_all(task, session)
+
+
+@cb.wrong_way
+async def undo_into_a_copy(task: cb.Task, session: cb.Session) -> None:
+    screen = await _undo_all(task, session)
+    await screen.save_as(task.metadata["path"].replace(".txt", "-restored.txt"))
+
+
+@cb.wrong_way
+async def oracle_then_save_a_copy(task: cb.Task, session: cb.Session) -> None:
+    await solve(task, session)
+    await Screen(session).save_as(task.metadata["path"] + ".bak")
