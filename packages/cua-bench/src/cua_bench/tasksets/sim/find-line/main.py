@@ -3,6 +3,14 @@ line number in a form.
 
 Easy: a dozen lines, all on screen. Medium: forty lines (the editor must be scrolled). Hard: a
 hundred and twenty lines with look-alike codes on other lines.
+
+The evaluator checks that every submission holds the line number (one guess after another
+scores 0) and, against what setup kept, that nothing in the file system changed. Chance: 1/n
+for n lines.
+
+Wrong ways: ``count_from_zero`` (the line's index, one less), ``guess_then_correct`` (line 1 or 2
+submitted first, then the right one) and ``oracle_then_mark_the_line`` (a note typed into the
+log on that line and saved).
 """
 
 from __future__ import annotations
@@ -15,12 +23,16 @@ from cua_bench.tasksets.sim._desktop_common import (
     Screen,
     arrange,
     desktop,
-    files,
+    file_changes,
     fresh,
+    keep,
+    kept,
     loaders,
     seed_files,
+    snapshot_files,
     window,
 )
+from cua_core.actions import KeyPress, TypeText
 
 FAMILY = "find-line"
 LINES = {"easy": 12, "medium": 40, "hard": 120}
@@ -51,7 +63,9 @@ def build(rng: random.Random, difficulty: str) -> cb.Task:
     )
     metadata = {"files": {f"{DOCS}/{name}": "\n".join(lines) + "\n"}, "code": code, "number": number,
                 "seed": rng.randrange(2**32)}  # fmt: skip
-    return cb.Task(description=description, metadata=metadata, difficulty=difficulty, max_steps=12)
+    return cb.Task(
+        description=description, metadata=metadata, difficulty=difficulty, max_steps=12, chance=1 / len(lines)
+    )
 
 
 load_train, load_test = loaders(FAMILY, build)
@@ -69,6 +83,7 @@ async def setup(task: cb.Task, session: cb.Session) -> None:
                {"type": "button", "name": "Submit", "default": True}]  # fmt: skip
     report = await session.launch("form", title=REPORT, widgets=widgets, width=rng.randint(320, 400))
     arrange(rng, sim, [sim.get_window(i) for i in rng.sample([editor, report], 2)])
+    keep(task, sim)
 
 
 @cb.evaluate_task
@@ -77,16 +92,51 @@ async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
     report = window(sim, REPORT)
     sent = [] if report is None else report.data.get("submissions", [])
     right = bool(sent) and all(str(s.get("Line number", "")).strip() == str(task.metadata["number"]) for s in sent)
-    return [1.0 if right and files(sim) == task.metadata["files"] else 0.0]
+    return [1.0 if right and not file_changes(kept(task, "files"), snapshot_files(sim)) else 0.0]
 
 
 @cb.solve_task
 async def solve(task: cb.Task, session: cb.Session) -> None:
     screen = Screen(session)
+    await _submit(screen, await _the_number(screen, task))
+
+
+async def _the_number(screen: Screen, task: cb.Task) -> int:
     editor = await screen.window(app="editor")
     text = (await screen.find(editor, "textbox", "Editor"))["value"]
-    number = next(i for i, row in enumerate(text.split("\n"), 1) if task.metadata["code"] in row)
+    return next(i for i, row in enumerate(text.split("\n"), 1) if task.metadata["code"] in row)
+
+
+async def _submit(screen: Screen, number: int) -> None:
     report = await screen.front(await screen.window(REPORT))
-    await screen.click(await screen.find(report, "textbox", "Line number"))
+    field = await screen.find(report, "textbox", "Line number")
+    await screen.click(field)
+    await screen.keys("ctrl", "a")
     await screen.type(str(number))
     await screen.click(await screen.find(report, "button", "Submit"))
+
+
+@cb.wrong_way
+async def count_from_zero(task: cb.Task, session: cb.Session) -> None:
+    screen = Screen(session)
+    await _submit(screen, await _the_number(screen, task) - 1)
+
+
+@cb.wrong_way
+async def guess_then_correct(task: cb.Task, session: cb.Session) -> None:
+    screen = Screen(session)
+    number = await _the_number(screen, task)
+    await _submit(screen, 2 if number == 1 else 1)
+    await _submit(screen, number)
+
+
+@cb.wrong_way
+async def oracle_then_mark_the_line(task: cb.Task, session: cb.Session) -> None:
+    await solve(task, session)
+    screen = Screen(session)
+    number = await _the_number(screen, task)
+    editor = await screen.front(await screen.window(app="editor"))
+    await screen.click(await screen.find(editor, "textbox", "Editor"))
+    down = [KeyPress(("down",))] * (number - 1)
+    await screen.act(KeyPress(("ctrl", "home")), *down, KeyPress(("end",)), TypeText("  <-- found"))
+    await screen.keys("ctrl", "s")
