@@ -19,6 +19,7 @@ import xml.etree.ElementTree as ET
 from cua_bench.session import Session
 from cua_bench.tasks import TaskError
 from cua_bench.tasksets.desktop._common import act, file_changes, key, shell, snapshot_files, write_files
+from cua_core.errors import CuaError
 
 __all__ = [
     "ITEMS",
@@ -91,7 +92,33 @@ async def sheet_rows(session: Session, path: str) -> list[list[str]] | None:
     result = await session.run_command(command, timeout=60)
     if result.returncode != 0:
         return None
-    return list(csv.reader(io.StringIO(result.stdout)))
+    rows = list(csv.reader(io.StringIO(result.stdout)))
+    # The CSV starts at the first used row and column: a table typed one row too low would read
+    # the same as one typed from A1. The workbook's XML has the cells' places; put the blanks back.
+    places = [(int(cell.get("Row", "0")), int(cell.get("Col", "0"))) for cell in await _cells(session, path)]
+    if places:
+        top, left = min(row for row, _ in places), min(col for _, col in places)
+        rows = [[] for _ in range(top)] + [[""] * left + row for row in rows]
+    return rows
+
+
+async def _cells(session: Session, path: str) -> list[ET.Element]:
+    """The first sheet's cells in a Gnumeric file's XML (empty for other formats or a broken file)."""
+    try:
+        data = await session.read_file(path)
+    except (OSError, CuaError):
+        return []
+    if data[:2] == b"\x1f\x8b":
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError):
+            return []
+    try:
+        root = ET.fromstring(data)
+    except ET.ParseError:
+        return []
+    sheet = next((node for node in root.iter() if node.tag.endswith("}Sheet")), None)
+    return [] if sheet is None else [node for node in sheet.iter() if node.tag.endswith("}Cell")]
 
 
 async def formulas(session: Session, path: str) -> dict[str, str]:
@@ -100,24 +127,9 @@ async def formulas(session: Session, path: str) -> dict[str, str]:
     A formula shared by several cells is written once; the others carry only its ExprID and get the
     first cell's text (enough to know that they hold a formula).
     """
-    try:
-        data = await session.read_file(path)
-    except OSError:
-        return {}
-    if data[:2] == b"\x1f\x8b":
-        data = gzip.decompress(data)
-    try:
-        root = ET.fromstring(data)
-    except ET.ParseError:
-        return {}
-    sheet = next((node for node in root.iter() if node.tag.endswith("}Sheet")), None)
-    if sheet is None:
-        return {}
     shared: dict[str, str] = {}
     found: dict[str, str] = {}
-    for cell in sheet.iter():
-        if not cell.tag.endswith("}Cell"):
-            continue
+    for cell in await _cells(session, path):
         text = (cell.text or "").strip()
         expr = cell.get("ExprID")
         if expr is not None:

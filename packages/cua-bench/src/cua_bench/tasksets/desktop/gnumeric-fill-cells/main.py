@@ -1,4 +1,10 @@
-"""gnumeric-fill-cells: type a small table into a new Gnumeric workbook and save it under a given name."""
+"""gnumeric-fill-cells: type a small table into a new Gnumeric workbook and save it under a given name.
+
+The evaluator checks the saved sheet holds exactly the table from A1 (no formulas), and that no other
+file under home appeared or changed (a copy saved under another name first is left over).
+Wrong ways: ``starts_at_a2`` (the table one row too low) and ``saves_a_stray_copy_first`` (saved
+under a misspelt name, then again under the right one).
+"""
 
 from __future__ import annotations
 
@@ -11,12 +17,13 @@ from cua_bench.tasksets.desktop._common import (
     file_title,
     key,
     loaders,
+    snapshot_files,
     start,
     submit_dialog,
     window,
     write_files,
 )
-from cua_bench.tasksets.desktop._sheets import ITEMS, Cell, goto, matches, sheet_rows
+from cua_bench.tasksets.desktop._sheets import ITEMS, Cell, formulas, goto, matches, others_unchanged, sheet_rows
 from cua_core.actions import TypeText
 
 NAME = "gnumeric-fill-cells"
@@ -34,6 +41,7 @@ def build(rng: random.Random) -> cb.Task:
         f"one value per column: {shown}. Then save the workbook as ~/{folder}/{name}.",
         metadata={"path": f"{folder}/{name}", "folder": folder, "rows": rows},
         max_steps=25,
+        chance=0.0,
     )
 
 
@@ -44,19 +52,48 @@ load_train, load_test = loaders(NAME, build)
 async def setup(task: cb.Task, session: cb.Session) -> None:
     await write_files(session, {f"{task.metadata['folder']}/.keep": ""})
     await start(session, "gnumeric", title=lambda title: title.endswith(" - Gnumeric"))
+    task.scratch["before"] = await snapshot_files(session)
 
 
 @cb.evaluate_task
 async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
-    return [1.0 if matches(await sheet_rows(session, task.metadata["path"]), task.metadata["rows"]) else 0.0]
+    meta = task.metadata
+    ok = matches(await sheet_rows(session, meta["path"]), meta["rows"])
+    ok = ok and not await formulas(session, meta["path"])
+    ok = ok and await others_unchanged(session, task.scratch["before"], [meta["path"]])
+    return [1.0 if ok else 0.0]
 
 
 @cb.solve_task
 async def solve(task: cb.Task, session: cb.Session) -> None:
-    meta = task.metadata
-    for index, row in enumerate(meta["rows"]):
-        await goto(session, index, 0)
+    await fill(session, task.metadata["rows"])
+    await save_as(session, "ctrl+s", task.metadata["path"])
+
+
+async def fill(session: cb.Session, rows: list[list[Cell]], top: int = 0) -> None:
+    for index, row in enumerate(rows):
+        await goto(session, top + index, 0)
         await act(session, TypeText("\t".join(str(value) for value in row), press_enter=True))
-    await act(session, key("ctrl+s"))
-    await submit_dialog(session, "Save the current workbook as", f"~/{meta['path']}")
-    await window(session, file_title(meta["path"], "Gnumeric"))
+
+
+async def save_as(session: cb.Session, combo: str, path: str) -> None:
+    await act(session, key(combo))
+    await submit_dialog(session, "Save the current workbook as", f"~/{path}")
+    await window(session, file_title(path, "Gnumeric"))
+
+
+@cb.wrong_way
+async def starts_at_a2(task: cb.Task, session: cb.Session) -> None:
+    """The table typed one row too low, from A2."""
+    await fill(session, task.metadata["rows"], top=1)
+    await save_as(session, "ctrl+s", task.metadata["path"])
+
+
+@cb.wrong_way
+async def saves_a_stray_copy_first(task: cb.Task, session: cb.Session) -> None:
+    """Saved under a misspelt name first, then Save As under the right one: a stray copy is left."""
+    meta = task.metadata
+    folder, name = meta["path"].rsplit("/", 1)
+    await fill(session, meta["rows"])
+    await save_as(session, "ctrl+s", f"{folder}/{name[:2]}{name[3:]}")
+    await save_as(session, "ctrl+shift+s", meta["path"])
