@@ -2,6 +2,13 @@
 
 Easy: one code. Medium: a list of codes, one per service; the instruction names the service.
 Hard: also an account number from a third window, plus a distractor window with other codes.
+
+The evaluator checks that every submission holds exactly the expected values (the code, the
+account number, the Username left as it was: a wrong try before the right one scores 0) and that
+the form's fields still hold them at the end. Chance 0 (typing).
+
+Wrong ways: ``wrong_then_right`` (another code submitted first), ``swap_two_digits`` (a typo) and
+``oracle_then_clear_username``.
 """
 
 from __future__ import annotations
@@ -40,7 +47,7 @@ def build(rng: random.Random, difficulty: str) -> cb.Task:
     description += ", then click Verify. Leave the other fields as they are."
     metadata = {"source": source, "codes": codes, "service": service, "sign_in": sign_in, "user": user,
                 "account": account, "decoys": decoys, "seed": rng.randrange(2**32)}  # fmt: skip
-    return cb.Task(description=description, metadata=metadata, difficulty=difficulty, max_steps=10)
+    return cb.Task(description=description, metadata=metadata, difficulty=difficulty, max_steps=10, chance=0.0)
 
 
 load_train, load_test = loaders(FAMILY, build)
@@ -73,14 +80,21 @@ async def setup(task: cb.Task, session: cb.Session) -> None:
 @cb.evaluate_task
 async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
     form = window(desktop(session), task.metadata["sign_in"])
-    sent = [] if form is None else form.data.get("submissions", [])
-    return [1.0 if sent and all(values == expected(task.metadata) for values in sent) else 0.0]
+    if form is None:
+        return [0.0]
+    want, sent = expected(task.metadata), form.data.get("submissions", [])
+    kept_there = all(form.find("textbox", name).value == value for name, value in want.items())
+    return [1.0 if sent and all(values == want for values in sent) and kept_there else 0.0]
 
 
 @cb.solve_task
 async def solve(task: cb.Task, session: cb.Session) -> None:
-    meta = task.metadata
     screen = Screen(session)
+    await _enter(screen, await _read(screen, task.metadata), task.metadata)
+
+
+async def _read(screen: Screen, meta: dict[str, Any]) -> dict[str, str]:
+    """The values to enter, read off the labels of the windows that show them."""
     wanted = {"Verification code": (meta["source"], f"{meta['service']}: ")}
     if meta["account"]:
         wanted["Account number"] = ("Account", "Account number: ")
@@ -89,8 +103,41 @@ async def solve(task: cb.Task, session: cb.Session) -> None:
         source = await screen.window(title)
         labels = [n["name"] for n in source["children"] if n["role"] == "label" and n["name"].startswith(prefix)]
         values[field] = labels[0][len(prefix) :]
+    return values
+
+
+async def _enter(screen: Screen, values: dict[str, str], meta: dict[str, Any]) -> None:
     form = await screen.front(await screen.window(meta["sign_in"]))
     for field, value in values.items():
         await screen.click(await screen.find(form, "textbox", field))
+        await screen.keys("ctrl", "a")
         await screen.type(value)
     await screen.click(await screen.find(form, "button", "Verify"))
+
+
+@cb.wrong_way
+async def wrong_then_right(task: cb.Task, session: cb.Session) -> None:
+    screen = Screen(session)
+    values = await _read(screen, task.metadata)
+    code = values["Verification code"]
+    await _enter(screen, {**values, "Verification code": code[::-1] if code[::-1] != code else "000000"}, task.metadata)
+    await _enter(screen, values, task.metadata)
+
+
+@cb.wrong_way
+async def swap_two_digits(task: cb.Task, session: cb.Session) -> None:
+    screen = Screen(session)
+    values = await _read(screen, task.metadata)
+    code = values["Verification code"]
+    swapped = code[1] + code[0] + code[2:] if code[0] != code[1] else code[:-1] + str((int(code[-1]) + 1) % 10)
+    await _enter(screen, {**values, "Verification code": swapped}, task.metadata)
+
+
+@cb.wrong_way
+async def oracle_then_clear_username(task: cb.Task, session: cb.Session) -> None:
+    await solve(task, session)
+    screen = Screen(session)
+    form = await screen.front(await screen.window(task.metadata["sign_in"]))
+    await screen.click(await screen.find(form, "textbox", "Username"))
+    await screen.keys("ctrl", "a")
+    await screen.keys("delete")
