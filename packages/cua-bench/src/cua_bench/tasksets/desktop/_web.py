@@ -2,7 +2,9 @@
 
 Setup starts ``_webserver.py`` as a program of the environment (reset kills it with the apps) on a
 port the kernel picks; the evaluator reads the requests it recorded, i.e. what the browser really
-sent. Chromium gets a fresh profile in the environment's TMPDIR, so every episode starts alike.
+sent, including each request's Referer: a page reached by following a link names the page the link
+was on, one typed into the address bar names none. Chromium gets a fresh profile in the
+environment's TMPDIR, so every episode starts alike.
 """
 
 from __future__ import annotations

@@ -6,8 +6,8 @@ Run by a task's setup as a program of the environment (so reset kills it with th
 
 ``spec`` is ``{"pages": {path: html}, "received": html}``. The server binds 127.0.0.1 on a port
 the kernel picks, writes it to ``DIR/port`` once it listens, and appends one JSON line per request
-(method, path, query and form fields) to ``DIR/requests.jsonl``, which the evaluator reads: what the
-browser really sent, not what a page claims. Standard library only: it runs under any Python.
+(method, path, query, form fields and the Referer header) to ``DIR/requests.jsonl``, which the
+evaluator reads: what the browser really sent, not what a page claims. Standard library only: it runs under any Python.
 """
 
 from __future__ import annotations
@@ -37,7 +37,13 @@ def make_handler(spec: dict[str, Any], log: Path) -> type[BaseHTTPRequestHandler
     class Handler(BaseHTTPRequestHandler):
         def record(self, form: dict[str, list[str]]) -> None:
             url = urlsplit(self.path)
-            entry = {"method": self.command, "path": url.path, "query": fields(url.query), "form": form}
+            entry = {
+                "method": self.command,
+                "path": url.path,
+                "query": fields(url.query),
+                "form": form,
+                "referer": self.headers.get("Referer"),  # None for an address typed in the address bar
+            }
             with lock, log.open("a", encoding="utf-8") as out:
                 out.write(json.dumps(entry) + "\n")
 

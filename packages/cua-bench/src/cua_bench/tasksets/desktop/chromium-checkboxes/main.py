@@ -1,5 +1,10 @@
 """chromium-checkboxes: on a local preferences page in Chromium, leave exactly the requested boxes checked
-and save. The evaluator reads the POST the loopback server received."""
+and save. The evaluator reads the POST the loopback server received: exactly one, with exactly the asked-for
+topics.
+
+Wrong ways: ``saves_without_changes`` (Save pressed at once: the boxes as they were) and
+``oracle_then_flips_the_first_box`` (the right boxes, then the first one toggled once more).
+"""
 
 from __future__ import annotations
 
@@ -28,6 +33,7 @@ def build(rng: random.Random) -> cb.Task:
         f"checked: {shown} (uncheck any other), then press Save.",
         metadata={"topics": topics, "checked": checked, "wanted": wanted, "chosen": chosen},
         max_steps=20,
+        chance=1 / 2 ** len(topics),
     )
 
 
@@ -58,15 +64,34 @@ async def setup(task: cb.Task, session: cb.Session) -> None:
 async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
     meta = task.metadata
     sent = await posts(session, "/preferences")
-    return [1.0 if sent and sorted(sent[-1].get("topic", [])) == sorted(meta["chosen"]) else 0.0]
+    return [1.0 if len(sent) == 1 and sorted(sent[0].get("topic", [])) == sorted(meta["chosen"]) else 0.0]
 
 
 @cb.solve_task
 async def solve(task: cb.Task, session: cb.Session) -> None:
     meta = task.metadata
+    await save(session, [on != want for on, want in zip(meta["checked"], meta["wanted"], strict=True)])
+
+
+async def save(session: cb.Session, toggles: list[bool]) -> None:
+    """Tab through the boxes from the top, Space on each one in ``toggles``, then Tab to Save and Enter."""
     await focus_page(session)
     moves = []
-    for on, want in zip(meta["checked"], meta["wanted"], strict=True):
-        moves += [key("tab"), *[key("space")] * (on != want)]
+    for toggle in toggles:
+        moves += [key("tab"), *[key("space")] * toggle]
     await act(session, *moves, key("tab"), key("enter"))
     await window(session, f"{RECEIVED} - Chromium")
+
+
+@cb.wrong_way
+async def saves_without_changes(task: cb.Task, session: cb.Session) -> None:
+    """Save pressed with the boxes as they were."""
+    await save(session, [False] * len(task.metadata["topics"]))
+
+
+@cb.wrong_way
+async def oracle_then_flips_the_first_box(task: cb.Task, session: cb.Session) -> None:
+    """The right boxes toggled, and the first box toggled once more."""
+    meta = task.metadata
+    toggles = [on != want for on, want in zip(meta["checked"], meta["wanted"], strict=True)]
+    await save(session, [not toggles[0], *toggles[1:]])

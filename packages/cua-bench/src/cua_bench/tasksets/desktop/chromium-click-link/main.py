@@ -1,7 +1,10 @@
 """chromium-click-link: on a local page in Chromium, follow the link with a given text.
 
 The page comes from a loopback server the task starts; the evaluator reads which pages the browser
-then requested from it.
+then requested from it: the one article asked for and no other, every request for it sent from the
+news page (its Referer), as following a link sends it. An address typed into the address bar has no
+Referer and scores 0.
+Wrong way: ``types_the_url`` (the article's address typed after the site's in the address bar).
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ import random
 import cua_bench as cb
 from cua_bench.tasksets.desktop._common import ADJECTIVES, NOUNS, WORDS, act, key, loaders, window
 from cua_bench.tasksets.desktop._web import RECEIVED, document, focus_page, start_chromium, start_web, web_requests
+from cua_core.actions import TypeText, Wait
 
 NAME = "chromium-click-link"
 PAGE = "News"
@@ -29,6 +33,7 @@ def build(rng: random.Random) -> cb.Task:
         description=f"A news page is open in Chromium. Open the article '{titles[index]}' by following its link.",
         metadata={"titles": titles, "slugs": slugs, "index": index},
         max_steps=10,
+        chance=1 / len(titles),
     )
 
 
@@ -46,15 +51,18 @@ def page(titles: list[str], slugs: list[str]) -> str:
 async def setup(task: cb.Task, session: cb.Session) -> None:
     meta = task.metadata
     base = await start_web(session, {"/": page(meta["titles"], meta["slugs"])})
+    task.scratch["home"] = f"{base}/"
     await start_chromium(session, f"{base}/", title=f"{PAGE} - Chromium")
 
 
 @cb.evaluate_task
 async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
     meta = task.metadata
-    visited = [r.get("path") for r in await web_requests(session) if r.get("method") == "GET"]
-    articles = [path for path in visited if path in meta["slugs"]]
-    return [1.0 if articles and set(articles) == {meta["slugs"][meta["index"]]} else 0.0]
+    visited = [r for r in await web_requests(session) if r.get("method") == "GET"]
+    articles = [r for r in visited if r.get("path") in meta["slugs"]]
+    ok = bool(articles) and {r.get("path") for r in articles} == {meta["slugs"][meta["index"]]}
+    ok = ok and all(r.get("referer") == task.scratch["home"] for r in articles)
+    return [1.0 if ok else 0.0]
 
 
 @cb.solve_task
@@ -62,4 +70,13 @@ async def solve(task: cb.Task, session: cb.Session) -> None:
     # The links are the page's only focusable elements: Tab walks them in order from the top.
     await focus_page(session)
     await act(session, *[key("tab")] * (task.metadata["index"] + 1), key("enter"))
+    await window(session, f"{RECEIVED} - Chromium")
+
+
+@cb.wrong_way
+async def types_the_url(task: cb.Task, session: cb.Session) -> None:
+    """The article's path typed after the site's address in the address bar: the page, not by its link."""
+    await act(session, key("ctrl+l"))
+    await act(session, key("end"))
+    await act(session, TypeText(task.metadata["slugs"][task.metadata["index"]]), Wait(0.2), key("enter"))
     await window(session, f"{RECEIVED} - Chromium")

@@ -1,7 +1,10 @@
 """chromium-fill-form: fill a local page's text fields in Chromium and submit the form.
 
 The page comes from a loopback server the task starts; the evaluator reads the form fields the
-server received in the POST, i.e. what the browser really sent.
+server received in the POST, i.e. what the browser really sent: exactly one submission, holding the
+asked-for values and the newsletter box left checked as it was.
+Wrong ways: ``leaves_the_last_field_empty`` (submitted one field short) and
+``oracle_then_unchecks_the_newsletter`` (every field filled, the other box unchecked on the way).
 """
 
 from __future__ import annotations
@@ -9,14 +12,16 @@ from __future__ import annotations
 import html
 import random
 from collections.abc import Callable
+from typing import Any
 
 import cua_bench as cb
 from cua_bench.tasksets.desktop._common import NOUNS, act, key, loaders, window
 from cua_bench.tasksets.desktop._web import RECEIVED, document, focus_page, posts, start_chromium, start_web
-from cua_core.actions import TypeText
+from cua_core.actions import Action, TypeText
 
 NAME = "chromium-fill-form"
 PAGE = "Registration"
+NEWSLETTER = "newsletter"  # a box the form has checked, which the instruction leaves alone
 FIRST = ("Ada", "Grace", "Alan", "Edsger", "Barbara", "Donald", "Frances", "John", "Margaret", "Ken", "Radia")
 LAST = ("Lovelace", "Hopper", "Turing", "Dijkstra", "Liskov", "Knuth", "Allen", "Backus", "Hamilton", "Thompson")
 CITIES = ("Lisbon", "Osaka", "Nairobi", "Quito", "Tallinn", "Perth", "Montreal", "Kraków", "Accra", "Hanoi")
@@ -34,9 +39,11 @@ def build(rng: random.Random) -> cb.Task:
     values = {name: FIELDS[name][1](rng) for name in names}
     shown = ", ".join(f"{FIELDS[name][0]}: {values[name]}" for name in names)
     return cb.Task(
-        description=f"A registration form is open in Chromium. Fill it in ({shown}) and submit it.",
+        description=f"A registration form is open in Chromium. Fill it in ({shown}), leave the other fields as "
+        "they are, and submit it.",
         metadata={"fields": names, "values": values},
         max_steps=15,
+        chance=0.0,
     )
 
 
@@ -49,8 +56,12 @@ def page(names: list[str]) -> str:
         "</label>"
         for i, name in enumerate(names)
     )
+    newsletter = (
+        f"<label><input type='checkbox' name='{NEWSLETTER}' value='yes' checked> Send me the newsletter</label>"
+    )
     return document(
-        PAGE, f"<h1>Register</h1><form method='post' action='/submit'>{inputs}<button>Submit</button></form>"
+        PAGE,
+        f"<h1>Register</h1><form method='post' action='/submit'>{inputs}{newsletter}<button>Submit</button></form>",
     )
 
 
@@ -64,15 +75,35 @@ async def setup(task: cb.Task, session: cb.Session) -> None:
 async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
     sent = await posts(session, "/submit")
     expected = {name: [value] for name, value in task.metadata["values"].items()}
-    return [1.0 if sent and sent[-1] == expected else 0.0]
+    return [1.0 if sent == [{**expected, NEWSLETTER: ["yes"]}] else 0.0]
 
 
 @cb.solve_task
 async def solve(task: cb.Task, session: cb.Session) -> None:
-    meta = task.metadata
+    await fill(session, task.metadata, task.metadata["fields"])
+    await act(session, key("enter"))  # Enter in a text field submits its form
+    await window(session, f"{RECEIVED} - Chromium")
+
+
+async def fill(session: cb.Session, meta: dict[str, Any], names: list[str]) -> None:
     await focus_page(session)
-    moves = []
-    for name in meta["fields"]:
+    moves: list[Action] = []
+    for name in names:
         moves += [key("tab"), TypeText(meta["values"][name])]
-    await act(session, *moves, key("enter"))  # Enter in a text field submits its form
+    await act(session, *moves)
+
+
+@cb.wrong_way
+async def leaves_the_last_field_empty(task: cb.Task, session: cb.Session) -> None:
+    """Every field but the last filled, then submitted."""
+    await fill(session, task.metadata, task.metadata["fields"][:-1])
+    await act(session, key("enter"))
+    await window(session, f"{RECEIVED} - Chromium")
+
+
+@cb.wrong_way
+async def oracle_then_unchecks_the_newsletter(task: cb.Task, session: cb.Session) -> None:
+    """Every field filled, then on to the newsletter box (unchecked with Space) and the button."""
+    await fill(session, task.metadata, task.metadata["fields"])
+    await act(session, key("tab"), key("space"), key("tab"), key("enter"))
     await window(session, f"{RECEIVED} - Chromium")

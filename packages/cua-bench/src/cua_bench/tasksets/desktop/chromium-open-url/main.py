@@ -2,7 +2,9 @@
 
 The port of the loopback server is only known once setup has started it, so the instruction names the
 path and query; the address bar shows the site's home page to edit. The evaluator reads the requests
-the server received.
+the server received: a request for the path with exactly the query, with no Referer (typed into
+the address bar, not reached from a page).
+Wrong way: ``drops_the_query`` (the path alone).
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ def build(rng: random.Random) -> cb.Task:
         "on the same site (same host and port).",
         metadata={"path": path, "query": query, "url": url},
         max_steps=10,
+        chance=0.0,
     )
 
 
@@ -45,7 +48,11 @@ async def setup(task: cb.Task, session: cb.Session) -> None:
 async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
     meta = task.metadata
     expected = {name: [value] for name, value in meta["query"].items()}
-    hits = [r for r in await web_requests(session) if r.get("path") == meta["path"] and r.get("query") == expected]
+    hits = [
+        r
+        for r in await web_requests(session)
+        if r.get("path") == meta["path"] and r.get("query") == expected and r.get("referer") is None
+    ]
     return [1.0 if hits else 0.0]
 
 
@@ -54,7 +61,17 @@ async def solve(task: cb.Task, session: cb.Session) -> None:
     # ctrl+l selects the address (Chromium shows the home page as "127.0.0.1:PORT", without the
     # slash); End keeps it, and the path goes after it.
     # The address bar takes the focus asynchronously: each key waits for the last one's effect.
+    await open_address(session, task.metadata["url"])
+
+
+async def open_address(session: cb.Session, url: str) -> None:
     await act(session, key("ctrl+l"))
     await act(session, key("end"))
-    await act(session, TypeText(task.metadata["url"]), Wait(0.2), key("enter"))
+    await act(session, TypeText(url), Wait(0.2), key("enter"))
     await window(session, f"{RECEIVED} - Chromium")
+
+
+@cb.wrong_way
+async def drops_the_query(task: cb.Task, session: cb.Session) -> None:
+    """The page's path without its query."""
+    await open_address(session, task.metadata["path"])

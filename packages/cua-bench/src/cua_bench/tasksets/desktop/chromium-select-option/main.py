@@ -1,10 +1,15 @@
 """chromium-select-option: on a local order form in Chromium, pick options (a drop-down and radio buttons),
-type a name, and submit. The evaluator reads the POST the loopback server received."""
+type a name, and submit. The evaluator reads the POST the loopback server received: exactly one, with exactly
+the customer, plan and shipping asked for.
+
+Wrong way: ``picks_the_next_plan`` (everything right but the plan one below the asked-for one).
+"""
 
 from __future__ import annotations
 
 import html
 import random
+from typing import Any
 
 import cua_bench as cb
 from cua_bench.tasksets.desktop._common import NOUNS, act, key, loaders, window
@@ -27,6 +32,7 @@ def build(rng: random.Random) -> cb.Task:
         f"{plans[plan]} and the {shipping[ship]} shipping option, then submit the order.",
         metadata={"plans": plans, "shipping": shipping, "plan": plan, "ship": ship, "customer": customer},
         max_steps=15,
+        chance=0.0,
     )
 
 
@@ -64,12 +70,16 @@ async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
         "plan": [meta["plans"][meta["plan"]]],
         "shipping": [meta["shipping"][meta["ship"]]],
     }
-    return [1.0 if sent and sent[-1] == expected else 0.0]
+    return [1.0 if sent == [expected] else 0.0]
 
 
 @cb.solve_task
 async def solve(task: cb.Task, session: cb.Session) -> None:
     meta = task.metadata
+    await order(session, meta, meta["plan"])
+
+
+async def order(session: cb.Session, meta: dict[str, Any], plan: int) -> None:
     # Tab to the customer field, Tab to the drop-down (Down steps through its options without opening
     # it), Tab to the checked radio button (Down moves the choice), Tab to the button.
     await focus_page(session)
@@ -78,10 +88,17 @@ async def solve(task: cb.Task, session: cb.Session) -> None:
         key("tab"),
         TypeText(meta["customer"]),
         key("tab"),
-        *[key("down")] * meta["plan"],
+        *[key("down")] * plan,
         key("tab"),
         *[key("down")] * meta["ship"],
         key("tab"),
         key("enter"),
     )
     await window(session, f"{RECEIVED} - Chromium")
+
+
+@cb.wrong_way
+async def picks_the_next_plan(task: cb.Task, session: cb.Session) -> None:
+    """The customer and shipping right, the plan one off (the next one, or the first after the last)."""
+    meta = task.metadata
+    await order(session, meta, (meta["plan"] + 1) % len(meta["plans"]))
