@@ -1,5 +1,6 @@
 """The desktop-like families of the sim taskset: enough seeded variants per split, variants that
-differ, every oracle scoring 1.0 and doing nothing scoring 0 (through a real sim env server)."""
+differ, every oracle scoring 1.0, doing nothing and every declared wrong way scoring 0 on both
+splits (through a real sim env server), and a chance level on every variant."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ import cua_bench
 from cua_bench.session import center, find_all
 from cua_bench.sim import SimSession
 from cua_bench.tasks import Task, load_task_module
-from cua_bench.tasksets.sim._desktop_common import Screen
+from cua_bench.tasksets.sim._desktop_common import Screen, key_events, pressed, retyped
 from cua_core.actions import Drag, KeyPress, Point
 
 SIM = Path(cua_bench.__file__).parent / "tasksets" / "sim"
@@ -52,8 +53,54 @@ def test_family_has_seeded_train_and_test_variants_that_differ(family: str) -> N
 
 
 @pytest.mark.parametrize("family", FAMILIES)
-def test_oracle_solves_and_doing_nothing_fails(family: str) -> None:
-    assert cua_bench.check_task(SIM / family, backend="sim", split="test", variants=20) == []
+@pytest.mark.parametrize(("split", "count"), [("test", 20), ("train", 3)])
+def test_oracle_solves_and_doing_nothing_and_every_wrong_way_fail(family: str, split: str, count: int) -> None:
+    # check_task plays every declared wrong way too: one scoring above 0 is a problem it reports.
+    assert cua_bench.check_task(SIM / family, backend="sim", split=split, variants=count) == []
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_family_declares_wrong_ways_and_chance(family: str) -> None:
+    module = load_task_module(SIM / family)
+    for split in ("test", "train"):
+        ways = module.wrong_ways(split)
+        # At least one plausible wrong end state, and the oracle followed by one destructive step.
+        assert len(ways) >= 2 and any(name.startswith("oracle_then_") for name in ways), sorted(ways)
+        assert all(t.chance is not None and 0 <= t.chance < 1 for t in module.variants(split))
+
+
+def test_copy_paste_counts_the_method_not_the_clipboard() -> None:
+    """The tester's case: the value typed into the target and then copied leaves the right fields
+    and the right clipboard; only the action log tells it from a paste."""
+    module = load_task_module(SIM / "copy-paste")
+    ways = module.wrong_ways("test")
+    with cua_bench.make("sim/copy-paste", backend="sim", obs="none") as env:
+        for variant in range(3):
+            for way in ("retype_then_copy", "retype_copy_paste"):
+                env.reset(options={"variant": variant})
+                assert env.wrong(way)["reward"] == 0.0, (variant, way)
+            env.reset(options={"variant": variant})
+            assert env.solve()["reward"] == 1.0
+    assert {"retype_then_copy", "retype_copy_paste", "cut_instead_of_copy"} <= set(ways)
+
+
+def test_history_is_read_as_the_sim_reads_keys() -> None:
+    """A chord is a chord however it was sent (key, held key_down, type while ctrl is held), and
+    typing a value in pieces is still typing it."""
+    history = [
+        {"kind": "key", "keys": ["ctrl", "c"]},
+        {"kind": "key_down", "key": "ctrl"},
+        {"kind": "type", "text": "v"},
+        {"kind": "key_up", "key": "ctrl"},
+        {"kind": "type", "text": "K7Q"},
+        {"kind": "click", "coordinate": [1, 2], "button": "left", "clicks": 1},
+        {"kind": "key", "keys": ["d"]},
+    ]
+    events = key_events(history)
+    assert pressed(events, "c") == [0] and pressed(events, "v") == [1]
+    assert retyped(events, "X1K7-QDZZ") is False  # "K7-" was never typed: the dash breaks the run
+    assert retyped(events, "ZZK7QD") is True
+    assert retyped(key_events([{"kind": "key", "keys": ["ctrl", "v"]}]), "K7QD") is False
 
 
 # --- wrong ways score 0 --------------------------------------------------------------------
@@ -101,6 +148,7 @@ async def _move_the_zone_instead(task: Task, session: SimSession) -> None:
     await session.apply([Drag(grab, Point(min(1000, max(0, grab.x + dx)), min(1000, max(0, grab.y + dy))))])
 
 
+# Wrong ways that fit only some variants (declared ones must fit every variant), played here directly.
 WRONG = [
     ("copy-paste", "easy", _retype_instead_of_paste, False),
     ("delete-file", "medium", _delete_one_more, True),
