@@ -48,6 +48,7 @@ __all__ = [
     "place",
     "press",
     "remember",
+    "same_windows",
     "score",
     "scroll_until",
     "select_option",
@@ -241,6 +242,14 @@ def as_before_but(task: cb.Task, session: cb.Session, changes: dict[str, dict[st
             want[title] = {**values, **change}
     now = desktop(session).windows()
     return len(now) == len(want) and _window_values(session) == want
+
+
+def same_windows(task: cb.Task, session: cb.Session) -> bool:
+    """The windows open now are those setup left (by title), none closed or opened; their inputs may differ."""
+    before = task.scratch.get("windows")
+    if before is None:
+        raise cb.TaskError(f"{task.name}: evaluation needs this episode's setup (remember() was not called)")
+    return sorted(w.title for w in desktop(session).windows()) == sorted(before)
 
 
 def submitted_once(task: cb.Task, session: cb.Session, title: str, changes: dict[str, Any]) -> bool:

@@ -1,4 +1,11 @@
-"""click-button: click the button with a given label among several scattered in a window."""
+"""click-button: click the button with a given label among several scattered in a window.
+
+The evaluator checks the whole end state: the named button pressed exactly once, no other button
+pressed, and the window still open (the title bar's Close is a button too).
+
+Wrong ways: ``clicks_a_neighbouring_button`` (another label), ``double_clicks_it`` (the right
+button pressed twice) and ``oracle_then_clicks_another_button``. Chance is 1/k for k buttons.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +13,18 @@ import random
 
 import cua_bench as cb
 from cua_bench.sim import TITLE_HEIGHT, Button
-from cua_bench.tasksets.sim._widgets_common import WORDS, click_in, launch_form, score, splits, window_by_title
+from cua_bench.tasksets.sim._widgets_common import (
+    WORDS,
+    click,
+    click_in,
+    launch_form,
+    node_in,
+    remember,
+    same_windows,
+    score,
+    splits,
+    window_by_title,
+)
 
 FAMILY = "click-button"
 TITLE = "Click the button"
@@ -24,6 +42,7 @@ def make(rng: random.Random, difficulty: str) -> cb.Task:
         description=f'Click the "{target}" button.',
         metadata={"labels": labels, "target": target, "cells": cells, "jitter": jitter, "columns": columns},
         max_steps=5,
+        chance=1 / count,
     )
 
 
@@ -40,18 +59,40 @@ async def setup(task: cb.Task, session: cb.Session) -> None:
         for label, cell, (dx, dy) in zip(meta["labels"], meta["cells"], meta["jitter"], strict=True)
     ]  # fmt: skip
     await launch_form(session, task, TITLE, widgets, width=CELL_W * columns + 24)
+    remember(task, session)
 
 
 @cb.evaluate_task
 async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
     window = window_by_title(session, TITLE)
-    if window is None:
+    if window is None or not same_windows(task, session):
         return score(False)
     clicks = {w.name: w.clicks for w in window.all_widgets() if isinstance(w, Button)}
-    target = task.metadata["target"]
-    return score(clicks.get(target, 0) >= 1 and all(n == 0 for name, n in clicks.items() if name != target))
+    return score(clicks == {name: int(name == task.metadata["target"]) for name in task.metadata["labels"]})
 
 
 @cb.solve_task
 async def solve(task: cb.Task, session: cb.Session) -> None:
     await click_in(session, "button", task.metadata["target"], within=("window", TITLE))
+
+
+@cb.wrong_way
+async def clicks_a_neighbouring_button(task: cb.Task, session: cb.Session) -> None:
+    """The button whose label comes next in the window, not the named one."""
+    labels = task.metadata["labels"]
+    other = labels[(labels.index(task.metadata["target"]) + 1) % len(labels)]
+    await click_in(session, "button", other, within=("window", TITLE))
+
+
+@cb.wrong_way
+async def double_clicks_it(task: cb.Task, session: cb.Session) -> None:
+    """The named button, double-clicked: it acts twice."""
+    window = await session.find(role="window", name=TITLE)
+    await click(session, node_in(window, "button", task.metadata["target"]), clicks=2)
+
+
+@cb.wrong_way
+async def oracle_then_clicks_another_button(task: cb.Task, session: cb.Session) -> None:
+    """The named button, then one more: another button's action runs too."""
+    await solve(task, session)
+    await clicks_a_neighbouring_button(task, session)

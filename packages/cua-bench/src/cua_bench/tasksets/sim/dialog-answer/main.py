@@ -2,6 +2,12 @@
 
 Easy variants name the button, medium ones say what the user wants, and hard ones need reading
 the window behind the dialog first (a note saying what to do, or a code to pick).
+
+The evaluator checks the whole end state: exactly one answer, the right button, the dialog gone and
+the window behind it still open, with no other window opened.
+
+Wrong ways: ``clicks_another_button`` (another of the dialog's buttons) and
+``oracle_then_closes_the_window_behind``. Chance is 1/k for the dialog's k buttons.
 """
 
 from __future__ import annotations
@@ -11,7 +17,15 @@ import random
 import cua_bench as cb
 from cua_bench.session import find_all
 from cua_bench.sim import Label, Rect
-from cua_bench.tasksets.sim._widgets_common import click_in, fresh_desktop, score, splits, window_by_title
+from cua_bench.tasksets.sim._widgets_common import (
+    as_before_but,
+    click_in,
+    fresh_desktop,
+    remember,
+    score,
+    splits,
+    window_by_title,
+)
 
 FAMILY = "dialog-answer"
 FILES = ["report.txt", "budget.xlsx", "notes.md", "photo.png", "plan.odt", "slides.pptx"]
@@ -56,7 +70,7 @@ def make(rng: random.Random, difficulty: str) -> cb.Task:
     meta = {"kind": kind, "title": title, "question": question, "buttons": buttons, "answer": answer, "note": note,
             "meanings": meanings, "main": "Sign-in" if kind == "code" else "Notes" if kind == "note" else app,
             "dialog_at": [round(rng.random(), 3), round(rng.random(), 3)]}  # fmt: skip
-    return cb.Task(description=description, metadata=meta, max_steps=4)
+    return cb.Task(description=description, metadata=meta, max_steps=4, chance=1 / len(buttons))
 
 
 train_variants, test_variants = splits(FAMILY, make)
@@ -77,12 +91,15 @@ async def setup(task: cb.Task, session: cb.Session) -> None:
     x = sim.width // 2 + int(fx * max(0, sim.width // 2 - dialog.rect.width))
     y = int(sim.height * 0.45) + int(fy * max(0, int(sim.height * 0.55) - dialog.rect.height))
     dialog.rect = Rect(x, y, dialog.rect.width, dialog.rect.height)
+    remember(task, session)
 
 
 @cb.evaluate_task
 async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
-    main = window_by_title(session, task.metadata["main"])
-    return score(main is not None and main.data.get("answers") == [task.metadata["answer"]])
+    meta = task.metadata
+    main = window_by_title(session, meta["main"])
+    return score(main is not None and main.data.get("answers") == [meta["answer"]]
+                 and as_before_but(task, session, {meta["title"]: None}))  # fmt: skip
 
 
 @cb.solve_task
@@ -98,3 +115,18 @@ async def solve(task: cb.Task, session: cb.Session) -> None:
         else:
             answer = next(b for b, meaning in meta["meanings"].items() if text.endswith(f"choose to {meaning}."))
     await click_in(session, "button", answer, within=("dialog", meta["title"]))
+
+
+@cb.wrong_way
+async def clicks_another_button(task: cb.Task, session: cb.Session) -> None:
+    """The dialog's button next to the right one."""
+    buttons = task.metadata["buttons"]
+    other = buttons[(buttons.index(task.metadata["answer"]) + 1) % len(buttons)]
+    await click_in(session, "button", other, within=("dialog", task.metadata["title"]))
+
+
+@cb.wrong_way
+async def oracle_then_closes_the_window_behind(task: cb.Task, session: cb.Session) -> None:
+    """The right answer, then the window behind the dialog closed with its title bar's Close button."""
+    await solve(task, session)
+    await click_in(session, "button", "Close", within=("window", task.metadata["main"]))

@@ -1,4 +1,11 @@
-"""drag-to-target: drag the named chip onto the named drop area (hard: out of another area)."""
+"""drag-to-target: drag the named chip onto the named drop area (hard: out of another area).
+
+The evaluator checks the whole end state: the named chip in the named area, every other chip where
+it started (loose or in its area), and the window still open with no other window opened.
+
+Wrong ways: ``drops_it_in_another_area`` and ``oracle_then_moves_another_chip`` (a second chip
+dragged into an area it was not in). Chance is 1/(chips x areas): one drag of some chip to some area.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +15,15 @@ from typing import Any
 import cua_bench as cb
 from cua_bench.session import center
 from cua_bench.sim import TITLE_HEIGHT, Draggable, DropTarget
-from cua_bench.tasksets.sim._widgets_common import CATEGORIES, launch_form, score, splits, window_by_title
+from cua_bench.tasksets.sim._widgets_common import (
+    CATEGORIES,
+    launch_form,
+    remember,
+    same_windows,
+    score,
+    splits,
+    window_by_title,
+)
 from cua_core.actions import Drag
 
 FAMILY = "drag-to-target"
@@ -39,7 +54,7 @@ def make(rng: random.Random, difficulty: str) -> cb.Task:
         "box": box,
         "cells": rng.sample(range(8), chips),
     }
-    return cb.Task(description=description, metadata=meta, max_steps=5)
+    return cb.Task(description=description, metadata=meta, max_steps=5, chance=1 / (chips * areas))
 
 
 train_variants, test_variants = splits(FAMILY, make)
@@ -62,13 +77,14 @@ async def setup(task: cb.Task, session: cb.Session) -> None:
         area = window.find(role="droptarget", name=meta["start"][chip.name])
         if isinstance(area, DropTarget):
             area.accept(chip)  # chips that start inside an area
+    remember(task, session)
 
 
 @cb.evaluate_task
 async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
     meta = task.metadata
     window = window_by_title(session, TITLE)
-    if window is None:
+    if window is None or not same_windows(task, session):
         return score(False)
     want = {**meta["start"], meta["chip"]: meta["box"]}
     areas = {w.name: w.items for w in window.all_widgets() if isinstance(w, DropTarget)}
@@ -78,6 +94,27 @@ async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
 
 @cb.solve_task
 async def solve(task: cb.Task, session: cb.Session) -> None:
-    chip = await session.find(role="draggable", name=task.metadata["chip"])
-    area = await session.find(role="droptarget", name=task.metadata["box"])
-    await session.apply([Drag(center(chip), center(area))])
+    await _drag(session, task.metadata["chip"], task.metadata["box"])
+
+
+async def _drag(session: cb.Session, chip: str, box: str) -> None:
+    start = await session.find(role="draggable", name=chip)
+    await session.apply([Drag(center(start), center(await session.find(role="droptarget", name=box)))])
+
+
+@cb.wrong_way
+async def drops_it_in_another_area(task: cb.Task, session: cb.Session) -> None:
+    """The named chip dragged into another area than the named one (not the one it starts in)."""
+    meta = task.metadata
+    await _drag(
+        session, meta["chip"], next(b for b in meta["boxes"] if b not in (meta["box"], meta["start"][meta["chip"]]))
+    )
+
+
+@cb.wrong_way
+async def oracle_then_moves_another_chip(task: cb.Task, session: cb.Session) -> None:
+    """The named chip where asked, then another chip dragged into an area it was not in."""
+    meta = task.metadata
+    await solve(task, session)
+    other = next(n for n in meta["names"] if n != meta["chip"])
+    await _drag(session, other, next(b for b in meta["boxes"] if b != meta["start"][other]))

@@ -1,4 +1,11 @@
-"""navigate-menu: choose an item by its menu path (Edit > Transform > Rotate 90°), submenus included."""
+"""navigate-menu: choose an item by its menu path (Edit > Transform > Rotate 90°), submenus included.
+
+The evaluator checks the whole end state: exactly one command run, the one on the path, and the
+window still open with no other window opened.
+
+Wrong ways: ``chooses_a_neighbouring_command`` (the item next to it in the same menu) and
+``oracle_then_chooses_another_command``. Chance is 1/k for the k commands in the menus.
+"""
 
 from __future__ import annotations
 
@@ -15,6 +22,8 @@ from cua_bench.tasksets.sim._widgets_common import (
     fresh_desktop,
     node_in,
     place,
+    remember,
+    same_windows,
     score,
     splits,
     window_by_title,
@@ -62,8 +71,9 @@ def make(rng: random.Random, difficulty: str) -> cb.Task:
     else:
         path = [title, rng.choice([e for e in entries if isinstance(e, str)])]
     app = rng.choice(APPS)
+    commands = sum(1 if isinstance(e, str) else len(e[1]) for _, entries in menus for e in entries)
     return cb.Task(description=f"In {app}, choose {' > '.join(path)} from the menu bar.",
-                   metadata={"app": app, "menus": menus, "path": path}, max_steps=6)  # fmt: skip
+                   metadata={"app": app, "menus": menus, "path": path}, max_steps=6, chance=1 / commands)  # fmt: skip
 
 
 train_variants, test_variants = splits(FAMILY, make)
@@ -86,19 +96,48 @@ async def setup(task: cb.Task, session: cb.Session) -> None:
     window.add(CascadeMenuBar(menus))
     window.add(Label("Choose a command from the menus above."))
     place(sim, window, task.metadata["at"])
+    remember(task, session)
 
 
 @cb.evaluate_task
 async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
     window = window_by_title(session, f"Untitled - {task.metadata['app']}")
-    return score(window is not None and window.data.get("chosen") == [task.metadata["path"]])
+    return score(window is not None and window.data.get("chosen") == [task.metadata["path"]]
+                 and same_windows(task, session))  # fmt: skip
 
 
 @cb.solve_task
 async def solve(task: cb.Task, session: cb.Session) -> None:
+    await _choose(session, task.metadata["path"])
+
+
+async def _choose(session: cb.Session, path: list[str]) -> None:
     """Open the top menu, then click each label along the path inside that open menu."""
-    top, *rest = task.metadata["path"]
+    top, *rest = path
     await click(session, await session.find(role="menu", name=top))
     for label in rest:
         menu = find(await session.accessibility_tree(), role="menu", name=top)
         await click(session, node_in(menu, "menuitem", label))
+
+
+def _neighbour(task: cb.Task) -> list[str]:
+    """The path to the command next to the asked-for one, in the same menu or submenu."""
+    *above, last = task.metadata["path"]
+    entries = dict(task.metadata["menus"])[above[0]]
+    if len(above) > 1:
+        entries = next(e[1] for e in entries if isinstance(e, list) and e[0] == above[1])
+    commands = [e for e in entries if isinstance(e, str)]
+    return [*above, commands[(commands.index(last) + 1) % len(commands)]]
+
+
+@cb.wrong_way
+async def chooses_a_neighbouring_command(task: cb.Task, session: cb.Session) -> None:
+    """The command next to the asked-for one, in the same menu."""
+    await _choose(session, _neighbour(task))
+
+
+@cb.wrong_way
+async def oracle_then_chooses_another_command(task: cb.Task, session: cb.Session) -> None:
+    """The asked-for command, then its neighbour too: two commands run."""
+    await solve(task, session)
+    await _choose(session, _neighbour(task))
