@@ -1,5 +1,6 @@
 """The MiniWoB-like widget families of the sim taskset: many distinct seeded variants per split, an
-oracle that scores 1.0 acting through the screen only, and 0 for doing nothing."""
+oracle that scores 1.0 acting through the screen only, 0 for doing nothing, and 0 for every declared
+wrong way (each of which acts through the screen only and really changes something)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,8 @@ from cua_bench.sim import Button, SimSession
 from cua_bench.tasks import TaskModule
 from cua_bench.taskset import task_folders
 from cua_bench.tasksets import SIM
-from cua_core.actions import Action
+from cua_bench.tasksets.sim._widgets_common import as_before_but, desktop
+from cua_core.actions import Action, action_to_dict
 
 FAMILIES = [
     "click-button", "click-checkboxes", "enter-text", "fill-form", "choose-dropdown", "choose-radio", "set-slider",
@@ -34,10 +36,13 @@ class ScreenOnly(Session):
         self._inner = inner
         self.width, self.height = inner.width, inner.height
         self.refused: list[str] = []
+        self.history: list[dict[str, Any]] = []  # what the env server hands evaluators as task.history
 
     async def apply(self, actions: Sequence[Action]) -> list[str | None]:
         errors = await self._inner.apply(actions)
         self.refused += [e for e in errors if e]
+        padded = [*errors, *[None] * (len(actions) - len(errors))]
+        self.history += [action_to_dict(a) for a, e in zip(actions, padded, strict=True) if not e]
         return errors
 
     async def screenshot(self) -> bytes:
@@ -59,9 +64,50 @@ class ScreenOnly(Session):
         raise AssertionError("an oracle acts through the screen; it does not write files")
 
 
+@pytest.mark.parametrize("split", ["test", "train"])
 @pytest.mark.parametrize("family", FAMILIES)
-def test_the_family_passes_check_task(family: str) -> None:
-    assert cb.check_task(SIM / family, backend="sim", split="test", variants=20) == []
+def test_the_family_passes_check_task(family: str, split: str) -> None:
+    """Oracle 1, nothing 0 and every wrong way 0, on the first variants of both splits (each difficulty)."""
+    assert cb.check_task(SIM / family, backend="sim", split=split, variants=6 if split == "test" else 3) == []
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_every_variant_states_its_chance_and_the_family_declares_wrong_ways(family: str) -> None:
+    task = module(family)
+    for split in ("test", "train"):
+        ways = task.wrong_ways(split)
+        assert len(ways) >= 2, (split, sorted(ways))
+        assert any(name.startswith("oracle_then_") for name in ways), sorted(ways)  # the destructive extra step
+        for variant in task.variants(split):
+            assert variant.chance is not None and 0 <= variant.chance < 1, (split, variant.variant, variant.chance)
+
+
+def _changed(task: cb.Task, session: SimSession) -> bool:
+    """Anything a wrong way can leave: an input or a window changed, a button pressed, a command or
+    answer recorded (so a wrong way that scores 0 did so by its wrong end state, not by doing nothing)."""
+    windows = desktop(session).windows()
+    pressed = any(w.clicks for window in windows for w in window.all_widgets() if isinstance(w, Button))
+    recorded = any(window.data.get(key) for window in windows for key in ("submissions", "chosen", "answers"))
+    return pressed or recorded or not as_before_but(task, session, {})
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_every_wrong_way_acts_through_the_screen_and_leaves_a_wrong_end_state(family: str) -> None:
+    task_module = module(family)
+
+    async def episode(task: cb.Task, name: str) -> tuple[bool, float]:
+        session = SimSession(width=1024, height=768)
+        task.history, task.scratch = [], {}
+        await task_module.run("setup_task", task, session)
+        screen = ScreenOnly(session)
+        await task_module.wrong_ways(task.split)[name](task, screen)
+        assert screen.refused == [], (name, task.description, screen.refused)
+        task.history = screen.history
+        return _changed(task, session), (await task_module.run("evaluate_task", task, session))[0]
+
+    for task in task_module.variants("test")[6:15] + task_module.variants("train")[3:9]:
+        for name in task_module.wrong_ways(task.split):
+            assert asyncio.run(episode(task, name)) == (True, 0.0), (name, task.split, task.variant)
 
 
 @pytest.mark.parametrize("family", FAMILIES)
@@ -85,11 +131,13 @@ def test_the_oracle_needs_only_the_screen_and_starts_from_a_clean_desktop(family
     task_module = module(family)
 
     async def episode(task: cb.Task, session: SimSession) -> tuple[float, float]:
+        task.history, task.scratch = [], {}
         await task_module.run("setup_task", task, session)
         before = await task_module.run("evaluate_task", task, session)
         screen = ScreenOnly(session)
         await task_module.run("solve_task", task, screen)
         assert screen.refused == [], (task.description, screen.refused)
+        task.history = screen.history
         return before[0], (await task_module.run("evaluate_task", task, session))[0]
 
     session = SimSession(width=1024, height=768)  # one desktop for every episode, as an env server has

@@ -4,8 +4,9 @@ The evaluator checks the whole end state: exactly one submission with the option
 list and every other list as it was, and the window still holding that (nothing changed after Submit).
 
 Wrong ways: ``picks_a_neighbouring_option`` (another option of the named list),
-``oracle_then_changes_a_list`` (a list changed after Submit) and ``oracle_then_submits_again`` (that
-change sent a second time). Chance is 1/k for the named list's k options.
+``oracle_then_changes_a_list`` (a list changed after Submit) and ``oracle_then_submits_again``
+(Submit pressed once more: the same values sent twice). Chance is 1/k for the named list's k
+options.
 """
 
 from __future__ import annotations
@@ -95,6 +96,6 @@ async def oracle_then_changes_a_list(task: cb.Task, session: cb.Session) -> None
 
 @cb.wrong_way
 async def oracle_then_submits_again(task: cb.Task, session: cb.Session) -> None:
-    """The option submitted, then a list changed and Submit again: two submissions."""
-    await oracle_then_changes_a_list(task, session)
+    """The option submitted, then Submit pressed once more: the same values sent twice."""
+    await solve(task, session)
     await press(session, TITLE, "Submit")

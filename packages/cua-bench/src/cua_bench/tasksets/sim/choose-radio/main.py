@@ -8,7 +8,8 @@ group and every other group as it was, and the window still holding that (nothin
 
 Wrong ways: ``picks_a_neighbouring_option`` (another option of the named group),
 ``oracle_then_changes_a_group`` (an option clicked after Submit) and ``oracle_then_submits_again``
-(that change sent a second time). Chance is 1/k for the named group's k options.
+(Submit pressed once more: the same values sent twice). Chance is 1/k for the named group's k
+options.
 """
 
 from __future__ import annotations
@@ -103,6 +104,6 @@ async def oracle_then_changes_a_group(task: cb.Task, session: cb.Session) -> Non
 
 @cb.wrong_way
 async def oracle_then_submits_again(task: cb.Task, session: cb.Session) -> None:
-    """The option submitted, then an option changed and Submit again: two submissions."""
-    await oracle_then_changes_a_group(task, session)
+    """The option submitted, then Submit pressed once more: the same values sent twice."""
+    await solve(task, session)
     await press(session, TITLE, "Submit")

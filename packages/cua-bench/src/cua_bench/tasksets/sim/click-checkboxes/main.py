@@ -4,8 +4,8 @@ The evaluator checks the whole end state: exactly one submission, in which each 
 matches, and the window still holds that (nothing changed after Submit, no window closed).
 
 Wrong ways: ``ticks_every_box`` (the matches and the rest), ``oracle_then_toggles_a_box`` (a box
-clicked after Submit) and ``oracle_then_submits_again`` (that change sent a second time). Chance is
-1/2^n: one of the 2^n ways to tick n boxes.
+clicked after Submit) and ``oracle_then_submits_again`` (Submit pressed once more: the same values
+sent twice). Chance is 1/2^n: one of the 2^n ways to tick n boxes.
 """
 
 from __future__ import annotations
@@ -100,6 +100,6 @@ async def oracle_then_toggles_a_box(task: cb.Task, session: cb.Session) -> None:
 
 @cb.wrong_way
 async def oracle_then_submits_again(task: cb.Task, session: cb.Session) -> None:
-    """The right boxes submitted, then a box clicked and Submit again: two submissions."""
-    await oracle_then_toggles_a_box(task, session)
+    """The right boxes submitted, then Submit pressed once more: the same values sent twice."""
+    await solve(task, session)
     await press(session, TITLE, "Submit")

@@ -3,9 +3,9 @@
 The evaluator checks the whole end state: exactly one submission, with the text in the named field
 and every other field as it was, and the window still holding that (nothing changed after Submit).
 
-Wrong ways: ``drops_the_last_character`` (a typo), ``oracle_then_edits_a_field`` (a field typed
-into after Submit) and ``oracle_then_submits_again`` (that edit sent a second time). Chance is 0:
-the text is typed.
+Wrong ways: ``drops_the_last_character`` (a typo), ``oracle_then_edits_a_field`` (a field typed into
+after Submit) and ``oracle_then_submits_again`` (Submit pressed once more: the same values sent
+twice). Chance is 0: the text is typed.
 """
 
 from __future__ import annotations
@@ -99,6 +99,6 @@ async def oracle_then_edits_a_field(task: cb.Task, session: cb.Session) -> None:
 
 @cb.wrong_way
 async def oracle_then_submits_again(task: cb.Task, session: cb.Session) -> None:
-    """The text submitted, then a field edited and Submit again: two submissions."""
-    await oracle_then_edits_a_field(task, session)
+    """The text submitted, then Submit pressed once more: the same values sent twice."""
+    await solve(task, session)
     await press(session, TITLE, "Submit")

@@ -3,9 +3,9 @@
 The evaluator checks the whole end state: exactly one submission holding every field as asked (the
 fields to leave empty empty), and the window still holding that (nothing changed after Submit).
 
-Wrong ways: ``picks_another_country`` (every field right but the drop-down), ``oracle_then_edits_a_field``
-(a field typed into after Submit) and ``oracle_then_submits_again`` (that edit sent a second time).
-Chance is 0: names and addresses are typed.
+Wrong ways: ``picks_another_country`` (every field right but the drop-down),
+``oracle_then_edits_a_field`` (a field typed into after Submit) and ``oracle_then_submits_again``
+(Submit pressed once more: the same values sent twice). Chance is 0: names and addresses are typed.
 """
 
 from __future__ import annotations
@@ -121,6 +121,6 @@ async def oracle_then_edits_a_field(task: cb.Task, session: cb.Session) -> None:
 
 @cb.wrong_way
 async def oracle_then_submits_again(task: cb.Task, session: cb.Session) -> None:
-    """The form submitted as asked, then a field edited and Submit again: two submissions."""
-    await oracle_then_edits_a_field(task, session)
+    """The form submitted as asked, then Submit pressed once more: the same values sent twice."""
+    await solve(task, session)
     await press(session, task.metadata["title"], "Submit")

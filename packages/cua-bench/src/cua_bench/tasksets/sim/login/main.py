@@ -4,8 +4,8 @@ The evaluator checks the whole end state: exactly one submission holding the use
 and (hard) "Remember me" as asked, and the window still holding that (nothing changed after Sign in).
 
 Wrong ways: ``swaps_username_and_password``, ``oracle_then_edits_a_field`` (a field typed into after
-Sign in) and ``oracle_then_signs_in_again`` (that edit sent a second time). Chance is 0: the
-credentials are typed.
+Sign in) and ``oracle_then_signs_in_again`` (Sign in pressed once more: the same values sent twice).
+Chance is 0: the credentials are typed.
 """
 
 from __future__ import annotations
@@ -102,6 +102,6 @@ async def oracle_then_edits_a_field(task: cb.Task, session: cb.Session) -> None:
 
 @cb.wrong_way
 async def oracle_then_signs_in_again(task: cb.Task, session: cb.Session) -> None:
-    """Signed in as asked, then a field edited and Sign in again: two submissions."""
-    await oracle_then_edits_a_field(task, session)
+    """Signed in as asked, then Sign in pressed once more: the same values sent twice."""
+    await solve(task, session)
     await press(session, "Sign in", "Sign in")

@@ -4,8 +4,8 @@ The evaluator checks the whole end state: exactly one submission with the named 
 and every other slider as it was, and the window still holding that (nothing changed after Submit).
 
 Wrong ways: ``one_step_off`` (one arrow key too many before Submit), ``oracle_then_moves_a_slider``
-(a slider moved after Submit) and ``oracle_then_submits_again`` (that move sent a second time).
-Chance is 1/k for the k values the named slider can take.
+(a slider moved after Submit) and ``oracle_then_submits_again`` (Submit pressed once more: the same
+values sent twice). Chance is 1/k for the k values the named slider can take.
 """
 
 from __future__ import annotations
@@ -105,6 +105,6 @@ async def oracle_then_moves_a_slider(task: cb.Task, session: cb.Session) -> None
 
 @cb.wrong_way
 async def oracle_then_submits_again(task: cb.Task, session: cb.Session) -> None:
-    """The value submitted, then a slider moved and Submit again: two submissions."""
-    await oracle_then_moves_a_slider(task, session)
+    """The value submitted, then Submit pressed once more: the same values sent twice."""
+    await solve(task, session)
     await press(session, TITLE, "Submit")

@@ -7,8 +7,8 @@ only, walking the fields in tab order (the order of the window's nodes).
 
 Wrong ways: ``clicks_each_field`` (the tester's case: the mouse to each field, typing, the mouse on
 Submit), ``clicks_the_first_field`` (one click, then the oracle's keys), ``oracle_then_types_on``
-(a key pressed after Enter changes the last field) and ``oracle_then_submits_again`` (that change
-sent with a second Enter). Chance is 0: the values are typed.
+(a key pressed after Enter changes the last field) and ``oracle_then_submits_again`` (Enter once
+more: the same values sent twice). Chance is 0: the values are typed.
 """
 
 from __future__ import annotations
@@ -131,6 +131,6 @@ async def oracle_then_types_on(task: cb.Task, session: cb.Session) -> None:
 
 @cb.wrong_way
 async def oracle_then_submits_again(task: cb.Task, session: cb.Session) -> None:
-    """The oracle, then the last field changed and Enter again: a second submission."""
-    await oracle_then_types_on(task, session)
+    """The oracle, then Enter once more: the same values sent twice."""
+    await solve(task, session)
     await session.apply([KeyPress(("enter",))])
