@@ -1,4 +1,9 @@
-"""mousepad-append-line: add a line at the end of a file open in Mousepad and save it."""
+"""mousepad-append-line: add a line at the end of a file open in Mousepad and save it.
+
+The evaluator checks the file's whole text (every old line as it was, the new one last) and that no
+other file under home changed.
+Wrong ways: ``inserts_at_the_top`` (the line first, not last) and ``oracle_then_deletes_the_first_line``.
+"""
 
 from __future__ import annotations
 
@@ -8,11 +13,14 @@ import cua_bench as cb
 from cua_bench.tasksets.desktop._common import (
     WORDS,
     act,
+    file_changes,
     file_name,
     file_title,
+    files_since_setup,
     key,
     loaders,
     read_text,
+    remember_files,
     save_and_wait,
     sentence,
     start,
@@ -32,6 +40,7 @@ def build(rng: random.Random) -> cb.Task:
         "then save the file.",
         metadata={"path": path, "text": text, "line": line},
         max_steps=15,
+        chance=0.0,
     )
 
 
@@ -43,14 +52,17 @@ async def setup(task: cb.Task, session: cb.Session) -> None:
     meta = task.metadata
     await write_files(session, {meta["path"]: meta["text"]})
     await start(session, "mousepad", meta["path"], title=file_title(meta["path"], "Mousepad"))
+    await remember_files(task, session)
 
 
 @cb.evaluate_task
 async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
     meta = task.metadata
     text = await read_text(session, meta["path"])
-    expected = meta["text"] + meta["line"]
-    return [1.0 if text is not None and text.rstrip("\n") == expected else 0.0]
+    ok = text is not None and text.rstrip("\n") == meta["text"] + meta["line"]
+    before, after = await files_since_setup(task, session)
+    ok = ok and not file_changes(before, after, expect=[meta["path"]])
+    return [1.0 if ok else 0.0]
 
 
 @cb.solve_task
@@ -58,3 +70,18 @@ async def solve(task: cb.Task, session: cb.Session) -> None:
     meta = task.metadata
     await act(session, key("ctrl+end"), TypeText(meta["line"], press_enter=True))
     await save_and_wait(session, meta["path"], "Mousepad")
+
+
+@cb.wrong_way
+async def inserts_at_the_top(task: cb.Task, session: cb.Session) -> None:
+    """The line added before the first line rather than after the last."""
+    await act(session, key("ctrl+home"), TypeText(task.metadata["line"], press_enter=True))
+    await save_and_wait(session, task.metadata["path"], "Mousepad")
+
+
+@cb.wrong_way
+async def oracle_then_deletes_the_first_line(task: cb.Task, session: cb.Session) -> None:
+    """The line appended, then the first line deleted."""
+    await solve(task, session)
+    await act(session, key("ctrl+home"), key("shift+down"), key("delete"))
+    await save_and_wait(session, task.metadata["path"], "Mousepad")

@@ -1,4 +1,10 @@
-"""mousepad-delete-line: delete one whole line of a file open in Mousepad and save."""
+"""mousepad-delete-line: delete one whole line of a file open in Mousepad and save.
+
+The evaluator checks the file's whole text (every other line as it was, in order, no empty line left)
+and that no other file under home changed.
+Wrong ways: ``deletes_a_neighbouring_line`` (the line below, or above for the last one, instead) and
+``oracle_then_deletes_another_line``.
+"""
 
 from __future__ import annotations
 
@@ -10,11 +16,14 @@ from cua_bench.tasksets.desktop._common import (
     act,
     caret_to,
     distinct,
+    file_changes,
     file_name,
     file_title,
+    files_since_setup,
     key,
     loaders,
     read_text,
+    remember_files,
     save_and_wait,
     sentence,
     start,
@@ -33,6 +42,7 @@ def build(rng: random.Random) -> cb.Task:
         "empty line in its place), then save the file.",
         metadata={"path": path, "lines": lines, "index": index},
         max_steps=15,
+        chance=0.0,
     )
 
 
@@ -44,6 +54,7 @@ async def setup(task: cb.Task, session: cb.Session) -> None:
     meta = task.metadata
     await write_files(session, {meta["path"]: "\n".join(meta["lines"]) + "\n"})
     await start(session, "mousepad", meta["path"], title=file_title(meta["path"], "Mousepad"))
+    await remember_files(task, session)
 
 
 @cb.evaluate_task
@@ -51,14 +62,40 @@ async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
     meta = task.metadata
     expected = [line for i, line in enumerate(meta["lines"]) if i != meta["index"]]
     text = await read_text(session, meta["path"])
-    return [1.0 if text is not None and text.rstrip("\n").split("\n") == expected else 0.0]
+    ok = text is not None and text.rstrip("\n").split("\n") == expected
+    before, after = await files_since_setup(task, session)
+    ok = ok and not file_changes(before, after, expect=[meta["path"]])
+    return [1.0 if ok else 0.0]
 
 
 @cb.solve_task
 async def solve(task: cb.Task, session: cb.Session) -> None:
     meta = task.metadata
-    text = "\n".join(meta["lines"]) + "\n"
-    start_of_line = sum(len(line) + 1 for line in meta["lines"][: meta["index"]])
-    # Select the line and its newline (shift+down from the line's start), then delete it.
+    await delete_line(session, meta["lines"], meta["index"])
+    await save_and_wait(session, meta["path"], "Mousepad")
+
+
+async def delete_line(session: cb.Session, lines: list[str], index: int) -> None:
+    """Select the line and its newline (shift+down from the line's start), then delete it."""
+    text = "\n".join(lines) + "\n"
+    start_of_line = sum(len(line) + 1 for line in lines[:index])
     await act(session, *caret_to(text, start_of_line), key("shift+down"), key("delete"))
+
+
+@cb.wrong_way
+async def deletes_a_neighbouring_line(task: cb.Task, session: cb.Session) -> None:
+    """Off by one: the line below deleted instead (the one above, for the last line)."""
+    meta = task.metadata
+    index = meta["index"] + 1 if meta["index"] + 1 < len(meta["lines"]) else meta["index"] - 1
+    await delete_line(session, meta["lines"], index)
+    await save_and_wait(session, meta["path"], "Mousepad")
+
+
+@cb.wrong_way
+async def oracle_then_deletes_another_line(task: cb.Task, session: cb.Session) -> None:
+    """The line deleted, then the line now at its place (or the one before, at the end) deleted too."""
+    meta = task.metadata
+    rest = [line for i, line in enumerate(meta["lines"]) if i != meta["index"]]
+    await delete_line(session, meta["lines"], meta["index"])
+    await delete_line(session, rest, min(meta["index"], len(rest) - 1))
     await save_and_wait(session, meta["path"], "Mousepad")

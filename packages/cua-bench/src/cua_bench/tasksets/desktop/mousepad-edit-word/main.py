@@ -1,4 +1,10 @@
-"""mousepad-edit-word: in a file open in Mousepad, replace one word (it occurs once) and save."""
+"""mousepad-edit-word: in a file open in Mousepad, replace one word (it occurs once) and save.
+
+The evaluator checks the file's whole text (only that word changed) and that no other file under home
+changed.
+Wrong ways: ``types_before_the_word`` (the new word typed in front of the old one, which stays) and
+``oracle_then_deletes_the_last_line``.
+"""
 
 from __future__ import annotations
 
@@ -12,10 +18,14 @@ from cua_bench.tasksets.desktop._common import (
     WORDS,
     act,
     caret_to,
+    file_changes,
     file_name,
     file_title,
+    files_since_setup,
+    key,
     loaders,
     read_text,
+    remember_files,
     save_and_wait,
     sentence,
     start,
@@ -42,6 +52,7 @@ def build(rng: random.Random) -> cb.Task:
         f"'{new}', then save the file.",
         metadata={"path": path, "text": text, "old": old, "new": new},
         max_steps=15,
+        chance=0.0,
     )
 
 
@@ -53,6 +64,7 @@ async def setup(task: cb.Task, session: cb.Session) -> None:
     meta = task.metadata
     await write_files(session, {meta["path"]: meta["text"]})
     await start(session, "mousepad", meta["path"], title=file_title(meta["path"], "Mousepad"))
+    await remember_files(task, session)
 
 
 @cb.evaluate_task
@@ -60,7 +72,10 @@ async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
     meta = task.metadata
     expected = meta["text"].replace(meta["old"], meta["new"])
     text = await read_text(session, meta["path"])
-    return [1.0 if text is not None and text.rstrip("\n") == expected.rstrip("\n") else 0.0]
+    ok = text is not None and text.rstrip("\n") == expected.rstrip("\n")
+    before, after = await files_since_setup(task, session)
+    ok = ok and not file_changes(before, after, expect=[meta["path"]])
+    return [1.0 if ok else 0.0]
 
 
 @cb.solve_task
@@ -69,3 +84,19 @@ async def solve(task: cb.Task, session: cb.Session) -> None:
     moves = caret_to(meta["text"], meta["text"].index(meta["old"]), select=len(meta["old"]))
     await act(session, *moves, TypeText(meta["new"]))
     await save_and_wait(session, meta["path"], "Mousepad")
+
+
+@cb.wrong_way
+async def types_before_the_word(task: cb.Task, session: cb.Session) -> None:
+    """The new word typed in front of the old one, which is left in place."""
+    meta = task.metadata
+    await act(session, *caret_to(meta["text"], meta["text"].index(meta["old"])), TypeText(meta["new"] + " "))
+    await save_and_wait(session, meta["path"], "Mousepad")
+
+
+@cb.wrong_way
+async def oracle_then_deletes_the_last_line(task: cb.Task, session: cb.Session) -> None:
+    """The word replaced, then the file's last line deleted."""
+    await solve(task, session)
+    await act(session, key("ctrl+end"), key("shift+up"), key("delete"))
+    await save_and_wait(session, task.metadata["path"], "Mousepad")

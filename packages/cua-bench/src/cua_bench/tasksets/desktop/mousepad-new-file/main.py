@@ -1,4 +1,9 @@
-"""mousepad-new-file: type a short text into a new Mousepad document and save it under a given name."""
+"""mousepad-new-file: type a short text into a new Mousepad document and save it under a given name.
+
+The evaluator checks the saved file's text and that no other file under home appeared or changed.
+Wrong ways: ``saves_in_home`` (the right name, the home folder) and ``saves_a_stray_copy_first``
+(saved under a misspelt name, then Save As under the right one).
+"""
 
 from __future__ import annotations
 
@@ -8,11 +13,14 @@ import cua_bench as cb
 from cua_bench.tasksets.desktop._common import (
     WORDS,
     act,
+    file_changes,
     file_name,
     file_title,
+    files_since_setup,
     key,
     loaders,
     read_text,
+    remember_files,
     same_text,
     sentence,
     start,
@@ -35,6 +43,7 @@ def build(rng: random.Random) -> cb.Task:
         f"Then save the document as ~/{folder}/{name}.",
         metadata={"path": f"{folder}/{name}", "text": "\n".join(lines), "folder": folder},
         max_steps=15,
+        chance=0.0,
     )
 
 
@@ -45,17 +54,42 @@ load_train, load_test = loaders(NAME, build)
 async def setup(task: cb.Task, session: cb.Session) -> None:
     await write_files(session, {f"{task.metadata['folder']}/.keep": ""})
     await start(session, "mousepad", title=lambda title: title.endswith(" - Mousepad"))
+    await remember_files(task, session)
 
 
 @cb.evaluate_task
 async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
-    return [1.0 if same_text(await read_text(session, task.metadata["path"]), task.metadata["text"]) else 0.0]
+    meta = task.metadata
+    ok = same_text(await read_text(session, meta["path"]), meta["text"])
+    before, after = await files_since_setup(task, session)
+    ok = ok and not file_changes(before, after, expect=[meta["path"]])
+    return [1.0 if ok else 0.0]
 
 
 @cb.solve_task
 async def solve(task: cb.Task, session: cb.Session) -> None:
+    await type_text(session, task.metadata["text"])
+    await save_as(session, "ctrl+s", task.metadata["path"])
+
+
+async def save_as(session: cb.Session, combo: str, path: str) -> None:
+    await act(session, key(combo))
+    await submit_dialog(session, "Save As", f"~/{path}")
+    await window(session, file_title(path, "Mousepad"))
+
+
+@cb.wrong_way
+async def saves_in_home(task: cb.Task, session: cb.Session) -> None:
+    """The right name, but in the home folder rather than the folder asked for."""
+    await type_text(session, task.metadata["text"])
+    await save_as(session, "ctrl+s", task.metadata["path"].rsplit("/", 1)[-1])
+
+
+@cb.wrong_way
+async def saves_a_stray_copy_first(task: cb.Task, session: cb.Session) -> None:
+    """Saved under a misspelt name first, then Save As under the right one: a stray copy is left."""
     meta = task.metadata
+    folder, name = meta["path"].rsplit("/", 1)
     await type_text(session, meta["text"])
-    await act(session, key("ctrl+s"))
-    await submit_dialog(session, "Save As", f"~/{meta['path']}")
-    await window(session, file_title(meta["path"], "Mousepad"))
+    await save_as(session, "ctrl+s", f"{folder}/{name[:2]}{name[3:]}")
+    await save_as(session, "ctrl+shift+s", meta["path"])

@@ -2,11 +2,17 @@
 
 The oracle uses Search > Find and Replace (ctrl+r) with "Replace all in document"; the dialog has no
 mnemonics, so it clicks the checkbox and the button at their places in the dialog's fixed layout.
+
+The evaluator checks the file's whole text (every occurrence replaced, nothing else changed) and
+that no other file under home changed.
+Wrong ways: ``replaces_only_the_first`` (the first occurrence retyped, the others left) and
+``oracle_then_deletes_the_first_line``.
 """
 
 from __future__ import annotations
 
 import random
+import re
 
 import cua_bench as cb
 from cua_bench.tasksets.desktop._common import (
@@ -16,14 +22,18 @@ from cua_bench.tasksets.desktop._common import (
     VERBS,
     WORDS,
     act,
+    caret_to,
     click_at,
+    file_changes,
     file_name,
     file_title,
+    files_since_setup,
     key,
     loaders,
     no_window,
     press,
     read_text,
+    remember_files,
     save_and_wait,
     sentence,
     start,
@@ -60,6 +70,7 @@ def build(rng: random.Random) -> cb.Task:
         f"'{new}', then save the file.",
         metadata={"path": path, "text": text, "old": old, "new": new},
         max_steps=20,
+        chance=0.0,
     )
 
 
@@ -78,12 +89,15 @@ async def setup(task: cb.Task, session: cb.Session) -> None:
     meta = task.metadata
     await write_files(session, {meta["path"]: meta["text"]})
     await start(session, "mousepad", meta["path"], title=file_title(meta["path"], "Mousepad"))
+    await remember_files(task, session)
 
 
 @cb.evaluate_task
 async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
     text = await read_text(session, task.metadata["path"])
-    return [1.0 if text is not None and text.rstrip("\n") == expected(task.metadata) else 0.0]
+    ok = text is not None and text.rstrip("\n") == expected(task.metadata)
+    before, after = await files_since_setup(task, session)
+    return [1.0 if ok and not file_changes(before, after, expect=[task.metadata["path"]]) else 0.0]
 
 
 @cb.solve_task
@@ -99,3 +113,24 @@ async def solve(task: cb.Task, session: cb.Session) -> None:
     await press(session, "escape")
     await no_window(session, "Find and Replace")
     await save_and_wait(session, meta["path"], "Mousepad")
+
+
+@cb.wrong_way
+async def replaces_only_the_first(task: cb.Task, session: cb.Session) -> None:
+    """The first occurrence selected and retyped; the others are left."""
+    meta = task.metadata
+    index = _first_word(meta["text"], meta["old"])
+    await act(session, *caret_to(meta["text"], index, select=len(meta["old"])), TypeText(meta["new"]))
+    await save_and_wait(session, meta["path"], "Mousepad")
+
+
+def _first_word(text: str, word: str) -> int:
+    return next(m.start() for m in re.finditer(rf"\b{re.escape(word)}\b", text))
+
+
+@cb.wrong_way
+async def oracle_then_deletes_the_first_line(task: cb.Task, session: cb.Session) -> None:
+    """Every occurrence replaced, then the first line deleted."""
+    await solve(task, session)
+    await act(session, key("ctrl+home"), key("shift+down"), key("delete"))
+    await save_and_wait(session, task.metadata["path"], "Mousepad")

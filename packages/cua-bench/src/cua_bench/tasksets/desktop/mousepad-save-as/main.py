@@ -1,4 +1,10 @@
-"""mousepad-save-as: save a copy of the file open in Mousepad under a new name (File > Save As)."""
+"""mousepad-save-as: save a copy of the file open in Mousepad under a new name (File > Save As).
+
+The evaluator checks the copy's text, the original's, and that no other file under home appeared or
+changed.
+Wrong ways: ``edits_then_saves_as`` (a word typed into the document first: the copy is not a copy)
+and ``saves_a_stray_copy_first`` (Save As under a misspelt name, then under the right one).
+"""
 
 from __future__ import annotations
 
@@ -9,17 +15,21 @@ from cua_bench.tasksets.desktop._common import (
     WORDS,
     act,
     distinct,
+    file_changes,
     file_name,
     file_title,
+    files_since_setup,
     key,
     loaders,
     read_text,
+    remember_files,
     sentence,
     start,
     submit_dialog,
     window,
     write_files,
 )
+from cua_core.actions import TypeText
 
 NAME = "mousepad-save-as"
 TARGETS = ("backup", "archive", "shared", "copies", "review")
@@ -35,6 +45,7 @@ def build(rng: random.Random) -> cb.Task:
         f"~/{target}/{new}; the original file must stay as it is.",
         metadata={"path": f"{folder}/{old}", "copy": f"{target}/{new}", "text": text, "target": target},
         max_steps=15,
+        chance=0.0,
     )
 
 
@@ -46,18 +57,39 @@ async def setup(task: cb.Task, session: cb.Session) -> None:
     meta = task.metadata
     await write_files(session, {meta["path"]: meta["text"], f"{meta['target']}/.keep": ""})
     await start(session, "mousepad", meta["path"], title=file_title(meta["path"], "Mousepad"))
+    await remember_files(task, session)
 
 
 @cb.evaluate_task
 async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
     meta = task.metadata
     copy, original = await read_text(session, meta["copy"]), await read_text(session, meta["path"])
-    return [1.0 if copy == meta["text"] and original == meta["text"] else 0.0]
+    before, after = await files_since_setup(task, session)
+    ok = copy == meta["text"] and original == meta["text"]
+    return [1.0 if ok and not file_changes(before, after, expect=[meta["copy"]]) else 0.0]
 
 
 @cb.solve_task
 async def solve(task: cb.Task, session: cb.Session) -> None:
-    meta = task.metadata
+    await save_as(session, task.metadata["copy"])
+
+
+async def save_as(session: cb.Session, path: str) -> None:
     await act(session, key("ctrl+shift+s"))
-    await submit_dialog(session, "Save As", f"~/{meta['copy']}")
-    await window(session, file_title(meta["copy"], "Mousepad"))
+    await submit_dialog(session, "Save As", f"~/{path}")
+    await window(session, file_title(path, "Mousepad"))
+
+
+@cb.wrong_way
+async def edits_then_saves_as(task: cb.Task, session: cb.Session) -> None:
+    """A word typed at the top of the document before Save As: the original stays, the copy differs."""
+    await act(session, key("ctrl+home"), TypeText("copy "))
+    await save_as(session, task.metadata["copy"])
+
+
+@cb.wrong_way
+async def saves_a_stray_copy_first(task: cb.Task, session: cb.Session) -> None:
+    """Save As under a misspelt name, then again under the right one: a stray copy is left."""
+    folder, name = task.metadata["copy"].rsplit("/", 1)
+    await save_as(session, f"{folder}/{name[:2]}{name[3:]}")
+    await save_as(session, task.metadata["copy"])

@@ -4,6 +4,12 @@ Mousepad keeps its preferences in GSettings. The environment's apps use the in-m
 (nothing outlives them), so this task starts Mousepad with GSettings' keyfile backend: settings are
 written at once to ``~/.config/glib-2.0/settings/keyfile``, which setup seeds with the opposite
 value and the evaluator parses.
+
+The evaluator checks every preference in the keyfile: the asked-for one has its new value and every
+other one (the seeded ones and any Mousepad wrote since, such as the menubar's) is as setup left it;
+Mousepad's own state (its session) is not a setting and may change.
+Wrong ways: ``toggles_the_next_setting`` (another of the five instead) and
+``oracle_then_hides_the_menubar`` (the setting, then ctrl+m: a preference nobody asked to change).
 """
 
 from __future__ import annotations
@@ -13,6 +19,7 @@ import random
 
 import cua_bench as cb
 from cua_bench.tasksets.desktop._common import act, key, loaders, read_text, start, wait_path, write_files
+from cua_core.actions import Wait
 
 NAME = "mousepad-setting"
 KEYFILE = ".config/glib-2.0/settings/keyfile"
@@ -35,6 +42,7 @@ def build(rng: random.Random) -> cb.Task:
         description=f"In Mousepad, turn {state} the {setting} setting ({SETTINGS[setting][2]}).",
         metadata={"setting": setting, "value": turn_on, "others": others},
         max_steps=10,
+        chance=1 / len(SETTINGS),
     )
 
 
@@ -55,6 +63,27 @@ def keyfile(values: dict[str, bool]) -> str:
         lines += [f"{option}={value}" for option, value in parser.items(group)]
         lines.append("")
     return "\n".join(lines)
+
+
+PREFERENCES = "org/xfce/mousepad/preferences"
+
+
+def preferences(text: str | None) -> dict[tuple[str, str], str] | None:
+    """Every preference in the keyfile's text, ``{(group, key): value}`` (None: no readable keyfile)."""
+    if text is None:
+        return None
+    parser = configparser.ConfigParser(interpolation=None, strict=False)
+    parser.optionxform = str  # type: ignore[assignment,method-assign]
+    try:
+        parser.read_string(text)
+    except configparser.Error:
+        return None
+    return {
+        (group, option): value.strip()
+        for group in parser.sections()
+        if group.startswith(PREFERENCES)
+        for option, value in parser.items(group)
+    }
 
 
 def current(text: str | None, name: str) -> bool | None:
@@ -82,16 +111,35 @@ async def setup(task: cb.Task, session: cb.Session) -> None:
 @cb.evaluate_task
 async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
     meta = task.metadata
-    text = await read_text(session, KEYFILE)
-    ok = current(text, meta["setting"]) == meta["value"]
-    ok = ok and all(current(text, name) == value for name, value in meta["others"].items())
-    return [1.0 if ok else 0.0]
+    group, option = SETTINGS[meta["setting"]][:2]
+    seeded = preferences(keyfile({**meta["others"], meta["setting"]: not meta["value"]})) or {}
+    expected = {**seeded, (group, option): "true" if meta["value"] else "false"}
+    return [1.0 if preferences(await read_text(session, KEYFILE)) == expected else 0.0]
 
 
 @cb.solve_task
 async def solve(task: cb.Task, session: cb.Session) -> None:
     meta = task.metadata
-    menu, mnemonic = SETTINGS[meta["setting"]][3:]
+    await toggle(session, meta["setting"])
+    await wait_path(session, KEYFILE, lambda text: current(text, meta["setting"]) == meta["value"])
+
+
+async def toggle(session: cb.Session, setting: str) -> None:
+    menu, mnemonic = SETTINGS[setting][3:]
     await act(session, key(menu))
     await act(session, key(mnemonic))
-    await wait_path(session, KEYFILE, lambda text: current(text, meta["setting"]) == meta["value"])
+
+
+@cb.wrong_way
+async def toggles_the_next_setting(task: cb.Task, session: cb.Session) -> None:
+    """Another of the five settings (the next one by name) toggled instead."""
+    names = sorted(SETTINGS)
+    await toggle(session, names[(names.index(task.metadata["setting"]) + 1) % len(names)])
+    await act(session, Wait(1.0))
+
+
+@cb.wrong_way
+async def oracle_then_hides_the_menubar(task: cb.Task, session: cb.Session) -> None:
+    """The setting toggled, then ctrl+m (View > Menubar): a preference the task did not ask to change."""
+    await toggle(session, task.metadata["setting"])
+    await act(session, Wait(0.5), key("ctrl+m"), Wait(1.0))
