@@ -72,8 +72,10 @@ class HostService:
             "joined": existing["joined"] if existing else t,
             "last_seen": t,
         }
-        self.store.upsert("hosts", row)
+        # Announced before the row makes the host placeable: a job submitted meanwhile (another RPC
+        # thread) could otherwise be "placed" on it before the world heard that it "joined".
         self._notify("pool.host.joined", {"host": host_id, "name": name, "address": address})
+        self.store.upsert("hosts", row)
         self.gangs.schedule()
         return {"heartbeat_interval": self.heartbeat_interval, "heartbeat_timeout": self.heartbeat_timeout}
 
