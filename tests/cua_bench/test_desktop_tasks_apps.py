@@ -1,0 +1,109 @@
+"""The gnumeric, mousepad and chromium desktop tasks on the train split, what each declares, and the
+evaluator helpers that tell a right formula or a followed link from a look-alike.
+
+``test_desktop_tasks.py`` runs ``check_task`` (the oracle 1, doing nothing 0, every declared wrong
+way 0) on the first test variants of every desktop task; this adds a train variant of each app task,
+so an evaluator or a wrong way that only holds on the test split's seeds shows. A wrong way that
+scores above 0 is a hole an RL policy would find: ``check_task`` reports it and the test fails.
+The helper tests need no desktop: they pin the cases the tester found (``=SUM(<the total>)``).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from support.local_envs import marked
+
+from cua_bench.backends.local import unavailable
+from cua_bench.checks import check_task
+from cua_bench.tasks import load_task_module
+from cua_bench.taskset import task_folders
+from cua_bench.tasksets.desktop._sheets import call, cells, product_of, refers_to
+
+APPS = {"gnumeric": ("gnumeric", "ssconvert"), "mousepad": ("mousepad",), "chromium": ("chromium",)}
+FOLDERS = [folder for folder in task_folders("desktop") if folder.name.split("-", 1)[0] in APPS]
+TRAIN_VARIANTS = int(os.environ.get("CUA_DESKTOP_TRAIN_VARIANTS", "1"))
+BACKEND_PROBLEM = unavailable()
+# Tasks whose variants are a choice among k options: chance is 1/k there, 0 for open-ended work.
+CHOICES = {"chromium-click-link", "chromium-checkboxes", "mousepad-setting"}
+
+
+def problem(task: str) -> str | None:
+    if BACKEND_PROBLEM:
+        return f"local backend unavailable: {BACKEND_PROBLEM}"
+    missing = [name for name in APPS[task.split("-", 1)[0]] if shutil.which(name) is None]
+    return f"{', '.join(missing)} not installed" if missing else None
+
+
+@pytest.fixture(scope="module")
+def root(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    path = tmp_path_factory.mktemp("desktop-app-envs")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("CUA_LOCAL_ROOT", str(path))
+        yield path
+
+
+def test_twenty_app_tasks() -> None:
+    assert len(FOLDERS) == 20, [folder.name for folder in FOLDERS]
+
+
+@pytest.mark.parametrize("folder", FOLDERS, ids=[folder.name for folder in FOLDERS])
+def test_wrong_ways_and_chance_are_declared(folder: Path) -> None:
+    module = load_task_module(folder)
+    for split in ("test", "train"):
+        assert module.wrong_ways(split), f"{folder.name} declares no wrong way for {split}"
+        chances = [task.chance for task in module.variants(split)]
+        assert all(chance is not None and 0.0 <= chance < 1.0 for chance in chances), folder.name
+        if folder.name not in CHOICES:
+            assert set(chances) == {0.0}, folder.name
+
+
+def test_chance_of_the_choices() -> None:
+    desktop = Path(FOLDERS[0]).parent
+    for task in load_task_module(desktop / "chromium-click-link").variants("test"):
+        assert task.chance == pytest.approx(1 / len(task.metadata["titles"]))
+    for task in load_task_module(desktop / "chromium-checkboxes").variants("test"):
+        assert task.chance == pytest.approx(0.5 ** len(task.metadata["topics"]))
+
+
+def test_a_formula_is_judged_by_what_it_is_over() -> None:
+    amounts = cells("B2:B6")
+    assert amounts == {"B2", "B3", "B4", "B5", "B6"}
+    assert refers_to("=SUM(B2:B6)", "SUM", amounts)
+    assert refers_to("=sum( $B$2:B4 , B5,B6 )", "SUM", amounts)
+    # The tester's case: the total typed inside SUM has the right value and refers to nothing.
+    assert not refers_to("=SUM(31.5)", "SUM", amounts)
+    # A wider range gives the same value when the extra cells are empty; it is not the range asked for.
+    assert not refers_to("=SUM(B2:B7)", "SUM", amounts)
+    assert not refers_to("=SUM(B2:B5)+B6", "SUM", amounts)
+    assert not refers_to("=AVERAGE(B2:B6)", "SUM", amounts)
+    assert not refers_to("=SUM(B2:B6,1)", "SUM", amounts)
+    assert call("=SUM(B2:B6)") == ("SUM", ["B2:B6"])
+    assert call("=SUM(ABS(B2))") is None
+
+
+def test_a_product_is_of_the_rows_two_cells() -> None:
+    row = {"B2", "C2"}
+    assert product_of("=B2*C2", row) and product_of("=C2*B2", row) and product_of("=$B$2*C2", row)
+    assert product_of("=PRODUCT(B2:C2)", row) and product_of("=PRODUCT(B2,C2)", row)
+    assert not product_of("=4*2.5", row)  # typed numbers: the right value, no references
+    assert not product_of("=B2*C2*1", row)
+    assert not product_of("=B2*B2", row)
+    assert not product_of("=B3*C3", row)
+    assert not product_of("B2*C2", row)  # text, not a formula
+
+
+@pytest.mark.parametrize("folder", FOLDERS, ids=[folder.name for folder in FOLDERS])
+def test_train_variants_oracle_1_nothing_0_wrong_ways_0(folder: Path, root: Path) -> None:
+    reason = problem(folder.name)
+    if reason is not None:
+        if os.environ.get("CI"):
+            pytest.fail(f"CI is set but {folder.name} cannot run here: {reason}")
+        pytest.skip(reason)
+    assert check_task(folder, backend="local", split="train", variants=TRAIN_VARIANTS) == []
+    assert not [p for p in root.iterdir() if p.name.startswith("env-")], "an environment's folder was left behind"
+    assert marked(root) == [], "an environment's processes outlived it"
