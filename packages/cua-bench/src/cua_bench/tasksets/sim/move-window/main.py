@@ -10,7 +10,7 @@ was (the zone too). "By its title bar" holds by construction: the sim moves a wi
 its title bar. Chance 0 (a drag to anywhere).
 
 Wrong ways: ``drop_half_outside`` (centred on an inner edge of the region, half of it outside)
-and ``oracle_then_one_more_drag`` (another window dragged aside; with no other window, the
+and ``oracle_then_one_more_drag`` (another window dragged aside; with no other window in reach, the
 target dragged half out again).
 """
 
@@ -175,11 +175,12 @@ async def drop_half_outside(task: cb.Task, session: cb.Session) -> None:
 async def oracle_then_one_more_drag(task: cb.Task, session: cb.Session) -> None:
     await solve(task, session)
     screen = Screen(session)
-    others = [*task.metadata["others"], *([task.metadata["zone"]] if task.metadata["zone"] else [])]
-    if not others:
-        await _half_outside(screen, task.metadata)
-        return
-    other = await screen.window(others[0])
-    left, top, right_edge, bottom_edge = other["bounds"]
-    x, y = (left + right_edge) / 2, (top + bottom_edge) / 2
-    await _drag_centre_to(screen, others[0], x + (-120 if x > 500 else 120), y + (-80 if y > 500 else 80))
+    for title in [*task.metadata["others"], *([task.metadata["zone"]] if task.metadata["zone"] else [])]:
+        left, top, right_edge, bottom_edge = (await screen.window(title))["bounds"]
+        x, y = (left + right_edge) / 2, (top + bottom_edge) / 2
+        try:  # the first other window an agent can grab (the moved one may now cover some)
+            await _drag_centre_to(screen, title, x + (-120 if x > 500 else 120), y + (-80 if y > 500 else 80))
+            return
+        except LookupError:
+            continue
+    await _half_outside(screen, task.metadata)
