@@ -17,4 +17,5 @@ def test_the_worked_task_example_passes_check(tmp_path: Path) -> None:
     folder = tmp_path / "greet"
     folder.mkdir()
     (folder / "main.py").write_text(source.group(1))
-    assert check_task(folder) == []
+    assert check_task(folder) == []  # the oracle 1.0, doing nothing 0, each wrong way 0
+    assert source.group(1).count("@cb.wrong_way") >= 2
