@@ -51,6 +51,7 @@ __all__ = [
     "loaders",
     "no_window",
     "open_location",
+    "parent_folder",
     "press",
     "read_text",
     "remember_files",
@@ -62,6 +63,7 @@ __all__ = [
     "snapshot_files",
     "start",
     "submit_dialog",
+    "trash_file",
     "type_text",
     "wait_for",
     "wait_path",
@@ -425,3 +427,30 @@ async def in_terminal(session: Session, command: str, timeout: float = 20.0) -> 
     mark = f"cua-done-{next(_marks)}"
     await act(session, TypeText(f"{command}; printf '\\033]0;%s\\007' {mark}", press_enter=True))
     await window(session, mark, timeout)
+
+
+async def trash_file(session: Session, folder_title: str, name: str, *, tries: int = 3) -> None:
+    """Select ``name`` in PCManFM, press Delete and confirm moving it to the trash.
+
+    On a busy host the type-ahead sometimes misses the file, and Delete then asks nothing; a
+    person would look again and retry, and so does this (nothing was deleted without the dialog).
+    The pause after it stands in for watching the icon go: no window tells when the trash is done,
+    and a file this small takes far less.
+    """
+    for _ in range(tries):
+        await select_file(session, folder_title, name)
+        await act(session, key("delete"))
+        try:
+            await window(session, "Confirm", timeout=5.0)
+        except TaskError:
+            continue
+        await submit_dialog(session, "Confirm")
+        await act(session, Wait(1.0))
+        return
+    raise TaskError(f"Delete on {name!r} asked nothing after {tries} tries")
+
+
+async def parent_folder(session: Session, title: str) -> None:
+    """Wrong ways' hand in PCManFM: Alt+Up to the parent folder, whose window title is ``title``."""
+    await act(session, key("alt+up"))
+    await window(session, title)

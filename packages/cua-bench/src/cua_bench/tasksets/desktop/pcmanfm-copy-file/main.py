@@ -1,4 +1,10 @@
-"""pcmanfm-copy-file: copy a file into a subfolder with the PCManFM file manager, keeping the original."""
+"""pcmanfm-copy-file: copy a file into a subfolder with the PCManFM file manager, keeping the original.
+
+The evaluator checks the copy holds the original's content, and that nothing else under home
+changed (a snapshot taken at setup: the original and the other files are there, unchanged).
+Wrong ways: ``moved_not_copied`` (cut instead of copy) and ``neighbour_deleted`` (the oracle's
+steps, then another file of the folder deleted).
+"""
 
 from __future__ import annotations
 
@@ -8,18 +14,24 @@ import cua_bench as cb
 from cua_bench.tasksets.desktop._common import (
     act,
     distinct,
+    file_changes,
     file_name,
+    files_since_setup,
     key,
     listing,
     loaders,
     open_location,
+    parent_folder,
     read_text,
+    remember_files,
     select_file,
     sentence,
     start,
+    trash_file,
     wait_for,
     write_files,
 )
+from cua_core.actions import Wait
 
 NAME = "pcmanfm-copy-file"
 FOLDERS = ("Documents", "Projects", "Shared", "Work")
@@ -40,6 +52,7 @@ def build(rng: random.Random) -> cb.Task:
         "(the original stays where it is).",
         metadata={"folder": folder, "name": name, "target": target, "files": files, "copied": copied},
         max_steps=15,
+        chance=0.0,
     )
 
 
@@ -61,11 +74,18 @@ async def copied(session: cb.Session, meta: dict[str, object]) -> bool:
 async def setup(task: cb.Task, session: cb.Session) -> None:
     await write_files(session, task.metadata["files"])
     await start(session, "pcmanfm", task.metadata["folder"], title=task.metadata["folder"])
+    await remember_files(task, session)
 
 
 @cb.evaluate_task
 async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
-    return [1.0 if await copied(session, task.metadata) else 0.0]
+    meta = task.metadata
+    folder = meta["folder"]
+    copy = f"{folder}/{meta['target']}/{meta['name']}"
+    before, after = await files_since_setup(task, session)
+    asked = after.get(copy) == before[f"{folder}/{meta['name']}"]
+    kept = not file_changes(before, after, expect=[copy])
+    return [1.0 if asked and kept else 0.0]
 
 
 @cb.solve_task
@@ -80,3 +100,24 @@ async def solve(task: cb.Task, session: cb.Session) -> None:
         return await copied(session, meta)
 
     await wait_for(done, "the copy")
+
+
+@cb.wrong_way
+async def moved_not_copied(task: cb.Task, session: cb.Session) -> None:
+    meta = task.metadata
+    await select_file(session, meta["folder"], meta["name"])
+    await act(session, key("ctrl+x"))
+    await open_location(session, meta["target"])
+    await act(session, key("ctrl+v"), Wait(1.0))
+
+
+@cb.wrong_way
+async def neighbour_deleted(task: cb.Task, session: cb.Session) -> None:
+    meta = task.metadata
+    await select_file(session, meta["folder"], meta["name"])
+    await act(session, key("ctrl+c"))
+    await open_location(session, meta["target"])
+    await act(session, key("ctrl+v"), Wait(1.0))
+    await parent_folder(session, meta["folder"])
+    names = [path.split("/", 1)[1] for path in meta["files"] if path.count("/") == 1]
+    await trash_file(session, meta["folder"], next(name for name in names if name != meta["name"]))

@@ -1,4 +1,11 @@
-"""pcmanfm-delete-file: delete one file (to the trash is fine) in the PCManFM file manager, keeping the others."""
+"""pcmanfm-delete-file: delete one file (to the trash is fine) in the PCManFM file manager, keeping the others.
+
+The evaluator checks the file is gone, and that nothing else under home changed (a snapshot taken
+at setup, hidden folders such as the trash left out: the other files are there, unchanged, and the
+file was not moved somewhere else in home). Wrong ways: ``moved_out_not_deleted`` (cut and pasted
+into the parent folder) and ``neighbour_deleted_too`` (the oracle's steps, then a second file
+deleted).
+"""
 
 from __future__ import annotations
 
@@ -8,17 +15,22 @@ import cua_bench as cb
 from cua_bench.tasksets.desktop._common import (
     act,
     distinct,
+    file_changes,
     file_name,
+    files_since_setup,
     key,
     listing,
     loaders,
+    no_window,
+    remember_files,
     select_file,
     sentence,
     start,
-    submit_dialog,
+    trash_file,
     wait_for,
     write_files,
 )
+from cua_core.actions import Wait
 
 NAME = "pcmanfm-delete-file"
 FOLDERS = ("Documents", "Downloads", "Desktop", "Temp")
@@ -33,6 +45,7 @@ def build(rng: random.Random) -> cb.Task:
         "fine); keep the other files.",
         metadata={"folder": folder, "name": names[0], "kept": sorted(names[1:]), "files": files},
         max_steps=10,
+        chance=0.0,
     )
 
 
@@ -48,21 +61,41 @@ async def deleted(session: cb.Session, meta: dict[str, object]) -> bool:
 async def setup(task: cb.Task, session: cb.Session) -> None:
     await write_files(session, task.metadata["files"])
     await start(session, "pcmanfm", task.metadata["folder"], title=task.metadata["folder"])
+    await remember_files(task, session)
 
 
 @cb.evaluate_task
 async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
-    return [1.0 if await deleted(session, task.metadata) else 0.0]
+    meta = task.metadata
+    path = f"{meta['folder']}/{meta['name']}"
+    before, after = await files_since_setup(task, session)
+    asked = path not in after
+    kept = not file_changes(before, after, expect=[path])
+    return [1.0 if asked and kept else 0.0]
 
 
 @cb.solve_task
 async def solve(task: cb.Task, session: cb.Session) -> None:
     meta = task.metadata
-    await select_file(session, meta["folder"], meta["name"])
-    await act(session, key("delete"))
-    await submit_dialog(session, "Confirm")  # "move to the trash?" Yes is the default button
+    await trash_file(session, meta["folder"], meta["name"])  # "move to the trash?" Yes is the default button
 
     async def done() -> bool:
         return await deleted(session, meta)
 
     await wait_for(done, "the file to go")
+
+
+@cb.wrong_way
+async def moved_out_not_deleted(task: cb.Task, session: cb.Session) -> None:
+    meta = task.metadata
+    await select_file(session, meta["folder"], meta["name"])
+    await act(session, key("ctrl+x"), key("alt+up"))
+    await no_window(session, meta["folder"])
+    await act(session, key("ctrl+v"), Wait(1.0))
+
+
+@cb.wrong_way
+async def neighbour_deleted_too(task: cb.Task, session: cb.Session) -> None:
+    meta = task.metadata
+    await trash_file(session, meta["folder"], meta["name"])
+    await trash_file(session, meta["folder"], meta["kept"][0])

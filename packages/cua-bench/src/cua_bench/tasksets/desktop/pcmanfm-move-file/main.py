@@ -1,4 +1,10 @@
-"""pcmanfm-move-file: move a file into a subfolder with the PCManFM file manager (cut and paste, or drag)."""
+"""pcmanfm-move-file: move a file into a subfolder with the PCManFM file manager (cut and paste, or drag).
+
+The evaluator checks the file is gone from the folder and the subfolder holds it with its content,
+and that nothing else under home changed (a snapshot taken at setup). Wrong ways:
+``empty_file_at_target`` (a new empty file of that name in the subfolder, the original deleted:
+the content lost) and ``neighbour_deleted`` (the oracle's steps, then another file deleted).
+"""
 
 from __future__ import annotations
 
@@ -8,17 +14,24 @@ import cua_bench as cb
 from cua_bench.tasksets.desktop._common import (
     act,
     distinct,
+    file_changes,
     file_name,
+    files_since_setup,
     key,
     listing,
     loaders,
     open_location,
+    parent_folder,
+    remember_files,
     select_file,
     sentence,
     start,
+    submit_dialog,
+    trash_file,
     wait_for,
     write_files,
 )
+from cua_core.actions import Wait
 
 NAME = "pcmanfm-move-file"
 FOLDERS = ("Documents", "Downloads", "Desktop", "Inbox")
@@ -39,6 +52,7 @@ def build(rng: random.Random) -> cb.Task:
         description=f"The file manager shows ~/{folder}. Move the file {name} into its subfolder {target}.",
         metadata={"folder": folder, "name": name, "target": target, "files": files, "moved": moved},
         max_steps=15,
+        chance=0.0,
     )
 
 
@@ -57,11 +71,18 @@ async def moved(session: cb.Session, meta: dict[str, object]) -> bool:
 async def setup(task: cb.Task, session: cb.Session) -> None:
     await write_files(session, task.metadata["files"])
     await start(session, "pcmanfm", task.metadata["folder"], title=task.metadata["folder"])
+    await remember_files(task, session)
 
 
 @cb.evaluate_task
 async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
-    return [1.0 if await moved(session, task.metadata) else 0.0]
+    meta = task.metadata
+    source = f"{meta['folder']}/{meta['name']}"
+    target = f"{meta['folder']}/{meta['target']}/{meta['name']}"
+    before, after = await files_since_setup(task, session)
+    asked = source not in after and after.get(target) == before[source]
+    kept = not file_changes(before, after, expect=[source, target])
+    return [1.0 if asked and kept else 0.0]
 
 
 @cb.solve_task
@@ -76,3 +97,25 @@ async def solve(task: cb.Task, session: cb.Session) -> None:
         return await moved(session, meta)
 
     await wait_for(done, "the move")
+
+
+@cb.wrong_way
+async def empty_file_at_target(task: cb.Task, session: cb.Session) -> None:
+    meta = task.metadata
+    await open_location(session, meta["target"])
+    await act(session, key("ctrl+alt+n"))  # File > Create New > Empty File
+    await submit_dialog(session, lambda title: title.startswith("Creating"), meta["name"])
+    await parent_folder(session, meta["folder"])
+    await trash_file(session, meta["folder"], meta["name"])
+
+
+@cb.wrong_way
+async def neighbour_deleted(task: cb.Task, session: cb.Session) -> None:
+    meta = task.metadata
+    await select_file(session, meta["folder"], meta["name"])
+    await act(session, key("ctrl+x"))
+    await open_location(session, meta["target"])
+    await act(session, key("ctrl+v"), Wait(1.0))
+    await parent_folder(session, meta["folder"])
+    names = [path.split("/", 1)[1] for path in meta["files"] if path.count("/") == 1]
+    await trash_file(session, meta["folder"], next(name for name in names if name != meta["name"]))

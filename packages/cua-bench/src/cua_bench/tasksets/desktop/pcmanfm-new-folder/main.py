@@ -1,4 +1,10 @@
-"""pcmanfm-new-folder: create a folder with a given name in the PCManFM file manager (File > Create New)."""
+"""pcmanfm-new-folder: create a folder with a given name in the PCManFM file manager (File > Create New).
+
+The evaluator expects the exact end state: every file and folder under home as at setup (a
+snapshot), plus the new, empty folder. Wrong ways: ``others_deleted`` (every file of the folder
+deleted, then the folder created) and ``neighbour_moved_into_it`` (the oracle's steps, then a file
+moved into the new folder).
+"""
 
 from __future__ import annotations
 
@@ -8,17 +14,24 @@ import cua_bench as cb
 from cua_bench.tasksets.desktop._common import (
     NOUNS,
     act,
+    click_at,
     distinct,
     file_name,
+    files_since_setup,
     key,
     listing,
     loaders,
+    open_location,
+    remember_files,
+    select_file,
     sentence,
     start,
     submit_dialog,
     wait_for,
+    window,
     write_files,
 )
+from cua_core.actions import Wait
 
 NAME = "pcmanfm-new-folder"
 FOLDERS = ("Documents", "Projects", "Pictures", "Music", "Work")
@@ -34,6 +47,7 @@ def build(rng: random.Random) -> cb.Task:
         description=f"The file manager shows ~/{folder}. Create a new folder named '{new}' in it.",
         metadata={"folder": folder, "new": new, "files": files},
         max_steps=10,
+        chance=0.0,
     )
 
 
@@ -49,11 +63,16 @@ async def created(session: cb.Session, meta: dict[str, object]) -> bool:
 async def setup(task: cb.Task, session: cb.Session) -> None:
     await write_files(session, task.metadata["files"])
     await start(session, "pcmanfm", task.metadata["folder"], title=task.metadata["folder"])
+    await remember_files(task, session)
 
 
 @cb.evaluate_task
 async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
-    return [1.0 if await created(session, task.metadata) else 0.0]
+    new = f"{task.metadata['folder']}/{task.metadata['new']}"
+    before, after = await files_since_setup(task, session)
+    asked = after.get(new) == "dir"
+    kept = after == {**before, new: "dir"}
+    return [1.0 if asked and kept else 0.0]
 
 
 @cb.solve_task
@@ -66,3 +85,25 @@ async def solve(task: cb.Task, session: cb.Session) -> None:
         return await created(session, meta)
 
     await wait_for(done, "the new folder")
+
+
+@cb.wrong_way
+async def others_deleted(task: cb.Task, session: cb.Session) -> None:
+    meta = task.metadata
+    view = await window(session, meta["folder"])
+    await act(session, click_at(session, view["bounds"], -40, -60), key("ctrl+a"), key("delete"))
+    await submit_dialog(session, "Confirm")
+    await act(session, Wait(1.0), key("ctrl+shift+n"))
+    await submit_dialog(session, "Creating New Folder", meta["new"])
+    await act(session, Wait(1.0))
+
+
+@cb.wrong_way
+async def neighbour_moved_into_it(task: cb.Task, session: cb.Session) -> None:
+    meta = task.metadata
+    await act(session, key("ctrl+shift+n"))
+    await submit_dialog(session, "Creating New Folder", meta["new"])
+    await select_file(session, meta["folder"], next(iter(meta["files"])).split("/", 1)[1])
+    await act(session, key("ctrl+x"))
+    await open_location(session, meta["new"])
+    await act(session, key("ctrl+v"), Wait(1.0))

@@ -1,4 +1,11 @@
-"""pcmanfm-rename-file: rename a file in the PCManFM file manager (F2, or Edit > Rename)."""
+"""pcmanfm-rename-file: rename a file in the PCManFM file manager (F2, or Edit > Rename).
+
+The evaluator checks the new name holds the old file's content and the old name is gone, and that
+nothing else under home changed (a snapshot taken at setup: the other files are there, unchanged,
+and no copy was left anywhere). Wrong ways: ``backup_left_in_home`` (the file copied into the
+parent folder, then renamed) and ``neighbour_deleted`` (the oracle's steps, then another file
+deleted).
+"""
 
 from __future__ import annotations
 
@@ -8,18 +15,25 @@ import cua_bench as cb
 from cua_bench.tasksets.desktop._common import (
     act,
     distinct,
+    file_changes,
     file_name,
+    files_since_setup,
     key,
     listing,
     loaders,
+    no_window,
     read_text,
+    remember_files,
     select_file,
     sentence,
     start,
     submit_dialog,
+    trash_file,
     wait_for,
+    window,
     write_files,
 )
+from cua_core.actions import Wait
 
 NAME = "pcmanfm-rename-file"
 FOLDERS = ("Documents", "Projects", "Reports", "Notes", "Archive")
@@ -34,6 +48,7 @@ def build(rng: random.Random) -> cb.Task:
         description=f"The file manager shows ~/{folder}. Rename the file {old} to {new}.",
         metadata={"folder": folder, "old": old, "new": new, "files": files},
         max_steps=10,
+        chance=0.0,
     )
 
 
@@ -56,21 +71,52 @@ async def renamed(session: cb.Session, meta: dict[str, object]) -> bool:
 async def setup(task: cb.Task, session: cb.Session) -> None:
     await write_files(session, task.metadata["files"])
     await start(session, "pcmanfm", task.metadata["folder"], title=task.metadata["folder"])
+    await remember_files(task, session)
 
 
 @cb.evaluate_task
 async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
-    return [1.0 if await renamed(session, task.metadata) else 0.0]
+    meta = task.metadata
+    old, new = f"{meta['folder']}/{meta['old']}", f"{meta['folder']}/{meta['new']}"
+    before, after = await files_since_setup(task, session)
+    asked = old not in after and after.get(new) == before[old]
+    kept = not file_changes(before, after, expect=[old, new])
+    return [1.0 if asked and kept else 0.0]
+
+
+async def rename(session: cb.Session, meta: dict[str, str]) -> None:
+    await select_file(session, meta["folder"], meta["old"])
+    await act(session, key("f2"))
+    await submit_dialog(session, "Rename File", meta["new"])
 
 
 @cb.solve_task
 async def solve(task: cb.Task, session: cb.Session) -> None:
     meta = task.metadata
-    await select_file(session, meta["folder"], meta["old"])
-    await act(session, key("f2"))
-    await submit_dialog(session, "Rename File", meta["new"])
+    await rename(session, meta)
 
     async def done() -> bool:
         return await renamed(session, meta)
 
     await wait_for(done, "the rename")
+
+
+@cb.wrong_way
+async def backup_left_in_home(task: cb.Task, session: cb.Session) -> None:
+    meta = task.metadata
+    await select_file(session, meta["folder"], meta["old"])
+    await act(session, key("ctrl+c"), key("alt+up"))
+    await no_window(session, meta["folder"])
+    await act(session, key("ctrl+v"), Wait(1.0), key("alt+left"))  # back to the folder
+    await window(session, meta["folder"])
+    await rename(session, meta)
+    await act(session, Wait(1.0))
+
+
+@cb.wrong_way
+async def neighbour_deleted(task: cb.Task, session: cb.Session) -> None:
+    meta = task.metadata
+    await rename(session, meta)
+    await act(session, Wait(1.0))
+    neighbour = next(path for path in meta["files"] if path != f"{meta['folder']}/{meta['old']}")
+    await trash_file(session, meta["folder"], neighbour.split("/", 1)[1])

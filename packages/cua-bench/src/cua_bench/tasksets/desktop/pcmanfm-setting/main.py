@@ -1,7 +1,10 @@
 """pcmanfm-setting: show or hide hidden files, or the status bar, in PCManFM; read from its saved config.
 
 PCManFM writes ``~/.config/pcmanfm/default/pcmanfm.conf`` as soon as a view setting changes; setup
-seeds it with the opposite value and the evaluator parses it.
+seeds it with the opposite value and the evaluator parses it. It also checks the other setting kept
+its value, and that no file under home changed (a snapshot taken at setup; hidden paths, the
+config among them, left out). Wrong ways: ``both_toggled`` (the other setting's shortcut too) and
+``file_deleted`` (the oracle's key, then a file of the folder deleted).
 """
 
 from __future__ import annotations
@@ -14,14 +17,18 @@ from cua_bench.tasksets.desktop._common import (
     act,
     distinct,
     file_name,
+    files_since_setup,
     key,
     loaders,
     read_text,
+    remember_files,
     sentence,
     start,
+    trash_file,
     wait_path,
     write_files,
 )
+from cua_core.actions import Wait
 
 NAME = "pcmanfm-setting"
 CONFIG = ".config/pcmanfm/default/pcmanfm.conf"
@@ -53,6 +60,7 @@ def build(rng: random.Random) -> cb.Task:
             "files": files,
         },
         max_steps=10,
+        chance=0.0,
     )
 
 
@@ -82,14 +90,17 @@ async def setup(task: cb.Task, session: cb.Session) -> None:
     values = {meta["setting"]: not meta["value"], meta["other"]: meta["other_value"]}
     await write_files(session, {**meta["files"], CONFIG: config(values)})
     await start(session, "pcmanfm", meta["folder"], title=meta["folder"])
+    await remember_files(task, session)
 
 
 @cb.evaluate_task
 async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
     meta = task.metadata
     text = await read_text(session, CONFIG)
-    ok = current(text, meta["setting"]) == meta["value"] and current(text, meta["other"]) == meta["other_value"]
-    return [1.0 if ok else 0.0]
+    before, after = await files_since_setup(task, session)
+    asked = current(text, meta["setting"]) == meta["value"]
+    kept = current(text, meta["other"]) == meta["other_value"] and after == before
+    return [1.0 if asked and kept else 0.0]
 
 
 @cb.solve_task
@@ -97,3 +108,17 @@ async def solve(task: cb.Task, session: cb.Session) -> None:
     meta = task.metadata
     await act(session, key(SETTINGS[meta["setting"]][2]))
     await wait_path(session, CONFIG, lambda text: current(text, meta["setting"]) == meta["value"])
+
+
+@cb.wrong_way
+async def both_toggled(task: cb.Task, session: cb.Session) -> None:
+    meta = task.metadata
+    await act(session, key(SETTINGS[meta["setting"]][2]), key(SETTINGS[meta["other"]][2]), Wait(1.0))
+
+
+@cb.wrong_way
+async def file_deleted(task: cb.Task, session: cb.Session) -> None:
+    meta = task.metadata
+    await act(session, key(SETTINGS[meta["setting"]][2]), Wait(0.5))
+    name = next(path for path in meta["files"] if "/." not in path).split("/", 1)[1]
+    await trash_file(session, meta["folder"], name)
