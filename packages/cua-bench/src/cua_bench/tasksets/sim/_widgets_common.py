@@ -41,7 +41,6 @@ __all__ = [
     "click_in",
     "desktop",
     "disturb",
-    "first_submission",
     "fresh_desktop",
     "launch_form",
     "node_in",
@@ -192,13 +191,6 @@ async def launch_form(session: cb.Session, task: cb.Task, title: str, widgets: l
 def window_by_title(session: cb.Session, title: str) -> Window | None:
     found = [w for w in desktop(session).windows() if w.title == title]
     return found[0] if found else None
-
-
-def first_submission(session: cb.Session, title: str) -> dict[str, Any] | None:
-    """The values the form ``title`` held when first submitted (later submissions do not count)."""
-    window = window_by_title(session, title)
-    submissions = [] if window is None else window.data.get("submissions") or []
-    return dict(submissions[0]) if submissions else None
 
 
 def score(ok: bool) -> list[float]:
