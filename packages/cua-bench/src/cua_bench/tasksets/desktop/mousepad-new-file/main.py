@@ -10,6 +10,7 @@ from __future__ import annotations
 import random
 
 import cua_bench as cb
+from cua_bench.tasks import TaskError
 from cua_bench.tasksets.desktop._common import (
     WORDS,
     act,
@@ -73,7 +74,15 @@ async def solve(task: cb.Task, session: cb.Session) -> None:
 
 
 async def save_as(session: cb.Session, combo: str, path: str) -> None:
-    await act(session, key(combo))
+    """Press ``combo`` until the save dialog shows (a key pressed while the window is taking the focus
+    back from the last dialog can go nowhere), then save under ``path``."""
+    for _ in range(3):
+        await act(session, key(combo))
+        try:
+            await window(session, "Save As", timeout=5)
+            break
+        except TaskError:
+            continue
     await submit_dialog(session, "Save As", f"~/{path}")
     await window(session, file_title(path, "Mousepad"))
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import random
 
 import cua_bench as cb
+from cua_bench.tasks import TaskError
 from cua_bench.tasksets.desktop._common import (
     WORDS,
     act,
@@ -75,7 +76,15 @@ async def solve(task: cb.Task, session: cb.Session) -> None:
 
 
 async def save_as(session: cb.Session, path: str) -> None:
-    await act(session, key("ctrl+shift+s"))
+    """Press ctrl+shift+s until the dialog shows (a key pressed while the window is taking the focus
+    back from the last dialog can go nowhere), then save under ``path``."""
+    for _ in range(3):
+        await act(session, key("ctrl+shift+s"))
+        try:
+            await window(session, "Save As", timeout=5)
+            break
+        except TaskError:
+            continue
     await submit_dialog(session, "Save As", f"~/{path}")
     await window(session, file_title(path, "Mousepad"))
 
