@@ -1,7 +1,9 @@
 """The ``desktop`` taskset: real Debian apps on the local backend, every oracle scores 1 and doing nothing 0.
 
-Each task runs ``check_task`` on its first few test variants (``CUA_DESKTOP_VARIANTS``, 3 by default,
-so the whole file stays within a few minutes on two cores). Needs Xvfb and openbox, and each task its
+Each task runs ``check_task`` (the oracle, doing nothing and every declared wrong way) on its first
+few test variants (``CUA_DESKTOP_VARIANTS``, 2 by default; the apps' and files' test modules add a
+train variant each), so CI keeps a sample and stays within a few minutes on two cores; the sweep of
+every variant of both splits is ``bench/rewards.py --desktop``. Needs Xvfb and openbox, and each task its
 app (apt-get install xvfb openbox xterm mousepad gnumeric pcmanfm chromium). Without them the tests
 skip, unless CI is set: there a missing program is a broken CI image and must fail.
 """
@@ -24,7 +26,7 @@ from cua_bench.taskset import task_folders
 
 DESKTOP = Path(tasksets()["desktop"])
 FOLDERS = task_folders("desktop")
-VARIANTS = int(os.environ.get("CUA_DESKTOP_VARIANTS", "3"))
+VARIANTS = int(os.environ.get("CUA_DESKTOP_VARIANTS", "2"))
 # The programs each app's tasks drive (by the task name's prefix).
 PROGRAMS = {
     "xterm": ("xterm",),
