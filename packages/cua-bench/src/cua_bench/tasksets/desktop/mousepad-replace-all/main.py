@@ -1,7 +1,9 @@
 """mousepad-replace-all: replace every occurrence of a word in a file open in Mousepad, then save.
 
 The oracle uses Search > Find and Replace (ctrl+r) with "Replace all in document"; the dialog has no
-mnemonics, so it clicks the checkbox and the button at their places in the dialog's fixed layout.
+mnemonics, so it clicks the checkbox and the button where the accessibility tree shows them, and
+waits for the box to read checked (a click at a fixed place in the dialog once landed before the
+dialog had settled, on a busy machine, and only the first occurrence was replaced).
 
 The evaluator checks the file's whole text (every occurrence replaced, nothing else changed) and
 that no other file under home changed.
@@ -13,8 +15,10 @@ from __future__ import annotations
 
 import random
 import re
+from typing import Any
 
 import cua_bench as cb
+from cua_bench.session import center, walk
 from cua_bench.tasksets.desktop._common import (
     ADJECTIVES,
     ENDINGS,
@@ -23,7 +27,6 @@ from cua_bench.tasksets.desktop._common import (
     WORDS,
     act,
     caret_to,
-    click_at,
     file_changes,
     file_name,
     file_title,
@@ -37,10 +40,11 @@ from cua_bench.tasksets.desktop._common import (
     save_and_wait,
     sentence,
     start,
+    wait_for,
     window,
     write_files,
 )
-from cua_core.actions import TypeText
+from cua_core.actions import Click, TypeText
 
 NAME = "mousepad-replace-all"
 VOCABULARY = {word for phrase in (*NOUNS, *ADJECTIVES, *VERBS, *ENDINGS) for word in phrase.split()}
@@ -104,11 +108,21 @@ async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
 async def solve(task: cb.Task, session: cb.Session) -> None:
     meta = task.metadata
     await press(session, "ctrl+r")
-    dialog = await window(session, "Find and Replace")
+    await window(session, "Find and Replace")
     await act(session, TypeText(meta["old"]), key("tab"), TypeText(meta["new"]))
-    # "Replace all in: Document", then the button (now "Replace All") left of Close.
-    await act(session, click_at(session, dialog["bounds"], 20, 236))
-    await act(session, click_at(session, dialog["bounds"], -159, -25))
+    # "Replace all in: Document" ticked (clicked again if a click went nowhere), then "Replace All".
+    for _attempt in range(3):
+        box = await wait_for(lambda: _node(session, "check box", "Replace all in:"), "the Replace all box")
+        if "checked" in box["states"]:
+            break
+        await act(session, Click(center(box)))
+        try:
+            await wait_for(lambda: _node(session, "check box", "Replace all in:", "checked"), "a tick", timeout=3)
+            break
+        except cb.TaskError:
+            continue
+    button = await wait_for(lambda: _node(session, "push button", "Replace All", "sensitive"), "Replace All")
+    await act(session, Click(center(button)))
     await window(session, lambda title: title.startswith("*") and title.endswith(" - Mousepad"))
     await press(session, "escape")
     await no_window(session, "Find and Replace")
@@ -122,6 +136,14 @@ async def replaces_only_the_first(task: cb.Task, session: cb.Session) -> None:
     index = _first_word(meta["text"], meta["old"])
     await act(session, *caret_to(meta["text"], index, select=len(meta["old"])), TypeText(meta["new"]))
     await save_and_wait(session, meta["path"], "Mousepad")
+
+
+async def _node(session: cb.Session, role: str, name: str, state: str | None = None) -> dict[str, Any] | None:
+    """The dialog's widget of that role and name (with ``state``, when given), as the screen reader sees it."""
+    for node in walk(await session.accessibility_tree()):
+        if node.get("role") == role and node.get("name") == name and (state is None or state in node["states"]):
+            return node
+    return None
 
 
 def _first_word(text: str, word: str) -> int:
