@@ -57,6 +57,7 @@ __all__ = [
     "remember_files",
     "same_text",
     "save_and_wait",
+    "save_as",
     "select_file",
     "sentence",
     "shell",
@@ -454,3 +455,17 @@ async def parent_folder(session: Session, title: str) -> None:
     """Wrong ways' hand in PCManFM: Alt+Up to the parent folder, whose window title is ``title``."""
     await act(session, key("alt+up"))
     await window(session, title)
+
+
+async def save_as(session: Session, combo: str, dialog: str, path: str, app: str) -> None:
+    """Press ``combo`` until the ``dialog`` shows (a key pressed while the window is taking the focus
+    back from the last dialog can go nowhere), save under ``~/path``, and wait for ``app``'s title."""
+    for _ in range(3):
+        await act(session, key(combo))
+        try:
+            await window(session, dialog, timeout=5)
+            break
+        except TaskError:
+            continue
+    await submit_dialog(session, dialog, f"~/{path}")
+    await window(session, file_title(path, app))

@@ -11,18 +11,16 @@ from __future__ import annotations
 import random
 
 import cua_bench as cb
-from cua_bench.tasks import TaskError
 from cua_bench.tasksets.desktop._common import (
     WORDS,
     act,
-    file_title,
-    key,
     loaders,
     snapshot_files,
     start,
-    submit_dialog,
-    window,
     write_files,
+)
+from cua_bench.tasksets.desktop._common import (
+    save_as as save_file_as,
 )
 from cua_bench.tasksets.desktop._sheets import ITEMS, Cell, formulas, goto, matches, others_unchanged, sheet_rows
 from cua_core.actions import TypeText
@@ -78,17 +76,7 @@ async def fill(session: cb.Session, rows: list[list[Cell]], top: int = 0) -> Non
 
 
 async def save_as(session: cb.Session, combo: str, path: str) -> None:
-    """Press ``combo`` until the save dialog shows (a key pressed while the window is taking the focus
-    back from the last dialog can go nowhere), then save under ``path``."""
-    for _ in range(3):
-        await act(session, key(combo))
-        try:
-            await window(session, "Save the current workbook as", timeout=5)
-            break
-        except TaskError:
-            continue
-    await submit_dialog(session, "Save the current workbook as", f"~/{path}")
-    await window(session, file_title(path, "Gnumeric"))
+    await save_file_as(session, combo, "Save the current workbook as", path, "Gnumeric")
 
 
 @cb.wrong_way

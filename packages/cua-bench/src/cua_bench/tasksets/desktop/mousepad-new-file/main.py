@@ -10,25 +10,22 @@ from __future__ import annotations
 import random
 
 import cua_bench as cb
-from cua_bench.tasks import TaskError
 from cua_bench.tasksets.desktop._common import (
     WORDS,
-    act,
     file_changes,
     file_name,
-    file_title,
     files_since_setup,
-    key,
     loaders,
     read_text,
     remember_files,
     same_text,
     sentence,
     start,
-    submit_dialog,
     type_text,
-    window,
     write_files,
+)
+from cua_bench.tasksets.desktop._common import (
+    save_as as save_file_as,
 )
 
 NAME = "mousepad-new-file"
@@ -74,17 +71,7 @@ async def solve(task: cb.Task, session: cb.Session) -> None:
 
 
 async def save_as(session: cb.Session, combo: str, path: str) -> None:
-    """Press ``combo`` until the save dialog shows (a key pressed while the window is taking the focus
-    back from the last dialog can go nowhere), then save under ``path``."""
-    for _ in range(3):
-        await act(session, key(combo))
-        try:
-            await window(session, "Save As", timeout=5)
-            break
-        except TaskError:
-            continue
-    await submit_dialog(session, "Save As", f"~/{path}")
-    await window(session, file_title(path, "Mousepad"))
+    await save_file_as(session, combo, "Save As", path, "Mousepad")
 
 
 @cb.wrong_way

@@ -11,7 +11,6 @@ from __future__ import annotations
 import random
 
 import cua_bench as cb
-from cua_bench.tasks import TaskError
 from cua_bench.tasksets.desktop._common import (
     WORDS,
     act,
@@ -26,9 +25,10 @@ from cua_bench.tasksets.desktop._common import (
     remember_files,
     sentence,
     start,
-    submit_dialog,
-    window,
     write_files,
+)
+from cua_bench.tasksets.desktop._common import (
+    save_as as save_file_as,
 )
 from cua_core.actions import TypeText
 
@@ -76,17 +76,7 @@ async def solve(task: cb.Task, session: cb.Session) -> None:
 
 
 async def save_as(session: cb.Session, path: str) -> None:
-    """Press ctrl+shift+s until the dialog shows (a key pressed while the window is taking the focus
-    back from the last dialog can go nowhere), then save under ``path``."""
-    for _ in range(3):
-        await act(session, key("ctrl+shift+s"))
-        try:
-            await window(session, "Save As", timeout=5)
-            break
-        except TaskError:
-            continue
-    await submit_dialog(session, "Save As", f"~/{path}")
-    await window(session, file_title(path, "Mousepad"))
+    await save_file_as(session, "ctrl+shift+s", "Save As", path, "Mousepad")
 
 
 @cb.wrong_way
