@@ -45,15 +45,6 @@ def _x_or_fail_on_ci(request: pytest.FixtureRequest) -> None:
 
 
 @pytest.fixture(scope="module")
-def root(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """Every environment of this module lives under here, so leftovers are ours to find."""
-    path = tmp_path_factory.mktemp("local-envs")
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("CUA_LOCAL_ROOT", str(path))
-        yield path
-
-
-@pytest.fixture(scope="module")
 def computer(root: Path) -> Iterator[Computer]:
     backend = LocalBackend()
     computer = backend.provision(width=800, height=600)

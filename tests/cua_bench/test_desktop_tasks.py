@@ -11,15 +11,11 @@ skip, unless CI is set: there a missing program is a broken CI image and must fa
 from __future__ import annotations
 
 import os
-import shutil
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from support.local_envs import marked
+from support.local_envs import PROGRAMS, check_desktop_task
 
-from cua_bench.backends.local import unavailable
-from cua_bench.checks import check_task
 from cua_bench.registry import tasksets
 from cua_bench.tasks import load_task_module
 from cua_bench.taskset import task_folders
@@ -27,33 +23,6 @@ from cua_bench.taskset import task_folders
 DESKTOP = Path(tasksets()["desktop"])
 FOLDERS = task_folders("desktop")
 VARIANTS = int(os.environ.get("CUA_DESKTOP_VARIANTS", "2"))
-# The programs each app's tasks drive (by the task name's prefix).
-PROGRAMS = {
-    "xterm": ("xterm",),
-    "mousepad": ("mousepad",),
-    "gnumeric": ("gnumeric", "ssconvert"),
-    "pcmanfm": ("pcmanfm",),
-    "chromium": ("chromium",),
-}
-BACKEND_PROBLEM = unavailable()
-
-
-def problem(task: str) -> str | None:
-    """Why ``task`` cannot run on this host, or None."""
-    if BACKEND_PROBLEM:
-        return f"local backend unavailable: {BACKEND_PROBLEM}"
-    missing = [name for name in PROGRAMS[task.split("-", 1)[0]] if shutil.which(name) is None]
-    packages = sorted({"gnumeric" if name == "ssconvert" else name for name in missing})
-    return f"{', '.join(missing)} not installed (apt-get install {' '.join(packages)})" if missing else None
-
-
-@pytest.fixture(scope="module")
-def root(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """Every environment of this module lives under here, so leftovers are ours to find."""
-    path = tmp_path_factory.mktemp("desktop-envs")
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("CUA_LOCAL_ROOT", str(path))
-        yield path
 
 
 def test_the_desktop_taskset_is_registered() -> None:
@@ -76,11 +45,4 @@ def test_at_least_30_tasks_with_20_test_variants_on_five_apps() -> None:
 
 @pytest.mark.parametrize("folder", FOLDERS, ids=[folder.name for folder in FOLDERS])
 def test_oracle_scores_1_and_doing_nothing_0(folder: Path, root: Path) -> None:
-    reason = problem(folder.name)
-    if reason is not None:
-        if os.environ.get("CI"):
-            pytest.fail(f"CI is set but {folder.name} cannot run here: {reason}")
-        pytest.skip(reason)
-    assert check_task(folder, backend="local", split="test", variants=VARIANTS) == []
-    assert not [p for p in root.iterdir() if p.name.startswith("env-")], "an environment's folder was left behind"
-    assert marked(root) == [], "an environment's processes outlived it"
+    check_desktop_task(folder, root, "test", VARIANTS)

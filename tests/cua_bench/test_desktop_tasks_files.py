@@ -10,36 +10,16 @@ scores above 0 is a hole an RL policy would find: ``check_task`` reports it and 
 from __future__ import annotations
 
 import os
-import shutil
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from support.local_envs import marked
+from support.local_envs import check_desktop_task
 
-from cua_bench.backends.local import unavailable
-from cua_bench.checks import check_task
 from cua_bench.tasks import load_task_module
 from cua_bench.taskset import task_folders
 
 FOLDERS = [folder for folder in task_folders("desktop") if folder.name.split("-", 1)[0] in ("xterm", "pcmanfm")]
 TRAIN_VARIANTS = int(os.environ.get("CUA_DESKTOP_TRAIN_VARIANTS", "1"))
-BACKEND_PROBLEM = unavailable()
-
-
-def problem(task: str) -> str | None:
-    if BACKEND_PROBLEM:
-        return f"local backend unavailable: {BACKEND_PROBLEM}"
-    program = task.split("-", 1)[0]
-    return None if shutil.which(program) else f"{program} not installed (apt-get install {program})"
-
-
-@pytest.fixture(scope="module")
-def root(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    path = tmp_path_factory.mktemp("desktop-file-envs")
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("CUA_LOCAL_ROOT", str(path))
-        yield path
 
 
 def test_fifteen_file_tasks() -> None:
@@ -57,11 +37,4 @@ def test_wrong_ways_and_chance_are_declared(folder: Path) -> None:
 
 @pytest.mark.parametrize("folder", FOLDERS, ids=[folder.name for folder in FOLDERS])
 def test_train_variants_oracle_1_nothing_0_wrong_ways_0(folder: Path, root: Path) -> None:
-    reason = problem(folder.name)
-    if reason is not None:
-        if os.environ.get("CI"):
-            pytest.fail(f"CI is set but {folder.name} cannot run here: {reason}")
-        pytest.skip(reason)
-    assert check_task(folder, backend="local", split="train", variants=TRAIN_VARIANTS) == []
-    assert not [p for p in root.iterdir() if p.name.startswith("env-")], "an environment's folder was left behind"
-    assert marked(root) == [], "an environment's processes outlived it"
+    check_desktop_task(folder, root, "train", TRAIN_VARIANTS)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 from cua_bench.backends.local.procs import MARKER, alive
@@ -20,3 +21,42 @@ def marked(root: Path) -> list[int]:
         if any(entry.startswith(needle) for entry in environ.split(b"\0")) and alive(int(name)):
             found.append(int(name))
     return found
+
+
+# The programs each desktop app's tasks drive (by the task name's prefix), and their Debian packages.
+PROGRAMS = {
+    "xterm": ("xterm",),
+    "mousepad": ("mousepad",),
+    "gnumeric": ("gnumeric", "ssconvert"),
+    "pcmanfm": ("pcmanfm",),
+    "chromium": ("chromium",),
+}
+
+
+def desktop_task_problem(task: str) -> str | None:
+    """Why the desktop task ``task`` cannot run on this host, or None."""
+    from cua_bench.backends.local import unavailable
+
+    backend = unavailable()
+    if backend:
+        return f"local backend unavailable: {backend}"
+    missing = [name for name in PROGRAMS[task.split("-", 1)[0]] if shutil.which(name) is None]
+    packages = sorted({"gnumeric" if name == "ssconvert" else name for name in missing})
+    return f"{', '.join(missing)} not installed (apt-get install {' '.join(packages)})" if missing else None
+
+
+def check_desktop_task(folder: Path, root: Path, split: str, variants: int) -> None:
+    """``check_task`` on the local backend (oracle 1, nothing 0, every wrong way 0), then nothing left
+    of the environments under ``root``; a task that cannot run skips, or fails when CI is set."""
+    import pytest
+
+    from cua_bench.checks import check_task
+
+    reason = desktop_task_problem(folder.name)
+    if reason is not None:
+        if os.environ.get("CI"):
+            pytest.fail(f"CI is set but {folder.name} cannot run here: {reason}")
+        pytest.skip(reason)
+    assert check_task(folder, backend="local", split=split, variants=variants) == []
+    assert not [p for p in root.iterdir() if p.name.startswith("env-")], "an environment's folder was left behind"
+    assert marked(root) == [], "an environment's processes outlived it"
