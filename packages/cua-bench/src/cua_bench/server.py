@@ -228,10 +228,7 @@ class EnvServer:
             raise TaskError("solve before reset")
         if self.module.function("solve_task", self.task.split) is None:
             raise TaskError(f"{self.module.path}: this task has no @solve_task oracle")
-        recorder = _RecordingSession(self.session, self)
-        await self.module.run("solve_task", self.task, recorder)
-        self.steps += len(recorder.steps)
-        return {"steps": recorder.steps, "reward": await self.evaluate()}
+        return await self._play(self.module.function("solve_task", self.task.split))
 
     async def wrong(self, name: str) -> dict[str, Any]:
         """Play the task's wrong way ``name`` (through actions only, like the oracle); its steps and reward."""
@@ -243,8 +240,13 @@ class EnvServer:
             raise TaskError(
                 f"{self.module.path}: no wrong way {name!r} for split {self.task.split!r} (declared: {known})"
             )
+        return await self._play(ways[name])
+
+    async def _play(self, player: Callable[..., Any] | None) -> dict[str, Any]:
+        """Run an oracle or a wrong way through actions only, recording each step; its steps and reward."""
+        assert player is not None and self.task is not None
         recorder = _RecordingSession(self.session, self)
-        await ways[name](self.task, recorder)
+        await player(self.task, recorder)
         self.steps += len(recorder.steps)
         return {"steps": recorder.steps, "reward": await self.evaluate()}
 
