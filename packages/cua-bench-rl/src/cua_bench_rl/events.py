@@ -1,0 +1,100 @@
+"""cua-bench-rl's bus topics and their payloads, in one place: publishers, the TUI and tests use these.
+
+Every payload carries ``run`` (the run's id). A payload that does not match its type is refused at
+the publisher (``check``), so a renamed field fails in tests, not in someone's dashboard.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+__all__ = [
+    "RUN_FINISHED",
+    "RUN_STARTED",
+    "STEP_DONE",
+    "TOPICS",
+    "WORKER_REPLACED",
+    "RunFinished",
+    "RunStarted",
+    "StepDone",
+    "WorkerReplaced",
+    "check",
+]
+
+RUN_STARTED = "rl.run.started"
+STEP_DONE = "rl.step.done"
+WORKER_REPLACED = "rl.worker.replaced"
+RUN_FINISHED = "rl.run.finished"
+
+
+class RunStarted(NamedTuple):
+    run: str
+    folder: str
+    trainer: str
+    policy: str
+    tasks: int
+    group_size: int
+    workers: int
+    step: int  # where it starts (more than 0 when resumed)
+
+
+class StepDone(NamedTuple):
+    run: str
+    step: int
+    reward_mean: float
+    reward_std: float
+    success: float  # share of episodes with reward 1
+    loss: float
+    kl: float
+    policy_version: int
+    steps_per_s: float  # environment steps per second since the previous optimiser step
+    episodes: int  # episodes trained on in this step
+    buffer_size: int  # groups in the replay buffer
+    groups_dropped: int  # zero-spread groups left out of this step
+    stale_dropped: int  # groups evicted for staleness so far
+
+
+class WorkerReplaced(NamedTuple):
+    run: str
+    worker: int
+    reason: str
+    episodes_retried: int
+    episodes_dropped: int
+    replaced: int  # workers replaced so far in this run
+
+
+class RunFinished(NamedTuple):
+    run: str
+    steps: int
+    seconds: float
+    reward_mean: float
+    eval_success: float | None  # on held-out variants, when the run evaluated
+    status: str  # finished | interrupted | failed
+
+
+TOPICS: dict[str, type[Any]] = {
+    RUN_STARTED: RunStarted,
+    STEP_DONE: StepDone,
+    WORKER_REPLACED: WorkerReplaced,
+    RUN_FINISHED: RunFinished,
+}
+
+
+def check(topic: str, body: dict[str, Any]) -> dict[str, Any]:
+    """``body`` as published on ``topic``; a missing or unknown field, or a wrong type, raises ValueError."""
+    payload = TOPICS.get(topic)
+    if payload is None:
+        raise ValueError(f"{topic!r} is not a cua-bench-rl topic; known: {', '.join(TOPICS)}")
+    fields = payload._fields
+    missing = [f for f in fields if f not in body]
+    extra = [k for k in body if k not in fields]
+    if missing or extra:
+        raise ValueError(
+            f"{topic}: missing {missing or 'nothing'}, unknown {extra or 'nothing'} (fields: {', '.join(fields)})"
+        )
+    for name, kind in payload.__annotations__.items():
+        value = body[name]
+        allowed = {"str": (str,), "int": (int,), "float": (int, float), "float | None": (int, float, type(None))}[kind]
+        if not isinstance(value, allowed) or (isinstance(value, bool) and kind != "bool"):
+            raise ValueError(f"{topic}.{name}: {value!r} is not {kind}")
+    return dict(body)

@@ -1,0 +1,35 @@
+"""cua-bench-rl's hooks. The built-in trainer plugins implement them exactly as third-party ones do."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pluggy
+
+from cua_core.plugins import Register
+
+if TYPE_CHECKING:
+    from cua_bench_rl.trainer import Trainer
+
+hookspec = pluggy.HookspecMarker("cua_bench_rl")
+hookimpl = pluggy.HookimplMarker("cua_bench_rl")
+
+
+@hookspec
+def cua_bench_rl_register_trainers(register: Register[type[Trainer]]) -> None:
+    """Add trainers.
+
+    Call ``register(name, trainer_class, description="...")`` once per trainer, where
+    ``trainer_class`` subclasses :class:`cua_bench_rl.trainer.Trainer` and is built as
+    ``trainer_class(policy, config, reference=None)``.
+    """
+
+
+@hookspec(firstresult=True)
+def cua_bench_rl_reload_weights(base_url: str, path: str, version: int) -> bool | None:
+    """Make the OpenAI-compatible server at ``base_url`` serve the weights saved under ``path``.
+
+    Return True once the server serves them, None if this plugin does not know the server (the
+    next plugin is asked). Raise with the server's answer when it refused. ``path`` is a folder
+    saved with ``save_pretrained`` (a full model or a LoRA adapter) that the server can read.
+    """

@@ -1,0 +1,25 @@
+"""cua-bench-rl's plugin registries (trainers), built once per process."""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+import pluggy
+
+from cua_bench_rl import hookspecs
+from cua_core.plugins import Registry, collect, is_subclass_of, make_plugin_manager
+
+__all__ = ["plugin_manager", "trainers"]
+
+
+@cache
+def plugin_manager() -> pluggy.PluginManager:
+    return make_plugin_manager("cua_bench_rl", hookspecs, builtins=[])
+
+
+def trainers() -> Registry[Any]:
+    """Every installed trainer by name (the ``cua_bench_rl`` entry points')."""
+    from cua_bench_rl.trainer import Trainer
+
+    return collect(plugin_manager(), "cua_bench_rl_register_trainers", kind="trainer", validate=is_subclass_of(Trainer))

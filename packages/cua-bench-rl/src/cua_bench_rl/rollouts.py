@@ -1,0 +1,136 @@
+"""What rollouts are made of: the task an episode plays, the turn a policy is asked, its decision,
+the episode as played, and the GRPO group of episodes of one (task, variant).
+
+These are plain dataclasses shared by the dataloader, the replay buffer, the GRPO maths and the
+trainers, so each can be tested without the others.
+"""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass, field
+from typing import Any
+
+from cua_core.actions import Action
+
+__all__ = ["Decision", "Episode", "Group", "Taken", "TaskRef", "Turn"]
+
+
+@dataclass(frozen=True, order=True)
+class TaskRef:
+    """One (task, split, variant): what a GRPO group shares. ``name`` is a task name like
+    ``sim/click-button`` (resolved by the env server itself) or a path on the server's computer."""
+
+    name: str
+    variant: int = 0
+    split: str = "test"
+
+    @property
+    def key(self) -> str:
+        return f"{self.name}@{self.split}:{self.variant}"
+
+    @classmethod
+    def parse(cls, key: str) -> TaskRef:
+        """The inverse of ``key``: ``sim/click-button@train:3``."""
+        name, at, rest = key.rpartition("@")
+        split, colon, variant = rest.partition(":")
+        if not (at and colon and name and variant.isdigit()):
+            raise ValueError(f"{key!r} is not a task key like 'sim/click-button@train:3'")
+        return cls(name, int(variant), split)
+
+
+@dataclass
+class Turn:
+    """One environment waiting for the policy: what the policy may see, and nothing more.
+
+    ``observation`` is the agent view the policy declared in ``Policy.observes`` (``instruction``,
+    ``step``, ``width``, ``height``, ``errors``, and a ``screenshot`` and/or ``a11y``). ``history``
+    holds this episode's earlier turns as played (observations included), oldest first.
+    """
+
+    episode: str
+    task: TaskRef
+    instruction: str
+    step: int  # 0 for the first turn the policy plays
+    observation: dict[str, Any]
+    history: list[Taken] = field(default_factory=list)
+    max_steps: int = 0
+
+
+@dataclass
+class Decision:
+    """The policy's answer to one turn.
+
+    ``tokens`` are what it sampled (token ids for a language model; the indices of its discrete
+    choices for a small policy) and ``logprobs`` their log-probabilities under the policy that
+    sampled them, one each; the trainer recomputes them under the current weights for the importance
+    ratio. ``text`` is a language model's raw output, kept in the record.
+    """
+
+    actions: list[Action]
+    tokens: list[int]
+    logprobs: list[float]
+    text: str | None = None
+    version: int = 0  # the policy version that sampled it (set by the dataloader)
+
+    def __post_init__(self) -> None:
+        if len(self.tokens) != len(self.logprobs):
+            raise ValueError(
+                f"a decision needs one logprob per token: {len(self.tokens)} tokens, {len(self.logprobs)} logprobs"
+            )
+
+
+@dataclass
+class Taken:
+    """One turn as played: the turn, the decision, and what the environment answered."""
+
+    turn: Turn
+    decision: Decision
+    reward: float = 0.0  # the environment's reward for this step (the episode's, on the last)
+    errors: list[str] = field(default_factory=list)  # actions the environment refused
+
+
+@dataclass
+class Episode:
+    """One rollout of one task variant. ``status`` is one of cua-data's RL statuses: ``completed``
+    (the policy said done or fail), ``truncated`` (the step limit), ``aborted`` (its worker died; not
+    trained on) or ``failed`` (the platform failed; not trained on)."""
+
+    id: str
+    task: TaskRef
+    instruction: str
+    turns: list[Taken] = field(default_factory=list)
+    reward: float | None = None
+    status: str = "completed"
+    started_after: int = 0  # oracle steps a curriculum played before the policy's first turn
+    seconds: float = 0.0
+
+    @property
+    def versions(self) -> list[int]:
+        return [t.decision.version for t in self.turns]
+
+    @property
+    def version(self) -> int:
+        """The oldest policy version that acted in it: what its staleness is judged by."""
+        return min(self.versions, default=0)
+
+
+@dataclass
+class Group:
+    """G episodes of the same (task, variant): GRPO compares them with each other."""
+
+    task: TaskRef
+    episodes: list[Episode]
+
+    @property
+    def rewards(self) -> list[float]:
+        return [float(e.reward or 0.0) for e in self.episodes]
+
+    @property
+    def version(self) -> int:
+        return min((e.version for e in self.episodes), default=0)
+
+    @property
+    def spread(self) -> float:
+        rewards = self.rewards
+        return statistics.pstdev(rewards) if len(rewards) > 1 else 0.0
