@@ -9,6 +9,9 @@ import pluggy
 from cua_core.plugins import Register
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from cua_bench_rl.policy import Policy
     from cua_bench_rl.trainer import Trainer
 
 hookspec = pluggy.HookspecMarker("cua_bench_rl")
@@ -22,6 +25,16 @@ def cua_bench_rl_register_trainers(register: Register[type[Trainer]]) -> None:
     Call ``register(name, trainer_class, description="...")`` once per trainer, where
     ``trainer_class`` subclasses :class:`cua_bench_rl.trainer.Trainer` and is built as
     ``trainer_class(policy, config, reference=None)``.
+    """
+
+
+@hookspec
+def cua_bench_rl_register_policies(register: Register[Callable[..., Policy]]) -> None:
+    """Add policies that ``cua-bench-rl train --policy NAME`` can build.
+
+    Call ``register(name, factory, description="...")`` where ``factory(**options)`` returns a
+    :class:`cua_bench_rl.policy.Policy` (options come from ``--policy-option key=value`` and the
+    run's config file; a wrong option is a TypeError naming it).
     """
 
 

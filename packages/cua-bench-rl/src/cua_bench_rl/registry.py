@@ -8,9 +8,9 @@ from typing import Any
 import pluggy
 
 from cua_bench_rl import hookspecs
-from cua_core.plugins import Registry, collect, is_subclass_of, make_plugin_manager
+from cua_core.plugins import Registry, collect, is_callable, is_subclass_of, make_plugin_manager
 
-__all__ = ["plugin_manager", "trainers"]
+__all__ = ["plugin_manager", "policies", "trainers"]
 
 
 @cache
@@ -23,3 +23,8 @@ def trainers() -> Registry[Any]:
     from cua_bench_rl.trainer import Trainer
 
     return collect(plugin_manager(), "cua_bench_rl_register_trainers", kind="trainer", validate=is_subclass_of(Trainer))
+
+
+def policies() -> Registry[Any]:
+    """Every installed policy factory by name (the ``cua_bench_rl`` entry points')."""
+    return collect(plugin_manager(), "cua_bench_rl_register_policies", kind="policy", validate=is_callable)
