@@ -26,8 +26,10 @@ class Policy(ABC):
     version: int = 0
 
     @abstractmethod
-    def act(self, turns: Sequence[Turn]) -> list[Decision]:
-        """Sample one decision per turn (in order), with the tokens' log-probabilities. No gradient."""
+    def act(self, turns: Sequence[Turn], *, greedy: bool = False) -> list[Decision]:
+        """Sample one decision per turn (in order), with the tokens' log-probabilities. No gradient.
+
+        ``greedy`` takes the most likely choice instead of sampling (evaluation)."""
 
     @abstractmethod
     def logprobs(self, taken: Sequence[Taken]) -> list[Any]:
