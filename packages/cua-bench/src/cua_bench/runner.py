@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import queue
 import threading
 import time
@@ -31,7 +30,7 @@ from cua_bench.summary import EpisodeResult, load_results, summarize
 from cua_bench.taskset import Episode, resolve_episodes
 from cua_core.actions import Done, Fail
 from cua_core.errors import CuaError, ProtocolError, RemoteError, RpcTimeout
-from cua_core.events import BusAddresses, Publisher
+from cua_core.events import BestEffortPublisher
 from cua_data import DatasetWriter, LiteSample, Metadata
 
 __all__ = ["RunConfig", "Runner"]
@@ -107,32 +106,6 @@ class _Recorder:
                 self.writer.close()
 
 
-class _Bus:
-    """Best-effort progress events; the run never waits on (or fails for) the bus."""
-
-    def __init__(self, run_id: str) -> None:
-        self.run_id = run_id
-        self.lock = threading.Lock()
-        self.publisher: Publisher | None = None
-        try:
-            address = BusAddresses.default().publish
-            if address.startswith("ipc://") and not os.path.exists(address.removeprefix("ipc://")):
-                return  # no forwarder on this machine: nothing to publish to
-            self.publisher = Publisher(address)
-            self.publisher.wait_subscribed(0.5)  # so the run's first events are not lost
-        except (CuaError, ValueError, OSError):
-            self.publisher = None
-
-    def publish(self, topic: str, body: dict[str, Any]) -> None:
-        if self.publisher is not None:
-            with self.lock:
-                self.publisher.publish(topic, {"run": self.run_id, **body})
-
-    def close(self) -> None:
-        if self.publisher is not None:
-            self.publisher.close()
-
-
 def _previous_wall(folder: Path) -> float:
     """The wall time of the sessions before this one, so a resumed run's rates count all of it."""
     try:
@@ -191,7 +164,7 @@ class Runner:
         if not (config.resume and load_settings(config.output)):
             write_settings(config.output, settings)
         recorder = _Recorder(config.output, config.record, config.commit_every)
-        bus = _Bus(self.run_id)
+        bus = BestEffortPublisher(self.run_id)
         bus.publish("bench.run.started", {"episodes": len(episodes), "todo": todo.qsize(), "agent": self.agent_name})
         started = time.monotonic()
         workers = [
@@ -246,7 +219,7 @@ class Runner:
             agent.close()
         return total
 
-    def _guarded_work(self, todo: queue.Queue[Episode], recorder: _Recorder, bus: _Bus) -> None:
+    def _guarded_work(self, todo: queue.Queue[Episode], recorder: _Recorder, bus: BestEffortPublisher) -> None:
         """A worker that dies of an unexpected error says so at the end of the run, not only on stderr."""
         try:
             self._work(todo, recorder, bus)
@@ -256,7 +229,7 @@ class Runner:
 
     # -- workers --------------------------------------------------------------------------------
 
-    def _work(self, todo: queue.Queue[Episode], recorder: _Recorder, bus: _Bus) -> None:
+    def _work(self, todo: queue.Queue[Episode], recorder: _Recorder, bus: BestEffortPublisher) -> None:
         with self.agents_lock:
             agent, self.spare_agent = self.spare_agent or self.agent_factory(), None
             if all(a is not agent for a in self.agents):

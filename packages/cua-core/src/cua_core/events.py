@@ -12,7 +12,7 @@ import os
 import re
 import threading
 import uuid
-from collections.abc import AsyncIterator, Iterable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -21,12 +21,14 @@ import zmq.asyncio
 
 from cua_core.addresses import check_bind, ipc_address
 from cua_core.codec import decode, encode
+from cua_core.errors import CuaError
 from cua_core.security import ClientSecurity, ServerSecurity
 from cua_core.wire import recv_frames, send_frames
 
 __all__ = [
     "AsyncPublisher",
     "AsyncSubscriber",
+    "BestEffortPublisher",
     "BusAddresses",
     "Event",
     "Forwarder",
@@ -325,3 +327,38 @@ class AsyncSubscriber(_SubscriberBase):
 
     def close(self) -> None:
         self._sock.close(linger=0)
+
+
+class BestEffortPublisher:
+    """A run's progress events on this machine's bus: thread-safe, and never waited on or failed for.
+
+    A run (an evaluation, a training run) must not stop because nobody watches: with no forwarder
+    on this machine, ``publish`` does nothing. ``check(topic, body)`` (optional) validates each
+    payload first, so a publisher that drifts from its documented payload fails in tests.
+    """
+
+    def __init__(self, run_id: str, *, check: Callable[[str, dict[str, Any]], object] | None = None) -> None:
+        self.run_id = run_id
+        self.check = check
+        self.lock = threading.Lock()
+        self.publisher: Publisher | None = None
+        try:
+            address = BusAddresses.default().publish
+            if address.startswith("ipc://") and not os.path.exists(address.removeprefix("ipc://")):
+                return  # no forwarder on this machine: nothing to publish to
+            self.publisher = Publisher(address)
+            self.publisher.wait_subscribed(0.5)  # so the run's first events are not lost
+        except (CuaError, ValueError, OSError):
+            self.publisher = None
+
+    def publish(self, topic: str, body: dict[str, Any]) -> None:
+        body = {"run": self.run_id, **body}
+        if self.check is not None:
+            self.check(topic, body)
+        if self.publisher is not None:
+            with self.lock:
+                self.publisher.publish(topic, body)
+
+    def close(self) -> None:
+        if self.publisher is not None:
+            self.publisher.close()
