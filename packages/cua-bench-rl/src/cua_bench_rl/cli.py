@@ -1,0 +1,148 @@
+"""``cua-bench-rl``: train a policy with RL on cua-bench environments.
+
+cua-bench-rl train --env sim:click-button --policy pixel-click --trainer grpo --group-size 8 --minutes 15
+cua-bench-rl train --config grpo.yaml --output runs/rl/pixel
+cua-bench-rl train --output runs/rl/pixel --resume       # continue from the newest checkpoint
+cua-bench-rl list                                         # installed trainers and policies
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from pathlib import Path
+from typing import Any
+
+import click
+from click.core import ParameterSource
+
+from cua_bench_rl.config import TrainConfig, load_config_file
+from cua_core.command import CONTEXT, CuaGroup
+from cua_core.errors import CuaError
+
+__all__ = ["main"]
+
+
+def _options(pairs: tuple[str, ...], flag: str) -> dict[str, Any]:
+    """``key=value`` pairs; values parse as JSON where they can (numbers, true, lists), else text."""
+    found: dict[str, Any] = {}
+    for pair in pairs:
+        key, eq, value = pair.partition("=")
+        if not (eq and key):
+            raise CuaError(f"{flag} {pair!r}: expected KEY=VALUE, like {flag} lr=3e-4")
+        try:
+            found[key] = json.loads(value)
+        except ValueError:
+            found[key] = value
+    return found
+
+
+@click.group(cls=CuaGroup, context_settings=CONTEXT)
+@click.version_option(package_name="cua-bench-rl")
+def main() -> None:
+    """RL on cua-bench environments: env workers, GRPO, trainers as plugins."""
+
+
+@main.command()
+@click.option("--env", help="BACKEND:TASK[,TASK...], e.g. sim:click-button or sim:login,fill-form.")
+@click.option("--policy", help="A registered policy (see `cua-bench-rl list`).")
+@click.option("--policy-option", "policy_option", multiple=True, metavar="KEY=VALUE", help="Policy constructor option.")
+@click.option("--trainer", help="A registered trainer (default grpo).")
+@click.option("--trainer-option", "trainer_option", multiple=True, metavar="KEY=VALUE", help="e.g. lr=3e-4, lora=true.")
+@click.option("--group-size", type=click.IntRange(min=2), help="Rollouts per (task, variant): a GRPO group.")
+@click.option("--groups-per-step", type=click.IntRange(min=1), help="Groups per optimiser step.")
+@click.option("--workers", type=click.IntRange(min=1), help="Env workers for rollouts.")
+@click.option("--eval-workers", type=click.IntRange(min=1), help="Env workers for held-out evaluation.")
+@click.option("--steps", type=click.IntRange(min=1), help="Optimiser steps.")
+@click.option("--minutes", type=click.FloatRange(min=0, min_open=True), help="Wall-clock budget for the whole run.")
+@click.option("--max-steps", type=click.IntRange(min=1), help="Episode step limit (default: the task's).")
+@click.option("--max-staleness", type=click.IntRange(min=0), help="Versions a group may lag and still be trained on.")
+@click.option("--train-variants", type=click.IntRange(min=1), help="Only the first K train variants of each task.")
+@click.option("--eval-episodes", type=click.IntRange(min=1), help="Held-out variants evaluated per task.")
+@click.option("--eval-every", type=click.IntRange(min=0), help="Steps between held-out evaluations (0: start, end).")
+@click.option("--checkpoint-every", type=click.IntRange(min=1), help="Steps between checkpoints.")
+@click.option("--curriculum-start", type=click.IntRange(min=0), help="Oracle steps played first, at most, at step 0.")
+@click.option("--curriculum-steps", type=click.IntRange(min=0), help="Optimiser step by which that is annealed away.")
+@click.option("--seed", type=int)
+@click.option("--config", "config_file", type=click.Path(dir_okay=False, path_type=Path), help="YAML or JSON settings.")
+@click.option("--output", type=click.Path(file_okay=False, path_type=Path), help="The run folder.")
+@click.option("--resume", is_flag=True, help="Continue the run in --output from its newest checkpoint.")
+@click.option("-v", "--verbose", is_flag=True, help="Log each step.")
+@click.pass_context
+def train(
+    ctx: click.Context,
+    /,
+    policy_option: tuple[str, ...],
+    trainer_option: tuple[str, ...],
+    config_file: Path | None,
+    output: Path | None,
+    resume: bool,
+    verbose: bool,
+    **given: Any,
+) -> None:
+    """Train a policy; settings come from --config, then the options given here."""
+    from cua_bench_rl.train import CONFIG_FILE, train
+
+    logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, format="%(message)s")
+    settings: dict[str, Any] = {}
+    if resume:
+        if output is None:
+            raise CuaError("--resume needs --output FOLDER: the run folder to continue")
+        stored = output / CONFIG_FILE
+        if not stored.exists():
+            raise CuaError(f"{output} holds no run to resume (no {CONFIG_FILE}); start one without --resume")
+        settings = json.loads(stored.read_text())
+    if config_file is not None:
+        settings.update(load_config_file(config_file))
+    for option, value in given.items():
+        if ctx.get_parameter_source(option) == ParameterSource.COMMANDLINE:
+            settings[option] = value  # each plain option is named after its TrainConfig field
+    if policy_option:
+        settings["policy_options"] = {
+            **settings.get("policy_options", {}),
+            **_options(policy_option, "--policy-option"),
+        }
+    if trainer_option:
+        settings["trainer_options"] = {
+            **settings.get("trainer_options", {}),
+            **_options(trainer_option, "--trainer-option"),
+        }
+    config = TrainConfig.from_dict(settings)
+    folder = (
+        output
+        or Path("runs") / "rl" / f"{config.env.replace(':', '-').replace(',', '+')}-{time.strftime('%Y%m%d-%H%M%S')}"
+    )
+
+    def progress(row: dict[str, Any]) -> None:
+        held = f" held-out {row['eval_success']:.3f}" if row.get("eval_success") is not None else ""
+        click.echo(
+            f"step {int(row['step'])}: reward {row['reward_mean']:.3f} success {row['success']:.3f} "
+            f"loss {row['loss']:.4f} {row['steps_per_s']:.0f} env steps/s{held}",
+            err=True,
+        )
+
+    result = train(config, folder, resume=resume, on_step=progress)
+    start = result.start_eval["success"] if result.start_eval else None
+    final = result.final_eval["success"] if result.final_eval else None
+    click.echo(f"run folder: {folder}")
+    click.echo(
+        f"{result.status}: {result.steps} steps in {result.seconds / 60:.1f} min; held-out success "
+        f"{'n/a' if start is None else f'{start:.3f}'} -> {'n/a' if final is None else f'{final:.3f}'}"
+    )
+    if result.steps == 0:
+        raise CuaError("no optimiser step was taken (the budget ran out before the first batch of groups)")
+
+
+@main.command(name="list")
+@click.option("--json", "as_json", is_flag=True)
+def list_(as_json: bool) -> None:
+    """Installed trainers and policies."""
+    from cua_bench_rl.registry import policies, trainers
+
+    found = {"trainers": sorted(trainers()), "policies": sorted(policies())}
+    if as_json:
+        click.echo(json.dumps(found))
+        return
+    for kind, names in found.items():
+        click.echo(f"{kind}: {', '.join(names) or 'none installed'}")

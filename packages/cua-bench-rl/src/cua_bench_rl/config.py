@@ -1,0 +1,131 @@
+"""A training run's settings: one dataclass, filled from a config file and the command line.
+
+``config.json`` in the run folder holds them; ``--resume`` refuses when a setting that changes
+what is trained differs from the stored one, naming it (a run whose curve mixes two settings is a
+silently wrong result). Settings that only change how long or how often (``minutes``, ``steps``,
+``eval_every``, ``checkpoint_every``) may change on resume.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from cua_bench_rl.rollouts import TaskRef
+from cua_core.errors import CuaError
+
+__all__ = ["RESUMABLE", "TrainConfig", "load_config_file", "parse_env"]
+
+# What may differ between a run and its resume: budgets and cadences, not what is trained.
+RESUMABLE = frozenset({"minutes", "steps", "eval_every", "checkpoint_every", "keep_checkpoints", "eval_episodes"})
+
+
+def parse_env(text: str) -> tuple[str, list[str]]:
+    """``BACKEND:TASK[,TASK...]`` -> (backend, task names). A task without a taskset takes the backend's:
+    ``sim:click-button`` is ``sim/click-button`` on the sim backend; ``local:desktop/xterm-create-file``
+    names its taskset."""
+    backend, colon, rest = text.partition(":")
+    names = [n.strip() for n in rest.split(",") if n.strip()]
+    if not (colon and backend and names):
+        raise CuaError(f"--env {text!r}: expected BACKEND:TASK[,TASK...], like sim:click-button or sim:login,fill-form")
+    taskset = "sim" if backend == "sim" else "desktop"
+    return backend, [n if "/" in n else f"{taskset}/{n}" for n in names]
+
+
+@dataclass
+class TrainConfig:
+    env: str = "sim:click-button"  # BACKEND:TASK[,TASK...]
+    policy: str = "pixel-click"  # a registered policy (cua-bench-rl list)
+    policy_options: dict[str, Any] = field(default_factory=dict)
+    trainer: str = "grpo"
+    trainer_options: dict[str, Any] = field(default_factory=dict)  # TrainerConfig fields
+    train_split: str = "train"
+    eval_split: str = "test"
+    train_variants: int | None = None  # the first K variants of the train split; None: all
+    eval_episodes: int = 100  # held-out variants evaluated (the first K of the eval split, per task)
+    group_size: int = 8
+    groups_per_step: int = 8
+    workers: int = 8
+    eval_workers: int = 4
+    max_steps: int | None = None  # per episode; None keeps the task's own
+    steps: int = 100  # optimiser steps
+    minutes: float | None = None  # wall-clock budget for the whole run (evaluations included)
+    max_staleness: int = 1  # policy versions a group may lag behind and still be trained on
+    on_policy: bool = True
+    buffer_capacity: int = 256
+    curriculum_start: int = 0  # at most this many oracle steps before the policy's first turn, at step 0
+    curriculum_steps: int = 0  # annealed to none by this optimiser step
+    eval_every: int = 0  # optimiser steps between held-out evaluations (0: only at start and end)
+    checkpoint_every: int = 10
+    keep_checkpoints: int = 2
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        parse_env(self.env)
+        for name in ("group_size", "groups_per_step", "workers", "eval_workers", "steps", "buffer_capacity"):
+            if getattr(self, name) < 1:
+                raise CuaError(f"{name} must be at least 1, got {getattr(self, name)}")
+        if self.group_size < 2:
+            raise CuaError(
+                f"group_size must be at least 2 (GRPO compares episodes within a group), got {self.group_size}"
+            )
+        if self.minutes is not None and self.minutes <= 0:
+            raise CuaError(f"minutes must be positive, got {self.minutes}")
+        if self.max_staleness < 0:
+            raise CuaError(f"max_staleness must be 0 or more, got {self.max_staleness}")
+
+    @property
+    def backend(self) -> str:
+        return parse_env(self.env)[0]
+
+    @property
+    def tasks(self) -> list[str]:
+        return parse_env(self.env)[1]
+
+    def task_refs(self, split: str, count: int | None) -> list[TaskRef]:
+        """The first ``count`` variants (all when None) of each task in ``split``, as TaskRefs."""
+        from cua_bench.tasks import load_task_module
+        from cua_bench.taskset import locate_task
+
+        refs = []
+        for name in self.tasks:
+            total = len(load_task_module(locate_task(name)).variants(split))
+            if total == 0:
+                raise CuaError(f"{name} has no variants in split {split!r}")
+            refs += [TaskRef(name, v, split) for v in range(min(total, count) if count else total)]
+        return refs
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> TrainConfig:
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise CuaError(f"unknown setting(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
+        return cls(**data)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def differences(self, stored: TrainConfig) -> list[str]:
+        """Settings that change what is trained and differ from ``stored``: ``name: stored -> now``."""
+        now, before = self.to_dict(), stored.to_dict()
+        return [f"{k}: {before[k]!r} -> {now[k]!r}" for k in now if k not in RESUMABLE and now[k] != before[k]]
+
+
+def load_config_file(path: Path) -> dict[str, Any]:
+    """A run's settings from YAML or JSON (the keys are TrainConfig's fields)."""
+    try:
+        text = path.read_text()
+    except OSError as exc:
+        raise CuaError(f"cannot read the config file {path}: {exc.strerror}") from exc
+    try:
+        data = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
+    except (ValueError, yaml.YAMLError) as exc:
+        raise CuaError(f"{path} is not valid {'JSON' if path.suffix == '.json' else 'YAML'}: {exc}") from exc
+    if not isinstance(data, dict):
+        raise CuaError(f"{path} must hold a mapping of settings (like 'group_size: 8'), not {type(data).__name__}")
+    return data

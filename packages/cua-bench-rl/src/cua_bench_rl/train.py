@@ -1,0 +1,384 @@
+"""The training loop: rollouts on env workers, a replay buffer, a trainer, a run folder.
+
+Rollouts and training overlap. A rollout thread answers the dataloader's turns with the *rollout
+copy* of the policy and files finished groups into the replay buffer; the main thread samples
+groups within the staleness bound, takes an optimiser step on the trained copy, and publishes the
+new weights to the rollout copy with the next version (version = optimiser steps taken). So the
+environments never wait for a backward pass, and no group older than ``max_staleness`` versions is
+trained on.
+
+The run folder holds everything a resume needs::
+
+    config.json          the settings (--resume refuses a different one, naming the setting)
+    checkpoints/step-N/  trainer state (model or adapter, optimiser, step) and meta.json
+    buffer/              the replay buffer, as LiteSample RL records
+    curve.csv curve.png  one row per optimiser step; held-out success where evaluated
+    summary.json         the last figures, written at the end
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import json
+import logging
+import os
+import random
+import statistics
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from cua_bench_rl import events
+from cua_bench_rl.checkpoints import newest_checkpoint, save_checkpoint
+from cua_bench_rl.config import TrainConfig
+from cua_bench_rl.curves import CurveLog, draw_curves
+from cua_bench_rl.policy import Policy
+from cua_bench_rl.rollouts import Group
+from cua_bench_rl.trainer import Trainer, TrainerConfig
+from cua_core.errors import CuaError
+from cua_core.events import BestEffortPublisher
+
+__all__ = ["TrainResult", "train"]
+
+log = logging.getLogger(__name__)
+
+CONFIG_FILE = "config.json"
+
+
+@dataclass
+class TrainResult:
+    folder: Path
+    steps: int
+    seconds: float
+    start_eval: dict[str, float] | None
+    final_eval: dict[str, float] | None
+    status: str  # finished | interrupted
+    figures: dict[str, Any] = field(default_factory=dict)
+
+
+def _write_json(path: Path, data: Any) -> None:
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(data, indent=2, sort_keys=True, default=repr))
+    os.replace(tmp, path)
+
+
+def _prepare_folder(config: TrainConfig, folder: Path, resume: bool) -> None:
+    stored_path = folder / CONFIG_FILE
+    if resume:
+        if not stored_path.exists():
+            raise CuaError(f"{folder} holds no run to resume (no {CONFIG_FILE}); start one without --resume")
+        stored = TrainConfig.from_dict(json.loads(stored_path.read_text()))
+        changed = config.differences(stored)
+        if changed:
+            raise CuaError(
+                f"--resume {folder}: settings differ from the stored run ({'; '.join(changed)}); "
+                "resume with the stored settings, or start a new run folder"
+            )
+    elif stored_path.exists():
+        raise CuaError(f"{folder} holds a run already: pass --resume to continue it, or pick a new output folder")
+    folder.mkdir(parents=True, exist_ok=True)
+    _write_json(stored_path, config.to_dict())
+
+
+def build_policy(config: TrainConfig) -> Policy:
+    from cua_bench_rl.registry import policies
+
+    found = policies()
+    if config.policy not in found:
+        raise CuaError(f"no policy {config.policy!r}; installed: {', '.join(sorted(found)) or 'none'}")
+    try:
+        policy = found[config.policy](**config.policy_options)
+    except TypeError as exc:
+        raise CuaError(f"policy {config.policy!r}: {exc}") from exc
+    if not isinstance(policy, Policy):
+        raise CuaError(f"policy {config.policy!r} built a {type(policy).__name__}, not a cua_bench_rl Policy")
+    return policy
+
+
+def build_trainer(config: TrainConfig, policy: Policy) -> Trainer:
+    from cua_bench_rl.registry import trainers
+
+    found = trainers()
+    if config.trainer not in found:
+        raise CuaError(f"no trainer {config.trainer!r}; installed: {', '.join(sorted(found)) or 'none'}")
+    try:
+        options = TrainerConfig.from_dict(config.trainer_options)
+    except (TypeError, ValueError) as exc:
+        raise CuaError(f"trainer options: {exc}") from exc
+    reference = copy.deepcopy(policy) if options.kl_coef > 0 else None
+    return found[config.trainer](policy, options, reference)  # type: ignore[no-any-return]
+
+
+class _Rollouts:
+    """The rollout thread: answers the loader's turns with the rollout policy, files groups."""
+
+    def __init__(self, loader: Any, policy: Policy, buffer: Any, lock: threading.Lock) -> None:
+        self.loader, self.policy, self.buffer, self.lock = loader, policy, buffer, lock
+        self.policy_lock = threading.Lock()
+        self.stop = threading.Event()
+        self.error: BaseException | None = None
+        self.env_steps = 0
+        self.thread = threading.Thread(target=self._run, name="rollouts", daemon=True)
+
+    def _run(self) -> None:
+        try:
+            for batch in self.loader.batches(max_batch=64):
+                if self.stop.is_set():
+                    break
+                with self.policy_lock:
+                    decisions = self.policy.act(batch.turns)
+                    version = self.policy.version
+                batch.respond(decisions, version=version)
+                self.env_steps += len(decisions)
+                groups = self.loader.pop_groups()
+                if groups:
+                    with self.lock:
+                        for group in groups:
+                            self.buffer.add(group)
+        except BaseException as exc:  # handed to the main thread, which raises it
+            self.error = exc
+            self.stop.set()
+
+    def publish(self, weights: dict[str, Any], version: int) -> None:
+        with self.policy_lock:
+            self.policy.load_published(weights, version)
+
+
+def _curriculum(config: TrainConfig, step_of: Callable[[], int], seed: int) -> Callable[[Any], int] | None:
+    if config.curriculum_start <= 0:
+        return None
+    rng = random.Random(seed)
+
+    def prefix(_task: Any) -> int:
+        left = 1.0 - step_of() / max(1, config.curriculum_steps)
+        most = round(config.curriculum_start * max(0.0, left))
+        return rng.randint(0, most) if most > 0 else 0
+
+    return prefix
+
+
+def train(
+    config: TrainConfig,
+    folder: Path,
+    *,
+    resume: bool = False,
+    on_step: Callable[[dict[str, Any]], None] | None = None,
+    publisher: Callable[[Policy, int], None] | None = None,
+) -> TrainResult:
+    """Train ``config`` into ``folder`` (resuming the run there with ``resume``).
+
+    ``publisher(policy, version)``, when given, is also called after each step (e.g. a trainer
+    plugin's ServerPublisher pushing weights to an OpenAI-compatible server); the in-process rollout
+    copy is always updated.
+    """
+    from cua_bench_rl.buffer import ReplayBuffer
+    from cua_bench_rl.loader import RolloutLoader, evaluate
+    from cua_bench_rl.workers import EnvWorkers
+
+    started = time.monotonic()
+    _prepare_folder(config, folder, resume)
+    deadline = started + config.minutes * 60 if config.minutes else None
+    run_id = f"rl-{uuid.uuid4().hex[:8]}"
+
+    _seed_everything(config.seed)
+    policy = build_policy(config)
+    trainer = build_trainer(config, policy)
+    checkpoint = newest_checkpoint(folder / "checkpoints") if resume else None
+    if checkpoint is not None:
+        trainer.load(checkpoint[0])
+        log.info("resumed from %s (step %d)", checkpoint[0], trainer.step)
+    elif resume:
+        log.warning("%s has no checkpoint yet: starting from step 0", folder)
+    policy.version = trainer.step
+    rollout_policy = copy.deepcopy(policy)
+    rollout_policy.load_published(policy.state_dict_for_publish(), trainer.step)
+    curve = CurveLog(folder / "curve.csv", keep_until=trainer.step)
+
+    buffer_folder = folder / "buffer"
+    capacity = {"capacity": config.buffer_capacity, "max_staleness": config.max_staleness, "seed": config.seed}
+    if resume and buffer_folder.exists():
+        buffer = ReplayBuffer.load(buffer_folder, **capacity)
+    else:
+        buffer = ReplayBuffer(folder=buffer_folder, **capacity)
+    buffer_lock = threading.Lock()
+
+    bus = BestEffortPublisher(run_id, check=events.check)
+    train_refs = config.task_refs(config.train_split, config.train_variants)
+    eval_refs = config.task_refs(config.eval_split, config.eval_episodes)
+    replaced = 0
+
+    def on_replaced(index: int, reason: str) -> None:
+        nonlocal replaced
+        replaced += 1
+        bus.publish(
+            events.WORKER_REPLACED,
+            {"worker": index, "reason": reason, "episodes_retried": 0, "episodes_dropped": 0, "replaced": replaced},
+        )
+
+    figures: dict[str, Any] = {}
+    start_eval = final_eval = None
+    status = "interrupted"
+    with contextlib.ExitStack() as stack:
+        stack.callback(bus.close)
+        workers = stack.enter_context(EnvWorkers(config.backend, config.workers, on_replaced=on_replaced).start())
+        eval_workers = stack.enter_context(EnvWorkers(config.backend, config.eval_workers).start())
+        bus.publish(
+            events.RUN_STARTED,
+            {
+                "folder": str(folder), "trainer": config.trainer, "policy": config.policy, "tasks": len(train_refs),
+                "group_size": config.group_size, "workers": config.workers, "step": trainer.step,
+            },
+        )  # fmt: skip
+
+        def held_out() -> dict[str, float]:
+            return dict(evaluate(eval_workers, policy, eval_refs, greedy=True))
+
+        if trainer.step == 0:
+            start_eval = held_out()
+            log.info("held-out before training: %s", start_eval)
+            curve.add({"step": 0, "minutes": _minutes(started), "policy_version": 0,
+                       "eval_success": start_eval["success"], "eval_reward": start_eval["reward"]})  # fmt: skip
+
+        loader = RolloutLoader(
+            workers,
+            train_refs,
+            group_size=config.group_size,
+            observes=policy.observes,
+            max_steps=config.max_steps,
+            curriculum=_curriculum(config, lambda: trainer.step, config.seed),
+            seed=config.seed + trainer.step,
+        )
+        stack.enter_context(loader)
+        rollouts = _Rollouts(loader, rollout_policy, buffer, buffer_lock)
+        rollouts.thread.start()
+        stack.callback(rollouts.stop.set)
+        last_time, last_steps = time.monotonic(), 0
+        while trainer.step < config.steps and (deadline is None or time.monotonic() < deadline):
+            groups = _wait_for_groups(buffer, buffer_lock, config, trainer.step, rollouts, deadline)
+            if groups is None:
+                break
+            step_figures = trainer.train_step(groups)
+            weights = policy.state_dict_for_publish()
+            policy.version = trainer.step
+            rollouts.publish(weights, trainer.step)
+            if publisher is not None:
+                publisher(policy, trainer.step)
+            now = time.monotonic()
+            rewards = [r for g in groups for r in g.rewards]
+            row = {
+                "step": trainer.step,
+                "minutes": _minutes(started),
+                "reward_mean": sum(rewards) / len(rewards),
+                "reward_std": _std(rewards),
+                "success": sum(r >= 1.0 for r in rewards) / len(rewards),
+                "loss": float(step_figures.get("loss", 0.0)),
+                "kl": float(step_figures.get("kl", 0.0)),
+                "clip_fraction": float(step_figures.get("clip_fraction", 0.0)),
+                "policy_version": trainer.step,
+                "steps_per_s": (rollouts.env_steps - last_steps) / max(1e-9, now - last_time),
+                "episodes": len(rewards),
+                "buffer_size": len(buffer),
+                "groups_dropped": int(step_figures.get("groups_dropped", 0)),
+                "stale_dropped": int(buffer.stats.get("evicted_stale", 0)),
+            }
+            last_time, last_steps = now, rollouts.env_steps
+            if config.eval_every and trainer.step % config.eval_every == 0:
+                held = held_out()
+                row["eval_success"], row["eval_reward"] = held["success"], held["reward"]
+            curve.add(row)
+            bus.publish(events.STEP_DONE, {k: row[k] for k in events.StepDone._fields if k != "run"})
+            if on_step is not None:
+                on_step(row)
+            log.info(
+                "step %d: reward %.3f success %.3f loss %.4f (%.1f env steps/s)",
+                trainer.step, row["reward_mean"], row["success"], row["loss"], row["steps_per_s"],
+            )  # fmt: skip
+            if trainer.step % config.checkpoint_every == 0:
+                _checkpoint(folder, trainer, config)
+            figures = row
+        rollouts.stop.set()
+        if rollouts.error is not None:
+            raise CuaError(f"rollouts failed: {rollouts.error}") from rollouts.error
+        if trainer.step >= config.steps or deadline is not None:
+            status = "finished"
+        _checkpoint(folder, trainer, config)
+        final_eval = held_out()
+        curve.add({"step": trainer.step, "minutes": _minutes(started), "policy_version": trainer.step,
+                   "eval_success": final_eval["success"], "eval_reward": final_eval["reward"]})  # fmt: skip
+        seconds = time.monotonic() - started
+        bus.publish(
+            events.RUN_FINISHED,
+            {
+                "steps": trainer.step,
+                "seconds": seconds,
+                "reward_mean": float(figures.get("reward_mean", 0.0)),
+                "eval_success": final_eval["success"],
+                "status": status,
+            },
+        )
+    draw_curves(curve.rows, folder / "curve.png", title=f"{config.env} {config.policy} ({config.trainer})")
+    summary = {
+        "steps": trainer.step,
+        "seconds": round(seconds, 2),
+        "status": status,
+        "start_eval": start_eval,
+        "final_eval": final_eval,
+        "last_step": figures,
+        "replaced_workers": replaced,
+        "buffer": dict(buffer.stats),
+    }
+    _write_json(folder / "summary.json", summary)
+    return TrainResult(folder, trainer.step, seconds, start_eval, final_eval, status, figures)
+
+
+def _wait_for_groups(
+    buffer: Any, lock: threading.Lock, config: TrainConfig, version: int, rollouts: _Rollouts, deadline: float | None
+) -> list[Group] | None:
+    """``groups_per_step`` groups within the staleness bound, or None when the run must stop.
+
+    The version cannot change while this waits (only the caller publishes), so groups gathered over
+    several polls stay within the bound."""
+    gathered: list[Group] = []
+    while True:
+        if rollouts.error is not None:
+            raise CuaError(f"rollouts failed: {rollouts.error}") from rollouts.error
+        with lock:
+            gathered += buffer.sample(
+                config.groups_per_step - len(gathered), version=version, on_policy=config.on_policy
+            )
+        if len(gathered) >= config.groups_per_step:
+            return gathered
+        if deadline is not None and time.monotonic() >= deadline:
+            return None
+        time.sleep(0.01)
+
+
+def _checkpoint(folder: Path, trainer: Trainer, config: TrainConfig) -> None:
+    save_checkpoint(
+        folder / "checkpoints",
+        trainer.step,
+        trainer.save,
+        {"version": trainer.step, "config": config.to_dict()},
+        keep=config.keep_checkpoints,
+    )
+
+
+def _seed_everything(seed: int) -> None:
+    random.seed(seed)
+    with contextlib.suppress(ImportError):
+        import torch
+
+        torch.manual_seed(seed)
+
+
+def _minutes(started: float) -> float:
+    return (time.monotonic() - started) / 60
+
+
+def _std(values: list[float]) -> float:
+    return statistics.pstdev(values)
