@@ -6,6 +6,7 @@ the publisher (``check``), so a renamed field fails in tests, not in someone's d
 
 from __future__ import annotations
 
+import typing
 from typing import Any, NamedTuple
 
 __all__ = [
@@ -92,9 +93,10 @@ def check(topic: str, body: dict[str, Any]) -> dict[str, Any]:
         raise ValueError(
             f"{topic}: missing {missing or 'nothing'}, unknown {extra or 'nothing'} (fields: {', '.join(fields)})"
         )
-    for name, kind in payload.__annotations__.items():
+    for name, kind in typing.get_type_hints(payload).items():
         value = body[name]
-        allowed = {"str": (str,), "int": (int,), "float": (int, float), "float | None": (int, float, type(None))}[kind]
-        if not isinstance(value, allowed) or (isinstance(value, bool) and kind != "bool"):
-            raise ValueError(f"{topic}.{name}: {value!r} is not {kind}")
+        # A float field takes ints (JSON and msgpack do not keep 1.0 apart from 1); never bools.
+        allowed = kind | int if float in typing.get_args(kind) or kind is float else kind
+        if isinstance(value, bool) or not isinstance(value, allowed):
+            raise ValueError(f"{topic}.{name}: {value!r} is not {getattr(kind, '__name__', kind)}")
     return dict(body)

@@ -1,0 +1,77 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from cua_bench_rl.config import TrainConfig, load_config_file, parse_env
+from cua_bench_rl.rollouts import TaskRef
+from cua_core.errors import CuaError
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("sim:click-button", ("sim", ["sim/click-button"])),
+        ("sim:login, fill-form", ("sim", ["sim/login", "sim/fill-form"])),
+        ("local:xterm-create-file", ("local", ["desktop/xterm-create-file"])),
+        ("docker:desktop/xterm-create-file", ("docker", ["desktop/xterm-create-file"])),
+    ],
+)
+def test_env_names_a_backend_and_its_tasks(text: str, expected: tuple[str, list[str]]) -> None:
+    assert parse_env(text) == expected
+
+
+@pytest.mark.parametrize("text", ["click-button", "sim:", ":click-button", "sim:,"])
+def test_a_malformed_env_says_the_shape(text: str) -> None:
+    with pytest.raises(CuaError, match="BACKEND:TASK"):
+        parse_env(text)
+
+
+def test_unknown_settings_are_named() -> None:
+    with pytest.raises(CuaError, match="group_sise"):
+        TrainConfig.from_dict({"group_sise": 8})
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "match"),
+    [
+        ("group_size", 1, "at least 2"),
+        ("workers", 0, "at least 1"),
+        ("minutes", 0, "positive"),
+        ("max_staleness", -1, "0 or more"),
+    ],
+)
+def test_bad_values_are_refused(field: str, value: int, match: str) -> None:
+    with pytest.raises(CuaError, match=match):
+        TrainConfig.from_dict({field: value})
+
+
+def test_resume_differences_leave_out_budgets() -> None:
+    stored = TrainConfig(group_size=8, steps=10)
+    assert TrainConfig(group_size=8, steps=50, minutes=3).differences(stored) == []
+    assert TrainConfig(group_size=4).differences(stored) == ["group_size: 8 -> 4"]
+
+
+def test_task_refs_take_the_first_variants_of_a_split() -> None:
+    config = TrainConfig(env="sim:click-button,login")
+    refs = config.task_refs("test", 3)
+    assert refs == [TaskRef("sim/click-button", v, "test") for v in range(3)] + [
+        TaskRef("sim/login", v, "test") for v in range(3)
+    ]
+    assert len(config.task_refs("train", None)) > 6
+
+
+def test_config_files(tmp_path: Path) -> None:
+    (tmp_path / "a.yaml").write_text("group_size: 4\ntrainer_options: {lr: 0.001}\n")
+    assert load_config_file(tmp_path / "a.yaml") == {"group_size": 4, "trainer_options": {"lr": 0.001}}
+    (tmp_path / "b.json").write_text('{"steps": 3}')
+    assert load_config_file(tmp_path / "b.json") == {"steps": 3}
+    (tmp_path / "c.yaml").write_text("- a list\n")
+    with pytest.raises(CuaError, match="mapping"):
+        load_config_file(tmp_path / "c.yaml")
+    (tmp_path / "d.yaml").write_text("a: [unclosed\n")
+    with pytest.raises(CuaError, match="not valid YAML"):
+        load_config_file(tmp_path / "d.yaml")
+    with pytest.raises(CuaError, match="cannot read"):
+        load_config_file(tmp_path / "missing.yaml")
