@@ -24,14 +24,17 @@ from typing import Any
 
 import numpy as np
 from PIL import Image
+from zmq.utils import z85
 
 from cua_bench.a11y_xml import to_osworld_xml
 from cua_bench.session import Session
 from cua_bench.tasks import Task, TaskError, TaskModule, load_task_module
 from cua_bench.taskset import locate_task
 from cua_core.actions import Action, Done, Fail, action_from_dict, action_to_dict
+from cua_core.addresses import is_local
 from cua_core.errors import ActionError
 from cua_core.rpc import RpcServer
+from cua_core.security import AllowList, ServerSecurity, load_or_create_keypair
 
 __all__ = ["EnvServer", "main"]
 
@@ -72,9 +75,11 @@ class _RecordingSession:
 class EnvServer:
     """Serves one Session. All task code runs on the RPC server's event-loop thread, in order."""
 
-    def __init__(self, session: Session, address: str, *, name: str = "env") -> None:
+    def __init__(
+        self, session: Session, address: str, *, name: str = "env", security: ServerSecurity | None = None
+    ) -> None:
         self.session = session
-        self.rpc = RpcServer(address, name=name, workers=2)
+        self.rpc = RpcServer(address, name=name, workers=2, security=security)
         self.task: Task | None = None
         self.module: TaskModule | None = None
         self.steps = 0
@@ -308,21 +313,76 @@ class EnvServer:
             self.rpc.close()
 
 
+class _CurveAllowList(AllowList):
+    """This machine's allow-list plus the keys given with ``--allow``, which are never written to it
+    (a pool job's client is allowed for that one server, not for everything on the host)."""
+
+    def __init__(self, extra: list[bytes]) -> None:
+        super().__init__()
+        self.extra = dict.fromkeys(extra, "--allow")
+
+    def keys(self) -> dict[bytes, str]:
+        return {**super().keys(), **self.extra}
+
+
+def _curve(parser: argparse.ArgumentParser, args: argparse.Namespace) -> ServerSecurity | None:
+    """CURVE from the flags; listening beyond this machine without it is refused (ARCHITECTURE: the bus)."""
+    try:
+        local = is_local(args.address)
+    except ValueError as exc:
+        parser.error(str(exc))
+    if args.allow and not args.curve:
+        parser.error("--allow names client keys for CURVE: add --curve")
+    if not args.curve:
+        if not local:
+            parser.error(
+                f"--address {args.address} is reachable from other computers: add --curve (ZeroMQ CURVE keys, "
+                "see `cua-bus keys show`), or listen on tcp://127.0.0.1:PORT or ipc://PATH"
+            )
+        return None
+    extra = []
+    for key in args.allow:
+        try:
+            if len(key) != 40:
+                raise ValueError(f"{len(key)} characters, not 40")
+            z85.decode(key.encode())
+        except (ValueError, KeyError) as exc:
+            parser.error(f"--allow {key!r} is not a CURVE public key (40 Z85 characters): {exc}")
+        extra.append(key.encode())
+    return ServerSecurity(load_or_create_keypair(), _CurveAllowList(extra))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m cua_bench.server", description=__doc__.splitlines()[0])
     parser.add_argument("--backend", default="sim", help="whose Session to serve (a registered backend)")
-    parser.add_argument("--address", required=True, help="where to listen: ipc://PATH or tcp://127.0.0.1:PORT")
+    parser.add_argument(
+        "--address",
+        required=True,
+        help="where to listen: ipc://PATH or tcp://127.0.0.1:PORT; any other tcp address needs --curve "
+        "(PORT '*' takes a free one; the ready line says which)",
+    )
+    parser.add_argument(
+        "--curve",
+        action="store_true",
+        help="authenticate and encrypt with CURVE: serve with this machine's key pair and accept the clients "
+        "in its allow-list (`cua-bus keys show`) and --allow; the ready line adds server_key=KEY",
+    )
+    parser.add_argument(
+        "--allow", action="append", default=[], metavar="KEY", help="also accept this client key (repeatable)"
+    )
     parser.add_argument("--width", type=int, default=1280)
     parser.add_argument("--height", type=int, default=800)
     args = parser.parse_args(argv)
+    security = _curve(parser, args)
     logging.basicConfig(level=logging.INFO, format=f"env[{os.getpid()}] %(levelname)s %(message)s")
     from cua_bench.registry import backends
 
     session = backends()[args.backend].create_session(width=args.width, height=args.height)
-    server = EnvServer(session, args.address)
+    server = EnvServer(session, args.address, security=security)
     signal.signal(signal.SIGTERM, lambda *_: server.closed.set())
     server.start()
-    print(f"ready {server.address}", flush=True)
+    key = f" server_key={security.keypair.public.decode()}" if security is not None else ""
+    print(f"ready {server.address}{key}", flush=True)
     started = time.monotonic()
     try:
         while not server.closed.wait(0.5):
