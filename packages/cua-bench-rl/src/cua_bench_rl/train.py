@@ -86,15 +86,20 @@ def _prepare_folder(config: TrainConfig, folder: Path, resume: bool) -> None:
 
 
 def build_policy(config: TrainConfig) -> Policy:
+    """The policy ``config.policy`` names: a registered one, or ``FILE.py:Class`` / ``module:Class``."""
+    from cua_bench.agents.loading import check_options
+    from cua_bench.importing import load_named
     from cua_bench_rl.registry import policies
 
-    found = policies()
-    if config.policy not in found:
-        raise CuaError(f"no policy {config.policy!r}; installed: {', '.join(sorted(found)) or 'none'}")
-    try:
-        policy = found[config.policy](**config.policy_options)
-    except TypeError as exc:
-        raise CuaError(f"policy {config.policy!r}: {exc}") from exc
+    if ":" in config.policy:
+        factory = load_named(config.policy, flag="--policy", base=Policy)
+    else:
+        found = policies()
+        if config.policy not in found:
+            raise CuaError(f"no policy {config.policy!r}; installed: {', '.join(sorted(found)) or 'none'}")
+        factory = found[config.policy]
+    check_options(factory, config.policy_options, repr(config.policy), kind="policy")
+    policy = factory(**config.policy_options)
     if not isinstance(policy, Policy):
         raise CuaError(f"policy {config.policy!r} built a {type(policy).__name__}, not a cua_bench_rl Policy")
     return policy

@@ -9,54 +9,27 @@ second with the accepted names, not after the run has started its computers.
 from __future__ import annotations
 
 import difflib
-import importlib
 import inspect
 from collections.abc import Callable, Mapping
-from pathlib import Path
 from typing import Any
 
 from cua_bench.agents.base import Agent
-from cua_bench.importing import FileImportError, import_file
+from cua_bench.importing import load_named
 from cua_core.errors import CuaError
 
-__all__ = ["AgentSpec", "agent_factory", "load_agent_class"]
+__all__ = ["AgentSpec", "agent_factory", "check_options", "load_agent_class"]
 
 AgentSpec = str | Agent | Callable[..., Agent]
 
 
 def load_agent_class(spec: str) -> Callable[..., Agent]:
     """``path/to/file.py:Class`` or ``package.module:Class``: the object named after the colon."""
-    where, _, attr = spec.rpartition(":")
-    if not where or not attr:
-        raise CuaError(f"--agent {spec!r}: expected FILE.py:Class or module:Class")
-    if where.endswith(".py"):
-        path = Path(where)
-        if not path.is_file():
-            raise CuaError(f"--agent {spec!r}: no file {where}")
-        try:
-            module = import_file(path, "cua_bench_agent")
-        except FileImportError as exc:
-            raise CuaError(f"--agent {spec!r}: {exc}") from exc.__cause__
-    else:
-        try:
-            module = importlib.import_module(where)
-        except ImportError as exc:
-            raise CuaError(f"--agent {spec!r}: cannot import module {where!r}: {exc}") from exc
-    found = getattr(module, attr, None)
-    if found is None:
-        names = [n for n, v in vars(module).items() if isinstance(v, type) and issubclass(v, Agent) and v is not Agent]
-        close = difflib.get_close_matches(attr, names, n=1)
-        hint = f"; did you mean {close[0]!r}?" if close else (f" (agents there: {', '.join(names)})" if names else "")
-        raise CuaError(f"--agent {spec!r}: {where} has no {attr!r}{hint}")
-    if isinstance(found, type) and not issubclass(found, Agent):
-        raise CuaError(f"--agent {spec!r}: {attr} is not a cua_bench.Agent subclass")
-    if not callable(found):
-        raise CuaError(f"--agent {spec!r}: {attr} is not a class or factory")
-    return found  # type: ignore[no-any-return]
+    return load_named(spec, flag="--agent", base=Agent)
 
 
-def check_options(factory: Callable[..., Any], options: Mapping[str, Any], label: str) -> None:
-    """Bind ``options`` to the factory's keyword parameters; a wrong name or a missing one is a CuaError."""
+def check_options(factory: Callable[..., Any], options: Mapping[str, Any], label: str, *, kind: str = "agent") -> None:
+    """Bind ``options`` to the factory's keyword parameters; a wrong name or a missing one is a CuaError
+    naming the ``--{kind}-option`` to pass."""
     try:
         signature = inspect.signature(factory)
     except (TypeError, ValueError):
@@ -69,7 +42,7 @@ def check_options(factory: Callable[..., Any], options: Mapping[str, Any], label
             close = difflib.get_close_matches(name, accepted, n=1)
             hint = f"did you mean {close[0]!r}? " if close else ""
             known = ", ".join(accepted) or "none"
-            raise CuaError(f"agent {label}: unknown option {name!r}; {hint}(its options: {known})")
+            raise CuaError(f"{kind} {label}: unknown option {name!r}; {hint}(its options: {known})")
     missing = [
         n
         for n, p in params.items()
@@ -80,7 +53,7 @@ def check_options(factory: Callable[..., Any], options: Mapping[str, Any], label
     ]
     if missing:
         raise CuaError(
-            f"agent {label}: needs --agent-option {' '.join(f'{n}=...' for n in missing)}"
+            f"{kind} {label}: needs --{kind}-option {' '.join(f'{n}=...' for n in missing)}"
             f" (its options: {', '.join(accepted)})"
         )
 
