@@ -146,3 +146,7 @@ def list_(as_json: bool) -> None:
         return
     for kind, names in found.items():
         click.echo(f"{kind}: {', '.join(names) or 'none installed'}")
+
+
+if __name__ == "__main__":
+    main()

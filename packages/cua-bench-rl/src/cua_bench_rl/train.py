@@ -106,17 +106,26 @@ def build_policy(config: TrainConfig) -> Policy:
 
 
 def build_trainer(config: TrainConfig, policy: Policy) -> Trainer:
+    """The trainer ``config.trainer`` names: a registered one, or ``FILE.py:Class`` / ``module:Class``."""
+    from cua_bench.importing import load_named
     from cua_bench_rl.registry import trainers
 
-    found = trainers()
-    if config.trainer not in found:
-        raise CuaError(f"no trainer {config.trainer!r}; installed: {', '.join(sorted(found)) or 'none'}")
+    if ":" in config.trainer:
+        trainer_class = load_named(config.trainer, flag="--trainer", base=Trainer)
+    else:
+        found = trainers()
+        if config.trainer not in found:
+            raise CuaError(f"no trainer {config.trainer!r}; installed: {', '.join(sorted(found)) or 'none'}")
+        trainer_class = found[config.trainer]
     try:
         options = TrainerConfig.from_dict(config.trainer_options)
     except (TypeError, ValueError) as exc:
         raise CuaError(f"trainer options: {exc}") from exc
     reference = copy.deepcopy(policy) if options.kl_coef > 0 else None
-    return found[config.trainer](policy, options, reference)  # type: ignore[no-any-return]
+    trainer = trainer_class(policy, options, reference)
+    if not isinstance(trainer, Trainer):
+        raise CuaError(f"trainer {config.trainer!r} built a {type(trainer).__name__}, not a cua_bench_rl Trainer")
+    return trainer
 
 
 class _Rollouts:

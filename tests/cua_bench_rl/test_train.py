@@ -1,0 +1,149 @@
+"""The training loop end to end on real sim env servers, with a tiny policy: the run folder, events,
+resume after a kill -9, refusals, and the staleness bound."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from cua_bench_rl.checkpoints import newest_checkpoint
+from cua_bench_rl.config import TrainConfig
+from cua_bench_rl.curves import read_curve
+from cua_bench_rl.train import train
+from cua_core.errors import CuaError
+
+ROOT = Path(__file__).resolve().parents[2]
+POLICY = str(ROOT / "tests/support/rl_policies.py") + ":GridClickPolicy"
+TRAINER = str(ROOT / "tests/support/rl_trainers.py") + ":RecordingTrainer"
+CLI = [sys.executable, "-m", "cua_bench_rl.cli"]
+
+
+def _config(**changes: object) -> TrainConfig:
+    settings: dict[str, object] = {
+        "env": "sim:click-button",
+        "policy": POLICY,
+        "trainer": TRAINER,
+        "trainer_options": {"lr": 0.1},
+        "group_size": 4,
+        "groups_per_step": 2,
+        "workers": 2,
+        "eval_workers": 1,
+        "eval_episodes": 3,
+        "steps": 3,
+        "checkpoint_every": 1,
+        "train_variants": 6,
+    }
+    settings.update(changes)
+    return TrainConfig.from_dict(settings)
+
+
+@pytest.mark.slow
+def test_a_run_fills_its_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    log = tmp_path / "trainer.jsonl"
+    monkeypatch.setenv("CUA_TEST_TRAINER_LOG", str(log))
+    steps: list[dict[str, object]] = []
+    result = train(_config(max_staleness=0), tmp_path / "run", on_step=steps.append)
+    folder = tmp_path / "run"
+    assert result.steps == 3 and result.status == "finished"
+    assert [row["step"] for row in steps] == [1, 2, 3]
+    assert {"config.json", "curve.csv", "curve.png", "summary.json", "checkpoints", "buffer"} <= {
+        p.name for p in folder.iterdir()
+    }
+    curve = read_curve(folder / "curve.csv")
+    assert [r["step"] for r in curve] == [0, 1, 2, 3, 3]  # start evaluation, three steps, end evaluation
+    assert curve[0]["eval_success"] is not None and curve[-1]["eval_success"] is not None
+    assert all(r["episodes"] == 8 for r in curve[1:4])  # 2 groups of 4
+    found = newest_checkpoint(folder / "checkpoints")
+    assert found is not None and found[1]["step"] == 3
+    summary = json.loads((folder / "summary.json").read_text())
+    assert summary["steps"] == 3 and summary["final_eval"]["success"] == result.final_eval["success"]  # type: ignore[index]
+    # With max_staleness 0 every group trained on was sampled by the very version being trained.
+    for line in log.read_text().splitlines():
+        record = json.loads(line)
+        assert record["versions"] and all(v == record["step"] for v in record["versions"]), record
+
+
+@pytest.mark.slow
+def test_the_staleness_bound_is_honoured(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    log = tmp_path / "trainer.jsonl"
+    monkeypatch.setenv("CUA_TEST_TRAINER_LOG", str(log))
+    train(_config(max_staleness=1, steps=6, groups_per_step=1, workers=3), tmp_path / "run")
+    records = [json.loads(line) for line in log.read_text().splitlines()]
+    assert len(records) == 6
+    assert all(record["step"] - v <= 1 for record in records for v in record["versions"]), records
+    # and the bound is not vacuous: rollouts ran ahead, so some groups were older than the step
+    assert any(v < record["step"] for record in records for v in record["versions"]) or all(
+        record["step"] == 0 for record in records
+    )
+
+
+def test_settings_are_checked_before_anything_starts(tmp_path: Path) -> None:
+    with pytest.raises(CuaError, match="no policy 'nothing'"):
+        train(_config(policy="nothing"), tmp_path / "a")
+    with pytest.raises(CuaError, match="unknown option 'sidee'; did you mean 'side'"):
+        train(_config(policy_options={"sidee": 3}), tmp_path / "b")
+    with pytest.raises(CuaError, match="trainer options: unknown trainer option"):
+        train(_config(trainer_options={"learning_rate": 1}), tmp_path / "c")
+    with pytest.raises(CuaError, match="no run to resume"):
+        train(_config(), tmp_path / "d", resume=True)
+
+
+@pytest.mark.slow
+def test_kill_9_of_the_trainer_then_resume_goes_on_counting(tmp_path: Path) -> None:
+    folder = tmp_path / "run"
+    args = [
+        "train", "--env", "sim:click-button", "--policy", POLICY, "--trainer", "grpo", "--group-size", "4",
+        "--groups-per-step", "2", "--workers", "2", "--eval-workers", "1", "--eval-episodes", "2",
+        "--train-variants", "6", "--checkpoint-every", "1", "--output", str(folder),
+    ]  # fmt: skip
+    proc = subprocess.Popen([*CLI, *args, "--steps", "1000"], cwd=tmp_path, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            found = newest_checkpoint(folder / "checkpoints")
+            if found is not None and found[1]["step"] >= 2:
+                break
+            assert proc.poll() is None, "the run stopped by itself"
+            time.sleep(0.1)
+        else:
+            pytest.fail("no second checkpoint within 120 s")
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+    found = newest_checkpoint(folder / "checkpoints")
+    assert found is not None
+    killed_at = found[1]["step"]
+    # Changed settings are refused, naming the setting; budgets may change.
+    refused = subprocess.run(
+        check=False, args=[*CLI, *args, "--group-size", "8", "--resume"], cwd=tmp_path, capture_output=True, text=True
+    )
+    assert refused.returncode == 1 and "group_size: 4 -> 8" in refused.stderr
+    resumed = subprocess.run(
+        check=False,
+        args=[*CLI, *args, "--steps", str(killed_at + 2), "--resume"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert resumed.returncode == 0, resumed.stderr
+    summary = json.loads((folder / "summary.json").read_text())
+    assert summary["steps"] == killed_at + 2
+    steps = [int(r["step"]) for r in read_curve(folder / "curve.csv") if r["reward_mean"] is not None]
+    assert steps == list(range(1, killed_at + 3)), steps  # no step twice, none missing
+
+
+def test_resume_without_a_run_is_refused_by_the_cli(tmp_path: Path) -> None:
+    done = subprocess.run(check=False, args=[*CLI, "train", "--resume"], capture_output=True, text=True, cwd=tmp_path)
+    assert done.returncode == 1 and "--resume needs --output" in done.stderr
+    done = subprocess.run(
+        check=False, args=[*CLI, "train", "--output", "x", "--resume"], capture_output=True, text=True, cwd=tmp_path
+    )
+    assert done.returncode == 1 and "holds no run to resume" in done.stderr
