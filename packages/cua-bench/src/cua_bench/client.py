@@ -3,21 +3,40 @@
 env = EnvClient(computer.address)
 obs, info = env.reset(options={"task": "path/to/task", "variant": 3})
 obs, reward, terminated, truncated, info = env.step([Click(Point(500, 300))])
+
+On an ``ipc://`` address (same host) RGB frames come through shared memory by default
+(``cua_bench.frames``): the observation's ``screenshot`` is then an array the caller owns, copied
+out of the segment with one memcpy. ``frames="socket"`` keeps them on the socket. A server that
+listens beyond this host takes ``security=`` (CURVE keys, ``cua_core.security.ClientSecurity``).
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from cua_bench.frames import FrameError, FrameReader
 from cua_core.actions import Action, action_to_dict
+from cua_core.errors import RemoteError
 from cua_core.rpc import AsyncRpcClient, RpcClient
+from cua_core.security import ClientSecurity
 
-__all__ = ["AsyncEnvClient", "EnvClient", "StepResult"]
+__all__ = ["FRAME_MODES", "AsyncEnvClient", "EnvClient", "StepResult"]
+
+log = logging.getLogger(__name__)
 
 StepResult = tuple[dict[str, Any], float, bool, bool, dict[str, Any]]
 
-_RESET_OPTIONS = {"task", "variant", "split", "max_steps", "obs", "a11y"}
+_RESET_OPTIONS = {"task", "variant", "split", "max_steps", "obs", "a11y", "frames"}
+# auto: shared memory on an ipc:// address (the server is on this host), the socket otherwise.
+FRAME_MODES = ("auto", "shm", "socket")
+
+
+def _check_frames(mode: object) -> str:
+    if mode not in FRAME_MODES:
+        raise ValueError(f"frames must be one of {', '.join(FRAME_MODES)}, got {mode!r}")
+    return str(mode)
 
 
 def _reset_params(
@@ -37,12 +56,78 @@ def _actions(actions: Action | Sequence[Action] | Sequence[Mapping[str, Any]]) -
     return [dict(a) if isinstance(a, Mapping) else action_to_dict(a) for a in items]
 
 
-def _step_result(reply: dict[str, Any]) -> StepResult:
-    return reply["observation"], reply["reward"], reply["terminated"], reply["truncated"], reply["info"]
+class _Frames:
+    """How frames reach one client: its shared-memory segment, once the server has taken it."""
+
+    def __init__(self, address: str, mode: str) -> None:
+        self.address = address
+        self.mode = _check_frames(mode)
+        self.reader: FrameReader | None = None
+        self.held = False  # the server has mapped our segment (later resets name it by token only)
+        self.refused: str | None = None  # why the server could not map it; we stop asking
+
+    def prepare(self, params: dict[str, Any]) -> bool:
+        """Put the ``frames`` reset parameter in ``params``; True when shared memory is asked for."""
+        mode = _check_frames(params.pop("frames", self.mode))
+        if mode == "auto":
+            mode = "shm" if self.address.startswith("ipc://") else "socket"
+        if mode != "shm" or self.refused is not None:
+            return False  # the parameter stays out: servers older than shared frames keep working
+        if self.reader is None:
+            self.reader, self.held = FrameReader(), False
+        params["frames"] = self.reader.offer(known=self.held)
+        return True
+
+    def settle(self, info: dict[str, Any]) -> None:
+        """After a reset that asked for shared memory: map the segment (and unlink its name), or give up."""
+        assert self.reader is not None
+        if info.get("frames") == "shm":
+            self.reader.attach()
+            self.held = True
+            return
+        self.refused = str(info.get("frames_refused", "the server does not write frames to shared memory"))
+        log.info("frames from %s travel on the socket: %s", self.address, self.refused)
+        self.drop()
+
+    def failed(self) -> None:
+        """A reset that asked for shared memory raised: a segment the server never took is removed."""
+        if self.reader is not None and not self.held:
+            self.drop()
+
+    def refuse_unknown_parameter(self, exc: RemoteError) -> bool:
+        """A server older than shared frames answers BadRequest naming ``frames``: stop asking."""
+        if exc.remote_type == "BadRequest" and "'frames'" in str(exc):
+            self.refused = "the server does not know shared-memory frames"
+            self.drop()
+            return True
+        return False
+
+    def resolve(self, obs: dict[str, Any]) -> dict[str, Any]:
+        ref = obs.pop("frame", None)
+        if ref is not None:
+            if self.reader is None or not self.reader.attached:
+                raise FrameError(
+                    f"{self.address} sent a shared-memory frame this client never asked for "
+                    "(another client negotiated it); observe(frames='socket') gets it inline",
+                )
+            obs["screenshot"] = self.reader.read(ref)
+        return obs
+
+    @property
+    def attached(self) -> bool:
+        return self.reader is not None and self.reader.attached
+
+    def drop(self) -> None:
+        if self.reader is not None:
+            self.reader.close()
+        self.reader, self.held = None, False
 
 
 class EnvClient:
-    """Blocking client of one env server. ``step_timeout`` bounds every step (seconds)."""
+    """Blocking client of one env server. ``step_timeout`` bounds every step (seconds).
+
+    ``frames``: ``auto`` (shared memory on ipc://), ``shm`` or ``socket``; a reset option of the
+    same name overrides it for one episode."""
 
     def __init__(
         self,
@@ -51,32 +136,66 @@ class EnvClient:
         step_timeout: float = 60.0,
         heartbeat_timeout: float = 5.0,
         defaults: Mapping[str, Any] | None = None,
+        frames: str = "auto",
+        security: ClientSecurity | None = None,
     ) -> None:
         self.address = address
         self.defaults = dict(defaults or {})  # reset options used when a call leaves them out
-        self.rpc = RpcClient(address, timeout=step_timeout, heartbeat_timeout=heartbeat_timeout, retries=1)
+        self._frames = _Frames(address, frames)
+        self.rpc = RpcClient(
+            address, timeout=step_timeout, heartbeat_timeout=heartbeat_timeout, retries=1, security=security
+        )
+
+    @property
+    def shared_frames(self) -> bool:
+        """Frames of this episode come through shared memory."""
+        return self._frames.attached
 
     def reset(
         self, *, seed: int | None = None, options: Mapping[str, Any] | None = None
     ) -> tuple[dict[str, Any], dict[str, Any]]:
-        reply = self.rpc.call("reset", _reset_params(seed, options, self.defaults))
-        return reply["observation"], reply["info"]
+        params = _reset_params(seed, options, self.defaults)
+        asked = self._frames.prepare(params)
+        try:
+            reply = self.rpc.call("reset", params)
+        except RemoteError as exc:
+            self._frames.failed()
+            if asked and self._frames.refuse_unknown_parameter(exc):
+                return self.reset(seed=seed, options={**(options or {}), "frames": "socket"})
+            raise
+        except BaseException:
+            self._frames.failed()
+            raise
+        if asked:
+            self._frames.settle(reply["info"])
+        return self._frames.resolve(reply["observation"]), reply["info"]
 
     def step(self, actions: Action | Sequence[Action] | Sequence[Mapping[str, Any]]) -> StepResult:
-        return _step_result(self.rpc.call("step", {"actions": _actions(actions)}))
+        reply = self.rpc.call("step", {"actions": _actions(actions)})
+        obs = self._frames.resolve(reply["observation"])
+        return obs, reply["reward"], reply["terminated"], reply["truncated"], reply["info"]
 
     def evaluate(self) -> float:
         return float(self.rpc.call("evaluate"))
 
-    def solve(self) -> dict[str, Any]:
-        return dict(self.rpc.call("solve"))
+    def solve(self, steps: int | None = None) -> dict[str, Any]:
+        """Play the task's oracle; ``steps=k`` only its first k steps (a curriculum prefix: no
+        evaluation; the reply's ``observation`` is where the agent starts)."""
+        if steps is None:
+            return dict(self.rpc.call("solve"))
+        reply = dict(self.rpc.call("solve", {"steps": steps}))
+        reply["observation"] = self._frames.resolve(reply["observation"])
+        return reply
 
     def wrong(self, name: str) -> dict[str, Any]:
         """Play the task's declared wrong way ``name``; its steps and reward (which must be 0)."""
         return dict(self.rpc.call("wrong", {"name": name}))
 
     def observe(self) -> dict[str, Any]:
-        return dict(self.rpc.call("observe", idempotent=True))
+        obs = dict(self.rpc.call("observe", idempotent=True))
+        if "frame" in obs and not self._frames.attached:
+            obs = dict(self.rpc.call("observe", {"frames": "socket"}, idempotent=True))
+        return self._frames.resolve(obs)
 
     def session(self, method: str, **params: Any) -> Any:
         """Call a Session method on the server (``screenshot``, ``windows``, ``read_file``, ...)."""
@@ -86,6 +205,7 @@ class EnvClient:
         return dict(self.rpc.call("info", idempotent=True))
 
     def close(self) -> None:
+        self._frames.drop()
         self.rpc.close()
 
     def __enter__(self) -> EnvClient:
@@ -98,27 +218,69 @@ class EnvClient:
 class AsyncEnvClient:
     """The asyncio twin of EnvClient, for agents that drive many environments from one loop."""
 
-    def __init__(self, address: str, *, step_timeout: float = 60.0, heartbeat_timeout: float = 5.0) -> None:
+    def __init__(
+        self,
+        address: str,
+        *,
+        step_timeout: float = 60.0,
+        heartbeat_timeout: float = 5.0,
+        frames: str = "auto",
+        security: ClientSecurity | None = None,
+    ) -> None:
         self.address = address
-        self.rpc = AsyncRpcClient(address, timeout=step_timeout, heartbeat_timeout=heartbeat_timeout, retries=1)
+        self._frames = _Frames(address, frames)
+        self.rpc = AsyncRpcClient(
+            address, timeout=step_timeout, heartbeat_timeout=heartbeat_timeout, retries=1, security=security
+        )
+
+    @property
+    def shared_frames(self) -> bool:
+        return self._frames.attached
 
     async def reset(
         self, *, seed: int | None = None, options: Mapping[str, Any] | None = None
     ) -> tuple[dict[str, Any], dict[str, Any]]:
-        reply = await self.rpc.call("reset", _reset_params(seed, options))
-        return reply["observation"], reply["info"]
+        params = _reset_params(seed, options)
+        asked = self._frames.prepare(params)
+        try:
+            reply = await self.rpc.call("reset", params)
+        except RemoteError as exc:
+            self._frames.failed()
+            if asked and self._frames.refuse_unknown_parameter(exc):
+                return await self.reset(seed=seed, options={**(options or {}), "frames": "socket"})
+            raise
+        except BaseException:
+            self._frames.failed()
+            raise
+        if asked:
+            self._frames.settle(reply["info"])
+        return self._frames.resolve(reply["observation"]), reply["info"]
 
     async def step(self, actions: Action | Sequence[Action] | Sequence[Mapping[str, Any]]) -> StepResult:
-        return _step_result(await self.rpc.call("step", {"actions": _actions(actions)}))
+        reply = await self.rpc.call("step", {"actions": _actions(actions)})
+        obs = self._frames.resolve(reply["observation"])
+        return obs, reply["reward"], reply["terminated"], reply["truncated"], reply["info"]
 
     async def evaluate(self) -> float:
         return float(await self.rpc.call("evaluate"))
 
-    async def solve(self) -> dict[str, Any]:
-        return dict(await self.rpc.call("solve"))
+    async def solve(self, steps: int | None = None) -> dict[str, Any]:
+        """See :meth:`EnvClient.solve`."""
+        if steps is None:
+            return dict(await self.rpc.call("solve"))
+        reply = dict(await self.rpc.call("solve", {"steps": steps}))
+        reply["observation"] = self._frames.resolve(reply["observation"])
+        return reply
+
+    async def observe(self) -> dict[str, Any]:
+        obs = dict(await self.rpc.call("observe", idempotent=True))
+        if "frame" in obs and not self._frames.attached:
+            obs = dict(await self.rpc.call("observe", {"frames": "socket"}, idempotent=True))
+        return self._frames.resolve(obs)
 
     async def session(self, method: str, **params: Any) -> Any:
         return await self.rpc.call(f"session.{method}", params)
 
     async def close(self) -> None:
+        self._frames.drop()
         await self.rpc.close()

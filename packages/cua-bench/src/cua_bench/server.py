@@ -4,7 +4,8 @@ It loads task modules, runs their setup, evaluation and oracle against its Sessi
 ``reset``, ``step``, ``evaluate``, ``solve``, ``session.*`` and ``close`` over cua-core RPC. Every
 backend runs this same server; a backend only decides where (here, in a container, in a VM) and
 which Session it gets. Invalid actions are answered in ``info`` and the next observation — never by
-crashing the server.
+crashing the server. A client on the same host may have RGB frames written into shared memory it
+names at ``reset`` (``cua_bench.frames``) instead of sent on the socket.
 
     python -m cua_bench.server --backend sim --address ipc:///run/user/0/cua/env-1.sock
 """
@@ -27,6 +28,7 @@ from PIL import Image
 from zmq.utils import z85
 
 from cua_bench.a11y_xml import to_osworld_xml
+from cua_bench.frames import FrameError, FrameWriter
 from cua_bench.session import Session
 from cua_bench.tasks import Task, TaskError, TaskModule, load_task_module
 from cua_bench.taskset import locate_task
@@ -44,18 +46,30 @@ OBS_FORMATS = ("rgb", "png", "none")
 A11Y_FORMATS = ("nodes", "osworld")
 
 
-class _RecordingSession:
-    """Wraps the session an oracle gets, keeping every batch it applies as a trajectory step."""
+class _PrefixDone(BaseException):
+    """Stops an oracle once it has played the steps a prefix asked for (a BaseException, so an
+    oracle's own ``except Exception`` retry loop does not swallow it)."""
 
-    def __init__(self, inner: Session, server: EnvServer) -> None:
+
+class _RecordingSession:
+    """Wraps the session an oracle gets, keeping every batch it applies as a trajectory step.
+
+    ``limit`` stops the oracle before the batch after that many (a curriculum's prefix); then
+    ``observe=False`` leaves the per-step observations out (nobody looks at them)."""
+
+    def __init__(self, inner: Session, server: EnvServer, *, limit: int | None = None, observe: bool = True) -> None:
         self._inner = inner
         self._server = server
+        self._limit = limit
+        self._observe = observe
         self.steps: list[dict[str, Any]] = []
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._inner, name)
 
     async def apply(self, actions: Sequence[Action]) -> list[str | None]:
+        if self._limit is not None and len(self.steps) >= self._limit:
+            raise _PrefixDone
         started = time.monotonic()
         errors = await self._inner.apply(actions)
         await self._inner.settle()
@@ -65,7 +79,8 @@ class _RecordingSession:
             {
                 "actions": [action_to_dict(a) for a in actions],
                 "errors": errors,
-                "observation": await self._server._observation(),
+                # Many observations in one reply: they go on the socket, never in the two shm slots.
+                **({"observation": await self._server._observation(shared=False)} if self._observe else {}),
                 "seconds": seconds,
             }
         )
@@ -88,6 +103,8 @@ class EnvServer:
         self.with_a11y: bool | str = False
         self.last_errors: list[str] = []
         self.action_log: list[dict[str, Any]] = []  # every action applied this episode (Task.history)
+        self.frames: FrameWriter | None = None  # the shared-memory segment a client on this host gave
+        self.shared_frames = False  # this episode's RGB frames go through ``frames``
         self.closed = threading.Event()
         handlers: dict[str, Callable[..., Any]] = {
             "reset": self.reset,
@@ -138,12 +155,15 @@ class EnvServer:
         max_steps: int | None = None,
         obs: str = "rgb",
         a11y: bool | str = False,
+        frames: str | dict[str, Any] | None = None,
     ) -> dict[str, Any]:
         """Start an episode of ``task`` (a task name like ``sim/click-button``, or a path here) variant
         ``variant``; returns the observation.
 
         ``a11y``: add the accessibility tree to every observation, as nodes (True or "nodes") or as
-        OSWorld's XML ("osworld").
+        OSWorld's XML ("osworld"). ``frames``: ``{"shm": PATH or None, "token": T}`` has RGB frames
+        written into the client's shared-memory segment (``cua_bench.frames``); ``info["frames"]``
+        says which way they travel, and ``info["frames_refused"]`` why not through shared memory.
         """
         if obs not in OBS_FORMATS:
             raise ValueError(f"obs must be one of {', '.join(OBS_FORMATS)}, got {obs!r}")
@@ -161,9 +181,34 @@ class EnvServer:
         self.steps, self.last_errors, self.action_log = 0, [], []
         self.max_steps = max_steps or chosen.max_steps or 50
         self.obs_format, self.with_a11y = obs, a11y
+        refused = self._negotiate_frames(frames)
         await module.run("setup_task", chosen, self.session)
-        info = {"task": chosen.to_dict(), "wrong_ways": sorted(module.wrong_ways(split))}
+        info: dict[str, Any] = {"task": chosen.to_dict(), "wrong_ways": sorted(module.wrong_ways(split))}
+        info["frames"] = "shm" if self.shared_frames else "socket"
+        if refused:
+            info["frames_refused"] = refused
         return {"observation": await self._observation(), "info": info}
+
+    def _negotiate_frames(self, frames: str | dict[str, Any] | None) -> str | None:
+        """Set this episode's frame transport; why shared memory was refused, when it was asked for."""
+        self.shared_frames = False
+        if frames is None or frames == "socket":
+            return None
+        if not isinstance(frames, dict) or not isinstance(frames.get("token"), str):
+            raise ValueError(f"frames must be 'socket' or {{'shm': PATH, 'token': TOKEN}}, got {frames!r}")
+        token, path = frames["token"], frames.get("shm")
+        if self.frames is None or self.frames.token != token:
+            if not isinstance(path, str):
+                return "this server holds no shared-memory segment with that token (it restarted?)"
+            try:
+                writer = FrameWriter(path, token, self.session.width * self.session.height * 3)
+            except (OSError, FrameError) as exc:
+                return f"cannot map {path} here: {exc}"
+            if self.frames is not None:
+                self.frames.close()
+            self.frames = writer
+        self.shared_frames = True
+        return None
 
     async def step(self, actions: list[dict[str, Any]]) -> dict[str, Any]:
         """Apply a batch; returns observation, reward, terminated, truncated, info (Gymnasium's five)."""
@@ -227,13 +272,40 @@ class EnvServer:
             raise TaskError(f"{self.module.path}: @evaluate_task must return rewards in [0, 1], got {value!r}")
         return float(sum(values) / len(values))
 
-    async def solve(self) -> dict[str, Any]:
-        """Run the oracle; returns the steps it took (actions and observations) and the reward."""
+    async def solve(self, steps: int | None = None) -> dict[str, Any]:
+        """Run the oracle; returns the steps it took (actions and observations) and the reward.
+
+        ``steps=k`` plays only the oracle's first k steps (a curriculum's prefix: the agent starts
+        past the early subgoals) and evaluates nothing: it returns ``played`` (k, or fewer when the
+        oracle ended first), ``finished`` (the oracle ran to its end), each step's ``actions`` and
+        the ``observation`` the agent starts from. The step counter moves on by ``played``, so the
+        episode's step limit counts the prefix.
+        """
         if self.module is None or self.task is None:
             raise TaskError("solve before reset")
-        if self.module.function("solve_task", self.task.split) is None:
+        player = self.module.function("solve_task", self.task.split)
+        if player is None:
             raise TaskError(f"{self.module.path}: this task has no @solve_task oracle")
-        return await self._play(self.module.function("solve_task", self.task.split))
+        if steps is None:
+            return await self._play(player)
+        if not isinstance(steps, int) or isinstance(steps, bool) or steps < 0:
+            raise ValueError(f"solve(steps=...) takes a number of oracle steps >= 0, got {steps!r}")
+        recorder = _RecordingSession(self.session, self, limit=steps, observe=False)
+        finished = False
+        if steps > 0:
+            try:
+                await player(self.task, recorder)
+                finished = True
+            except _PrefixDone:
+                pass
+        self.steps += len(recorder.steps)
+        self.last_errors = []
+        return {
+            "played": len(recorder.steps),
+            "finished": finished,
+            "steps": [{"actions": s["actions"], "errors": s["errors"]} for s in recorder.steps],
+            "observation": await self._observation(),
+        }
 
     async def wrong(self, name: str) -> dict[str, Any]:
         """Play the task's wrong way ``name`` (through actions only, like the oracle); its steps and reward."""
@@ -255,10 +327,12 @@ class EnvServer:
         self.steps += len(recorder.steps)
         return {"steps": recorder.steps, "reward": await self.evaluate()}
 
-    async def observe(self) -> dict[str, Any]:
-        return await self._observation()
+    async def observe(self, frames: str | None = None) -> dict[str, Any]:
+        """The current observation; ``frames="socket"`` sends its frame inline whatever the episode
+        negotiated (for a second client, which cannot read the first one's shared memory)."""
+        return await self._observation(shared=frames != "socket")
 
-    async def _observation(self) -> dict[str, Any]:
+    async def _observation(self, *, shared: bool = True) -> dict[str, Any]:
         obs: dict[str, Any] = {
             "instruction": self.task.description if self.task else "",
             "step": self.steps,
@@ -268,7 +342,12 @@ class EnvServer:
             "errors": self.last_errors,
         }
         if self.obs_format == "rgb":
-            obs["screenshot"] = await self._rgb()
+            frame = await self._rgb()
+            ref = self.frames.write(frame) if shared and self.shared_frames and self.frames is not None else None
+            if ref is None:
+                obs["screenshot"] = frame
+            else:
+                obs["frame"] = ref  # the client swaps it for the pixels (cua_bench.client)
         elif self.obs_format == "png":
             obs["screenshot"] = await self.session.screenshot()
         if self.with_a11y:
@@ -285,7 +364,11 @@ class EnvServer:
         return np.asarray(image)
 
     async def close(self) -> bool:
-        self.closed.set()
+        if self.frames is not None:
+            self.frames.close()
+            self.frames = None
+            self.shared_frames = False
+        self.closed.set()  # last: the main thread then stops the RPC server, which drops later replies
         return True
 
     # -- session passthrough --------------------------------------------------------------------

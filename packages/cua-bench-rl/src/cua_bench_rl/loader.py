@@ -1,0 +1,497 @@
+"""The multi-turn dataloader: every env worker busy, the policy fed batches of turns.
+
+One background thread runs an asyncio loop that drives one AsyncEnvClient per worker: reset, an
+optional curriculum prefix (the oracle's first k steps), then turn after turn until the episode
+ends. Each turn waits for a decision; ``batches()`` hands the caller whatever turns are waiting (a
+batch for one forward pass), ``respond`` sends the decisions back, and finished GRPO groups (G
+episodes of one TaskRef) come out of ``pop_groups()``. Groups are opened as workers free up, so
+several are in flight and no environment waits for a group to fill.
+
+Faults are counted, logged at WARNING and never silent: a worker whose server dies mid-episode
+(no reply or heartbeat) is replaced through ``EnvWorkers.replace`` while the others keep going, and
+its episode is played again from reset up to ``episode_retries`` times (a retried episode's turns
+are discarded, never half-kept) or dropped, which drops its group. Anything else that fails (a bad
+task name, a task whose setup raises) is the caller's to see: ``batches()`` raises it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import logging
+import random
+import threading
+import time
+import uuid
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from cua_bench.agents.base import Observes
+from cua_bench.client import AsyncEnvClient
+from cua_bench.episode import agent_view, server_obs
+from cua_bench_rl.policy import Policy
+from cua_bench_rl.rollouts import Decision, Episode, Group, Taken, TaskRef, Turn
+from cua_bench_rl.workers import EnvWorkers, async_client_for
+from cua_core.errors import CuaError, RpcTimeout
+
+__all__ = ["RolloutError", "RolloutLoader", "TurnBatch", "evaluate"]
+
+log = logging.getLogger(__name__)
+
+TaskSource = Sequence[TaskRef] | Callable[[random.Random], TaskRef]
+
+
+class RolloutError(CuaError):
+    """Rollouts cannot go on (a task that fails on the env server, a worker that cannot be replaced)."""
+
+
+class _Abandoned(Exception):
+    """The episode's group was dropped, or the loader is closing: stop at the next turn."""
+
+
+@dataclass(eq=False)
+class _GroupState:
+    task: TaskRef
+    size: int
+    episodes: list[Episode] = field(default_factory=list)
+    dropped: bool = False
+
+
+@dataclass(eq=False)
+class _Slot:
+    """One episode a group still needs; ``attempts`` counts its plays (retries after a dead worker)."""
+
+    group: _GroupState
+    attempts: int = 0
+
+
+@dataclass(eq=False)
+class _Ask:
+    turn: Turn
+    future: asyncio.Future[Decision]
+
+
+class TurnBatch:
+    """Turns waiting for the policy. ``respond`` once, with one decision per turn, in order."""
+
+    def __init__(self, loader: RolloutLoader, asks: list[_Ask]) -> None:
+        self._loader = loader
+        self._asks = asks
+        self.turns: list[Turn] = [a.turn for a in asks]
+        self.responded = False
+
+    def __len__(self) -> int:
+        return len(self.turns)
+
+    def respond(self, decisions: Sequence[Decision], *, version: int = 0) -> None:
+        """Hand the decisions to their environments; each is stamped with the policy ``version``."""
+        if self.responded:
+            raise RuntimeError("this batch was already answered")
+        decisions = list(decisions)
+        if len(decisions) != len(self.turns):
+            raise ValueError(
+                f"respond needs one decision per turn: {len(self.turns)} turns, {len(decisions)} decisions"
+            )
+        stamped = []
+        for decision in decisions:
+            if not isinstance(decision, Decision):
+                raise TypeError(f"respond takes cua_bench_rl Decision objects, got {type(decision).__name__}")
+            stamped.append(dataclasses.replace(decision, version=version))  # never mutate a shared decision
+        self.responded = True
+        self._loader._deliver(list(zip(self._asks, stamped, strict=True)))
+
+
+class RolloutLoader:
+    """Rollouts on ``workers`` of tasks drawn from ``tasks``, in groups of ``group_size``.
+
+    ``tasks``: TaskRefs drawn uniformly (seeded), or a function of a ``random.Random`` returning
+    one. ``once=True`` plays each TaskRef of a sequence once, in order, then ``batches()`` ends
+    (evaluation). ``curriculum(task)`` gives the oracle steps to play before the policy's first turn.
+    ``heartbeat_timeout`` is how long a silent env server is given before it counts as dead.
+    """
+
+    def __init__(
+        self,
+        workers: EnvWorkers,
+        tasks: TaskSource,
+        *,
+        group_size: int = 8,
+        observes: Observes | None = None,
+        max_steps: int | None = None,
+        curriculum: Callable[[TaskRef], int] | None = None,
+        episode_retries: int = 1,
+        seed: int = 0,
+        once: bool = False,
+        step_timeout: float = 60.0,
+        heartbeat_timeout: float = 5.0,
+        frames: str = "auto",
+    ) -> None:
+        if group_size < 1:
+            raise ValueError(f"group_size must be at least 1, got {group_size}")
+        if episode_retries < 0:
+            raise ValueError(f"episode_retries must be 0 or more, got {episode_retries}")
+        if max_steps is not None and max_steps < 1:
+            raise ValueError(f"max_steps must be at least 1 (or None for each task's own), got {max_steps}")
+        self.workers = workers
+        self.group_size = group_size
+        self.observes = observes if observes is not None else Observes()
+        self.max_steps = max_steps
+        self.curriculum = curriculum
+        self.episode_retries = episode_retries
+        self.step_timeout, self.heartbeat_timeout, self.frames = step_timeout, heartbeat_timeout, frames
+        self._draw = self._task_source(tasks, once, seed)
+        self._run = uuid.uuid4().hex[:6]
+        self._episode_ids = 0
+        self._queue: deque[_Slot] = deque()  # episodes of open groups not yet started (loop thread only)
+        self._cond = threading.Condition()
+        self._pending: list[_Ask] = []
+        self._ready: list[Group] = []
+        self._error: BaseException | None = None
+        self._finished = False
+        self._stopping = False
+        self._counts = dict.fromkeys(
+            ("episodes", "env_steps", "retried", "dropped", "replaced", "groups", "groups_dropped"), 0
+        )
+        self._started_at = 0.0
+        self._thread: threading.Thread | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._main: asyncio.Task[None] | None = None
+        self._clients: list[AsyncEnvClient | None] = [None] * len(workers)
+        self._generations = [-1] * len(workers)
+
+    @staticmethod
+    def _task_source(tasks: TaskSource, once: bool, seed: int) -> Callable[[], TaskRef | None]:
+        rng = random.Random(seed)
+        if callable(tasks) and not isinstance(tasks, Sequence):
+            if once:
+                raise ValueError("once=True needs a sequence of TaskRefs, not a function")
+            source = tasks
+            return lambda: source(rng)
+        refs = list(tasks)
+        if not refs:
+            raise ValueError("the loader needs at least one TaskRef to play")
+        wrong = [r for r in refs if not isinstance(r, TaskRef)]
+        if wrong:
+            raise TypeError(
+                f"tasks must be TaskRef objects (TaskRef('sim/click-button', 3, 'train')), got {wrong[0]!r}"
+            )
+        if once:
+            order = iter(refs)
+            return lambda: next(order, None)
+        return lambda: rng.choice(refs)
+
+    # -- the caller's side ----------------------------------------------------------------------
+
+    def start(self) -> RolloutLoader:
+        if self._thread is None:
+            self._started_at = time.monotonic()
+            self._thread = threading.Thread(target=self._run_loop, name="rollout-loader", daemon=True)
+            self._thread.start()
+        return self
+
+    def batches(self, max_batch: int = 32, wait: float = 0.005) -> Iterator[TurnBatch]:
+        """Batches of waiting turns: blocks until at least one waits, then up to ``wait`` seconds more
+        for up to ``max_batch``. Ends when the loader closes (or, with ``once``, when all is played);
+        raises what stopped the rollouts."""
+        if max_batch < 1:
+            raise ValueError(f"max_batch must be at least 1, got {max_batch}")
+        self.start()
+        while True:
+            with self._cond:
+                while not self._pending and not self._finished and self._error is None:
+                    self._cond.wait(0.1)
+                self._raise_error()
+                if self._finished or not self._pending:
+                    return  # closed, or (once) everything played: turns left here wait for nobody
+                deadline = time.monotonic() + wait
+                while len(self._pending) < max_batch and self._error is None and not self._finished:
+                    left = deadline - time.monotonic()
+                    if left <= 0:
+                        break
+                    self._cond.wait(left)
+                asks, self._pending = self._pending[:max_batch], self._pending[max_batch:]
+            batch = TurnBatch(self, asks)
+            yield batch
+            if not batch.responded and not self._stopping:
+                raise RuntimeError("respond to each batch (batch.respond(decisions, version=...)) before the next")
+
+    def pop_groups(self) -> list[Group]:
+        """The groups completed since the last call, each with ``group_size`` episodes of one TaskRef."""
+        with self._cond:
+            groups, self._ready = self._ready, []
+        return groups
+
+    @property
+    def stats(self) -> dict[str, float]:
+        stats: dict[str, float] = dict(self._counts)
+        elapsed = time.monotonic() - self._started_at if self._started_at else 0.0
+        stats["env_steps_per_s"] = self._counts["env_steps"] / elapsed if elapsed > 0 else 0.0
+        return stats
+
+    def close(self) -> None:
+        """Stop the rollouts (episodes in flight are abandoned); the workers stay up for their owner."""
+        self._stopping = True
+        loop, thread = self._loop, self._thread
+        if loop is not None and thread is not None and thread.is_alive():
+            with contextlib.suppress(RuntimeError):  # the loop closed in the meantime
+                loop.call_soon_threadsafe(self._cancel_main)
+            thread.join(30)
+        with self._cond:
+            self._finished = True
+            self._cond.notify_all()
+
+    def __enter__(self) -> RolloutLoader:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _raise_error(self) -> None:
+        if self._error is not None:
+            raise self._error
+
+    def _deliver(self, answered: list[tuple[_Ask, Decision]]) -> None:
+        loop = self._loop
+        if loop is None or loop.is_closed():
+            return
+        with contextlib.suppress(RuntimeError):  # closed while the policy thought: nobody waits any more
+            loop.call_soon_threadsafe(_resolve, answered)
+
+    # -- the loop thread ------------------------------------------------------------------------
+
+    def _run_loop(self) -> None:
+        loop = asyncio.new_event_loop()
+        asyncio.set_event_loop(loop)
+        self._loop = loop
+        try:
+            self._main = loop.create_task(self._drive_all())
+            loop.run_until_complete(self._main)
+        except asyncio.CancelledError:
+            pass
+        except BaseException as exc:
+            self._fail(exc)
+        finally:
+            loop.run_until_complete(loop.shutdown_asyncgens())
+            loop.close()
+            with self._cond:
+                self._finished = True
+                self._cond.notify_all()
+
+    def _cancel_main(self) -> None:
+        if self._main is not None:
+            self._main.cancel()
+
+    def _fail(self, exc: BaseException) -> None:
+        with self._cond:
+            if self._error is None:
+                self._error = exc
+            self._cond.notify_all()
+
+    async def _drive_all(self) -> None:
+        drivers = [asyncio.create_task(self._drive(i), name=f"env-worker-{i}") for i in range(len(self.workers))]
+        try:
+            await asyncio.gather(*drivers)
+        finally:
+            for driver in drivers:
+                driver.cancel()
+            await asyncio.gather(*drivers, return_exceptions=True)
+            for client in self._clients:
+                if client is not None:
+                    await client.close()
+
+    async def _drive(self, index: int) -> None:
+        while not self._stopping:
+            slot = self._next_slot()
+            if slot is None:
+                return
+            slot.attempts += 1
+            try:
+                episode = await self._play(index, slot)
+            except _Abandoned:
+                continue
+            except RpcTimeout as exc:  # no reply nor heartbeat in time: the server is gone (or hung)
+                await self._worker_died(index, slot, exc)
+                continue
+            except CuaError as exc:
+                task = slot.group.task
+                raise RolloutError(f"{task.key} on env worker {index} ({self.workers[index].address}): {exc}") from exc
+            self._finish(slot, episode)
+
+    def _next_slot(self) -> _Slot | None:
+        while self._queue:
+            slot = self._queue.popleft()
+            if not slot.group.dropped:
+                return slot
+        task = self._draw()
+        if task is None:
+            return None
+        group = _GroupState(task, self.group_size)
+        slots = [_Slot(group) for _ in range(self.group_size)]
+        self._queue.extend(slots[1:])
+        return slots[0]
+
+    async def _client(self, index: int) -> AsyncEnvClient:
+        worker = self.workers[index]
+        client = self._clients[index]
+        if client is None or self._generations[index] != worker.generation:
+            if client is not None:
+                await client.close()
+            client = async_client_for(
+                worker.computer,
+                step_timeout=self.step_timeout,
+                heartbeat_timeout=self.heartbeat_timeout,
+                frames=self.frames,
+            )
+            self._clients[index], self._generations[index] = client, worker.generation
+        return client
+
+    async def _play(self, index: int, slot: _Slot) -> Episode:
+        client = await self._client(index)
+        task = slot.group.task
+        options: dict[str, Any] = {
+            "task": task.name,
+            "variant": task.variant,
+            "split": task.split,
+            "obs": server_obs(self.observes, record=False),
+            "a11y": self.observes.a11y or False,
+        }
+        if self.max_steps is not None:
+            options["max_steps"] = self.max_steps
+        started = time.monotonic()
+        obs, info = await client.reset(options=options)
+        description = str(info["task"]["description"])
+        limit = self.max_steps or int(info["task"].get("max_steps") or 50)
+        prefix = 0
+        if self.curriculum is not None:
+            wanted = int(self.curriculum(task))
+            if wanted > 0:
+                played = await client.solve(steps=wanted)
+                obs, prefix = played["observation"], int(played["played"])
+        self._episode_ids += 1
+        episode = Episode(f"{self._run}-{self._episode_ids:06d}", task, description, started_after=prefix)
+        while True:
+            if slot.group.dropped or self._stopping:
+                raise _Abandoned
+            turn = Turn(
+                episode.id,
+                task,
+                description,
+                len(episode.turns),
+                agent_view(obs, self.observes),
+                history=list(episode.turns),
+                max_steps=limit,
+            )
+            decision = await self._ask(turn)
+            obs, reward, terminated, truncated, info = await client.step(decision.actions)
+            self._counts["env_steps"] += 1
+            episode.turns.append(Taken(turn, decision, float(reward), [str(e) for e in info.get("invalid", [])]))
+            if terminated or truncated:
+                episode.reward = float(info.get("reward", reward))
+                episode.status = "completed" if terminated else "truncated"
+                break
+        episode.seconds = time.monotonic() - started
+        return episode
+
+    async def _ask(self, turn: Turn) -> Decision:
+        future: asyncio.Future[Decision] = asyncio.get_running_loop().create_future()
+        with self._cond:
+            self._pending.append(_Ask(turn, future))
+            self._cond.notify_all()
+        try:
+            return await future
+        finally:
+            if not future.done():  # cancelled while waiting: take the turn back out of the queue
+                with self._cond:
+                    self._pending = [a for a in self._pending if a.future is not future]
+
+    async def _worker_died(self, index: int, slot: _Slot, exc: BaseException) -> None:
+        task = slot.group.task
+        reason = f"{type(exc).__name__}: {exc}"
+        log.warning("env worker %d died during an episode of %s: %s", index, task.key, reason)
+        client, self._clients[index] = self._clients[index], None
+        if client is not None:
+            await client.close()
+        loop = asyncio.get_running_loop()
+        try:
+            await loop.run_in_executor(None, self.workers.replace, index, reason)
+        except Exception as replace_exc:
+            raise RolloutError(f"rollouts stopped: {replace_exc}") from replace_exc
+        self._counts["replaced"] += 1
+        if slot.group.dropped:
+            return
+        if slot.attempts <= self.episode_retries:
+            self._counts["retried"] += 1
+            self._queue.appendleft(slot)
+            log.warning("episode of %s retried from reset (attempt %d of %d)", task.key, slot.attempts + 1,
+                        self.episode_retries + 1)  # fmt: skip
+        else:
+            slot.group.dropped = True
+            self._counts["dropped"] += 1
+            self._counts["groups_dropped"] += 1
+            log.warning(
+                "episode of %s dropped after %d attempts; its group (%d of %d episodes done) is dropped",
+                task.key, slot.attempts, len(slot.group.episodes), slot.group.size,
+            )  # fmt: skip
+
+    def _finish(self, slot: _Slot, episode: Episode) -> None:
+        group = slot.group
+        if group.dropped:
+            return
+        self._counts["episodes"] += 1
+        group.episodes.append(episode)
+        if len(group.episodes) == group.size:
+            self._counts["groups"] += 1
+            with self._cond:
+                self._ready.append(Group(group.task, group.episodes))
+                self._cond.notify_all()
+
+
+def _resolve(answered: list[tuple[_Ask, Decision]]) -> None:
+    for ask, decision in answered:
+        if not ask.future.done():
+            ask.future.set_result(decision)
+
+
+def evaluate(
+    workers: EnvWorkers,
+    policy: Policy,
+    tasks: Sequence[TaskRef],
+    *,
+    greedy: bool = True,
+    max_steps: int | None = None,
+    episode_retries: int = 1,
+    heartbeat_timeout: float = 5.0,
+) -> dict[str, float]:
+    """Play each TaskRef once with ``policy`` (greedy by default): ``success`` (the share of
+    episodes with reward 1), ``reward`` (their mean), ``episodes`` and ``dropped``."""
+    loader = RolloutLoader(
+        workers,
+        tasks,
+        group_size=1,
+        observes=policy.observes,
+        max_steps=max_steps,
+        episode_retries=episode_retries,
+        once=True,
+        heartbeat_timeout=heartbeat_timeout,
+    )
+    groups: list[Group] = []
+    with loader:
+        for batch in loader.batches(max_batch=len(workers)):
+            batch.respond(policy.act(batch.turns, greedy=greedy), version=policy.version)
+            groups += loader.pop_groups()
+        groups += loader.pop_groups()
+    rewards = [float(e.reward or 0.0) for g in groups for e in g.episodes]
+    dropped = int(loader.stats["dropped"])
+    if not rewards:
+        raise RolloutError(f"evaluation played no episode of {len(tasks)}: {dropped} dropped as their workers died")
+    if dropped:
+        log.warning("evaluation: %d of %d episodes dropped (their workers died)", dropped, len(tasks))
+    return {
+        "success": sum(r >= 1.0 for r in rewards) / len(rewards),
+        "reward": sum(rewards) / len(rewards),
+        "episodes": float(len(rewards)),
+        "dropped": float(dropped),
+    }

@@ -1,0 +1,189 @@
+"""Screenshots through shared memory when the client and its env server share a host.
+
+A 1280x800 RGB frame is 3 MB; through a unix socket it costs two kernel copies and many wake-ups
+of ZeroMQ's I/O threads, which was most of a step's RPC overhead. Instead:
+
+- the **client** creates a file under ``/dev/shm`` (``shm_dir()``) holding a small header with a
+  random token, and names it in its ``reset`` (option ``frames``);
+- the **server** opens that file (and only that file: the token must match), sizes it for two
+  frames, maps it, and from then on writes each observation's frame into it, answering with a
+  small reference (``{"seq", "slot", "offset", "shape", "dtype"}``) in place of the pixels;
+- the client maps the file and **unlinks it at once**, so nothing is left in ``/dev/shm``
+  whichever process dies, however (a ``kill -9`` included): the memory lives exactly as long as
+  one of the two mappings.
+
+Frames alternate between two slots, and each slot carries the sequence number of the frame being
+written (set before the pixels) and of the frame completed (set after), so a reader can tell a
+frame overwritten while it copied it (two clients stepping one server) and says so rather than
+returning torn pixels. The client copies a frame out with one ``memcpy`` (``FrameReader.read``):
+the agent owns its array, and a history of observations stays valid.
+
+A server that cannot open the file (another host, a container with its own ``/dev/shm``) answers
+with the pixels on the socket and says why in ``info["frames_refused"]``; the client then stops
+asking.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import mmap
+import os
+import secrets
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from cua_core.addresses import runtime_dir
+from cua_core.errors import CuaError
+
+__all__ = ["FrameError", "FrameReader", "FrameWriter", "shm_dir"]
+
+MAGIC = b"CUAFRAM1"
+SLOTS = 2
+_HEADER = 64  # magic (8) + token (16) + padding
+_SLOT_HEADER = 64  # begun (u64) + done (u64) per slot, one cache line each
+_DATA = _HEADER + SLOTS * _SLOT_HEADER
+_ALIGN = 4096
+
+
+class FrameError(CuaError):
+    """A shared-memory frame that cannot be read as referenced; the message says why."""
+
+
+def shm_dir() -> Path:
+    """Where frame segments are created: ``/dev/shm`` (memory, never disk) when usable, else the
+    runtime dir (on Linux usually a tmpfs under ``$XDG_RUNTIME_DIR``)."""
+    shm = Path("/dev/shm")
+    if shm.is_dir() and os.access(shm, os.W_OK | os.X_OK):
+        return shm
+    return runtime_dir()
+
+
+def _round_up(n: int, to: int) -> int:
+    return (n + to - 1) // to * to
+
+
+class FrameReader:
+    """The client's half: creates the segment, maps it once the server has sized it, copies frames out."""
+
+    def __init__(self, directory: Path | None = None) -> None:
+        self.token = secrets.token_hex(8)
+        folder = directory if directory is not None else shm_dir()
+        self.path: Path | None = folder / f"cua-frames-{os.getpid()}-{self.token}"
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
+        try:
+            os.write(fd, MAGIC + bytes.fromhex(self.token).ljust(_HEADER - len(MAGIC), b"\0"))
+        except BaseException:
+            os.close(fd)
+            self.unlink()
+            raise
+        self._fd: int | None = fd
+        self._map: mmap.mmap | None = None
+        self._seqs: np.ndarray[Any, Any] | None = None
+        self.frames = 0
+
+    def offer(self, *, known: bool) -> dict[str, Any]:
+        """The ``frames`` reset option naming this segment (by path until the server holds it)."""
+        return {"shm": None if known else str(self.path), "token": self.token}
+
+    def unlink(self) -> None:
+        """Remove the name: from now on only the two mappings keep the memory."""
+        if self.path is not None:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(self.path)
+            self.path = None
+
+    def attach(self) -> None:
+        """Map the segment the server has sized, then unlink its name (called once the server said yes)."""
+        if self._map is None:
+            if self._fd is None:
+                raise FrameError("this frame reader is closed")
+            size = os.fstat(self._fd).st_size
+            if size <= _DATA:
+                raise FrameError(f"the env server did not size the shared-memory segment {self.path} ({size} bytes)")
+            self._map = mmap.mmap(self._fd, size, mmap.MAP_SHARED, mmap.PROT_READ)
+            os.close(self._fd)
+            self._fd = None
+            self._seqs = np.frombuffer(self._map, np.uint64, count=SLOTS * 8, offset=_HEADER)
+        self.unlink()
+
+    @property
+    def attached(self) -> bool:
+        return self._map is not None
+
+    def read(self, ref: dict[str, Any]) -> np.ndarray[Any, Any]:
+        """The frame ``ref`` names, copied out (one memcpy) into an array the caller owns."""
+        if self._map is None or self._seqs is None:
+            raise FrameError("a shared-memory frame arrived before the segment was attached (reset with frames='shm')")
+        seqs = self._seqs
+        seq, slot = int(ref["seq"]), int(ref["slot"])
+        shape = tuple(int(n) for n in ref["shape"])
+        dtype = np.dtype(ref["dtype"])
+        count, offset = int(np.prod(shape)), int(ref["offset"])
+        if slot >= SLOTS or offset + count * dtype.itemsize > len(self._map):
+            raise FrameError(f"frame reference {ref} lies beyond the {len(self._map)}-byte segment")
+        if int(seqs[slot * 8 + 1]) != seq:
+            raise FrameError(
+                f"shared-memory frame {seq} is not in slot {slot} (it holds frame {int(seqs[slot * 8 + 1])}): "
+                "another client is stepping the same env server; give each client its own server"
+            )
+        out = np.frombuffer(self._map, dtype, count=count, offset=offset).reshape(shape).copy()
+        if int(seqs[slot * 8]) != seq:
+            raise FrameError(
+                f"shared-memory frame {seq} was overwritten while it was read: another client is stepping the "
+                "same env server; give each client its own server, or reset with frames='socket'"
+            )
+        self.frames += 1
+        return out
+
+    def close(self) -> None:
+        self.unlink()
+        self._seqs = None
+        if self._map is not None:
+            self._map.close()
+            self._map = None
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+
+
+class FrameWriter:
+    """The server's half: opens the client's segment, sizes it for two frames, writes frames into it."""
+
+    def __init__(self, path: str, token: str, frame_bytes: int) -> None:
+        fd = os.open(path, os.O_RDWR | os.O_NOFOLLOW)
+        try:
+            head = os.pread(fd, _HEADER, 0)
+            if head[: len(MAGIC)] != MAGIC or head[len(MAGIC) : len(MAGIC) + 8].hex() != token:
+                raise FrameError(f"{path} is not the frame segment the client named (token mismatch)")
+            self.slot_bytes = _round_up(frame_bytes, _ALIGN)
+            size = _round_up(_DATA, _ALIGN) + SLOTS * self.slot_bytes
+            os.ftruncate(fd, size)
+            self._map: mmap.mmap | None = mmap.mmap(fd, size, mmap.MAP_SHARED, mmap.PROT_READ | mmap.PROT_WRITE)
+        finally:
+            os.close(fd)
+        self.token = token
+        self._base = _round_up(_DATA, _ALIGN)
+        self._seqs: np.ndarray[Any, Any] | None = np.frombuffer(self._map, np.uint64, count=SLOTS * 8, offset=_HEADER)
+        self.seq = 0
+
+    def write(self, frame: np.ndarray[Any, Any]) -> dict[str, Any] | None:
+        """Put ``frame`` in the next slot; its reference, or None when it does not fit (send it inline)."""
+        if self._map is None or self._seqs is None or frame.nbytes > self.slot_bytes:
+            return None
+        self.seq += 1
+        slot = self.seq % SLOTS
+        offset = self._base + slot * self.slot_bytes
+        self._seqs[slot * 8] = self.seq  # begun: a reader of the previous frame here now sees it is gone
+        target = np.frombuffer(self._map, frame.dtype, count=frame.size, offset=offset).reshape(frame.shape)
+        np.copyto(target, frame)
+        del target
+        self._seqs[slot * 8 + 1] = self.seq  # done
+        return {"seq": self.seq, "slot": slot, "offset": offset, "shape": list(frame.shape), "dtype": frame.dtype.str}
+
+    def close(self) -> None:
+        self._seqs = None
+        if self._map is not None:
+            self._map.close()
+            self._map = None
