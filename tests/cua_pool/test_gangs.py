@@ -153,6 +153,20 @@ def test_cancel_stops_every_member_of_a_gang_within_a_bound(cluster: Cluster) ->
     assert not any(Path(f"/proc/{pid}").exists() for pid in pids)
 
 
+def test_a_job_cancelled_before_its_host_started_it_ends(cluster: Cluster) -> None:
+    """Placed, then cancelled before the agent picked the member up: the member never runs, and the
+    job must still end (it stayed "cancelling" for ever, holding the space, when cancelled that fast)."""
+    facts = {"os_name": "Linux", "arch": "x86_64", "cpus": 1, "memory": 1 << 30, "accelerators": [], "gpus": []}
+    cluster.controller.register_host(host_id="idle", name="idle", address="127.0.0.1", max_spaces=1, **facts)
+    job = cluster.submit("basic.py::hello")
+    assert [m["state"] for m in cluster.job(job)["members"]] == ["assigned"]
+    assert cluster.controller.cancel(job)["state"] == "cancelling"
+    assert cluster.controller.host_work("idle", have=[]) == {"start": [], "stop": []}
+    info = cluster.job(job)
+    assert info["job"]["state"] == "cancelled" and [m["state"] for m in info["members"]] == ["stopped"]
+    assert [h["spaces"] for h in cluster.controller.computers()] == [0]
+
+
 def test_never_fits_names_what_no_known_host_has() -> None:
     def host(name: str, gpus: int = 0, apple: bool = False, state: str = "up") -> dict[str, object]:
         accel = [{"kind": "gpu"}] * gpus + ([{"kind": "apple"}] if apple else [])

@@ -115,9 +115,13 @@ class HostService:
     def _work_for(self, host_id: str, have: set[str]) -> tuple[list[dict[str, Any]], list[str]]:
         start = []
         for m in self.store.live_members_on(host_id):
-            if m["id"] in have or m["stop"]:
+            if m["id"] in have:
                 continue
-            if m["state"] == "assigned":
+            if m["stop"]:
+                # Told to stop and not on the host (cancelled before the agent started it): nothing runs,
+                # so it is over; else it would hold a space and keep its job "cancelling" for ever.
+                self.gangs.member_done(m["id"], "stopped", None, "stopped before the host started it")
+            elif m["state"] == "assigned":
                 start.append(self._spec(m))
             else:  # it was running here and the agent no longer has it
                 self.gangs.member_done(m["id"], "lost", None, "the host agent no longer has this member")
