@@ -1,0 +1,214 @@
+"""Shared-memory frames between an env server and a client on one host, and the curriculum prefix
+(``solve(steps=k)``): against real sim env servers, in their own processes where a kill -9 matters."""
+
+from __future__ import annotations
+
+import os
+import signal
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from cua_bench.backends.base import Computer
+from cua_bench.backends.sim import SimBackend
+from cua_bench.client import EnvClient
+from cua_bench.frames import FrameError, FrameReader, FrameWriter, shm_dir
+from cua_bench.server import EnvServer
+from cua_bench.sim import SimDesktop, SimSession
+from cua_core.actions import Action, Click, Done, Point, TypeText
+from cua_core.errors import RemoteError, ServerLost
+from cua_core.rpc import RpcClient, RpcServer
+
+ACTIONS: list[list[Action]] = [[Click(Point(500, 400))], [TypeText("hello")], [Click(Point(100, 100))]]
+
+
+def _segments() -> list[Path]:
+    """Frame segments this test process created that still have a name."""
+    return sorted(shm_dir().glob(f"cua-frames-{os.getpid()}-*"))
+
+
+@pytest.fixture(scope="module")
+def computer() -> Iterator[Computer]:
+    backend = SimBackend()
+    computer = backend.provision(width=640, height=400)
+    yield computer
+    backend.teardown(computer)
+
+
+def _play(client: EnvClient, task: str = "sim/fill-form") -> list[np.ndarray]:
+    obs, _ = client.reset(options={"task": task, "variant": 1, "obs": "rgb"})
+    frames = [obs["screenshot"]]
+    for actions in ACTIONS:
+        frames.append(client.step(actions)[0]["screenshot"])
+    return frames
+
+
+def test_shm_frames_equal_socket_frames_pixel_for_pixel(computer: Computer) -> None:
+    assert computer.address.startswith("ipc://")
+    with EnvClient(computer.address) as shm, EnvClient(computer.address, frames="socket") as sock:
+        through_shm = _play(shm)
+        assert shm.shared_frames  # ipc:// asks for shared memory by default
+        assert _segments() == []  # the name goes as soon as the server has mapped it
+        through_socket = _play(sock)
+        assert not sock.shared_frames
+    assert len(through_shm) == len(through_socket) == 4
+    for a, b in zip(through_shm, through_socket, strict=True):
+        assert a.shape == (400, 640, 3) and a.dtype == np.uint8
+        assert np.array_equal(a, b)
+    assert not np.array_equal(through_shm[0], through_shm[2])  # the frames did change
+    assert through_shm[1].flags.writeable and through_shm[1].base is None  # the caller owns a copy
+    assert _segments() == []
+
+
+def test_frames_from_earlier_steps_stay_as_they_were(computer: Computer) -> None:
+    # Two slots alternate: an array handed out must not change when later frames arrive.
+    with EnvClient(computer.address) as env:
+        obs, _ = env.reset(options={"task": "sim/fill-form", "variant": 1})
+        first = obs["screenshot"]
+        kept = first.copy()
+        for actions in ACTIONS:
+            env.step(actions)
+        assert np.array_equal(first, kept)
+        # A second client of the same server cannot read the first one's memory: observe says so
+        # and gets the frame inline instead.
+        with EnvClient(computer.address, frames="socket") as other:
+            seen = other.observe()["screenshot"]
+        assert np.array_equal(np.asarray(seen), env.observe()["screenshot"])
+
+
+def test_oracle_steps_travel_on_the_socket_and_png_is_unchanged(computer: Computer) -> None:
+    with EnvClient(computer.address) as env:
+        env.reset(options={"task": "sim/login", "variant": 0})
+        solved = env.solve()
+        assert solved["reward"] == 1.0
+        shots = [np.asarray(s["observation"]["screenshot"]) for s in solved["steps"]]
+        assert len(shots) > 2 and all(s.shape == (400, 640, 3) for s in shots)
+        assert not np.array_equal(shots[0], shots[-1])  # each step kept its own frame
+        obs, _ = env.reset(options={"task": "sim/login", "variant": 0, "obs": "png"})
+        assert bytes(obs["screenshot"]).startswith(b"\x89PNG")
+
+
+def test_kill_9_of_the_server_leaves_nothing_in_dev_shm() -> None:
+    backend = SimBackend()
+    computer = backend.provision(width=320, height=200)
+    try:
+        with EnvClient(computer.address, heartbeat_timeout=0.5, step_timeout=5) as env:
+            env.reset(options={"task": "sim/click-button"})
+            assert env.shared_frames and _segments() == []
+            os.kill(computer.handle.pid, signal.SIGKILL)
+            computer.handle.wait()
+            with pytest.raises(ServerLost):
+                env.step([Click(Point(1, 1))])
+            # A reset of a dead server: the segment it offered is unlinked when the call fails.
+            with pytest.raises(ServerLost):
+                env.reset(options={"task": "sim/click-button", "frames": "shm"})
+            assert _segments() == []
+    finally:
+        backend.teardown(computer)
+    assert _segments() == []
+
+
+def test_tcp_keeps_the_socket_unless_asked_and_shm_works_on_loopback() -> None:
+    server = EnvServer(SimSession(SimDesktop(320, 200)), "tcp://127.0.0.1:0").start()
+    try:
+        with EnvClient(server.address) as plain, EnvClient(server.address, frames="shm") as asked:
+            plain_obs, info = plain.reset(options={"task": "sim/click-button", "variant": 2})
+            assert info["frames"] == "socket" and not plain.shared_frames
+            asked_obs, info = asked.reset(options={"task": "sim/click-button", "variant": 2})
+            assert info["frames"] == "shm" and asked.shared_frames
+            assert np.array_equal(np.asarray(plain_obs["screenshot"]), asked_obs["screenshot"])
+            with pytest.raises(ValueError, match="frames must be one of auto, shm, socket"):
+                plain.reset(options={"task": "sim/click-button", "frames": "mmap"})
+    finally:
+        server.rpc.close()
+    assert _segments() == []
+
+
+def test_a_server_that_cannot_map_the_segment_says_why_and_sends_pixels() -> None:
+    server = EnvServer(SimSession(SimDesktop(320, 200)), "tcp://127.0.0.1:0").start()
+    try:
+        with RpcClient(server.address) as rpc:
+            params = {"task": "sim/click-button", "obs": "rgb"}
+            reply = rpc.call("reset", {**params, "frames": {"shm": "/nonexistent/seg", "token": "00" * 8}})
+            assert reply["info"]["frames"] == "socket"
+            assert "cannot map /nonexistent/seg" in reply["info"]["frames_refused"]
+            assert reply["observation"]["screenshot"].shape == (200, 320, 3)
+            reader = FrameReader()
+            try:
+                wrong = {"shm": str(reader.path), "token": "11" * 8}  # not the token written in the file
+                reply = rpc.call("reset", {**params, "frames": wrong})
+                assert "token mismatch" in reply["info"]["frames_refused"]
+                reply = rpc.call("reset", {**params, "frames": {"shm": None, "token": "22" * 8}})
+                assert "no shared-memory segment with that token" in reply["info"]["frames_refused"]
+            finally:
+                reader.close()
+            with pytest.raises(RemoteError, match="frames must be 'socket' or"):
+                rpc.call("reset", {**params, "frames": 5})
+    finally:
+        server.rpc.close()
+
+
+def test_a_server_older_than_shared_frames_is_still_served() -> None:
+    # Its reset has no ``frames`` parameter: the client stops asking and reads pixels off the socket.
+    server = RpcServer("tcp://127.0.0.1:0", name="old-env")
+    frame = np.arange(4 * 5 * 3, dtype=np.uint8).reshape(4, 5, 3)
+
+    def reset(task: str, variant: int = 0, split: str = "test", seed: int | None = None, obs: str = "rgb") -> object:
+        return {"observation": {"screenshot": frame, "step": 0}, "info": {"task": {"description": task}}}
+
+    server.register("reset", reset)
+    with server, EnvClient(server.address, frames="shm") as env:
+        obs, _ = env.reset(options={"task": "x"})
+        assert np.array_equal(obs["screenshot"], frame) and not env.shared_frames
+        env.reset(options={"task": "x"})  # no second BadRequest: the refusal is remembered
+    assert _segments() == []
+
+
+def test_a_torn_read_is_an_error_not_wrong_pixels(tmp_path: Path) -> None:
+    reader = FrameReader(tmp_path)
+    writer = FrameWriter(str(reader.path), reader.token, 12)
+    reader.attach()
+    assert list(tmp_path.iterdir()) == []  # attached: the name is gone
+    first = writer.write(np.full((2, 2, 3), 7, np.uint8))
+    assert first is not None
+    assert (reader.read(first) == 7).all()
+    writer.write(np.zeros((2, 2, 3), np.uint8))
+    writer.write(np.zeros((2, 2, 3), np.uint8))  # the first frame's slot again
+    with pytest.raises(FrameError, match="another client is stepping the same env server"):
+        reader.read(first)
+    assert writer.write(np.zeros((40, 40, 3), np.uint8)) is None  # beyond its slot (a page): sent inline
+    writer.close()
+    reader.close()
+
+
+def test_solve_steps_plays_a_prefix_of_the_oracle(computer: Computer) -> None:
+    with EnvClient(computer.address) as env:
+        env.reset(options={"task": "sim/fill-form", "variant": 0})
+        whole = env.solve()
+        assert whole["reward"] == 1.0
+        length = len(whole["steps"])
+        assert length > 3
+
+        obs, _ = env.reset(options={"task": "sim/fill-form", "variant": 0})
+        prefix = env.solve(steps=2)
+        assert (prefix["played"], prefix["finished"]) == (2, False)
+        assert [s["actions"] for s in prefix["steps"]] == [s["actions"] for s in whole["steps"][:2]]
+        assert "reward" not in prefix  # nothing evaluated
+        assert prefix["observation"]["step"] == 2 and env.info()["steps"] == 2
+        assert not np.array_equal(prefix["observation"]["screenshot"], obs["screenshot"])
+        assert env.evaluate() == 0.0  # part of the way is not the goal
+        _, _, _, _, info = env.step([Click(Point(1, 1))])
+        assert info["step"] == 3  # the step counter went on from the prefix
+
+        env.reset(options={"task": "sim/fill-form", "variant": 0})
+        rest = env.solve(steps=length + 5)
+        assert (rest["played"], rest["finished"]) == (length, True)
+        _, reward, terminated, _, _ = env.step([Done()])
+        assert terminated and reward == 1.0
+
+        env.reset(options={"task": "sim/login", "variant": 0})
+        assert env.solve(steps=0)["played"] == 0 and env.info()["steps"] == 0
+        with pytest.raises(RemoteError, match=r"takes a number of oracle steps >= 0, got -1"):
+            env.solve(steps=-1)

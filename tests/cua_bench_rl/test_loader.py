@@ -1,0 +1,247 @@
+"""The multi-turn dataloader on real sim env servers, with small scripted policies (no torch)."""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import signal
+import time
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+import pytest
+
+from cua_bench.agents.base import Observes
+from cua_bench.session import center, find
+from cua_bench_rl.loader import RolloutError, RolloutLoader, evaluate
+from cua_bench_rl.policy import Policy
+from cua_bench_rl.rollouts import Decision, Group, Taken, TaskRef, Turn
+from cua_bench_rl.workers import EnvWorkers
+from cua_core.actions import Action, Click, Done, Fail, Point
+
+BUTTON = "sim/click-button"
+
+
+class Scripted(Policy):
+    """Answers each turn with ``script(turn)``; ``delay`` seconds per batch stands in for a forward pass."""
+
+    def __init__(self, script: Callable[[Turn], list[Action]], *, observes: Observes | None = None, delay: float = 0):
+        self.script = script
+        self.observes = observes or Observes("none")
+        self.delay = delay
+        self.batches: list[int] = []
+        self.greedy: list[bool] = []
+
+    def act(self, turns: Sequence[Turn], *, greedy: bool = False) -> list[Decision]:
+        self.batches.append(len(turns))
+        self.greedy.append(greedy)
+        time.sleep(self.delay)
+        return [Decision(self.script(t), [t.step], [-0.5]) for t in turns]
+
+    def logprobs(self, taken: Sequence[Taken]) -> list[Any]:
+        raise NotImplementedError("rollout tests never train")
+
+
+def press_the_named_button(turn: Turn) -> list[Action]:
+    """Reads the a11y tree, clicks the button the instruction names, then says done."""
+    if turn.step > 0:
+        return [Done()]
+    name = re.search(r'"(.+?)"', turn.instruction).group(1)  # type: ignore[union-attr]
+    return [Click(center(find(turn.observation["a11y"], role="button", name=name)))]
+
+
+def solver() -> Scripted:
+    return Scripted(press_the_named_button, observes=Observes("none", a11y="nodes"))
+
+
+@pytest.fixture(scope="module")
+def workers() -> Iterator[EnvWorkers]:
+    with EnvWorkers("sim", 3, width=640, height=400) as pool:
+        yield pool
+
+
+def _run(
+    loader: RolloutLoader, policy: Policy, groups: int, *, on_batch: Callable[[int], None] | None = None
+) -> list[Group]:
+    """Answer turns (version = batch number) until ``groups`` groups are out."""
+    found: list[Group] = []
+    with loader:
+        for number, batch in enumerate(loader.batches(max_batch=8), 1):
+            batch.respond(policy.act(batch.turns), version=number)
+            if on_batch is not None:
+                on_batch(number)
+            found += loader.pop_groups()
+            if len(found) >= groups:
+                break
+    return found
+
+
+def test_groups_are_complete_same_task_and_stamped(workers: EnvWorkers) -> None:
+    policy = solver()
+    tasks = [TaskRef(BUTTON, 0, "train"), TaskRef(BUTTON, 1, "train")]
+    loader = RolloutLoader(workers, tasks, group_size=4, observes=policy.observes, seed=3)
+    groups = _run(loader, policy, 3)
+    assert len(groups) >= 3
+    ids = [e.id for g in groups for e in g.episodes]
+    assert len(ids) == len(set(ids))
+    for group in groups:
+        assert group.task in tasks and len(group.episodes) == 4
+        for episode in group.episodes:
+            assert episode.task == group.task
+            assert (episode.status, episode.reward, len(episode.turns)) == ("completed", 1.0, 2)
+            assert episode.instruction.startswith("Click the")
+            versions = episode.versions
+            assert versions[0] >= 1 and versions[1] > versions[0]  # one batch answered each turn
+            for step, taken in enumerate(episode.turns):
+                assert taken.turn.step == step and taken.turn.episode == episode.id
+                assert taken.turn.history == episode.turns[:step]  # earlier turns, as played
+                assert taken.turn.max_steps == 5 and "a11y" in taken.turn.observation
+                assert "screenshot" not in taken.turn.observation  # it observes no pixels
+            assert episode.turns[-1].reward == 1.0 and episode.seconds > 0
+    stats = loader.stats
+    assert stats["groups"] >= 3 and stats["episodes"] >= 12 and stats["env_steps"] >= 24
+    assert stats["env_steps_per_s"] > 0
+    assert (stats["retried"], stats["dropped"], stats["replaced"], stats["groups_dropped"]) == (0, 0, 0, 0)
+
+
+def test_episodes_end_on_done_fail_and_the_step_limit(workers: EnvWorkers) -> None:
+    def by_variant(turn: Turn) -> list[Action]:
+        if turn.task.variant == 0:
+            return [Fail("cannot")]
+        if turn.task.variant == 1:
+            return [Click(Point(2, 2))]  # never done: runs into the step limit
+        return press_the_named_button(turn)
+
+    policy = Scripted(by_variant, observes=Observes("rgb", a11y="nodes"))
+    tasks = [TaskRef(BUTTON, v) for v in range(3)]
+    loader = RolloutLoader(workers, tasks, group_size=2, observes=policy.observes, max_steps=3, seed=0)
+    seen: dict[int, Group] = {}
+    with loader:
+        for batch in loader.batches():
+            batch.respond(policy.act(batch.turns))
+            for group in loader.pop_groups():
+                seen.setdefault(group.task.variant, group)
+            if len(seen) == 3:
+                break
+    outcomes = {v: {(e.status, e.reward, len(e.turns)) for e in g.episodes} for v, g in seen.items()}
+    assert outcomes == {
+        0: {("completed", 0.0, 1)},
+        1: {("truncated", 0.0, 3)},
+        2: {("completed", 1.0, 2)},
+    }
+    first = seen[1].episodes[0].turns[0].turn
+    assert first.max_steps == 3 and first.observation["screenshot"].shape == (400, 640, 3)
+    assert seen[1].episodes[0].turns[1].turn.observation["errors"] == []
+
+
+def test_envs_keep_busy_while_the_policy_thinks(workers: EnvWorkers) -> None:
+    policy = Scripted(lambda t: [Click(Point(500, 500))], delay=0.25)
+    loader = RolloutLoader(workers, [TaskRef(BUTTON, 0)], group_size=2, observes=policy.observes, max_steps=4)
+    started = time.monotonic()
+    with loader:
+        for number, batch in enumerate(loader.batches(max_batch=8), 1):
+            batch.respond(policy.act(batch.turns), version=number)
+            if number == 6:
+                break
+        steps = loader.stats["env_steps"]
+    elapsed = time.monotonic() - started
+    # The three environments step at once after each answer and wait together for the next: one
+    # loader driving them one at a time would hand over batches of one.
+    assert max(policy.batches) == 3 and sum(policy.batches) >= 2 * len(policy.batches)
+    assert steps >= 10 and elapsed < 6 * 0.25 + 3
+
+
+@pytest.mark.parametrize("retries", [1, 0])
+def test_a_worker_killed_with_9_is_replaced_and_rollouts_go_on(retries: int, caplog: pytest.LogCaptureFixture) -> None:
+    policy = Scripted(lambda t: [Click(Point(500, 500))])
+    replaced: list[int] = []
+    with EnvWorkers("sim", 3, width=320, height=200, on_replaced=lambda i, _: replaced.append(i)) as pool:
+        victim = pool[0].computer.handle
+        loader = RolloutLoader(
+            pool, [TaskRef(BUTTON, 0), TaskRef(BUTTON, 1)], group_size=3, observes=policy.observes,
+            max_steps=4, episode_retries=retries, heartbeat_timeout=1.0,
+        )  # fmt: skip
+
+        groups: list[Group] = []
+        after = 0  # groups completed since the replacement
+        with caplog.at_level(logging.WARNING), loader:
+            for number, batch in enumerate(loader.batches(max_batch=8), 1):
+                batch.respond(policy.act(batch.turns), version=number)
+                if number == 3:
+                    os.kill(victim.pid, signal.SIGKILL)
+                popped = loader.pop_groups()
+                groups += popped
+                after += len(popped) if loader.stats["replaced"] else 0
+                if after >= 3:
+                    break
+        stats = loader.stats
+        assert victim.poll() is not None and pool[0].computer.handle is not victim
+        assert pool.replaced == 1 and replaced == [0] and stats["replaced"] == 1
+    if retries:
+        assert (stats["retried"], stats["dropped"], stats["groups_dropped"]) == (1, 0, 0)
+        assert "retried from reset" in caplog.text
+    else:
+        assert (stats["retried"], stats["dropped"], stats["groups_dropped"]) == (0, 1, 1)
+        assert "dropped after 1 attempts" in caplog.text
+    assert "env worker 0 died during an episode" in caplog.text
+    assert after >= 3  # rollouts went on
+    for group in groups:  # a retried episode's turns were discarded, never half-kept
+        assert len(group.episodes) == 3
+        for episode in group.episodes:
+            assert episode.status == "truncated" and [t.turn.step for t in episode.turns] == [0, 1, 2, 3]
+
+
+def test_a_bad_task_name_is_raised_with_its_message(workers: EnvWorkers) -> None:
+    policy = Scripted(lambda t: [Done()])
+    loader = RolloutLoader(workers, [TaskRef("sim/clik-button")], group_size=2, observes=policy.observes)
+    with loader, pytest.raises(RolloutError, match=r"sim/clik-button@test:0 .*did you mean sim/click-button"):
+        _run(loader, policy, 1)
+
+
+def test_a_curriculum_starts_episodes_past_the_oracles_first_steps(workers: EnvWorkers) -> None:
+    policy = Scripted(lambda t: [Done()], observes=Observes("none", a11y="nodes"))
+    prefix = {0: 2, 1: 50}  # variant 1: the whole oracle, so the policy's Done scores
+    tasks = [TaskRef("sim/login", 0), TaskRef("sim/login", 1)]
+    loader = RolloutLoader(
+        workers, tasks, group_size=2, observes=policy.observes, curriculum=lambda t: prefix[t.variant]
+    )
+    seen: dict[int, Group] = {}
+    with loader:
+        for batch in loader.batches():
+            batch.respond(policy.act(batch.turns))
+            for group in loader.pop_groups():
+                seen.setdefault(group.task.variant, group)
+            if len(seen) == 2:
+                break
+    partial, whole = seen[0].episodes[0], seen[1].episodes[0]
+    assert partial.started_after == 2 and partial.turns[0].turn.observation["step"] == 2
+    assert partial.reward == 0.0
+    assert whole.started_after > 2 and whole.turns[0].turn.observation["step"] == whole.started_after
+    assert whole.reward == 1.0 and len(whole.turns) == 1
+
+
+def test_evaluate_plays_each_task_once(workers: EnvWorkers) -> None:
+    refs = [TaskRef(BUTTON, v) for v in range(4)]
+    policy = solver()
+    assert evaluate(workers, policy, refs) == {"success": 1.0, "reward": 1.0, "episodes": 4.0, "dropped": 0.0}
+    assert set(policy.greedy) == {True}
+    quitter = Scripted(lambda t: [Fail()])
+    figures = evaluate(workers, quitter, refs[:3], greedy=False)
+    assert (figures["success"], figures["episodes"]) == (0.0, 3.0) and set(quitter.greedy) == {False}
+
+
+def test_misuse_is_refused_clearly(workers: EnvWorkers) -> None:
+    policy = Scripted(lambda t: [Done()])
+    with pytest.raises(ValueError, match="at least one TaskRef"):
+        RolloutLoader(workers, [], observes=policy.observes)
+    with pytest.raises(TypeError, match="tasks must be TaskRef objects"):
+        RolloutLoader(workers, ["sim/click-button"], observes=policy.observes)  # type: ignore[list-item]
+    loader = RolloutLoader(workers, lambda rng: TaskRef(BUTTON, rng.randrange(3)), group_size=2)
+    with loader:
+        batches = loader.batches()
+        batch = next(batches)
+        with pytest.raises(ValueError, match=r"one decision per turn: \d+ turns, 0 decisions"):
+            batch.respond([])
+        with pytest.raises(RuntimeError, match="respond to each batch"):
+            next(batches)
