@@ -15,7 +15,7 @@ from click.testing import CliRunner
 from support.rl_episodes import TASK, group, plain
 
 from cua_bench_rl.buffer import INDEX_FILE, ReplayBuffer
-from cua_bench_rl.rollouts import Group, TaskRef
+from cua_bench_rl.rollouts import Group, TaskRef, Turn
 from cua_data.cli import main as cua_data
 from cua_data.errors import StoreError
 from cua_data.reader import DatasetReader
@@ -323,3 +323,42 @@ def test_loading_200_groups(tmp_path: Path) -> None:
     print(f"\nload: {seconds:.2f} s for 200 groups of 8 single-turn episodes with 128x80 screenshots")
     assert len(loaded) == 200 and loaded.stats == buffer.stats
     assert seconds < 30
+
+
+# -- real rollouts ----------------------------------------------------------------------------------
+
+
+def test_real_sim_rollouts_persist_and_load_back_pixel_for_pixel(tmp_path: Path) -> None:
+    """Groups from the real loader on real sim env servers (RGB frames, a11y nodes, two turns each)."""
+    import re
+
+    from cua_bench.agents.base import Observes
+    from cua_bench.session import center, find
+    from cua_bench_rl.loader import RolloutLoader
+    from cua_bench_rl.rollouts import Decision
+    from cua_bench_rl.workers import EnvWorkers
+    from cua_core.actions import Click, Done
+
+    def act(turn: Turn) -> Decision:
+        if turn.step > 0:
+            return Decision([Done()], [1], [-0.25], text="done")
+        name = re.search(r'"(.+?)"', turn.instruction).group(1)  # type: ignore[union-attr]
+        return Decision([Click(center(find(turn.observation["a11y"], role="button", name=name)))], [0, 2], [-1.0, -0.5])
+
+    observes = Observes("rgb", a11y="nodes", max_size=(160, 100))
+    buffer = ReplayBuffer(capacity=4, max_staleness=None, folder=tmp_path / "buffer")
+    with EnvWorkers("sim", 2, width=320, height=200) as workers:
+        loader = RolloutLoader(workers, [TaskRef("sim/click-button", 1, "train")], group_size=2, observes=observes)
+        with loader:
+            for number, batch in enumerate(loader.batches(max_batch=4), 1):
+                batch.respond([act(t) for t in batch.turns], version=number)
+                for g in loader.pop_groups():
+                    buffer.add(g)
+                if len(buffer) >= 1:
+                    break
+    played = buffer.groups()[0]
+    shot = played.episodes[0].turns[0].turn.observation["screenshot"]
+    assert shot.shape == (100, 160, 3) and played.episodes[0].turns[0].turn.observation["a11y"]
+    assert [len(e.turns) for e in played.episodes] == [2, 2] and played.rewards == [1.0, 1.0]
+    loaded = ReplayBuffer.load(tmp_path / "buffer", capacity=4, max_staleness=None)
+    assert [plain(g) for g in loaded.groups()] == [plain(played)]
