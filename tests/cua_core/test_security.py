@@ -2,7 +2,9 @@ from __future__ import annotations
 
 import logging
 import stat
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -10,7 +12,7 @@ import pytest
 from cua_core.errors import RpcTimeout, SecurityError
 from cua_core.events import BusAddresses, Forwarder, Publisher, Subscriber
 from cua_core.rpc import RpcClient, RpcServer
-from cua_core.security import AllowList, ClientSecurity, ServerSecurity, load_or_create_keypair
+from cua_core.security import AllowList, ClientSecurity, KeyPair, ServerSecurity, load_or_create_keypair
 
 
 def test_keys_are_created_private_and_reloaded(tmp_path: Path) -> None:
@@ -21,6 +23,24 @@ def test_keys_are_created_private_and_reloaded(tmp_path: Path) -> None:
     assert stat.S_IMODE(folder.stat().st_mode) == 0o700
     assert load_or_create_keypair("host", folder) == pair
     assert pair.secret.decode() not in repr(pair)  # secrets never end up in logs
+
+
+def test_callers_racing_to_create_the_pair_all_get_the_same_one(tmp_path: Path) -> None:
+    """Threads that start at once (a worker pool provisioning) must neither see the secret before it
+    is private (that was refused as 'readable by others') nor get different pairs."""
+    barrier = threading.Barrier(8)
+
+    def load(name: str) -> KeyPair:
+        barrier.wait()
+        return load_or_create_keypair(name, tmp_path)
+
+    with ThreadPoolExecutor(8) as pool:
+        for round_ in range(10):  # the window is narrow: many rounds make a lost race show
+            name = f"raced{round_}"
+            pairs = list(pool.map(load, [name] * 8))
+            assert len({p.public for p in pairs}) == 1 and len({p.secret for p in pairs}) == 1
+            assert (tmp_path / f"{name}.key").read_bytes().count(pairs[0].public) == 1
+    assert len(list(tmp_path.iterdir())) == 2 * 10  # no scratch folder left behind
 
 
 def test_default_location_is_the_config_dir(private_dirs: Path, tmp_path: Path) -> None:

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import logging
 import os
+import shutil
 import stat
+import tempfile
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -65,9 +67,7 @@ def load_or_create_keypair(name: str = "default", directory: Path | None = None)
     folder = _keys_dir(directory)
     secret_file = folder / f"{name}.key_secret"
     if not secret_file.exists():
-        # The folder is 0700, so the secret is never readable by others, even before the chmod.
-        zmq.auth.create_certificates(str(folder), name)
-        secret_file.chmod(0o600)
+        _create_keypair(folder, name)
     mode = stat.S_IMODE(secret_file.stat().st_mode)
     if mode & 0o077:
         raise SecurityError(
@@ -80,6 +80,23 @@ def load_or_create_keypair(name: str = "default", directory: Path | None = None)
     if secret is None:
         raise SecurityError(f"{secret_file} holds no secret key; delete it to create a new pair")
     return KeyPair(public, secret)
+
+
+def _create_keypair(folder: Path, name: str) -> None:
+    """Make the pair in a private scratch folder and link the secret into place only if none is there,
+    so callers racing to create it (threads, processes) all end up with the one pair that won, and
+    none ever sees a half-written or not-yet-private secret."""
+    scratch = Path(tempfile.mkdtemp(prefix=f".{name}-", dir=folder))
+    try:
+        public_tmp, secret_tmp = (Path(p) for p in zmq.auth.create_certificates(str(scratch), name))
+        secret_tmp.chmod(0o600)
+        try:
+            os.link(secret_tmp, folder / f"{name}.key_secret")
+        except FileExistsError:
+            return  # another caller created it first: theirs is the pair
+        os.replace(public_tmp, folder / f"{name}.key")
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
 
 
 def _check_z85_key(key: bytes | str) -> bytes:
