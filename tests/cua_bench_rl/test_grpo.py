@@ -273,3 +273,12 @@ def test_flatten_refuses_aborted_episodes_and_mismatched_lengths() -> None:
         flatten([Group(task, [_episode("a", 1, 1.0), _episode("b", 1, 0.0)])], [[1.0, 0.0, -1.0]])
     with pytest.raises(ValueError, match="1 groups but 0 advantage lists"):
         flatten([group], [])
+
+
+def test_a_group_with_an_unscored_episode_is_an_error_not_a_zero() -> None:
+    from cua_bench_rl.rollouts import Episode, Group, TaskRef
+
+    task = TaskRef("sim/click-button", 0, "train")
+    group = Group(task, [Episode("a", task, "x", reward=1.0), Episode("b", task, "x", reward=None)])
+    with pytest.raises(ValueError, match=r"episodes \['b'\] have no reward"):
+        _ = group.rewards

@@ -7,7 +7,6 @@ trainers, so each can be tested without the others.
 
 from __future__ import annotations
 
-import statistics
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -124,13 +123,15 @@ class Group:
 
     @property
     def rewards(self) -> list[float]:
-        return [float(e.reward or 0.0) for e in self.episodes]
+        """Each episode's reward. An episode without one was never scored (aborted or failed) and has
+        no place in a group: that is an error, never a silent 0."""
+        missing = [e.id for e in self.episodes if e.reward is None]
+        if missing:
+            raise ValueError(
+                f"group {self.task.key}: episodes {missing} have no reward (aborted or failed ones are not trained on)"
+            )
+        return [float(e.reward) for e in self.episodes if e.reward is not None]
 
     @property
     def version(self) -> int:
         return min((e.version for e in self.episodes), default=0)
-
-    @property
-    def spread(self) -> float:
-        rewards = self.rewards
-        return statistics.pstdev(rewards) if len(rewards) > 1 else 0.0
