@@ -21,6 +21,7 @@ import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cache
 from importlib import metadata
 from pathlib import Path
 from typing import Any, Literal
@@ -254,6 +255,7 @@ def write_marker(root: Path, name: str, dataset: str | None, partitions: Mapping
     os.replace(tmp, path)
 
 
+@cache  # a marker is rewritten on every write; reading the installed metadata each time cost ~1 ms
 def _version() -> str:
     try:
         return metadata.version("cua-data")
