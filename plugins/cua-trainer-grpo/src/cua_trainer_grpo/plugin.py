@@ -1,0 +1,47 @@
+"""cua-trainer-grpo's hooks (entry point group ``cua_bench_rl``).
+
+One function per hook; each imports what it registers only when called, so listing plugins never
+imports torch or transformers. A policy added to this plugin is one more ``register(...)`` line in
+``cua_bench_rl_register_policies``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from cua_bench_rl.hookspecs import hookimpl
+from cua_core.plugins import Register
+
+if TYPE_CHECKING:
+    from cua_bench_rl.policy import Policy
+    from cua_bench_rl.trainer import Trainer
+
+
+@hookimpl
+def cua_bench_rl_register_trainers(register: Register[type[Trainer]]) -> None:
+    from cua_trainer_grpo.trainer import GRPOTrainer
+
+    register("grpo", GRPOTrainer, description="GRPO on torch: full fine-tuning or LoRA (peft), AdamW, optional KL")
+
+
+def _qwen_vl(**options: Any) -> Policy:
+    from cua_trainer_grpo.policies.vlm import QwenVLPolicy
+
+    return QwenVLPolicy(**options)
+
+
+@hookimpl
+def cua_bench_rl_register_policies(register: Register[Callable[..., Policy]]) -> None:
+    register(
+        "qwen-vl",
+        _qwen_vl,
+        description="a transformers Qwen-VL model with its cua adapter: model=PATH [adapter=qwen2.5-vl max_size=WxH]",
+    )
+
+
+@hookimpl
+def cua_bench_rl_reload_weights(base_url: str, path: str, version: int) -> bool | None:
+    from cua_trainer_grpo.reload import reload_weights
+
+    return reload_weights(base_url, path, version)
