@@ -3,6 +3,8 @@
 The ``openai`` agent is tested against this over real sockets, not a patched client: retries,
 status codes, keep-alive and request bodies are what a vLLM or SGLang server would see.
 ``answer(request) -> (status, body)`` decides each reply; every request body is kept.
+``routes`` adds other POST paths (a server's own APIs, such as vLLM's ``/v1/load_lora_adapter``),
+each answered the same way; any other path is a 404, as on a server without that API.
 """
 
 from __future__ import annotations
@@ -40,8 +42,9 @@ def request_text(request: dict[str, Any]) -> str:
 
 
 class ModelServer:
-    def __init__(self, answer: Answer) -> None:
+    def __init__(self, answer: Answer, routes: dict[str, Answer] | None = None) -> None:
         self.answer = answer
+        self.routes = dict(routes or {})
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
         self.lock = threading.Lock()
@@ -56,10 +59,11 @@ class ModelServer:
                 with owner.lock:
                     owner.requests.append(body)
                     owner.headers.append(dict(self.headers))
-                if self.path != "/v1/chat/completions":
+                route = owner.answer if self.path == "/v1/chat/completions" else owner.routes.get(self.path)
+                if route is None:
                     status, reply = 404, {"error": {"message": f"no route {self.path}"}}
                 else:
-                    status, reply = owner.answer(body)
+                    status, reply = route(body)
                 data = json.dumps(reply).encode()
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
@@ -86,8 +90,8 @@ class ModelServer:
 
 
 @contextmanager
-def model_server(answer: Answer) -> Iterator[ModelServer]:
-    server = ModelServer(answer).start()
+def model_server(answer: Answer, routes: dict[str, Answer] | None = None) -> Iterator[ModelServer]:
+    server = ModelServer(answer, routes).start()
     try:
         yield server
     finally:

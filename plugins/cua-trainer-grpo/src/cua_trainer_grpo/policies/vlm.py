@@ -19,6 +19,7 @@ be parsed (as the ``hf`` agent does). The tokens are kept, so GRPO can lower the
 from __future__ import annotations
 
 import inspect
+import shutil
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -314,4 +315,11 @@ class QwenVLPolicy(Policy):
             trainable.save_pretrained(str(folder))  # the adapter alone
             return
         self.model.save_pretrained(str(folder))
-        self.processor.save_pretrained(str(folder))
+        source = Path(self.path)
+        if not source.is_dir():  # a hub id: the processor as loaded
+            self.processor.save_pretrained(str(folder))
+            return
+        for item in source.iterdir():  # the checkpoint's own tokenizer and processor files, as they were
+            weights = item.suffix in (".safetensors", ".bin", ".pt", ".pth") or item.name.endswith(".index.json")
+            if item.is_file() and not weights and not (folder / item.name).exists():
+                shutil.copy2(item, folder / item.name)
