@@ -212,3 +212,28 @@ def test_solve_steps_plays_a_prefix_of_the_oracle(computer: Computer) -> None:
         assert env.solve(steps=0)["played"] == 0 and env.info()["steps"] == 0
         with pytest.raises(RemoteError, match=r"takes a number of oracle steps >= 0, got -1"):
             env.solve(steps=-1)
+
+
+def test_copies_land_in_recycled_arrays_only_once_nothing_refers_to_them(tmp_path: Path) -> None:
+    reader = FrameReader(tmp_path)
+    writer = FrameWriter(str(reader.path), reader.token, 5 * 7 * 3)
+    reader.attach()
+
+    def frame(value: int) -> np.ndarray:
+        ref = writer.write(np.full((5, 7, 3), value, np.uint8))
+        assert ref is not None
+        return reader.read(ref)
+
+    kept = frame(1)
+    dropped = frame(2)
+    dropped_at = dropped.ctypes.data
+    del dropped
+    again = frame(3)
+    assert again.ctypes.data == dropped_at  # the dropped array's memory, not a fresh one
+    corner = again[1:3, 1:3]  # a view keeps its array in use
+    del again
+    fourth = frame(4)
+    assert not np.shares_memory(fourth, corner) and not np.shares_memory(fourth, kept)
+    assert (kept == 1).all() and (corner == 3).all() and (fourth == 4).all()
+    writer.close()
+    reader.close()

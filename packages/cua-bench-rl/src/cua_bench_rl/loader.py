@@ -72,6 +72,7 @@ class _Slot:
 class _Ask:
     turn: Turn
     future: asyncio.Future[Decision]
+    answered: bool = False  # set under the loader's lock, by respond or by a cancelled driver
 
 
 class TurnBatch:
@@ -148,6 +149,8 @@ class RolloutLoader:
         self._queue: deque[_Slot] = deque()  # episodes of open groups not yet started (loop thread only)
         self._cond = threading.Condition()
         self._pending: list[_Ask] = []
+        self._alive = 0  # drivers running
+        self._asked = 0  # turns asked and not answered: while every driver has one out, none can come
         self._ready: list[Group] = []
         self._error: BaseException | None = None
         self._finished = False
@@ -194,8 +197,9 @@ class RolloutLoader:
 
     def batches(self, max_batch: int = 32, wait: float = 0.005) -> Iterator[TurnBatch]:
         """Batches of waiting turns: blocks until at least one waits, then up to ``wait`` seconds more
-        for up to ``max_batch``. Ends when the loader closes (or, with ``once``, when all is played);
-        raises what stopped the rollouts."""
+        for up to ``max_batch`` (not at all once every environment waits: none can add a turn). Ends
+        when the loader closes (or, with ``once``, when all is played); raises what stopped the
+        rollouts."""
         if max_batch < 1:
             raise ValueError(f"max_batch must be at least 1, got {max_batch}")
         self.start()
@@ -207,7 +211,7 @@ class RolloutLoader:
                 if self._finished or not self._pending:
                     return  # closed, or (once) everything played: turns left here wait for nobody
                 deadline = time.monotonic() + wait
-                while len(self._pending) < max_batch and self._error is None and not self._finished:
+                while len(self._pending) < max_batch and self._asked < self._alive and self._error is None:
                     left = deadline - time.monotonic()
                     if left <= 0:
                         break
@@ -254,6 +258,11 @@ class RolloutLoader:
             raise self._error
 
     def _deliver(self, answered: list[tuple[_Ask, Decision]]) -> None:
+        with self._cond:
+            for ask, _ in answered:
+                if not ask.answered:
+                    ask.answered = True
+                    self._asked -= 1
         loop = self._loop
         if loop is None or loop.is_closed():
             return
@@ -298,11 +307,24 @@ class RolloutLoader:
             for driver in drivers:
                 driver.cancel()
             await asyncio.gather(*drivers, return_exceptions=True)
-            for client in self._clients:
+            for index, client in enumerate(self._clients):
                 if client is not None:
-                    await client.close()
+                    try:
+                        await client.close()
+                    except Exception as exc:  # the others still close
+                        log.warning("closing the client of env worker %d failed: %s", index, exc)
 
     async def _drive(self, index: int) -> None:
+        with self._cond:
+            self._alive += 1
+        try:
+            await self._drive_episodes(index)
+        finally:
+            with self._cond:
+                self._alive -= 1
+                self._cond.notify_all()
+
+    async def _drive_episodes(self, index: int) -> None:
         while not self._stopping:
             slot = self._next_slot()
             if slot is None:
@@ -397,15 +419,20 @@ class RolloutLoader:
 
     async def _ask(self, turn: Turn) -> Decision:
         future: asyncio.Future[Decision] = asyncio.get_running_loop().create_future()
+        ask = _Ask(turn, future)
         with self._cond:
-            self._pending.append(_Ask(turn, future))
+            self._pending.append(ask)
+            self._asked += 1
             self._cond.notify_all()
         try:
             return await future
         finally:
-            if not future.done():  # cancelled while waiting: take the turn back out of the queue
+            if not ask.answered:  # cancelled while waiting: take the turn back
                 with self._cond:
-                    self._pending = [a for a in self._pending if a.future is not future]
+                    if not ask.answered:
+                        ask.answered = True
+                        self._asked -= 1
+                        self._pending = [a for a in self._pending if a is not ask]
 
     async def _worker_died(self, index: int, slot: _Slot, exc: BaseException) -> None:
         task = slot.group.task

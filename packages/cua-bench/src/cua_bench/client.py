@@ -12,8 +12,11 @@ listens beyond this host takes ``security=`` (CURVE keys, ``cua_core.security.Cl
 
 from __future__ import annotations
 
+import asyncio
+import functools
 import logging
 from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from cua_bench.frames import FrameError, FrameReader
@@ -54,6 +57,12 @@ def _reset_params(
 def _actions(actions: Action | Sequence[Action] | Sequence[Mapping[str, Any]]) -> list[Any]:
     items: list[Any] = list(actions) if isinstance(actions, list | tuple) else [actions]
     return [dict(a) if isinstance(a, Mapping) else action_to_dict(a) for a in items]
+
+
+@functools.cache
+def _copiers() -> ThreadPoolExecutor:
+    """Threads that copy frames out of shared memory for asyncio clients (one pool per process)."""
+    return ThreadPoolExecutor(4, thread_name_prefix="frame-copy")
 
 
 class _Frames:
@@ -105,13 +114,24 @@ class _Frames:
     def resolve(self, obs: dict[str, Any]) -> dict[str, Any]:
         ref = obs.pop("frame", None)
         if ref is not None:
-            if self.reader is None or not self.reader.attached:
-                raise FrameError(
-                    f"{self.address} sent a shared-memory frame this client never asked for "
-                    "(another client negotiated it); observe(frames='socket') gets it inline",
-                )
-            obs["screenshot"] = self.reader.read(ref)
+            obs["screenshot"] = self._reader().read(ref)
         return obs
+
+    async def resolve_async(self, obs: dict[str, Any]) -> dict[str, Any]:
+        """``resolve`` with the copy on a worker thread (numpy lets go of the GIL while it copies):
+        one event loop driving many environments would otherwise do every copy itself, in turn."""
+        ref = obs.pop("frame", None)
+        if ref is not None:
+            obs["screenshot"] = await asyncio.get_running_loop().run_in_executor(_copiers(), self._reader().read, ref)
+        return obs
+
+    def _reader(self) -> FrameReader:
+        if self.reader is None or not self.reader.attached:
+            raise FrameError(
+                f"{self.address} sent a shared-memory frame this client never asked for "
+                "(another client negotiated it); observe(frames='socket') gets it inline",
+            )
+        return self.reader
 
     @property
     def attached(self) -> bool:
@@ -205,8 +225,10 @@ class EnvClient:
         return dict(self.rpc.call("info", idempotent=True))
 
     def close(self) -> None:
-        self._frames.drop()
-        self.rpc.close()
+        try:
+            self._frames.drop()
+        finally:
+            self.rpc.close()
 
     def __enter__(self) -> EnvClient:
         return self
@@ -254,11 +276,11 @@ class AsyncEnvClient:
             raise
         if asked:
             self._frames.settle(reply["info"])
-        return self._frames.resolve(reply["observation"]), reply["info"]
+        return await self._frames.resolve_async(reply["observation"]), reply["info"]
 
     async def step(self, actions: Action | Sequence[Action] | Sequence[Mapping[str, Any]]) -> StepResult:
         reply = await self.rpc.call("step", {"actions": _actions(actions)})
-        obs = self._frames.resolve(reply["observation"])
+        obs = await self._frames.resolve_async(reply["observation"])
         return obs, reply["reward"], reply["terminated"], reply["truncated"], reply["info"]
 
     async def evaluate(self) -> float:
@@ -269,18 +291,20 @@ class AsyncEnvClient:
         if steps is None:
             return dict(await self.rpc.call("solve"))
         reply = dict(await self.rpc.call("solve", {"steps": steps}))
-        reply["observation"] = self._frames.resolve(reply["observation"])
+        reply["observation"] = await self._frames.resolve_async(reply["observation"])
         return reply
 
     async def observe(self) -> dict[str, Any]:
         obs = dict(await self.rpc.call("observe", idempotent=True))
         if "frame" in obs and not self._frames.attached:
             obs = dict(await self.rpc.call("observe", {"frames": "socket"}, idempotent=True))
-        return self._frames.resolve(obs)
+        return await self._frames.resolve_async(obs)
 
     async def session(self, method: str, **params: Any) -> Any:
         return await self.rpc.call(f"session.{method}", params)
 
     async def close(self) -> None:
-        self._frames.drop()
-        await self.rpc.close()
+        try:
+            self._frames.drop()
+        finally:
+            await self.rpc.close()

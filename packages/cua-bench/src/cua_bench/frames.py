@@ -16,7 +16,10 @@ Frames alternate between two slots, and each slot carries the sequence number of
 written (set before the pixels) and of the frame completed (set after), so a reader can tell a
 frame overwritten while it copied it (two clients stepping one server) and says so rather than
 returning torn pixels. The client copies a frame out with one ``memcpy`` (``FrameReader.read``):
-the agent owns its array, and a history of observations stays valid.
+the agent owns its array, and a history of observations stays valid. The arrays it copies into
+are recycled once nothing refers to them any more (``_Buffers``): a learner keeps hundreds of
+frames of history alive, and copying each into fresh memory cost 3-5x the copy itself in page
+faults (measured: 0.3 ms into reused memory, 1.4-3 ms into new).
 
 A server that cannot open the file (another host, a container with its own ``/dev/shm``) answers
 with the pixels on the socket and says why in ``info["frames_refused"]``; the client then stops
@@ -29,6 +32,8 @@ import contextlib
 import mmap
 import os
 import secrets
+import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -64,6 +69,56 @@ def _round_up(n: int, to: int) -> int:
     return (n + to - 1) // to * to
 
 
+class _Buffers:
+    """Frame arrays handed out and taken back once nothing refers to them (CPython's refcount: the
+    pool's list and the scan's own name are the only references left). Views and slices of a
+    handed-out array keep it in use, since numpy's ``base`` points at it. One pool per process, so
+    a frame dropped by one client's episode serves the next frame of another; free arrays beyond
+    ``max_idle`` are let go, so memory follows the history actually kept."""
+
+    def __init__(self, max_idle: int = 32) -> None:
+        self._items: dict[tuple[tuple[int, ...], str], list[np.ndarray[Any, Any]]] = {}
+        self._cursor = 0
+        self._takes = 0
+        self.max_idle = max_idle
+        self._lock = threading.Lock()
+
+    def take(self, shape: tuple[int, ...], dtype: np.dtype[Any]) -> np.ndarray[Any, Any]:
+        with self._lock:
+            items = self._items.setdefault((shape, dtype.str), [])
+            self._takes += 1
+            if self._takes % 256 == 0:
+                self._trim(items)
+            count = len(items)
+            for k in range(count):
+                index = (self._cursor + k) % count
+                array = items[index]
+                if sys.getrefcount(array) == 3:  # the list, ``array`` and getrefcount's argument
+                    self._cursor = index + 1
+                    return array
+                del array
+            array = np.empty(shape, dtype)
+            items.append(array)
+            return array
+
+    def trim(self) -> None:
+        """Let go of free arrays beyond ``max_idle`` (a client closing: its history may be gone)."""
+        with self._lock:
+            for items in self._items.values():
+                self._trim(items)
+
+    def _trim(self, items: list[np.ndarray[Any, Any]]) -> None:
+        free = [i for i, array in enumerate(items) if sys.getrefcount(array) == 3]  # list, ``array``, argument
+        for index in reversed(free[self.max_idle :]):
+            del items[index]
+
+    def __len__(self) -> int:
+        return sum(len(v) for v in self._items.values())
+
+
+_BUFFERS = _Buffers()
+
+
 class FrameReader:
     """The client's half: creates the segment, maps it once the server has sized it, copies frames out."""
 
@@ -81,6 +136,7 @@ class FrameReader:
         self._fd: int | None = fd
         self._map: mmap.mmap | None = None
         self._seqs: np.ndarray[Any, Any] | None = None
+        self._lock = threading.Lock()  # a copy on a worker thread and close() never overlap
         self.frames = 0
 
     def offer(self, *, known: bool) -> dict[str, Any]:
@@ -113,7 +169,12 @@ class FrameReader:
         return self._map is not None
 
     def read(self, ref: dict[str, Any]) -> np.ndarray[Any, Any]:
-        """The frame ``ref`` names, copied out (one memcpy) into an array the caller owns."""
+        """The frame ``ref`` names, copied out (one memcpy) into an array the caller owns (one recycled
+        once the caller has dropped every reference to it)."""
+        with self._lock:
+            return self._read(ref)
+
+    def _read(self, ref: dict[str, Any]) -> np.ndarray[Any, Any]:
         if self._map is None or self._seqs is None:
             raise FrameError("a shared-memory frame arrived before the segment was attached (reset with frames='shm')")
         seqs = self._seqs
@@ -128,7 +189,8 @@ class FrameReader:
                 f"shared-memory frame {seq} is not in slot {slot} (it holds frame {int(seqs[slot * 8 + 1])}): "
                 "another client is stepping the same env server; give each client its own server"
             )
-        out = np.frombuffer(self._map, dtype, count=count, offset=offset).reshape(shape).copy()
+        out = _BUFFERS.take(shape, dtype)
+        np.copyto(out, np.frombuffer(self._map, dtype, count=count, offset=offset).reshape(shape))
         if int(seqs[slot * 8]) != seq:
             raise FrameError(
                 f"shared-memory frame {seq} was overwritten while it was read: another client is stepping the "
@@ -139,13 +201,15 @@ class FrameReader:
 
     def close(self) -> None:
         self.unlink()
-        self._seqs = None
-        if self._map is not None:
-            self._map.close()
-            self._map = None
-        if self._fd is not None:
-            os.close(self._fd)
-            self._fd = None
+        _BUFFERS.trim()
+        with self._lock:
+            self._seqs = None
+            if self._map is not None:
+                self._map.close()
+                self._map = None
+            if self._fd is not None:
+                os.close(self._fd)
+                self._fd = None
 
 
 class FrameWriter:
