@@ -2,7 +2,8 @@
 
 - reset and step latency p50/p99 through the env server, each step returning a 1280x800 RGB frame;
 - the RPC overhead: a step through the server against the same step on a SimSession in process
-  (apply + frame), measured in this run — the baseline;
+  (apply + frame), measured in this run — the baseline; frames travel through shared memory (the
+  client's default on one host), and on the socket for comparison (``..._socket``);
 - steps/s in total with 1, 2, 4, 8 and 16 environments (one env server process each, one client
   thread each);
 - memory per environment: the PSS of all env server processes with 16 up, divided by 16 (shared
@@ -112,10 +113,14 @@ def measure_in_process(task: Path, steps: int) -> list[float]:
     return asyncio.run(run())
 
 
-def measure_one(backend: SimBackend, task: Path, resets: int, steps: int) -> dict[str, list[float]]:
+def measure_one(
+    backend: SimBackend, task: Path, resets: int, steps: int, *, frames: str = "auto"
+) -> dict[str, list[float]]:
+    """Reset and step latency through one env server; ``frames`` as EnvClient takes it (auto: shared
+    memory, the server being on this host)."""
     computer = backend.provision(width=1280, height=800)
     try:
-        with EnvClient(computer.address) as env:
+        with EnvClient(computer.address, frames=frames) as env:
             reset_s, step_s = [], []
             for _ in range(resets):
                 start = time.perf_counter()
@@ -328,14 +333,17 @@ def main() -> int:
     backend = SimBackend()
 
     inprocess = measure_in_process(folder, steps)
-    remote = measure_one(backend, folder, 20, steps)
+    remote = measure_one(backend, folder, 20, steps)  # frames through shared memory
+    socket_p50 = statistics.median(measure_one(backend, folder, 1, steps, frames="socket")["step"])
     inprocess_p50 = statistics.median(inprocess)
     step_p50, step_p99 = statistics.median(remote["step"]), _pct(remote["step"], 0.99)
     reset_p50, reset_p99 = statistics.median(remote["reset"]), _pct(remote["reset"], 0.99)
     print(f"sim reset: p50 {reset_p50 * 1000:.1f} ms  p99 {reset_p99 * 1000:.1f} ms")
     print(f"sim step (1280x800 RGB frame): p50 {step_p50 * 1000:.2f} ms  p99 {step_p99 * 1000:.2f} ms")
     print(
-        f"same step in process: p50 {inprocess_p50 * 1000:.2f} ms -> RPC overhead ratio {step_p50 / inprocess_p50:.2f}"
+        f"same step in process: p50 {inprocess_p50 * 1000:.2f} ms -> RPC overhead ratio {step_p50 / inprocess_p50:.2f} "
+        f"(frames through shared memory; on the socket: p50 {socket_p50 * 1000:.2f} ms, "
+        f"ratio {socket_p50 / inprocess_p50:.2f})"
     )
 
     throughput: dict[int, float] = {}
@@ -364,6 +372,7 @@ def main() -> int:
         "sim_steps_per_s_1": throughput[1],
         "sim_steps_per_s_4": throughput[4],
         "sim_inprocess_step_p50_ms": inprocess_p50 * 1000,
+        "sim_rpc_overhead_ratio_socket": socket_p50 / inprocess_p50,
     }
     quick = (3, steps, 4, 8) if args.quick else (7, steps, 16, 32)
     if not args.no_local and shutil.which("Xvfb"):

@@ -237,3 +237,18 @@ def test_copies_land_in_recycled_arrays_only_once_nothing_refers_to_them(tmp_pat
     assert (kept == 1).all() and (corner == 3).all() and (fourth == 4).all()
     writer.close()
     reader.close()
+
+
+def test_an_unchanged_screen_is_not_copied_again(tmp_path: Path) -> None:
+    reader = FrameReader(tmp_path)
+    writer = FrameWriter(str(reader.path), reader.token, 2 * 2 * 3)
+    reader.attach()
+    pixels = bytes(range(12))
+    first = writer.write(np.frombuffer(pixels, np.uint8).reshape(2, 2, 3))
+    same = writer.write(np.frombuffer(pixels, np.uint8).reshape(2, 2, 3))  # the same cached bytes
+    assert first is not None and same == first
+    other = writer.write(np.frombuffer(bytes(range(1, 13)), np.uint8).reshape(2, 2, 3))
+    assert other is not None and other["seq"] == first["seq"] + 1
+    assert reader.read(first).tobytes() == pixels  # still in its slot: the next frame took the other
+    writer.close()
+    reader.close()

@@ -231,11 +231,20 @@ class FrameWriter:
         self._base = _round_up(_DATA, _ALIGN)
         self._seqs: np.ndarray[Any, Any] | None = np.frombuffer(self._map, np.uint64, count=SLOTS * 8, offset=_HEADER)
         self.seq = 0
+        self._last: tuple[bytes, dict[str, Any]] | None = None  # the immutable source of the newest frame
 
     def write(self, frame: np.ndarray[Any, Any]) -> dict[str, Any] | None:
-        """Put ``frame`` in the next slot; its reference, or None when it does not fit (send it inline)."""
+        """Put ``frame`` in the next slot; its reference, or None when it does not fit (send it inline).
+
+        A frame over the same immutable bytes as the newest one (a screen that did not change, which
+        the sim desktop hands out as the same cached bytes) is not copied again: its reference is."""
         if self._map is None or self._seqs is None or frame.nbytes > self.slot_bytes:
             return None
+        source: object = frame.base
+        while isinstance(source, np.ndarray):  # reshape's view of frombuffer's view of the bytes
+            source = source.base
+        if self._last is not None and source is self._last[0]:
+            return dict(self._last[1])
         self.seq += 1
         slot = self.seq % SLOTS
         offset = self._base + slot * self.slot_bytes
@@ -244,7 +253,9 @@ class FrameWriter:
         np.copyto(target, frame)
         del target
         self._seqs[slot * 8 + 1] = self.seq  # done
-        return {"seq": self.seq, "slot": slot, "offset": offset, "shape": list(frame.shape), "dtype": frame.dtype.str}
+        ref = {"seq": self.seq, "slot": slot, "offset": offset, "shape": list(frame.shape), "dtype": frame.dtype.str}
+        self._last = (source, ref) if isinstance(source, bytes) else None
+        return dict(ref)
 
     def close(self) -> None:
         self._seqs = None

@@ -1,0 +1,167 @@
+"""RL rollouts, measured in one run (these machines are noisy, so only ratios count).
+
+- ``rollout_efficiency_16``: environment steps/s through cua-bench-rl's RolloutLoader with 16
+  ``sim`` env workers and a trivial policy (a click at the centre, never done, so every episode
+  runs to its step limit), divided by raw steps/s with the same 16 env servers driven directly
+  (one thread per environment stepping its EnvClient, resetting at the same step limit).
+  Measured alternately, ``--rounds`` times each, on the same workers, after a warm-up (the
+  loader's is longer: its steady state keeps every turn of unfinished groups, ~600 full frames);
+  the ratio of the medians. Target: 0.8 or more. The policy observes the full 1280x800 RGB frame
+  (copied out of shared memory on both sides); the loader keeps each in its turns' history, as
+  training does, while the raw loop drops it at once.
+- ``sim_rpc_overhead_ratio``: bench/env.py's figure (a step through the env server, 1280x800 RGB
+  frame, against the same step on a SimSession in this process) with frames through shared
+  memory, and with frames on the socket beside it. Target: 1.3 or less.
+
+Both drive bench/env.py's form task (~20 widgets: a realistic screen to render every step).
+
+Last line: ``rollout_efficiency_16=… sim_rpc_overhead_ratio=…`` (plus extras).
+Run: .venv/bin/python bench/rl.py [--quick] [--workers N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+import textwrap
+import threading
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from env import TASK, measure_in_process, measure_one  # bench/env.py, beside this file
+
+from cua_bench.agents.base import Observes
+from cua_bench.backends.sim import SimBackend
+from cua_bench.client import EnvClient
+from cua_bench_rl.loader import RolloutLoader
+from cua_bench_rl.policy import Policy
+from cua_bench_rl.rollouts import Decision, Taken, TaskRef, Turn
+from cua_bench_rl.workers import EnvWorkers
+from cua_core.actions import Click, Point
+
+EPISODE_STEPS = 20
+
+
+class CentreClick(Policy):
+    """Clicks the centre of the screen, never done: the cheapest policy that still sees every frame."""
+
+    observes = Observes("rgb")
+
+    def act(self, turns: Sequence[Turn], *, greedy: bool = False) -> list[Decision]:
+        return [Decision([Click(Point(500, 500))], [0], [0.0]) for _ in turns]
+
+    def logprobs(self, taken: Sequence[Taken]) -> list[Any]:
+        raise NotImplementedError("nothing is trained here")
+
+
+def raw_steps_per_s(workers: EnvWorkers, task: str, warmup: float, seconds: float) -> float:
+    """The baseline: one thread per environment, each stepping its own client as fast as it can."""
+    counts = [0] * len(workers)
+    stop = threading.Event()
+    options = {"task": task, "obs": "rgb", "max_steps": EPISODE_STEPS}
+
+    def drive(index: int) -> None:
+        with EnvClient(workers[index].address) as env:
+            while not stop.is_set():
+                env.reset(options=options)
+                for _ in range(EPISODE_STEPS):
+                    *_, truncated, _ = env.step([Click(Point(500, 500))])
+                    counts[index] += 1
+                    if truncated or stop.is_set():
+                        break
+
+    threads = [threading.Thread(target=drive, args=(i,), daemon=True) for i in range(len(workers))]
+    for thread in threads:
+        thread.start()
+    time.sleep(warmup)
+    before, started = sum(counts), time.perf_counter()
+    time.sleep(seconds)
+    steps, elapsed = sum(counts) - before, time.perf_counter() - started
+    stop.set()
+    for thread in threads:
+        thread.join()
+    return steps / elapsed
+
+
+def loader_steps_per_s(workers: EnvWorkers, task: str, warmup: float, seconds: float) -> float:
+    """The same environments through the dataloader, answered by the trivial policy."""
+    policy = CentreClick()
+    loader = RolloutLoader(workers, [TaskRef(task)], group_size=8, observes=policy.observes, max_steps=EPISODE_STEPS)
+    with loader:
+        started = time.perf_counter()
+        mark: tuple[float, float] | None = None
+        for batch in loader.batches(max_batch=len(workers)):
+            batch.respond(policy.act(batch.turns), version=policy.version)
+            loader.pop_groups()
+            now = time.perf_counter()
+            if mark is None and now - started >= warmup:
+                mark = (now, loader.stats["env_steps"])
+            if mark is not None and now - mark[0] >= seconds:
+                return (loader.stats["env_steps"] - mark[1]) / (now - mark[0])
+    raise RuntimeError("the loader stopped before the measurement ended")
+
+
+def rollout_efficiency(count: int, task: str, rounds: int, warmup: float, seconds: float) -> dict[str, float]:
+    """The loader warms up 4x longer: until its history (every turn of every unfinished group, ~600
+    full frames with 16 envs) has filled the recycled frame arrays, which is its steady state."""
+    raw: list[float] = []
+    through: list[float] = []
+    with EnvWorkers("sim", count) as workers:
+        for _ in range(rounds):
+            raw.append(raw_steps_per_s(workers, task, warmup, seconds))
+            through.append(loader_steps_per_s(workers, task, 4 * warmup, seconds))
+            print(f"{count} envs: raw {raw[-1]:6.1f} steps/s  through the loader {through[-1]:6.1f} steps/s")
+    return {
+        f"rollout_efficiency_{count}": statistics.median(through) / statistics.median(raw),
+        f"loader_steps_per_s_{count}": statistics.median(through),
+        f"raw_steps_per_s_{count}": statistics.median(raw),
+    }
+
+
+def rpc_overhead(folder: Path, steps: int) -> dict[str, float]:
+    """bench/env.py's step-through-the-server over step-in-process, with shm frames and with the socket."""
+    backend = SimBackend()
+    inprocess = statistics.median(measure_in_process(folder, steps))
+    shm = statistics.median(measure_one(backend, folder, 5, steps, frames="shm")["step"])
+    socket = statistics.median(measure_one(backend, folder, 5, steps, frames="socket")["step"])
+    print(
+        f"sim step (1280x800 RGB): in process {inprocess * 1000:.2f} ms, through the server with shared-memory "
+        f"frames {shm * 1000:.2f} ms (ratio {shm / inprocess:.2f}), frames on the socket {socket * 1000:.2f} ms "
+        f"(ratio {socket / inprocess:.2f})"
+    )
+    return {
+        "sim_rpc_overhead_ratio": shm / inprocess,
+        "sim_rpc_overhead_ratio_socket": socket / inprocess,
+        "sim_step_shm_p50_ms": shm * 1000,
+        "sim_inprocess_step_p50_ms": inprocess * 1000,
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="shorter windows, for a smoke run")
+    parser.add_argument("--workers", type=int, default=16, help="environments for the efficiency figure")
+    parser.add_argument("--rounds", type=int, default=None, help="alternations of raw and loader (default 3)")
+    args = parser.parse_args()
+    steps, warmup, seconds, rounds = (200, 1.0, 2.0, 1) if args.quick else (1000, 2.0, 5.0, 3)
+    folder = Path(tempfile.mkdtemp(prefix="cua-bench-rl-")) / "fill-form"
+    folder.mkdir()
+    (folder / "main.py").write_text(textwrap.dedent(TASK))
+
+    figures: dict[str, float] = {}
+    figures |= rpc_overhead(folder, steps)
+    figures |= rollout_efficiency(args.workers, str(folder), args.rounds or rounds, warmup, seconds)
+    first = (f"rollout_efficiency_{args.workers}", "sim_rpc_overhead_ratio")
+    ordered = [*first, *(k for k in figures if k not in first)]
+    print(" ".join(f"{k}={figures[k]:.2f}" for k in ordered))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
