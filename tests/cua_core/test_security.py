@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import asyncio
 import logging
 import stat
 import threading
@@ -9,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from cua_core.errors import RpcTimeout, SecurityError
+from cua_core.errors import RpcTimeout, SecurityError, ServerLost
 from cua_core.events import BusAddresses, Forwarder, Publisher, Subscriber
-from cua_core.rpc import RpcClient, RpcServer
+from cua_core.rpc import AsyncRpcClient, RpcClient, RpcServer
 from cua_core.security import AllowList, ClientSecurity, KeyPair, ServerSecurity, load_or_create_keypair
 
 
@@ -121,6 +122,39 @@ def test_rpc_with_curve_accepts_allowed_and_refuses_unknown_keys(
             pytest.raises(RpcTimeout),
         ):
             client.call("rpc.ping")
+
+
+def test_a_client_whose_handshake_failed_gets_an_error_not_a_hang(tmp_path: Path) -> None:
+    """Once a plain-text handshake to a CURVE server has failed, the client's socket has no peer until
+    it reconnects, and a send then blocked for ever (now and then, when the failure came before the
+    send). Either way the call must end within about the heartbeat timeout."""
+    server_sec, _good, bad = _secured(tmp_path)
+    with RpcServer("tcp://127.0.0.1:0", security=server_sec) as srv:
+        with RpcClient(srv.address, timeout=5, heartbeat_timeout=0.5, retries=0) as plain:
+            time.sleep(0.3)  # the handshake fails meanwhile
+            for _ in range(2):
+                start = time.monotonic()
+                with pytest.raises(ServerLost):
+                    plain.call("rpc.ping")
+                assert time.monotonic() - start < 2
+        with RpcClient(srv.address, timeout=5, heartbeat_timeout=0.5, retries=0, security=bad) as refused:
+            with pytest.raises(SecurityError):
+                refused.call("rpc.ping")
+            start = time.monotonic()
+            with pytest.raises((SecurityError, ServerLost)):  # asking again ends too
+                refused.call("rpc.ping")
+            assert time.monotonic() - start < 2
+
+        async def plain_async() -> None:
+            client = AsyncRpcClient(srv.address, timeout=5, heartbeat_timeout=0.5, retries=0)
+            try:
+                await asyncio.sleep(0.3)
+                with pytest.raises(ServerLost):
+                    await client.call("rpc.ping")
+            finally:
+                await client.close()
+
+        asyncio.run(plain_async())
 
 
 def test_allow_list_changes_apply_without_restart(tmp_path: Path) -> None:

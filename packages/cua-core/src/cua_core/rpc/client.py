@@ -63,6 +63,9 @@ def _socket(ctx: zmq.Context[Any], settings: _Settings) -> tuple[zmq.Socket[Any]
     sock = ctx.socket(zmq.DEALER)
     sock.linger = 0
     sock.sndhwm = sock.rcvhwm = 100_000
+    # A DEALER whose only connection failed its handshake (no CURVE against a CURVE server) has no
+    # peer to queue to, and a send would block for ever: give up after the heartbeat timeout instead.
+    sock.sndtimeo = max(1, int(settings.heartbeat_timeout * 1000))
     monitor = None
     if settings.security is not None:
         settings.security.apply(sock)
@@ -77,6 +80,13 @@ def _poll_items(sock: zmq.Socket[Any], monitor: zmq.Socket[Any] | None) -> list[
     if monitor is not None:
         items.append((monitor, zmq.POLLIN))
     return items
+
+
+def _unsendable(method: str, settings: _Settings) -> ServerLost:
+    return ServerLost(
+        f"{method!r} on {settings.address}: could not send for {settings.heartbeat_timeout:g} s, there is no "
+        "connection: the server is gone, or it refused the handshake (a server with CURVE keys needs security=)"
+    )
 
 
 def _refused(settings: _Settings) -> SecurityError:
@@ -137,7 +147,10 @@ class RpcClient:
 
     def _call_once(self, method: str, params: Mapping[str, Any], timeout: float) -> Any:
         req_id = next(self._ids)
-        send_frames(self._sock, encode("req", params, id=req_id, method=method))
+        try:
+            send_frames(self._sock, encode("req", params, id=req_id, method=method))
+        except zmq.Again:
+            raise _unsendable(method, self._settings) from None
         start = time.monotonic()
         deadline = start + timeout
         alive_until = start + self._settings.heartbeat_timeout
@@ -250,7 +263,13 @@ class AsyncRpcClient:
         pending = _Pending(loop.create_future(), start + self._settings.heartbeat_timeout, method)
         self._pending[req_id] = pending
         try:
-            await self._sock.send_multipart(encode("req", params, id=req_id, method=method), copy=False)
+            try:
+                await asyncio.wait_for(
+                    self._sock.send_multipart(encode("req", params, id=req_id, method=method), copy=False),
+                    self._settings.heartbeat_timeout,
+                )
+            except (TimeoutError, zmq.Again):
+                raise _unsendable(method, self._settings) from None
             deadline = start + timeout
             while True:
                 now = loop.time()
