@@ -237,6 +237,9 @@ def test_misuse_is_refused_clearly(workers: EnvWorkers) -> None:
         RolloutLoader(workers, [], observes=policy.observes)
     with pytest.raises(TypeError, match="tasks must be TaskRef objects"):
         RolloutLoader(workers, ["sim/click-button"], observes=policy.observes)  # type: ignore[list-item]
+    wrong = RolloutLoader(workers, lambda rng: BUTTON, group_size=2)  # type: ignore[arg-type, return-value]
+    with wrong, pytest.raises(TypeError, match="the tasks function returned 'sim/click-button', not a TaskRef"):
+        next(wrong.batches())
     loader = RolloutLoader(workers, lambda rng: TaskRef(BUTTON, rng.randrange(3)), group_size=2)
     with loader:
         batches = loader.batches()

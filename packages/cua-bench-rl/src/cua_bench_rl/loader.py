@@ -172,7 +172,14 @@ class RolloutLoader:
             if once:
                 raise ValueError("once=True needs a sequence of TaskRefs, not a function")
             source = tasks
-            return lambda: source(rng)
+
+            def draw() -> TaskRef:
+                task = source(rng)
+                if not isinstance(task, TaskRef):
+                    raise TypeError(f"the tasks function returned {task!r}, not a TaskRef")
+                return task
+
+            return draw
         refs = list(tasks)
         if not refs:
             raise ValueError("the loader needs at least one TaskRef to play")
