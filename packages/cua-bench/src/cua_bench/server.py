@@ -451,7 +451,12 @@ def main(argv: list[str] | None = None) -> int:
         "in its allow-list (`cua-bus keys show`) and --allow; the ready line adds server_key=KEY",
     )
     parser.add_argument(
-        "--allow", action="append", default=[], metavar="KEY", help="also accept this client key (repeatable)"
+        "--allow",
+        action="append",
+        default=[],
+        metavar="KEY",
+        help="also accept this client key, for this server only (repeatable); write --allow=KEY, as a key "
+        "may start with '-'",
     )
     parser.add_argument("--width", type=int, default=1280)
     parser.add_argument("--height", type=int, default=800)
