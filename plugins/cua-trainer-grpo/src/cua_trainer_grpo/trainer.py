@@ -111,10 +111,10 @@ class GRPOTrainer(Trainer):
             skipped_nonfinite=0.0,
         )
         if not samples:
+            why = "every group had zero reward spread" if dropped == len(groups) else "no kept turn had tokens"
             log.warning(
-                "step %d: no optimiser step: %d of %d groups had zero reward spread and the rest no tokens",
-                self.step, dropped, len(groups),
-            )  # fmt: skip
+                "step %d: no optimiser step: %s (%d of %d groups dropped)", self.step, why, dropped, len(groups)
+            )
             figures["seconds"] = time.monotonic() - started
             return figures
         self.module.eval()
