@@ -22,6 +22,7 @@ Run: .venv/bin/python bench/rl.py [--quick] [--workers N]
 from __future__ import annotations
 
 import argparse
+import asyncio
 import statistics
 import sys
 import tempfile
@@ -34,11 +35,13 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from env import TASK, measure_in_process, measure_one  # bench/env.py, beside this file
+from env import TASK, _actions  # bench/env.py, beside this file
 
 from cua_bench.agents.base import Observes
 from cua_bench.backends.sim import SimBackend
 from cua_bench.client import EnvClient
+from cua_bench.sim import SimSession
+from cua_bench.tasks import load_task_module
 from cua_bench_rl.loader import RolloutLoader
 from cua_bench_rl.policy import Policy
 from cua_bench_rl.rollouts import Decision, Taken, TaskRef, Turn
@@ -124,21 +127,60 @@ def rollout_efficiency(count: int, task: str, rounds: int, warmup: float, second
     }
 
 
-def rpc_overhead(folder: Path, steps: int) -> dict[str, float]:
-    """bench/env.py's step-through-the-server over step-in-process, with shm frames and with the socket."""
+def rpc_overhead(folder: Path, steps: int, rounds: int = 10) -> dict[str, float]:
+    """bench/env.py's step-through-the-server over step-in-process, with shm frames and with the socket.
+
+    The three are interleaved (``rounds`` blocks of ``steps / rounds`` steps each) so that load from
+    other work on the machine falls on all of them alike."""
+    module = load_task_module(folder)
+    chosen = module.variants("test")[0]
+    session = SimSession(width=1280, height=800)
     backend = SimBackend()
-    inprocess = statistics.median(measure_in_process(folder, steps))
-    shm = statistics.median(measure_one(backend, folder, 5, steps, frames="shm")["step"])
-    socket = statistics.median(measure_one(backend, folder, 5, steps, frames="socket")["step"])
+    computers = [backend.provision(width=1280, height=800) for _ in range(2)]
+    times: dict[str, list[float]] = {"inprocess": [], "shm": [], "socket": []}
+    try:
+        with (
+            EnvClient(computers[0].address, frames="shm") as shm,
+            EnvClient(computers[1].address, frames="socket") as socket,
+        ):
+            clients = {"shm": shm, "socket": socket}
+            for client in clients.values():
+                client.reset(options={"task": str(folder), "obs": "rgb"})
+
+            async def setup() -> None:
+                await session.reset(seed=0)
+                await module.run("setup_task", chosen, session)
+
+            asyncio.run(setup())
+            block = max(1, steps // rounds)
+            for r in range(rounds):
+                for name, client in clients.items():
+                    for i in range(r * block, (r + 1) * block):
+                        started = time.perf_counter()
+                        client.step(_actions(i))
+                        times[name].append(time.perf_counter() - started)
+
+                async def local(r: int = r) -> None:
+                    for i in range(r * block, (r + 1) * block):
+                        started = time.perf_counter()
+                        await session.apply(_actions(i))
+                        session.frame()
+                        times["inprocess"].append(time.perf_counter() - started)
+
+                asyncio.run(local())
+    finally:
+        for computer in computers:
+            backend.teardown(computer)
+    inprocess, shm_p50, socket_p50 = (statistics.median(times[k]) for k in ("inprocess", "shm", "socket"))
     print(
         f"sim step (1280x800 RGB): in process {inprocess * 1000:.2f} ms, through the server with shared-memory "
-        f"frames {shm * 1000:.2f} ms (ratio {shm / inprocess:.2f}), frames on the socket {socket * 1000:.2f} ms "
-        f"(ratio {socket / inprocess:.2f})"
+        f"frames {shm_p50 * 1000:.2f} ms (ratio {shm_p50 / inprocess:.2f}), frames on the socket "
+        f"{socket_p50 * 1000:.2f} ms (ratio {socket_p50 / inprocess:.2f})"
     )
     return {
-        "sim_rpc_overhead_ratio": shm / inprocess,
-        "sim_rpc_overhead_ratio_socket": socket / inprocess,
-        "sim_step_shm_p50_ms": shm * 1000,
+        "sim_rpc_overhead_ratio": shm_p50 / inprocess,
+        "sim_rpc_overhead_ratio_socket": socket_p50 / inprocess,
+        "sim_step_shm_p50_ms": shm_p50 * 1000,
         "sim_inprocess_step_p50_ms": inprocess * 1000,
     }
 
@@ -148,16 +190,25 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true", help="shorter windows, for a smoke run")
     parser.add_argument("--workers", type=int, default=16, help="environments for the efficiency figure")
     parser.add_argument("--rounds", type=int, default=None, help="alternations of raw and loader (default 3)")
+    parser.add_argument(
+        "--figures", default="rpc,rollout", help="which to measure, comma-separated: rpc, rollout (default both)"
+    )
     args = parser.parse_args()
     steps, warmup, seconds, rounds = (200, 1.0, 2.0, 1) if args.quick else (1000, 2.0, 5.0, 3)
     folder = Path(tempfile.mkdtemp(prefix="cua-bench-rl-")) / "fill-form"
     folder.mkdir()
     (folder / "main.py").write_text(textwrap.dedent(TASK))
 
+    wanted = {f.strip() for f in args.figures.split(",") if f.strip()}
+    unknown = wanted - {"rpc", "rollout"}
+    if unknown:
+        parser.error(f"--figures: unknown {', '.join(sorted(unknown))}; known: rpc, rollout")
     figures: dict[str, float] = {}
-    figures |= rpc_overhead(folder, steps)
-    figures |= rollout_efficiency(args.workers, str(folder), args.rounds or rounds, warmup, seconds)
-    first = (f"rollout_efficiency_{args.workers}", "sim_rpc_overhead_ratio")
+    if "rpc" in wanted:
+        figures |= rpc_overhead(folder, steps)
+    if "rollout" in wanted:
+        figures |= rollout_efficiency(args.workers, str(folder), args.rounds or rounds, warmup, seconds)
+    first = [k for k in (f"rollout_efficiency_{args.workers}", "sim_rpc_overhead_ratio") if k in figures]
     ordered = [*first, *(k for k in figures if k not in first)]
     print(" ".join(f"{k}={figures[k]:.2f}" for k in ordered))
     return 0
