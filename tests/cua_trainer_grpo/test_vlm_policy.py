@@ -4,7 +4,9 @@ forcing reproduces, parse failures as no-op steps, and the weights a trainer pub
 from __future__ import annotations
 
 import copy
+import json
 import math
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -128,3 +130,16 @@ def test_lora_publishes_the_adapter_alone_into_a_rollout_copy(tiny_vl: Path, tmp
         QwenVLPolicy(str(tiny_vl)).load_published(weights, 1)  # no adapter layers to take them
     trained.save_pretrained(tmp_path / "adapter")
     assert {"adapter_config.json", "adapter_model.safetensors"} <= {p.name for p in (tmp_path / "adapter").iterdir()}
+
+
+def test_the_checkpoints_own_generation_defaults_do_not_change_what_is_sampled(tiny_vl: Path, tmp_path: Path) -> None:
+    """A hub generation_config.json (suppressed tokens, a repetition penalty) must not reshape the sampling
+    distribution behind the policy's back: the scored log-probs would then describe another distribution."""
+    clean = QwenVLPolicy(str(tiny_vl), max_new_tokens=3, max_size="320x200").act([first_turn()], greedy=True)[0]
+    shutil.copytree(tiny_vl, tmp_path / "hub")
+    config = json.loads((tmp_path / "hub" / "generation_config.json").read_text())
+    config.update(suppress_tokens=[clean.tokens[0]], repetition_penalty=5.0)
+    (tmp_path / "hub" / "generation_config.json").write_text(json.dumps(config))
+    hub = QwenVLPolicy(str(tmp_path / "hub"), max_new_tokens=3, max_size="320x200")
+    assert hub.act([first_turn()], greedy=True)[0].tokens == clean.tokens
+    assert hub.model.generation_config.suppress_tokens == [clean.tokens[0]]  # left as the checkpoint has it

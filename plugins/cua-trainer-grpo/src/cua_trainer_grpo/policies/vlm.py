@@ -9,7 +9,9 @@ and ``logprobs`` see the same tokens by construction.
 Log-probabilities are the model's own distribution at temperature 1 (raw logits, before any
 temperature, top-p or top-k), in ``act`` from the generation's logits and in ``logprobs`` by teacher
 forcing; sampling at another temperature makes the rollouts slightly off-policy, which the GRPO
-ratio does not correct. Sampling uses no top-k.
+ratio does not correct. Sampling uses no top-k, and none of the checkpoint's own generation defaults
+(a hub ``generation_config.json`` often sets a repetition penalty, a low temperature, top-k 1): the
+policy's options are the only ones.
 
 Output the adapter cannot parse becomes a decision with no actions: the environment records a step
 that did nothing, the step counts toward the limit, and the next prompt says the output could not
@@ -224,8 +226,20 @@ class QwenVLPolicy(Policy):
             output_logits=True,
             return_dict_in_generate=True,
         )
-        with torch.no_grad():
-            out = self.model.generate(**inputs, generation_config=config)
+        # generate() fills every setting left unset from the model's own generation_config (a checkpoint's
+        # repetition_penalty, suppressed tokens, min_new_tokens...), which would sample from another
+        # distribution than the one scored: for the call, the model's defaults are none but its special tokens.
+        checkpoint = self.model.generation_config
+        self.model.generation_config = settings(
+            eos_token_id=checkpoint.eos_token_id,
+            pad_token_id=checkpoint.pad_token_id,
+            bos_token_id=checkpoint.bos_token_id,
+        )
+        try:
+            with torch.no_grad():
+                out = self.model.generate(**inputs, generation_config=config)
+        finally:
+            self.model.generation_config = checkpoint
         new = out.sequences[:, inputs["input_ids"].shape[1] :]
         logits = torch.stack(out.logits, dim=1).float()  # raw: temperature 1, no top-p
         chosen = torch.log_softmax(logits, dim=-1).gather(-1, new[..., None].to(logits.device))[..., 0]
