@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -252,3 +254,24 @@ def test_an_unchanged_screen_is_not_copied_again(tmp_path: Path) -> None:
     assert reader.read(first).tobytes() == pixels  # still in its slot: the next frame took the other
     writer.close()
     reader.close()
+
+
+def test_names_go_when_the_server_maps_and_dead_clients_files_are_swept(tmp_path: Path) -> None:
+    reader = FrameReader(tmp_path)
+    assert reader.path is not None and reader.path.exists()
+    writer = FrameWriter(str(reader.path), reader.token, 12)
+    assert list(tmp_path.iterdir()) == []  # the server unlinked it: a client killed now leaks nothing
+    reader.attach()  # through the descriptor it kept
+    ref = writer.write(np.full((2, 2, 3), 5, np.uint8))
+    assert ref is not None and (reader.read(ref) == 5).all()
+    writer.close()
+    reader.close()
+    # A client killed between creating its segment and any server taking it:
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    stale = tmp_path / f"cua-frames-{dead.pid}-0123456789abcdef"
+    stale.write_bytes(b"x" * 64)
+    alive = tmp_path / f"cua-frames-{os.getppid()}-0123456789abcdef"  # a live process's: kept
+    alive.write_bytes(b"x" * 64)
+    FrameReader(tmp_path).close()
+    assert sorted(p.name for p in tmp_path.iterdir()) == [alive.name]

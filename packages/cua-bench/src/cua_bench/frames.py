@@ -8,9 +8,11 @@ of ZeroMQ's I/O threads, which was most of a step's RPC overhead. Instead:
 - the **server** opens that file (and only that file: the token must match), sizes it for two
   frames, maps it, and from then on writes each observation's frame into it, answering with a
   small reference (``{"seq", "slot", "offset", "shape", "dtype"}``) in place of the pixels;
-- the client maps the file and **unlinks it at once**, so nothing is left in ``/dev/shm``
-  whichever process dies, however (a ``kill -9`` included): the memory lives exactly as long as
-  one of the two mappings.
+- the server unlinks the name as soon as it has mapped the file, and the client maps it through
+  the descriptor it kept (unlinking too, should the server have failed), so nothing is left in
+  ``/dev/shm`` whichever process dies, however (a ``kill -9`` included): the memory lives exactly
+  as long as one of the two mappings. A client killed during the reset that offered its segment
+  leaves a 64-byte file, which the next client on the host removes.
 
 Frames alternate between two slots, and each slot carries the sequence number of the frame being
 written (set before the pixels) and of the frame completed (set after), so a reader can tell a
@@ -119,12 +121,29 @@ class _Buffers:
 _BUFFERS = _Buffers()
 
 
+def _sweep(folder: Path) -> None:
+    """Remove segments of clients that died before any server took them (a window of one reset)."""
+    for path in folder.glob("cua-frames-*-*"):
+        pid = path.name.split("-")[2]
+        if not pid.isdigit() or int(pid) == os.getpid():
+            continue
+        try:
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            with contextlib.suppress(OSError):
+                if path.stat().st_uid == os.getuid():
+                    path.unlink()
+        except PermissionError:  # alive, someone else's
+            continue
+
+
 class FrameReader:
     """The client's half: creates the segment, maps it once the server has sized it, copies frames out."""
 
     def __init__(self, directory: Path | None = None) -> None:
         self.token = secrets.token_hex(8)
         folder = directory if directory is not None else shm_dir()
+        _sweep(folder)
         self.path: Path | None = folder / f"cua-frames-{os.getpid()}-{self.token}"
         fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
         try:
@@ -227,6 +246,8 @@ class FrameWriter:
             self._map: mmap.mmap | None = mmap.mmap(fd, size, mmap.MAP_SHARED, mmap.PROT_READ | mmap.PROT_WRITE)
         finally:
             os.close(fd)
+        with contextlib.suppress(FileNotFoundError):  # the client maps it by its open descriptor: if
+            os.unlink(path)  # it dies before its reset returns, no name is left behind either
         self.token = token
         self._base = _round_up(_DATA, _ALIGN)
         self._seqs: np.ndarray[Any, Any] | None = np.frombuffer(self._map, np.uint64, count=SLOTS * 8, offset=_HEADER)
