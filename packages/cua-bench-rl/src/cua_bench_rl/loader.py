@@ -20,18 +20,17 @@ import asyncio
 import contextlib
 import dataclasses
 import logging
-import random
 import threading
 import time
 import uuid
-from collections import deque
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from cua_bench.agents.base import Observes
 from cua_bench.client import AsyncEnvClient
 from cua_bench.episode import agent_view, server_obs
+from cua_bench_rl.groups import Schedule, Slot, TaskSource, task_source
 from cua_bench_rl.policy import Policy
 from cua_bench_rl.rollouts import Decision, Episode, Group, Taken, TaskRef, Turn
 from cua_bench_rl.workers import EnvWorkers, async_client_for
@@ -41,8 +40,6 @@ __all__ = ["RolloutError", "RolloutLoader", "TurnBatch", "evaluate"]
 
 log = logging.getLogger(__name__)
 
-TaskSource = Sequence[TaskRef] | Callable[[random.Random], TaskRef]
-
 
 class RolloutError(CuaError):
     """Rollouts cannot go on (a task that fails on the env server, a worker that cannot be replaced)."""
@@ -50,22 +47,6 @@ class RolloutError(CuaError):
 
 class _Abandoned(Exception):
     """The episode's group was dropped, or the loader is closing: stop at the next turn."""
-
-
-@dataclass(eq=False)
-class _GroupState:
-    task: TaskRef
-    size: int
-    episodes: list[Episode] = field(default_factory=list)
-    dropped: bool = False
-
-
-@dataclass(eq=False)
-class _Slot:
-    """One episode a group still needs; ``attempts`` counts its plays (retries after a dead worker)."""
-
-    group: _GroupState
-    attempts: int = 0
 
 
 @dataclass(eq=False)
@@ -143,10 +124,9 @@ class RolloutLoader:
         self.curriculum = curriculum
         self.episode_retries = episode_retries
         self.step_timeout, self.heartbeat_timeout, self.frames = step_timeout, heartbeat_timeout, frames
-        self._draw = self._task_source(tasks, once, seed)
+        self._schedule = Schedule(task_source(tasks, once=once, seed=seed), group_size)
         self._run = uuid.uuid4().hex[:6]
         self._episode_ids = 0
-        self._queue: deque[_Slot] = deque()  # episodes of open groups not yet started (loop thread only)
         self._cond = threading.Condition()
         self._pending: list[_Ask] = []
         self._alive = 0  # drivers running
@@ -164,34 +144,6 @@ class RolloutLoader:
         self._main: asyncio.Task[None] | None = None
         self._clients: list[AsyncEnvClient | None] = [None] * len(workers)
         self._generations = [-1] * len(workers)
-
-    @staticmethod
-    def _task_source(tasks: TaskSource, once: bool, seed: int) -> Callable[[], TaskRef | None]:
-        rng = random.Random(seed)
-        if callable(tasks) and not isinstance(tasks, Sequence):
-            if once:
-                raise ValueError("once=True needs a sequence of TaskRefs, not a function")
-            source = tasks
-
-            def draw() -> TaskRef:
-                task = source(rng)
-                if not isinstance(task, TaskRef):
-                    raise TypeError(f"the tasks function returned {task!r}, not a TaskRef")
-                return task
-
-            return draw
-        refs = list(tasks)
-        if not refs:
-            raise ValueError("the loader needs at least one TaskRef to play")
-        wrong = [r for r in refs if not isinstance(r, TaskRef)]
-        if wrong:
-            raise TypeError(
-                f"tasks must be TaskRef objects (TaskRef('sim/click-button', 3, 'train')), got {wrong[0]!r}"
-            )
-        if once:
-            order = iter(refs)
-            return lambda: next(order, None)
-        return lambda: rng.choice(refs)
 
     # -- the caller's side ----------------------------------------------------------------------
 
@@ -333,7 +285,7 @@ class RolloutLoader:
 
     async def _drive_episodes(self, index: int) -> None:
         while not self._stopping:
-            slot = self._next_slot()
+            slot = self._schedule.next()
             if slot is None:
                 return
             slot.attempts += 1
@@ -348,19 +300,6 @@ class RolloutLoader:
                 task = slot.group.task
                 raise RolloutError(f"{task.key} on env worker {index} ({self.workers[index].address}): {exc}") from exc
             self._finish(slot, episode)
-
-    def _next_slot(self) -> _Slot | None:
-        while self._queue:
-            slot = self._queue.popleft()
-            if not slot.group.dropped:
-                return slot
-        task = self._draw()
-        if task is None:
-            return None
-        group = _GroupState(task, self.group_size)
-        slots = [_Slot(group) for _ in range(self.group_size)]
-        self._queue.extend(slots[1:])
-        return slots[0]
 
     async def _client(self, index: int) -> AsyncEnvClient:
         worker = self.workers[index]
@@ -377,7 +316,7 @@ class RolloutLoader:
             self._clients[index], self._generations[index] = client, worker.generation
         return client
 
-    async def _play(self, index: int, slot: _Slot) -> Episode:
+    async def _play(self, index: int, slot: Slot) -> Episode:
         client = await self._client(index)
         task = slot.group.task
         options: dict[str, Any] = {
@@ -441,7 +380,7 @@ class RolloutLoader:
                         self._asked -= 1
                         self._pending = [a for a in self._pending if a is not ask]
 
-    async def _worker_died(self, index: int, slot: _Slot, exc: BaseException) -> None:
+    async def _worker_died(self, index: int, slot: Slot, exc: BaseException) -> None:
         task = slot.group.task
         reason = f"{type(exc).__name__}: {exc}"
         log.warning("env worker %d died during an episode of %s: %s", index, task.key, reason)
@@ -458,7 +397,7 @@ class RolloutLoader:
             return
         if slot.attempts <= self.episode_retries:
             self._counts["retried"] += 1
-            self._queue.appendleft(slot)
+            self._schedule.retry(slot)
             log.warning("episode of %s retried from reset (attempt %d of %d)", task.key, slot.attempts + 1,
                         self.episode_retries + 1)  # fmt: skip
         else:
@@ -470,16 +409,15 @@ class RolloutLoader:
                 task.key, slot.attempts, len(slot.group.episodes), slot.group.size,
             )  # fmt: skip
 
-    def _finish(self, slot: _Slot, episode: Episode) -> None:
-        group = slot.group
-        if group.dropped:
+    def _finish(self, slot: Slot, episode: Episode) -> None:
+        if slot.group.dropped:
             return
         self._counts["episodes"] += 1
-        group.episodes.append(episode)
-        if len(group.episodes) == group.size:
+        group = self._schedule.finish(slot, episode)
+        if group is not None:
             self._counts["groups"] += 1
             with self._cond:
-                self._ready.append(Group(group.task, group.episodes))
+                self._ready.append(group)
                 self._cond.notify_all()
 
 

@@ -1,0 +1,102 @@
+"""Groups while they fill: which TaskRef comes next, and which episodes each open group still needs.
+
+The dataloader asks for the next episode whenever an environment is free: an episode an open group
+still needs (a retry first), or else the first of a new group of G episodes of a newly drawn
+TaskRef. So several groups are in flight and no environment waits for one to fill. This module is
+the bookkeeping; it runs on the dataloader's loop thread only, so it needs no lock.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import deque
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from cua_bench_rl.rollouts import Episode, Group, TaskRef
+
+__all__ = ["Filling", "Schedule", "Slot", "TaskSource", "task_source"]
+
+TaskSource = Sequence[TaskRef] | Callable[[random.Random], TaskRef]
+
+
+def task_source(tasks: TaskSource, *, once: bool, seed: int) -> Callable[[], TaskRef | None]:
+    """A draw of the next TaskRef: uniform over a sequence (seeded), a function of a seeded Random,
+    or (``once``) each TaskRef of a sequence in order, then None."""
+    rng = random.Random(seed)
+    if callable(tasks) and not isinstance(tasks, Sequence):
+        if once:
+            raise ValueError("once=True needs a sequence of TaskRefs, not a function")
+        source = tasks
+
+        def draw() -> TaskRef:
+            task = source(rng)
+            if not isinstance(task, TaskRef):
+                raise TypeError(f"the tasks function returned {task!r}, not a TaskRef")
+            return task
+
+        return draw
+    refs = list(tasks)
+    if not refs:
+        raise ValueError("the loader needs at least one TaskRef to play")
+    wrong = [r for r in refs if not isinstance(r, TaskRef)]
+    if wrong:
+        raise TypeError(f"tasks must be TaskRef objects (TaskRef('sim/click-button', 3, 'train')), got {wrong[0]!r}")
+    if once:
+        order = iter(refs)
+        return lambda: next(order, None)
+    return lambda: rng.choice(refs)
+
+
+@dataclass(eq=False)
+class Filling:
+    """A group of ``size`` episodes of ``task`` being played; ``dropped`` once one of them could not be."""
+
+    task: TaskRef
+    size: int
+    episodes: list[Episode] = field(default_factory=list)
+    dropped: bool = False
+
+
+@dataclass(eq=False)
+class Slot:
+    """One episode a group still needs; ``attempts`` counts its plays (retries after a dead worker)."""
+
+    group: Filling
+    attempts: int = 0
+
+
+class Schedule:
+    """Hands out the episodes groups need, takes them back finished, retried or dropped."""
+
+    def __init__(self, draw: Callable[[], TaskRef | None], group_size: int) -> None:
+        self._draw = draw
+        self.group_size = group_size
+        self._queue: deque[Slot] = deque()
+
+    def next(self) -> Slot | None:
+        """The next episode to play, or None when a ``once`` source has nothing left to open."""
+        while self._queue:
+            slot = self._queue.popleft()
+            if not slot.group.dropped:
+                return slot
+        task = self._draw()
+        if task is None:
+            return None
+        group = Filling(task, self.group_size)
+        slots = [Slot(group) for _ in range(self.group_size)]
+        self._queue.extend(slots[1:])
+        return slots[0]
+
+    def retry(self, slot: Slot) -> None:
+        """Play ``slot`` again from reset, before anything else."""
+        self._queue.appendleft(slot)
+
+    @staticmethod
+    def finish(slot: Slot, episode: Episode) -> Group | None:
+        """File ``episode``; the group once it is complete (None while it fills, or if it was dropped)."""
+        group = slot.group
+        if group.dropped:
+            return None
+        group.episodes.append(episode)
+        return Group(group.task, group.episodes) if len(group.episodes) == group.size else None
