@@ -11,7 +11,9 @@
   training does, while the raw loop drops it at once.
 - ``sim_rpc_overhead_ratio``: bench/env.py's figure (a step through the env server, 1280x800 RGB
   frame, against the same step on a SimSession in this process) with frames through shared
-  memory, and with frames on the socket beside it. Target: 1.3 or less.
+  memory, and with frames on the socket beside it, interleaved in blocks so that load from others
+  falls on all three alike. Target: 1.3 or less. Beside it, the CPU (client + server process) per
+  step over the in-process step's, which load disturbs less than latency.
 
 Both drive bench/env.py's form task (~20 widgets: a realistic screen to render every step).
 
@@ -23,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import statistics
 import sys
 import tempfile
@@ -138,12 +141,14 @@ def rpc_overhead(folder: Path, steps: int, rounds: int = 10) -> dict[str, float]
     backend = SimBackend()
     computers = [backend.provision(width=1280, height=800) for _ in range(2)]
     times: dict[str, list[float]] = {"inprocess": [], "shm": [], "socket": []}
+    cpu = dict.fromkeys(times, 0.0)  # CPU seconds (client and server) over all the steps of each
     try:
         with (
             EnvClient(computers[0].address, frames="shm") as shm,
             EnvClient(computers[1].address, frames="socket") as socket,
         ):
             clients = {"shm": shm, "socket": socket}
+            servers = {"shm": computers[0].handle.pid, "socket": computers[1].handle.pid}
             for client in clients.values():
                 client.reset(options={"task": str(folder), "obs": "rgb"})
 
@@ -155,10 +160,12 @@ def rpc_overhead(folder: Path, steps: int, rounds: int = 10) -> dict[str, float]
             block = max(1, steps // rounds)
             for r in range(rounds):
                 for name, client in clients.items():
+                    before = time.process_time() + _cpu_seconds(servers[name])
                     for i in range(r * block, (r + 1) * block):
                         started = time.perf_counter()
                         client.step(_actions(i))
                         times[name].append(time.perf_counter() - started)
+                    cpu[name] += time.process_time() + _cpu_seconds(servers[name]) - before
 
                 async def local(r: int = r) -> None:
                     for i in range(r * block, (r + 1) * block):
@@ -167,7 +174,9 @@ def rpc_overhead(folder: Path, steps: int, rounds: int = 10) -> dict[str, float]
                         session.frame()
                         times["inprocess"].append(time.perf_counter() - started)
 
+                before = time.process_time()
                 asyncio.run(local())
+                cpu["inprocess"] += time.process_time() - before
     finally:
         for computer in computers:
             backend.teardown(computer)
@@ -175,14 +184,23 @@ def rpc_overhead(folder: Path, steps: int, rounds: int = 10) -> dict[str, float]
     print(
         f"sim step (1280x800 RGB): in process {inprocess * 1000:.2f} ms, through the server with shared-memory "
         f"frames {shm_p50 * 1000:.2f} ms (ratio {shm_p50 / inprocess:.2f}), frames on the socket "
-        f"{socket_p50 * 1000:.2f} ms (ratio {socket_p50 / inprocess:.2f})"
+        f"{socket_p50 * 1000:.2f} ms (ratio {socket_p50 / inprocess:.2f}); CPU per step (client and server) over "
+        f"in process: shared memory {cpu['shm'] / cpu['inprocess']:.2f}, socket {cpu['socket'] / cpu['inprocess']:.2f}"
     )
     return {
         "sim_rpc_overhead_ratio": shm_p50 / inprocess,
         "sim_rpc_overhead_ratio_socket": socket_p50 / inprocess,
         "sim_step_shm_p50_ms": shm_p50 * 1000,
         "sim_inprocess_step_p50_ms": inprocess * 1000,
+        "sim_rpc_cpu_ratio": cpu["shm"] / cpu["inprocess"],
+        "sim_rpc_cpu_ratio_socket": cpu["socket"] / cpu["inprocess"],
     }
+
+
+def _cpu_seconds(pid: int) -> float:
+    """User + system CPU of process ``pid`` and its threads (Linux; 10 ms ticks)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def main() -> int:
