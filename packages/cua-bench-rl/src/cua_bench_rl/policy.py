@@ -46,5 +46,5 @@ class Policy(ABC):
 
     def load_published(self, weights: dict[str, Any], version: int) -> None:
         """Take weights published by a trainer; from now on decisions are stamped ``version``."""
-        self.trainable().load_state_dict(weights, strict=False)
+        self.trainable().load_state_dict(weights)  # strict: weights that do not fit must not load as nothing
         self.version = version

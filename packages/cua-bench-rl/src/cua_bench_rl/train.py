@@ -121,8 +121,7 @@ def build_trainer(config: TrainConfig, policy: Policy) -> Trainer:
         options = TrainerConfig.from_dict(config.trainer_options)
     except (TypeError, ValueError) as exc:
         raise CuaError(f"trainer options: {exc}") from exc
-    reference = copy.deepcopy(policy) if options.kl_coef > 0 else None
-    trainer = trainer_class(policy, options, reference)
+    trainer = trainer_class(policy, options)  # a trainer makes its own KL reference (LoRA: the adapter off)
     if not isinstance(trainer, Trainer):
         raise CuaError(f"trainer {config.trainer!r} built a {type(trainer).__name__}, not a cua_bench_rl Trainer")
     return trainer

@@ -73,7 +73,8 @@ class TrainerConfig:
 
 
 class Trainer(ABC):
-    """Updates ``policy`` from groups of episodes; ``reference`` is a frozen copy when ``kl_coef > 0``."""
+    """Updates ``policy`` from groups of episodes. ``reference`` is the frozen policy of the KL term
+    (``kl_coef > 0``); left None, the trainer makes its own (a LoRA trainer: the base, adapter off)."""
 
     name: ClassVar[str]
 
@@ -81,7 +82,7 @@ class Trainer(ABC):
         self.policy = policy
         self.config = config
         self.reference = reference
-        self.step = 0  # optimiser steps taken, kept in checkpoints
+        self.step = 0  # train_step calls made (the policy version), kept in checkpoints
 
     @abstractmethod
     def train_step(self, groups: Sequence[Group]) -> dict[str, float]:
