@@ -180,3 +180,13 @@ def test_events_with_curve(tmp_path: Path) -> None:
                 break
         else:
             raise AssertionError("no event crossed the secured forwarder")
+
+
+def test_a_server_key_given_as_text_works_like_bytes(tmp_path: Path) -> None:
+    server_sec, good, _ = _secured(tmp_path)
+    as_text = ClientSecurity(good.keypair, good.server_public.decode())  # type: ignore[arg-type]
+    assert as_text.server_public == good.server_public
+    with RpcServer("tcp://127.0.0.1:0", security=server_sec) as srv, RpcClient(srv.address, security=as_text) as client:
+        assert client.call("rpc.ping") == "pong"
+    with pytest.raises(SecurityError, match="40 Z85 characters"):
+        ClientSecurity(good.keypair, "short")  # type: ignore[arg-type]

@@ -199,7 +199,8 @@ class ClientSecurity:
     server_public: bytes
 
     def __post_init__(self) -> None:
-        _check_z85_key(self.server_public)
+        # A key read from a ready line or a config file arrives as text; the socket needs bytes.
+        object.__setattr__(self, "server_public", _check_z85_key(self.server_public))
 
     def apply(self, sock: zmq.Socket[Any]) -> None:
         sock.curve_secretkey = self.keypair.secret
