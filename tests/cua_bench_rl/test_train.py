@@ -147,3 +147,49 @@ def test_resume_without_a_run_is_refused_by_the_cli(tmp_path: Path) -> None:
         check=False, args=[*CLI, "train", "--output", "x", "--resume"], capture_output=True, text=True, cwd=tmp_path
     )
     assert done.returncode == 1 and "holds no run to resume" in done.stderr
+
+
+def _env_servers() -> list[int]:
+    """This process's env-server children, oldest first (the rollout workers start before the eval ones)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            cmdline = (entry / "cmdline").read_bytes()
+        except (OSError, IndexError, ValueError):
+            continue
+        if ppid == os.getpid() and b"cua_bench.server" in cmdline:
+            found.append(int(entry.name))
+    return sorted(found)
+
+
+@pytest.mark.slow
+def test_kill_9_of_an_env_worker_mid_run_is_replaced_counted_and_training_goes_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from cua_core import events as bus_events
+
+    published: list[tuple[str, dict[str, object]]] = []
+    monkeypatch.setattr(
+        bus_events.BestEffortPublisher, "publish", lambda self, topic, body: published.append((topic, body))
+    )
+    killed: list[int] = []
+
+    def kill_one(row: dict[str, object]) -> None:
+        if row["step"] == 1:
+            victim = _env_servers()[0]
+            os.kill(victim, signal.SIGKILL)
+            killed.append(victim)
+            # Rollouts go on while the trainer waits here; they soon meet the dead worker.
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline and not any(t == "rl.worker.replaced" for t, _ in published):
+                time.sleep(0.05)
+
+    result = train(_config(steps=4, max_steps=3), tmp_path / "run", on_step=kill_one)
+    assert killed and result.steps == 4 and result.status == "finished"
+    summary = json.loads((tmp_path / "run" / "summary.json").read_text())
+    assert summary["faults"]["replaced"] >= 1, summary
+    replaced = [body for topic, body in published if topic == "rl.worker.replaced"]
+    assert replaced and replaced[0]["outcome"] in ("retried", "dropped", "abandoned") and replaced[0]["replaced"] == 1

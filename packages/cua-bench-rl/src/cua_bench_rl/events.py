@@ -59,8 +59,9 @@ class WorkerReplaced(NamedTuple):
     run: str
     worker: int
     reason: str
-    episodes_retried: int
-    episodes_dropped: int
+    outcome: str  # what became of its episode: retried | dropped (with its group) | abandoned
+    episodes_retried: int  # so far in this run
+    episodes_dropped: int  # so far in this run
     replaced: int  # workers replaced so far in this run
 
 

@@ -110,6 +110,7 @@ class RolloutLoader:
         step_timeout: float = 60.0,
         heartbeat_timeout: float = 5.0,
         frames: str = "auto",
+        on_fault: Callable[[int, str, str], None] | None = None,
     ) -> None:
         if group_size < 1:
             raise ValueError(f"group_size must be at least 1, got {group_size}")
@@ -122,6 +123,9 @@ class RolloutLoader:
         self.observes = observes if observes is not None else Observes()
         self.max_steps = max_steps
         self.curriculum = curriculum
+        # on_fault(worker, reason, outcome): a worker died mid-episode, was replaced, and its episode
+        # was "retried" or "dropped" (or its group had been dropped already: "abandoned").
+        self.on_fault = on_fault
         self.episode_retries = episode_retries
         self.step_timeout, self.heartbeat_timeout, self.frames = step_timeout, heartbeat_timeout, frames
         self._schedule = Schedule(task_source(tasks, once=once, seed=seed), group_size)
@@ -394,12 +398,14 @@ class RolloutLoader:
             raise RolloutError(f"rollouts stopped: {replace_exc}") from replace_exc
         self._counts["replaced"] += 1
         if slot.group.dropped:
+            self._fault(index, reason, "abandoned")
             return
         if slot.attempts <= self.episode_retries:
             self._counts["retried"] += 1
             self._schedule.retry(slot)
             log.warning("episode of %s retried from reset (attempt %d of %d)", task.key, slot.attempts + 1,
                         self.episode_retries + 1)  # fmt: skip
+            self._fault(index, reason, "retried")
         else:
             slot.group.dropped = True
             self._counts["dropped"] += 1
@@ -408,6 +414,14 @@ class RolloutLoader:
                 "episode of %s dropped after %d attempts; its group (%d of %d episodes done) is dropped",
                 task.key, slot.attempts, len(slot.group.episodes), slot.group.size,
             )  # fmt: skip
+            self._fault(index, reason, "dropped")
+
+    def _fault(self, index: int, reason: str, outcome: str) -> None:
+        if self.on_fault is not None:
+            try:
+                self.on_fault(index, reason, outcome)
+            except Exception:  # a watcher's bug must not stop the rollouts
+                log.exception("on_fault callback failed")
 
     def _finish(self, slot: Slot, episode: Episode) -> None:
         if slot.group.dropped:

@@ -223,22 +223,26 @@ def train(
     bus = BestEffortPublisher(run_id, check=events.check)
     train_refs = config.task_refs(config.train_split, config.train_variants)
     eval_refs = config.task_refs(config.eval_split, config.eval_episodes)
-    replaced = 0
+    faults = {"replaced": 0, "retried": 0, "dropped": 0}
 
-    def on_replaced(index: int, reason: str) -> None:
-        nonlocal replaced
-        replaced += 1
+    def on_fault(index: int, reason: str, outcome: str) -> None:
+        faults["replaced"] += 1
+        if outcome in ("retried", "dropped"):
+            faults[outcome] += 1
         bus.publish(
             events.WORKER_REPLACED,
-            {"worker": index, "reason": reason, "episodes_retried": 0, "episodes_dropped": 0, "replaced": replaced},
-        )
+            {
+                "worker": index, "reason": reason, "outcome": outcome, "episodes_retried": faults["retried"],
+                "episodes_dropped": faults["dropped"], "replaced": faults["replaced"],
+            },
+        )  # fmt: skip
 
     figures: dict[str, Any] = {}
     start_eval = final_eval = None
     status = "interrupted"
     with contextlib.ExitStack() as stack:
         stack.callback(bus.close)
-        workers = stack.enter_context(EnvWorkers(config.backend, config.workers, on_replaced=on_replaced).start())
+        workers = stack.enter_context(EnvWorkers(config.backend, config.workers).start())
         eval_workers = stack.enter_context(EnvWorkers(config.backend, config.eval_workers).start())
         bus.publish(
             events.RUN_STARTED,
@@ -265,6 +269,7 @@ def train(
             max_steps=config.max_steps,
             curriculum=_curriculum(config, lambda: trainer.step, config.seed),
             seed=config.seed + trainer.step,
+            on_fault=on_fault,
         )
         stack.enter_context(loader)
         rollouts = _Rollouts(loader, rollout_policy, buffer, buffer_lock)
@@ -342,7 +347,7 @@ def train(
         "start_eval": start_eval,
         "final_eval": final_eval,
         "last_step": figures,
-        "replaced_workers": replaced,
+        "faults": faults,
         "buffer": dict(buffer.stats),
     }
     _write_json(folder / "summary.json", summary)
