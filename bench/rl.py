@@ -8,7 +8,8 @@
   loader's is longer: its steady state keeps every turn of unfinished groups, ~600 full frames);
   the ratio of the medians. Target: 0.8 or more. The policy observes the full 1280x800 RGB frame
   (copied out of shared memory on both sides); the loader keeps each in its turns' history, as
-  training does, while the raw loop drops it at once.
+  training does, while the raw loop drops it at once. Beside it, ``shm_throughput_gain_16``: raw
+  steps/s with frames through shared memory over raw steps/s with frames on the socket.
 - ``sim_rpc_overhead_ratio``: bench/env.py's figure (a step through the env server, 1280x800 RGB
   frame, against the same step on a SimSession in this process) with frames through shared
   memory, and with frames on the socket beside it, interleaved in blocks so that load from others
@@ -66,14 +67,14 @@ class CentreClick(Policy):
         raise NotImplementedError("nothing is trained here")
 
 
-def raw_steps_per_s(workers: EnvWorkers, task: str, warmup: float, seconds: float) -> float:
+def raw_steps_per_s(workers: EnvWorkers, task: str, warmup: float, seconds: float, frames: str = "auto") -> float:
     """The baseline: one thread per environment, each stepping its own client as fast as it can."""
     counts = [0] * len(workers)
     stop = threading.Event()
     options = {"task": task, "obs": "rgb", "max_steps": EPISODE_STEPS}
 
     def drive(index: int) -> None:
-        with EnvClient(workers[index].address) as env:
+        with EnvClient(workers[index].address, frames=frames) as env:
             while not stop.is_set():
                 env.reset(options=options)
                 for _ in range(EPISODE_STEPS):
@@ -118,15 +119,21 @@ def rollout_efficiency(count: int, task: str, rounds: int, warmup: float, second
     full frames with 16 envs) has filled the recycled frame arrays, which is its steady state."""
     raw: list[float] = []
     through: list[float] = []
+    socket: list[float] = []
     with EnvWorkers("sim", count) as workers:
         for _ in range(rounds):
             raw.append(raw_steps_per_s(workers, task, warmup, seconds))
             through.append(loader_steps_per_s(workers, task, 4 * warmup, seconds))
-            print(f"{count} envs: raw {raw[-1]:6.1f} steps/s  through the loader {through[-1]:6.1f} steps/s")
+            socket.append(raw_steps_per_s(workers, task, warmup, seconds, frames="socket"))
+            print(
+                f"{count} envs: raw {raw[-1]:6.1f} steps/s  through the loader {through[-1]:6.1f} steps/s  "
+                f"(raw with frames on the socket {socket[-1]:6.1f} steps/s)"
+            )
     return {
         f"rollout_efficiency_{count}": statistics.median(through) / statistics.median(raw),
         f"loader_steps_per_s_{count}": statistics.median(through),
         f"raw_steps_per_s_{count}": statistics.median(raw),
+        f"shm_throughput_gain_{count}": statistics.median(raw) / statistics.median(socket),
     }
 
 

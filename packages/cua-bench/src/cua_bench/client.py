@@ -119,10 +119,13 @@ class _Frames:
 
     async def resolve_async(self, obs: dict[str, Any]) -> dict[str, Any]:
         """``resolve`` with the copy on a worker thread (numpy lets go of the GIL while it copies):
-        one event loop driving many environments would otherwise do every copy itself, in turn."""
+        one event loop driving many environments would otherwise do every copy itself, in turn.
+        The hand-off costs ~0.17 ms of CPU a frame, yet even on two busy cores 16 environments
+        stepped 10% faster with it (bench/rl.py's loader, measured alternately)."""
         ref = obs.pop("frame", None)
         if ref is not None:
-            obs["screenshot"] = await asyncio.get_running_loop().run_in_executor(_copiers(), self._reader().read, ref)
+            copy = asyncio.get_running_loop().run_in_executor(_copiers(), self._reader().read, ref)
+            obs["screenshot"] = await copy
         return obs
 
     def _reader(self) -> FrameReader:
