@@ -27,7 +27,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 READMES = [ROOT / "README.md", *sorted(ROOT.glob("packages/*/README.md")), *sorted(ROOT.glob("plugins/*/README.md"))]
-CORE = {"cua-core", "cua-data", "cua-bench", "cua-pool"}
+CORE = {"cua-core", "cua-data", "cua-bench", "cua-bench-rl", "cua-pool"}
 
 # Each documented line, and the cua distributions it must install (and nothing else named cua*).
 DOCUMENTED = {
@@ -41,6 +41,9 @@ DOCUMENTED = {
     "pip install -e plugins/cua-adapters-api": {"cua-core", "cua-data", "cua-adapters-api"},
     "pip install -e plugins/cua-adapters-opencua": {"cua-core", "cua-data", "cua-adapters-opencua"},
     "pip install -e plugins/cua-adapters-uitars": {"cua-core", "cua-data", "cua-adapters-uitars"},
+    # In a clone whose workspace is installed already: only the plugin itself, editable.
+    "pip install --no-deps -e plugins/cua-trainer-grpo": {"cua-trainer-grpo"},
+    "pip install --no-deps -e plugins/cua-adapters-qwen": {"cua-adapters-qwen"},
 }  # fmt: skip
 MEMBERS = sorted(
     p.parent.relative_to(ROOT) for d in ("packages", "plugins") for p in ROOT.glob(f"{d}/*/pyproject.toml")
