@@ -85,19 +85,24 @@ def _prepare_folder(config: TrainConfig, folder: Path, resume: bool) -> None:
     _write_json(stored_path, config.to_dict())
 
 
-def build_policy(config: TrainConfig) -> Policy:
-    """The policy ``config.policy`` names: a registered one, or ``FILE.py:Class`` / ``module:Class``."""
-    from cua_bench.agents.loading import check_options
+def _named(spec: str, registry: Callable[[], Any], *, kind: str, base: type) -> Callable[..., Any]:
+    """What ``spec`` names: a registered ``kind``, or ``FILE.py:Class`` / ``module:Class``."""
     from cua_bench.importing import load_named
+
+    if ":" in spec:
+        return load_named(spec, flag=f"--{kind}", base=base)
+    found = registry()
+    if spec not in found:
+        raise CuaError(f"no {kind} {spec!r}; installed: {', '.join(sorted(found)) or 'none'}")
+    return found[spec]  # type: ignore[no-any-return]
+
+
+def build_policy(config: TrainConfig) -> Policy:
+    """The policy ``config.policy`` names, built with its options (checked against its signature)."""
+    from cua_bench.agents.loading import check_options
     from cua_bench_rl.registry import policies
 
-    if ":" in config.policy:
-        factory = load_named(config.policy, flag="--policy", base=Policy)
-    else:
-        found = policies()
-        if config.policy not in found:
-            raise CuaError(f"no policy {config.policy!r}; installed: {', '.join(sorted(found)) or 'none'}")
-        factory = found[config.policy]
+    factory = _named(config.policy, policies, kind="policy", base=Policy)
     check_options(factory, config.policy_options, repr(config.policy), kind="policy")
     policy = factory(**config.policy_options)
     if not isinstance(policy, Policy):
@@ -106,17 +111,10 @@ def build_policy(config: TrainConfig) -> Policy:
 
 
 def build_trainer(config: TrainConfig, policy: Policy) -> Trainer:
-    """The trainer ``config.trainer`` names: a registered one, or ``FILE.py:Class`` / ``module:Class``."""
-    from cua_bench.importing import load_named
+    """The trainer ``config.trainer`` names (registered, or ``FILE.py:Class``) on ``policy``."""
     from cua_bench_rl.registry import trainers
 
-    if ":" in config.trainer:
-        trainer_class = load_named(config.trainer, flag="--trainer", base=Trainer)
-    else:
-        found = trainers()
-        if config.trainer not in found:
-            raise CuaError(f"no trainer {config.trainer!r}; installed: {', '.join(sorted(found)) or 'none'}")
-        trainer_class = found[config.trainer]
+    trainer_class = _named(config.trainer, trainers, kind="trainer", base=Trainer)
     try:
         options = TrainerConfig.from_dict(config.trainer_options)
     except (TypeError, ValueError) as exc:
