@@ -10,15 +10,26 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 from poolkit import wait_for
 
 SUBNET = "10.213.0"
+
+
+def require_namespaces() -> None:
+    """Skip the calling test module without root and iproute2; under CI (which runs as root) that is
+    a failure, not a skip."""
+    if os.geteuid() != 0 or shutil.which("ip") is None:
+        if os.environ.get("CI"):
+            raise RuntimeError("the network-namespace tests need root and iproute2, and CI must run them")
+        pytest.skip("network namespaces need root and iproute2 (`ip`)", allow_module_level=True)
 
 
 def ip(*args: str) -> None:

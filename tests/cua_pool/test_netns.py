@@ -8,23 +8,19 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import signal
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from netns import SUBNET, Computer, Net, wait
+from netns import SUBNET, Computer, Net, require_namespaces, wait
 
 JOBS = Path(__file__).parent / "jobs"
 PORT = 7070
 CONTROLLER = f"tcp://{SUBNET}.1:{PORT}"
 
-if os.geteuid() != 0 or shutil.which("ip") is None:
-    if os.environ.get("CI"):
-        raise RuntimeError("the network-namespace tests need root and iproute2, and CI must run them")
-    pytest.skip("network namespaces need root and iproute2 (`ip`)", allow_module_level=True)
+require_namespaces()
 
 
 def hosts_up(ctl: Computer) -> dict[str, str]:

@@ -8,8 +8,6 @@ Needs root (network namespaces); CI runs as root, so there a missing privilege i
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -19,15 +17,12 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "cua_pool"))
 
-from netns import SUBNET, Net, wait  # the pool tests' namespace harness
+from netns import SUBNET, Net, require_namespaces, wait  # the pool tests' namespace harness
 
 PORT = 7071
 CONTROLLER = f"tcp://{SUBNET}.1:{PORT}"
 
-if os.geteuid() != 0 or shutil.which("ip") is None:
-    if os.environ.get("CI"):
-        raise RuntimeError("the network-namespace tests need root and iproute2, and CI must run them")
-    pytest.skip("network namespaces need root and iproute2 (`ip`)", allow_module_level=True)
+require_namespaces()
 
 pytestmark = pytest.mark.slow
 
