@@ -93,6 +93,7 @@ def test_settings_are_checked_before_anything_starts(tmp_path: Path) -> None:
         train(_config(trainer_options={"learning_rate": 1}), tmp_path / "c")
     with pytest.raises(CuaError, match="no run to resume"):
         train(_config(), tmp_path / "d", resume=True)
+    assert list(tmp_path.iterdir()) == []  # nothing was written: the corrected command starts afresh
 
 
 @pytest.mark.slow

@@ -67,7 +67,8 @@ def _write_json(path: Path, data: Any) -> None:
     os.replace(tmp, path)
 
 
-def _prepare_folder(config: TrainConfig, folder: Path, resume: bool) -> None:
+def _check_folder(config: TrainConfig, folder: Path, resume: bool) -> None:
+    """Refuse a folder that holds another run, or a resume whose settings differ; writes nothing."""
     stored_path = folder / CONFIG_FILE
     if resume:
         if not stored_path.exists():
@@ -81,8 +82,6 @@ def _prepare_folder(config: TrainConfig, folder: Path, resume: bool) -> None:
             )
     elif stored_path.exists():
         raise CuaError(f"{folder} holds a run already: pass --resume to continue it, or pick a new output folder")
-    folder.mkdir(parents=True, exist_ok=True)
-    _write_json(stored_path, config.to_dict())
 
 
 def _named(spec: str, registry: Callable[[], Any], *, kind: str, base: type) -> Callable[..., Any]:
@@ -192,13 +191,17 @@ def train(
     from cua_bench_rl.workers import EnvWorkers
 
     started = time.monotonic()
-    _prepare_folder(config, folder, resume)
+    _check_folder(config, folder, resume)
     deadline = started + config.minutes * 60 if config.minutes else None
     run_id = f"rl-{uuid.uuid4().hex[:8]}"
 
     _seed_everything(config.seed)
     policy = build_policy(config)
     trainer = build_trainer(config, policy)
+    # Only now, once policy and trainer exist: a refused setting must not leave a run folder behind
+    # that a corrected command would then refuse as "holds a run already".
+    folder.mkdir(parents=True, exist_ok=True)
+    _write_json(folder / CONFIG_FILE, config.to_dict())
     checkpoint = newest_checkpoint(folder / "checkpoints") if resume else None
     if checkpoint is not None:
         trainer.load(checkpoint[0])
