@@ -13,6 +13,7 @@ names at ``reset`` (``cua_bench.frames``) instead of sent on the socket.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import io
 import logging
 import os
@@ -460,6 +461,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--width", type=int, default=1280)
     parser.add_argument("--height", type=int, default=800)
+    parser.add_argument(
+        "--exit-with-parent",
+        action="store_true",
+        help="close when the process that started this server dies (backends start their servers so)",
+    )
     args = parser.parse_args(argv)
     security = _curve(parser, args)
     logging.basicConfig(level=logging.INFO, format=f"env[{os.getpid()}] %(levelname)s %(message)s")
@@ -472,13 +478,21 @@ def main(argv: list[str] | None = None) -> int:
     key = f" server_key={security.keypair.public.decode()}" if security is not None else ""
     print(f"ready {server.address}{key}", flush=True)
     started = time.monotonic()
+    parent = os.getppid()
     try:
         while not server.closed.wait(0.5):
-            pass
+            if args.exit_with_parent and os.getppid() != parent:
+                # Whoever started this server for its computer is gone (a kill -9): nobody will tear
+                # it down, so it closes itself rather than live on as an orphan.
+                log.warning("the process that started this env server (pid %d) is gone: closing", parent)
+                break
     except KeyboardInterrupt:
         pass
     finally:
         server.rpc.close()
+        if server.address.startswith("ipc://"):  # ZeroMQ leaves the socket file; nobody else may
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(server.address.removeprefix("ipc://"))
     log.debug("served for %.1f s", time.monotonic() - started)
     return 0
 

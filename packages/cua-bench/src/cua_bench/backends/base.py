@@ -103,6 +103,7 @@ class ProcessBackend(Backend):
                 str(width),
                 "--height",
                 str(height),
+                "--exit-with-parent",  # a runner killed with -9 must not leave its computers running
             ],
             stdout=subprocess.PIPE,
             stdin=subprocess.DEVNULL,
