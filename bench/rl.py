@@ -16,10 +16,20 @@
   falls on all three alike. Target: 1.3 or less. Beside it, the CPU (client + server process) per
   step over the in-process step's, which load disturbs less than latency.
 
-Both drive bench/env.py's form task (~20 widgets: a realistic screen to render every step).
+- ``grpo_pixel_success`` / ``grpo_pixel_minutes`` and ``grpo_a11y_success`` / ``grpo_a11y_minutes``:
+  ``examples/training/grpo_sim.py`` run as it ships (``--family pixel``, then ``--family a11y``, one
+  after the other, each in its own process with the example's budget: 5 and 15 minutes): held-out
+  success (greedy, on 100 test-split variants it never trained on) at the end, and the run's
+  wall-clock minutes, the random baseline and every evaluation included. Beside each,
+  ``grpo_*_random`` (the untrained policy, sampling, on the same variants) and ``grpo_*_sampled`` (the
+  trained policy, sampling). Targets: success 0.6 (pixel) and 0.9 (a11y) within 15 minutes.
+  These take 20 minutes; ``--figures rpc,rollout`` leaves them out.
 
-Last line: ``rollout_efficiency_16=… sim_rpc_overhead_ratio=…`` (plus extras).
-Run: .venv/bin/python bench/rl.py [--quick] [--workers N]
+Both rollout figures drive bench/env.py's form task (~20 widgets: a realistic screen to render every step).
+
+Last line: ``rollout_efficiency_16=… grpo_pixel_success=… grpo_pixel_minutes=… grpo_a11y_success=…
+grpo_a11y_minutes=… sim_rpc_overhead_ratio=…`` (plus extras).
+Run: .venv/bin/python bench/rl.py [--quick] [--workers N] [--figures rpc,rollout,grpo]
 """
 
 from __future__ import annotations
@@ -28,6 +38,7 @@ import argparse
 import asyncio
 import os
 import statistics
+import subprocess
 import sys
 import tempfile
 import textwrap
@@ -210,14 +221,37 @@ def _cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def learning(family: str, minutes: float | None) -> dict[str, float]:
+    """One run of the shipped GRPO example, in its own process: its last line holds the figures."""
+    example = Path(__file__).resolve().parent.parent / "examples" / "training" / "grpo_sim.py"
+    folder = Path(tempfile.mkdtemp(prefix=f"cua-grpo-{family}-"))
+    command = [sys.executable, str(example), "--family", family, "--output", str(folder)]
+    command += ["--minutes", str(minutes)] if minutes is not None else []
+    print(f"grpo {family}: {' '.join(command)}", file=sys.stderr, flush=True)
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise SystemExit(f"grpo {family}: the example failed (exit {done.returncode}):\n{done.stderr[-3000:]}")
+    last = dict(pair.split("=", 1) for pair in done.stdout.strip().splitlines()[-1].split())
+    print(f"grpo {family}: {done.stdout.strip().splitlines()[-1]}", file=sys.stderr, flush=True)
+    return {
+        f"grpo_{family}_success": float(last["final_success"]),
+        f"grpo_{family}_minutes": float(last["minutes"]),
+        f"grpo_{family}_random": float(last["random_success"]),
+        f"grpo_{family}_sampled": float(last["final_sampled_success"]),
+    }
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="shorter windows, for a smoke run")
     parser.add_argument("--workers", type=int, default=16, help="environments for the efficiency figure")
     parser.add_argument("--rounds", type=int, default=None, help="alternations of raw and loader (default 3)")
     parser.add_argument(
-        "--figures", default="rpc,rollout", help="which to measure, comma-separated: rpc, rollout (default both)"
+        "--figures",
+        default="rpc,rollout,grpo",
+        help="which to measure, comma-separated: rpc, rollout, grpo (default all)",
     )
+    parser.add_argument("--grpo-minutes", type=float, help="budget of each GRPO example run (default: the example's)")
     args = parser.parse_args()
     steps, warmup, seconds, rounds = (200, 1.0, 2.0, 1) if args.quick else (1000, 2.0, 5.0, 3)
     folder = Path(tempfile.mkdtemp(prefix="cua-bench-rl-")) / "fill-form"
@@ -225,15 +259,20 @@ def main() -> int:
     (folder / "main.py").write_text(textwrap.dedent(TASK))
 
     wanted = {f.strip() for f in args.figures.split(",") if f.strip()}
-    unknown = wanted - {"rpc", "rollout"}
+    unknown = wanted - {"rpc", "rollout", "grpo"}
     if unknown:
-        parser.error(f"--figures: unknown {', '.join(sorted(unknown))}; known: rpc, rollout")
+        parser.error(f"--figures: unknown {', '.join(sorted(unknown))}; known: rpc, rollout, grpo")
     figures: dict[str, float] = {}
     if "rpc" in wanted:
         figures |= rpc_overhead(folder, steps)
     if "rollout" in wanted:
         figures |= rollout_efficiency(args.workers, str(folder), args.rounds or rounds, warmup, seconds)
-    first = [k for k in (f"rollout_efficiency_{args.workers}", "sim_rpc_overhead_ratio") if k in figures]
+    if "grpo" in wanted:
+        for family in ("pixel", "a11y"):
+            figures |= learning(family, args.grpo_minutes)
+    headline = (f"rollout_efficiency_{args.workers}", "grpo_pixel_success", "grpo_pixel_minutes", "grpo_a11y_success",
+                "grpo_a11y_minutes", "sim_rpc_overhead_ratio")  # fmt: skip
+    first = [k for k in headline if k in figures]
     ordered = [*first, *(k for k in figures if k not in first)]
     print(" ".join(f"{k}={figures[k]:.2f}" for k in ordered))
     return 0

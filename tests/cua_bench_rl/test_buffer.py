@@ -169,7 +169,15 @@ def test_resume_gives_the_same_live_groups_and_counts_and_nothing_dropped(tmp_pa
     assert _tags(used) == ["e4-0"]
     live = _tags(buffer.groups())
     assert live == ["e2-0", "e3-0", "e5-0"]
-    expected = {"added": 6, "used": 1, "evicted_capacity": 1, "evicted_stale": 1, "lost": 0, "size": 3}
+    expected = {
+        "added": 6,
+        "used": 1,
+        "evicted_capacity": 1,
+        "evicted_stale": 1,
+        "evicted_ahead": 0,
+        "lost": 0,
+        "size": 3,
+    }
     assert buffer.stats == expected
     loaded = ReplayBuffer.load(folder, capacity=5, max_staleness=1)
     assert _tags(loaded.groups()) == live and loaded.stats == expected
@@ -188,6 +196,21 @@ def test_resume_gives_the_same_live_groups_and_counts_and_nothing_dropped(tmp_pa
     # a smaller capacity on resume evicts the oldest, counted
     small = ReplayBuffer.load(folder, capacity=1, max_staleness=1)
     assert _tags(small.groups()) == ["e7-0"] and small.stats["evicted_capacity"] == 4
+
+
+def test_groups_played_by_weights_newer_than_the_checkpoint_are_dropped_on_resume(tmp_path: Path) -> None:
+    """A trainer killed after its step-1 checkpoint had already published versions 2 and 3: the groups
+    they played hold log-probs of weights nothing has any more, and must not be trained on."""
+    folder = tmp_path / "buffer"
+    buffer = ReplayBuffer(capacity=8, max_staleness=None, folder=folder)
+    for seed, version in enumerate((0, 1, 2, 3)):
+        buffer.add(group(2, version=version, seed=seed))
+    loaded = ReplayBuffer.load(folder, capacity=8, max_staleness=None)
+    assert loaded.drop_ahead_of(1) == 2
+    assert _tags(loaded.groups()) == ["e0-0", "e1-0"] and loaded.stats["evicted_ahead"] == 2
+    again = ReplayBuffer.load(folder, capacity=8, max_staleness=None)  # the drop is durable, and counted
+    assert _tags(again.groups()) == ["e0-0", "e1-0"] and again.stats["evicted_ahead"] == 2
+    assert again.drop_ahead_of(5) == 0
 
 
 def test_compaction_keeps_the_index_and_the_folder_small(tmp_path: Path) -> None:

@@ -221,6 +221,27 @@ def test_a_curriculum_starts_episodes_past_the_oracles_first_steps(workers: EnvW
     assert whole.reward == 1.0 and len(whole.turns) == 1
 
 
+def test_a_curriculum_gives_every_episode_of_a_group_the_same_start(workers: EnvWorkers) -> None:
+    """GRPO compares a group's episodes with each other: one that got more oracle steps than its
+    siblings would earn its actions an advantage for the head start (a bug found by training)."""
+    policy = Scripted(lambda t: [Done()], observes=Observes("none", a11y="nodes"))
+    draws = iter([0, 3, 1, 2, 0, 3, 1, 2] * 8)
+    loader = RolloutLoader(
+        workers, [TaskRef("sim/login", v) for v in range(4)], group_size=4, observes=policy.observes,
+        curriculum=lambda _t: next(draws),
+    )  # fmt: skip
+    groups: list[Group] = []
+    with loader:
+        for batch in loader.batches():
+            batch.respond(policy.act(batch.turns))
+            groups += loader.pop_groups()
+            if len(groups) >= 3:
+                break
+    starts = [{e.started_after for e in g.episodes} for g in groups]
+    assert all(len(s) == 1 for s in starts), f"episodes of one group started after different prefixes: {starts}"
+    assert len(set().union(*starts)) > 1  # and the groups themselves did differ
+
+
 def test_evaluate_plays_each_task_once(workers: EnvWorkers) -> None:
     refs = [TaskRef(BUTTON, v) for v in range(4)]
     policy = solver()

@@ -55,7 +55,7 @@ log = logging.getLogger(__name__)
 
 INDEX_FILE = "buffer.jsonl"
 _PLATFORM, _TASK_TYPE, _SPLIT = "desktop", "use", "train"
-_DROPS = ("used", "evicted_capacity", "evicted_stale", "lost")
+_DROPS = ("used", "evicted_capacity", "evicted_stale", "evicted_ahead", "lost")
 _NOT_TRAINED = ("aborted", "failed")
 # Tests set it to make add() sleep between writing a group's rows (so a kill lands mid-group).
 _SLOW_ENV = "CUA_BENCH_RL_BUFFER_SLOW_ADD"
@@ -101,7 +101,7 @@ class ReplayBuffer:
         self.max_staleness = max_staleness
         self.folder = None if folder is None else Path(folder)
         self.rng = random.Random(seed)
-        self.counts = {"added": 0, "used": 0, "evicted_capacity": 0, "evicted_stale": 0, "lost": 0}
+        self.counts = {"added": 0, "used": 0, "evicted_capacity": 0, "evicted_stale": 0, "evicted_ahead": 0, "lost": 0}
         self._live: dict[str, _Entry] = {}  # insertion order = add order
         self._dead: list[_Entry] = []  # dropped, files not yet deleted
         self._seq = 0
@@ -122,9 +122,9 @@ class ReplayBuffer:
 
     @property
     def stats(self) -> dict[str, int]:
-        """added, used (handed out on-policy, then removed), evicted_capacity, evicted_stale, lost (in the
-        index but unreadable on load: only if files were removed behind the buffer's back) and size;
-        added = used + evicted_capacity + evicted_stale + lost + size."""
+        """added, used (handed out on-policy, then removed), evicted_capacity, evicted_stale,
+        evicted_ahead (see ``drop_ahead_of``), lost (in the index but unreadable on load: only if files
+        were removed behind the buffer's back) and size; added = the sum of all the others."""
         return {**self.counts, "size": len(self._live)}
 
     def groups(self) -> list[Group]:
@@ -162,6 +162,20 @@ class ReplayBuffer:
         else:
             chosen = self.rng.sample(live, min(count, len(live)))
         return [e.group for e in chosen]
+
+    def drop_ahead_of(self, version: int) -> int:
+        """Evict the groups any turn of which a policy newer than ``version`` played; how many.
+
+        A run resumed from the checkpoint at ``version`` lost the weights that played them (they
+        lived only in the killed process): their log-probs belong to no policy that exists now, so
+        neither on- nor off-policy training can use them honestly."""
+        ahead = [
+            (e, "evicted_ahead")
+            for e in self._live.values()
+            if max((v for episode in e.group.episodes for v in episode.versions), default=0) > version
+        ]
+        self._drop(ahead, [])
+        return len(ahead)
 
     @classmethod
     def load(

@@ -50,12 +50,18 @@ def task_source(tasks: TaskSource, *, once: bool, seed: int) -> Callable[[], Tas
 
 @dataclass(eq=False)
 class Filling:
-    """A group of ``size`` episodes of ``task`` being played; ``dropped`` once one of them could not be."""
+    """A group of ``size`` episodes of ``task`` being played; ``dropped`` once one of them could not be.
+
+    ``prefix``: the curriculum's oracle steps, drawn once for the whole group when its first episode
+    starts. GRPO's baseline is the group's mean reward, so every episode of a group must start from
+    the same state: a group mixing start states rewards an action for the head start its episode got.
+    """
 
     task: TaskRef
     size: int
     episodes: list[Episode] = field(default_factory=list)
     dropped: bool = False
+    prefix: int | None = None
 
 
 @dataclass(eq=False)

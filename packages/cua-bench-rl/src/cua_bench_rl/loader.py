@@ -91,7 +91,8 @@ class RolloutLoader:
 
     ``tasks``: TaskRefs drawn uniformly (seeded), or a function of a ``random.Random`` returning
     one. ``once=True`` plays each TaskRef of a sequence once, in order, then ``batches()`` ends
-    (evaluation). ``curriculum(task)`` gives the oracle steps to play before the policy's first turn.
+    (evaluation). ``curriculum(task)`` gives the oracle steps to play before the policy's first turn,
+    asked once per group: all of a group's episodes start from the same state.
     ``heartbeat_timeout`` is how long a silent env server is given before it counts as dead.
     """
 
@@ -338,7 +339,9 @@ class RolloutLoader:
         limit = self.max_steps or int(info["task"].get("max_steps") or 50)
         prefix = 0
         if self.curriculum is not None:
-            wanted = int(self.curriculum(task))
+            if slot.group.prefix is None:
+                slot.group.prefix = int(self.curriculum(task))
+            wanted = slot.group.prefix
             if wanted > 0:
                 played = await client.solve(steps=wanted)
                 obs, prefix = played["observation"], int(played["played"])

@@ -217,6 +217,8 @@ def train(
     capacity = {"capacity": config.buffer_capacity, "max_staleness": config.max_staleness, "seed": config.seed}
     if resume and buffer_folder.exists():
         buffer = ReplayBuffer.load(buffer_folder, **capacity)
+        if ahead := buffer.drop_ahead_of(trainer.step):
+            log.info("resume: %d buffered groups were played by weights newer than the checkpoint; dropped", ahead)
     else:
         buffer = ReplayBuffer(folder=buffer_folder, **capacity)
     buffer_lock = threading.Lock()
@@ -327,6 +329,9 @@ def train(
             status = "finished"
         _checkpoint(folder, trainer, config)
         final_eval = held_out()
+        # Beside the greedy score, the policy as it is trained and played: sampling. A greedy argmax can
+        # be right long before the distribution is (the held-out figure alone would hide that).
+        final_eval["sampled_success"] = evaluate(eval_workers, policy, eval_refs, greedy=False)["success"]
         curve.add({"step": trainer.step, "minutes": _minutes(started), "policy_version": trainer.step,
                    "eval_success": final_eval["success"], "eval_reward": final_eval["reward"]})  # fmt: skip
         seconds = time.monotonic() - started

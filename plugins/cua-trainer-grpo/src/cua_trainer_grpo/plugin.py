@@ -31,12 +31,36 @@ def _qwen_vl(**options: Any) -> Policy:
     return QwenVLPolicy(**options)
 
 
+def _pixel_click(**options: Any) -> Policy:
+    from cua_trainer_grpo.policies.pixel import PixelClickPolicy
+
+    return PixelClickPolicy(**options)
+
+
+def _a11y(**options: Any) -> Policy:
+    from cua_trainer_grpo.policies.a11y import A11yPolicy
+
+    return A11yPolicy(**options)
+
+
 @hookimpl
 def cua_bench_rl_register_policies(register: Register[Callable[..., Policy]]) -> None:
     register(
         "qwen-vl",
         _qwen_vl,
         description="a transformers Qwen-VL model with its cua adapter: model=PATH [adapter=qwen2.5-vl max_size=WxH]",
+    )
+    register(
+        "pixel-click",
+        _pixel_click,
+        description="a small conv net that clicks one cell of a grid over the screenshot, where the instruction's "
+        "quoted words, drawn in the sim's font, match it",
+    )
+    register(
+        "a11y",
+        _a11y,
+        description="a small scorer over the a11y tree's options: click a node, type a quoted span into a field, "
+        "or done",
     )
 
 

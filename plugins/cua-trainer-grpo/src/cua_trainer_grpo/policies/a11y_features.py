@@ -1,0 +1,283 @@
+"""What the a11y policy reads of a turn: instruction spans, the tree's actionable nodes, its options.
+
+Everything here is plain Python over the observation the policy declared (the instruction text and
+the accessibility tree as nodes), so the choices a decision's tokens index are a pure function of
+the turn: ``act`` and ``logprobs`` rebuild the same option list from the same turn.
+
+Words are hashed with CRC-32 (not ``hash``, which Python salts per process), so a checkpoint scores
+the same options the same way in every process that loads it.
+"""
+
+from __future__ import annotations
+
+import re
+import zlib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from cua_core.actions import Action, Click, Done, KeyPress, Point, TypeText
+
+__all__ = [
+    "ACTIONABLE",
+    "BUCKETS",
+    "KINDS",
+    "Node",
+    "Option",
+    "Span",
+    "Turnview",
+    "options_of",
+    "read_turn",
+    "word_ids",
+]
+
+BUCKETS = 4096  # hashed-word vocabulary
+CONTEXT = 3  # words each side of a span that describe it ('as "x"', '"x" is not ticked')
+KINDS = ("done", "click", "type")
+# Roles a pointer or the keyboard acts on; labels, windows and containers are read through their
+# children and names, not acted on.
+ACTIONABLE = frozenset(
+    {"button", "textbox", "checkbox", "radio", "combobox", "listitem", "menuitem", "slider", "tab", "link",
+     "spinbutton", "switch", "option", "treeitem", "cell", "icon"}
+)  # fmt: skip
+STATES = ("focused", "checked", "editable", "collapsed", "expanded", "selected", "disabled", "pressed")
+QUOTED = re.compile(r'"([^"]*)"')
+WORD = re.compile(r"[a-z0-9]+")
+
+
+def word_ids(words: Sequence[str], prefix: str) -> list[int]:
+    """Bucket ids of ``prefix:word`` for each word (the prefix keeps a word before a span apart from after)."""
+    return [zlib.crc32(f"{prefix}:{w}".encode()) % BUCKETS for w in words]
+
+
+def words_of(text: str) -> list[str]:
+    return WORD.findall(text.lower())
+
+
+@dataclass(frozen=True)
+class Span:
+    """A quoted part of the instruction: what may be typed, and the words around it."""
+
+    text: str
+    index: int
+    before: tuple[str, ...]
+    after: tuple[str, ...]
+
+    def shape(self) -> list[float]:
+        t = self.text
+        return [
+            min(len(t), 30) / 30,
+            float(any(c.isdigit() for c in t)),
+            float(any(c.isupper() for c in t)),
+            float(any(not c.isalnum() and c != " " for c in t)),
+            float(" " in t),
+            float(t[:1].isupper()),
+            float(self.index == 0),
+            float(self.index == 1),
+            float(self.index >= 2),
+        ]
+
+
+@dataclass(frozen=True)
+class Node:
+    """An actionable node of the tree, with what an agent can read of it."""
+
+    role: str
+    name: str
+    value: Any
+    states: frozenset[str]
+    center: tuple[float, float]
+    order: float  # its place among the actionable nodes, 0 (first) .. 1 (last)
+    mention: tuple[str, ...] = ()  # the words around a quoted mention of its name in the instruction
+
+    @property
+    def identity(self) -> tuple[str, str]:
+        return (self.role, self.name)
+
+    @property
+    def text(self) -> str:
+        return self.value if isinstance(self.value, str) else ""
+
+
+@dataclass(frozen=True)
+class Option:
+    """One choice: ``done``, ``click`` a node, or ``type`` a span into a node (click, select all, type)."""
+
+    kind: str
+    node: int | None = None
+    span: int | None = None
+
+    def actions(self, view: Turnview) -> list[Action]:
+        if self.kind == "done":
+            return [Done()]
+        assert self.node is not None
+        x, y = view.nodes[self.node].center
+        click = Click(Point(x, y))
+        if self.kind == "click":
+            return [click]
+        assert self.span is not None
+        return [click, KeyPress(("ctrl", "a")), TypeText(view.spans[self.span].text)]
+
+    def describe(self, view: Turnview) -> str:
+        if self.kind == "done":
+            return "done"
+        assert self.node is not None
+        node = view.nodes[self.node]
+        if self.kind == "click":
+            return f"click {node.role} {node.name!r}"
+        assert self.span is not None
+        return f"type {view.spans[self.span].text!r} into {node.role} {node.name!r}"
+
+
+@dataclass
+class Turnview:
+    """A turn as the a11y policy reads it: spans, nodes, options, and what earlier turns did."""
+
+    instruction: str
+    spans: list[Span]
+    nodes: list[Node]
+    options: list[Option]
+    step: int
+    max_steps: int
+    acted: dict[tuple[str, str], list[int]] = field(default_factory=dict)  # node identity -> [clicks, types]
+    last_kind: str | None = None
+
+
+def spans_of(instruction: str) -> list[Span]:
+    spans = []
+    for index, match in enumerate(QUOTED.finditer(instruction)):
+        before = words_of(instruction[: match.start()])[-CONTEXT:]
+        after = words_of(instruction[match.end() :])[:CONTEXT]
+        spans.append(Span(match.group(1), index, tuple(before), tuple(after)))
+    return spans
+
+
+def _walk(nodes: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    found = []
+    for node in nodes:
+        found.append(node)
+        found += _walk(node.get("children") or [])
+    return found
+
+
+def nodes_of(tree: Sequence[dict[str, Any]], spans: Sequence[Span]) -> list[Node]:
+    raw = [n for n in _walk(tree) if n.get("role") in ACTIONABLE]
+    mentions = {s.text.lower(): s.before + s.after for s in spans}
+    nodes = []
+    for i, n in enumerate(raw):
+        x0, y0, x1, y1 = (float(v) for v in n["bounds"])
+        centre = (min(1000.0, max(0.0, (x0 + x1) / 2)), min(1000.0, max(0.0, (y0 + y1) / 2)))
+        name = str(n.get("name") or "")
+        nodes.append(
+            Node(
+                role=str(n["role"]),
+                name=name,
+                value=n.get("value"),
+                states=frozenset(str(s) for s in n.get("states") or ()),
+                center=centre,
+                order=i / max(1, len(raw) - 1),
+                mention=mentions.get(name.lower(), ()),
+            )
+        )
+    return nodes
+
+
+def options_of(nodes: Sequence[Node], spans: Sequence[Span]) -> list[Option]:
+    """``done``, a click on each node that is not a text field, and each span typed into each text
+    field, in that order. (Typing clicks its field first, so a click that only focuses a field is
+    left out: it changes nothing an evaluator reads, and would only teach the policy to stall.)"""
+    options = [Option("done")]
+    options += [Option("click", i) for i, n in enumerate(nodes) if "editable" not in n.states]
+    options += [Option("type", i, s) for i, n in enumerate(nodes) if "editable" in n.states for s in range(len(spans))]
+    return options
+
+
+def read_turn(instruction: str, observation: dict[str, Any], step: int, max_steps: int,
+              history: Sequence[tuple[dict[str, Any], int]] = ()) -> Turnview:  # fmt: skip
+    """The turn's view; ``history`` is each earlier turn's (observation, chosen option index)."""
+    tree = observation.get("a11y")
+    if not isinstance(tree, list):
+        raise ValueError(
+            "the a11y policy reads the accessibility tree as nodes (observation['a11y'] a list); got "
+            f"{type(tree).__name__}: play it with observes a11y='nodes'"
+        )
+    spans = spans_of(instruction)
+    nodes = nodes_of(tree, spans)
+    view = Turnview(instruction, spans, nodes, options_of(nodes, spans), step, max(1, max_steps))
+    for earlier, chosen in history:
+        past = read_turn(instruction, earlier, 0, 1)
+        if not 0 <= chosen < len(past.options):
+            continue
+        option = past.options[chosen]
+        view.last_kind = option.kind
+        if option.node is not None:
+            counts = view.acted.setdefault(past.nodes[option.node].identity, [0, 0])
+            counts[0 if option.kind == "click" else 1] += 1
+    return view
+
+
+# --- numeric features --------------------------------------------------------------------------
+
+
+def node_dense(view: Turnview, node: Node) -> list[float]:
+    texts = {s.text for s in view.spans}
+    clicks, types = view.acted.get(node.identity, [0, 0])
+    value = node.value
+    return [
+        *(float(s in node.states) for s in STATES),
+        float(isinstance(value, str) and value == ""),
+        float(isinstance(value, str) and value != ""),
+        float(value is True),
+        float(value is False),
+        float(node.text in texts and node.text != ""),  # holds a span exactly
+        float(node.text != "" and node.text not in texts),  # holds something else
+        float(bool(node.mention)),
+        min(clicks, 3) / 3,
+        min(types, 3) / 3,
+        node.order,
+        node.center[0] / 1000,
+        node.center[1] / 1000,
+    ]
+
+
+NODE_DENSE = len(STATES) + 12
+
+
+def pair_dense(node: Node, span: Span) -> list[float]:
+    text = node.text
+    return [
+        float(text == span.text),
+        float(text != "" and span.text.startswith(text) and text != span.text),
+        float(text not in ("", span.text)),
+        float(span.text.lower() == node.name.lower()),
+        float(bool(set(words_of(node.name)) & set(span.before + span.after))),  # 'the password "x"' and Password
+    ]
+
+
+PAIR_DENSE = 5
+
+
+def global_dense(view: Turnview) -> list[float]:
+    """The turn as a whole: how far along, what the last turn did, and how the fields stand."""
+    kinds = [float(view.last_kind == k) for k in KINDS]
+    texts = {s.text for s in view.spans}
+    fields = [n for n in view.nodes if "editable" in n.states]
+    share = 1 / max(1, len(fields))
+    return [
+        view.step / view.max_steps,
+        float(view.step == 0),
+        *kinds,
+        min(len(view.spans), 6) / 6,
+        sum(n.text in texts and n.text != "" for n in fields) * share,  # fields holding a span
+        sum(n.text != "" and n.text not in texts for n in fields) * share,  # fields holding something else
+        sum(n.text == "" for n in fields) * share,  # empty fields
+        float(not any("focused" in n.states for n in view.nodes)),
+    ]
+
+
+GLOBAL_DENSE = 7 + len(KINDS)
+
+
+def focused(view: Turnview) -> int | None:
+    """The index of the node with the keyboard focus (what was acted on last, mostly), if any."""
+    return next((i for i, n in enumerate(view.nodes) if "focused" in n.states), None)

@@ -1,0 +1,176 @@
+"""The a11y policy on real sim trees: its options, its decisions and their log-probs, and that GRPO
+through the real env workers, dataloader and trainer teaches it to finish a sign-in."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+
+import pytest
+import torch
+from support.sim_turns import SimTurns
+
+from cua_bench_rl.loader import RolloutLoader
+from cua_bench_rl.registry import policies
+from cua_bench_rl.rollouts import Decision, Taken, TaskRef, Turn
+from cua_bench_rl.trainer import TrainerConfig
+from cua_bench_rl.workers import EnvWorkers
+from cua_core.actions import Click, Done, KeyPress, TypeText
+from cua_trainer_grpo.policies.a11y import A11yPolicy
+from cua_trainer_grpo.policies.a11y_features import read_turn
+from cua_trainer_grpo.trainer import GRPOTrainer
+
+LOGIN = "sim/login"
+
+
+@pytest.fixture
+def login() -> Iterator[SimTurns]:
+    turns = SimTurns(LOGIN)
+    yield turns
+    turns.close()
+
+
+def turns_of(sim: SimTurns, policy: A11yPolicy, variants: range) -> list[Turn]:
+    return [sim.turn("train", v, policy.observes) for v in variants]
+
+
+def option_index(policy: A11yPolicy, turn: Turn, text: str) -> int:
+    view = policy.view(turn)
+    found = [i for i, o in enumerate(view.options) if o.describe(view) == text]
+    assert found, f"no option {text!r} among {[o.describe(view) for o in view.options]}"
+    return found[0]
+
+
+def test_the_options_are_done_a_click_on_each_node_and_each_span_typed_into_each_field(login: SimTurns) -> None:
+    policy = A11yPolicy()
+    turn = login.turn("train", 1, policy.observes)  # hard: a remembered user name, a Remember me box
+    view = policy.view(turn)
+    described = [o.describe(view) for o in view.options]
+    spans = [s.text for s in view.spans]
+    assert described[0] == "done"
+    assert spans[-1] == "Remember me" and len(spans) == 3
+    for role, name in (("checkbox", "Remember me"), ("button", "Sign in"), ("button", "Cancel"), ("button", "Close")):
+        assert f"click {role} {name!r}" in described
+    assert not any(d.startswith("click textbox") for d in described)  # typing clicks its field itself
+    for field in ("Username", "Password"):
+        for span in spans:
+            assert f"type {span!r} into textbox {field!r}" in described
+    assert not any(d.startswith("type") and "checkbox" in d for d in described)
+    assert len(described) == 1 + 4 + 2 * 3
+
+
+def test_decisions_hold_one_token_whose_logprob_the_policy_recomputes_with_grad(login: SimTurns) -> None:
+    torch.manual_seed(0)
+    policy = A11yPolicy(seed=1)
+    turns = turns_of(login, policy, range(6))
+    decisions = policy.act(turns)
+    assert len(decisions) == 6
+    for turn, decision in zip(turns, decisions, strict=True):
+        assert isinstance(decision, Decision) and len(decision.tokens) == 1 and decision.logprobs[0] < 0
+        assert 0 <= decision.tokens[0] < len(policy.view(turn).options)
+        assert decision.text == policy.view(turn).options[decision.tokens[0]].describe(policy.view(turn))
+    taken = [Taken(t, d) for t, d in zip(turns, decisions, strict=True)]
+    scores, entropies = policy.logprobs_and_entropy(taken)
+    assert all(s.shape == (1,) and s.requires_grad for s in scores)
+    got = torch.cat(scores).detach()
+    assert torch.allclose(got, torch.tensor([d.logprobs[0] for d in decisions]), atol=1e-5)
+    assert all(float(e.detach()) > 0 for e in entropies)
+    torch.cat(scores).sum().backward()
+    assert policy.score[0].weight.grad is not None and float(policy.score[0].weight.grad.abs().sum()) > 0
+
+
+def test_greedy_is_deterministic_and_sampling_follows_the_seed(login: SimTurns) -> None:
+    torch.manual_seed(0)
+    policy = A11yPolicy(seed=3)
+    turns = turns_of(login, policy, range(4)) * 4
+    first = [d.tokens for d in policy.act(turns, greedy=True)]
+    assert first == [d.tokens for d in policy.act(turns, greedy=True)]
+    assert first[:4] * 4 == first  # the same turn, the same choice
+    sampled = [d.tokens for d in policy.act(turns)]
+    assert len({tuple(t) for t in sampled}) > 1  # 16 draws from 9-13 options are not all one option
+    torch.manual_seed(0)
+    twin = A11yPolicy(seed=3)
+    assert [d.tokens for d in twin.act(turns)] == sampled
+
+
+def test_the_options_play_a_sign_in_that_the_task_scores_1(login: SimTurns) -> None:
+    """Every option's actions are valid sim actions, and the right ones solve the task."""
+    policy = A11yPolicy()
+    turn = login.turn("train", 2, policy.observes)  # easy: two empty fields
+    want = login.task.metadata["want"] if login.task else {}
+    history: list[Taken] = []
+    for text in (f"type {want['Username']!r} into textbox 'Username'",
+                 f"type {want['Password']!r} into textbox 'Password'",
+                 "click button 'Sign in'", "done"):  # fmt: skip
+        index = option_index(policy, turn, text)
+        view = policy.view(turn)
+        actions = view.options[index].actions(view)
+        if text.startswith("type"):
+            assert isinstance(actions[0], Click) and actions[1] == KeyPress(("ctrl", "a"))
+            assert isinstance(actions[2], TypeText)
+        assert login.apply(actions) == [None] * len([a for a in actions if not isinstance(a, Done)])
+        history.append(Taken(turn, Decision(actions, [index], [0.0])))
+        turn = login.observe(2, "train", policy.observes, step=len(history), history=history)
+    assert login.reward() == 1.0
+    view = policy.view(turn)
+    assert view.acted[("button", "Sign in")] == [1, 0]  # the history is read back: one click on Sign in
+    assert view.last_kind == "done"
+
+
+def test_wrong_inputs_are_refused_with_the_fix(login: SimTurns) -> None:
+    policy = A11yPolicy()
+    turn = login.turn("train", 0, policy.observes)
+    with pytest.raises(ValueError, match="a11y='nodes'"):
+        read_turn(turn.instruction, {"instruction": turn.instruction}, 0, 8)
+    bad = Taken(turn, Decision([Done()], [999], [0.0]))
+    with pytest.raises(ValueError, match="played by another policy"):
+        policy.logprobs([bad])
+    with pytest.raises(ValueError, match="hidden and embed"):
+        A11yPolicy(hidden=0)
+
+
+def test_registered_as_a11y() -> None:
+    policy = policies()["a11y"](hidden=16)
+    assert isinstance(policy, A11yPolicy) and policy.observes.a11y == "nodes"
+
+
+@pytest.mark.slow
+def test_grpo_teaches_it_to_sign_in_and_stop() -> None:
+    """Easy sign-ins entered after the oracle typed both fields (and, half the time, pressed Sign in):
+    the untrained policy almost never presses Sign in and then stops; 40 GRPO steps on the real env
+    workers, loader and trainer make it do so on held-out variants it never trained on."""
+    torch.manual_seed(0)
+    policy = A11yPolicy(seed=0)
+    trainer = GRPOTrainer(policy, TrainerConfig(lr=3e-3, entropy_coef=0.05, micro_batch=512))
+    train = [TaskRef(LOGIN, v, "train") for v in range(2, 200, 3)]  # easy: index 1000 + v divisible by 3
+    held_out = [TaskRef(LOGIN, v, "test") for v in range(0, 36, 3)]  # easy test variants
+    pick = random.Random(0)
+
+    def success(refs: list[TaskRef], prefix: int) -> float:
+        loader = RolloutLoader(workers, refs, group_size=1, observes=policy.observes, once=True,
+                               curriculum=lambda _task: prefix)  # fmt: skip
+        rewards = []
+        with loader:
+            for batch in loader.batches(max_batch=len(refs)):
+                batch.respond(policy.act(batch.turns, greedy=True))
+                rewards += [e.reward or 0.0 for g in loader.pop_groups() for e in g.episodes]
+            rewards += [e.reward or 0.0 for g in loader.pop_groups() for e in g.episodes]
+        return sum(r >= 1 for r in rewards) / len(rewards)
+
+    with EnvWorkers("sim", 4) as workers:
+        before = success(held_out, 2)
+        loader = RolloutLoader(workers, train, group_size=8, observes=policy.observes, seed=0,
+                               curriculum=lambda _task: pick.choice((2, 3)))  # fmt: skip
+        steps, pending = 0, []
+        with loader:
+            for batch in loader.batches(max_batch=64):
+                batch.respond(policy.act(batch.turns), version=steps)
+                pending += loader.pop_groups()
+                if len(pending) >= 4:
+                    trainer.train_step(pending[:4])
+                    pending, steps = pending[4:], steps + 1
+                    if steps == 40:
+                        break
+        after = success(held_out, 2)
+    assert before <= 0.1
+    assert after >= 0.75, f"held-out success {before:.2f} -> {after:.2f} after {steps} steps"
