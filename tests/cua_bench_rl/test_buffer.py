@@ -42,6 +42,7 @@ def test_capacity_evicts_the_oldest_and_counts_it() -> None:
         "used": 0,
         "evicted_capacity": 2,
         "evicted_stale": 0,
+        "evicted_ahead": 0,
         "lost": 0,
         "size": 3,
     }
@@ -91,6 +92,7 @@ def test_on_policy_gives_the_freshest_once_each_and_what_there_is() -> None:
         "used": 4,
         "evicted_capacity": 0,
         "evicted_stale": 0,
+        "evicted_ahead": 0,
         "lost": 0,
         "size": 0,
     }
@@ -262,7 +264,15 @@ def test_a_group_whose_file_was_deleted_behind_its_back_is_counted_lost(tmp_path
     first.unlink()
     loaded = ReplayBuffer.load(folder, capacity=8, max_staleness=None)
     assert _tags(loaded.groups()) == ["e2-0"]
-    assert loaded.stats == {"added": 2, "used": 0, "evicted_capacity": 0, "evicted_stale": 0, "lost": 1, "size": 1}
+    assert loaded.stats == {
+        "added": 2,
+        "used": 0,
+        "evicted_capacity": 0,
+        "evicted_stale": 0,
+        "evicted_ahead": 0,
+        "lost": 1,
+        "size": 1,
+    }
     assert ReplayBuffer.load(folder, capacity=8, max_staleness=None).stats == loaded.stats
     assert CliRunner().invoke(cua_data, ["validate", str(folder)]).exit_code == 0
 

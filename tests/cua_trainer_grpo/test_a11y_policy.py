@@ -79,6 +79,31 @@ def test_decisions_hold_one_token_whose_logprob_the_policy_recomputes_with_grad(
     assert policy.score[0].weight.grad is not None and float(policy.score[0].weight.grad.abs().sum()) > 0
 
 
+def test_explore_keeps_every_option_reachable_and_is_part_of_the_policy(login: SimTurns) -> None:
+    """An exploration floor: each option gets at least explore / options, masked padding stays
+    impossible, and the log-probs ``act`` reports are the ones ``logprobs`` recomputes (the ratio is exact)."""
+    torch.manual_seed(0)
+    policy = A11yPolicy(seed=4, explore=0.2)
+    with torch.no_grad():
+        policy.score[2].bias.fill_(0.0)
+        policy.score[2].weight.mul_(200.0)  # a sure policy: without the floor most options are ~0
+    turns = turns_of(login, policy, range(4))
+    views = [policy.view(t) for t in turns]
+    with torch.no_grad():
+        logp = policy._log_probs(views)
+    for row, view in zip(logp, views, strict=True):
+        n = len(view.options)
+        assert float(row[:n].exp().min()) >= 0.2 / n - 1e-6
+        assert float(row[:n].exp().sum()) == pytest.approx(1.0, abs=1e-5)
+        assert torch.isinf(row[n:]).all()
+    decisions = policy.act(turns)
+    taken = [Taken(t, d) for t, d in zip(turns, decisions, strict=True)]
+    again = torch.cat(policy.logprobs(taken)).detach()
+    assert torch.allclose(again, torch.tensor([d.logprobs[0] for d in decisions]), atol=1e-5)
+    with pytest.raises(ValueError, match="explore is a share"):
+        A11yPolicy(explore=1.0)
+
+
 def test_greedy_is_deterministic_and_sampling_follows_the_seed(login: SimTurns) -> None:
     torch.manual_seed(0)
     policy = A11yPolicy(seed=3)
@@ -140,8 +165,8 @@ def test_grpo_teaches_it_to_sign_in_and_stop() -> None:
     the untrained policy almost never presses Sign in and then stops; 40 GRPO steps on the real env
     workers, loader and trainer make it do so on held-out variants it never trained on."""
     torch.manual_seed(0)
-    policy = A11yPolicy(seed=0)
-    trainer = GRPOTrainer(policy, TrainerConfig(lr=3e-3, entropy_coef=0.05, micro_batch=512))
+    policy = A11yPolicy(seed=0, explore=0.1)
+    trainer = GRPOTrainer(policy, TrainerConfig(lr=2e-3, entropy_coef=0.1, micro_batch=512))
     train = [TaskRef(LOGIN, v, "train") for v in range(2, 200, 3)]  # easy: index 1000 + v divisible by 3
     held_out = [TaskRef(LOGIN, v, "test") for v in range(0, 36, 3)]  # easy test variants
     pick = random.Random(0)

@@ -36,6 +36,7 @@ from typing import Any
 from cua_bench_rl import events
 from cua_bench_rl.checkpoints import newest_checkpoint, save_checkpoint
 from cua_bench_rl.config import TrainConfig
+from cua_bench_rl.curriculum import Curriculum
 from cua_bench_rl.curves import CurveLog, draw_curves
 from cua_bench_rl.policy import Policy
 from cua_bench_rl.rollouts import Group
@@ -127,8 +128,11 @@ def build_trainer(config: TrainConfig, policy: Policy) -> Trainer:
 class _Rollouts:
     """The rollout thread: answers the loader's turns with the rollout policy, files groups."""
 
-    def __init__(self, loader: Any, policy: Policy, buffer: Any, lock: threading.Lock) -> None:
+    def __init__(
+        self, loader: Any, policy: Policy, buffer: Any, lock: threading.Lock, curriculum: Curriculum | None
+    ) -> None:
         self.loader, self.policy, self.buffer, self.lock = loader, policy, buffer, lock
+        self.curriculum = curriculum
         self.policy_lock = threading.Lock()
         self.stop = threading.Event()
         self.error: BaseException | None = None
@@ -146,6 +150,9 @@ class _Rollouts:
                 batch.respond(decisions, version=version)
                 self.env_steps += len(decisions)
                 groups = self.loader.pop_groups()
+                if self.curriculum is not None:
+                    for group in groups:
+                        self.curriculum.record(group)
                 if groups:
                     with self.lock:
                         for group in groups:
@@ -157,19 +164,6 @@ class _Rollouts:
     def publish(self, weights: dict[str, Any], version: int) -> None:
         with self.policy_lock:
             self.policy.load_published(weights, version)
-
-
-def _curriculum(config: TrainConfig, step_of: Callable[[], int], seed: int) -> Callable[[Any], int] | None:
-    if config.curriculum_start <= 0:
-        return None
-    rng = random.Random(seed)
-
-    def prefix(_task: Any) -> int:
-        left = 1.0 - step_of() / max(1, config.curriculum_steps)
-        most = round(config.curriculum_start * max(0.0, left))
-        return rng.randint(0, most) if most > 0 else 0
-
-    return prefix
 
 
 def train(
@@ -264,18 +258,21 @@ def train(
             curve.add({"step": 0, "minutes": _minutes(started), "policy_version": 0,
                        "eval_success": start_eval["success"], "eval_reward": start_eval["reward"]})  # fmt: skip
 
+        curriculum = None
+        if config.curriculum_start > 0:
+            curriculum = Curriculum(config.curriculum_start, config.curriculum_steps, lambda: trainer.step, config.seed)
         loader = RolloutLoader(
             workers,
             train_refs,
             group_size=config.group_size,
             observes=policy.observes,
             max_steps=config.max_steps,
-            curriculum=_curriculum(config, lambda: trainer.step, config.seed),
+            curriculum=curriculum,
             seed=config.seed + trainer.step,
             on_fault=on_fault,
         )
         stack.enter_context(loader)
-        rollouts = _Rollouts(loader, rollout_policy, buffer, buffer_lock)
+        rollouts = _Rollouts(loader, rollout_policy, buffer, buffer_lock, curriculum)
         rollouts.thread.start()
         stack.callback(rollouts.stop.set)
         last_time, last_steps = time.monotonic(), 0
@@ -316,8 +313,9 @@ def train(
             if on_step is not None:
                 on_step(row)
             log.info(
-                "step %d: reward %.3f success %.3f loss %.4f (%.1f env steps/s)",
+                "step %d: reward %.3f success %.3f loss %.4f (%.1f env steps/s)%s",
                 trainer.step, row["reward_mean"], row["success"], row["loss"], row["steps_per_s"],
+                "" if curriculum is None else f"; curriculum: {curriculum.describe()}",
             )  # fmt: skip
             if trainer.step % config.checkpoint_every == 0:
                 _checkpoint(folder, trainer, config)

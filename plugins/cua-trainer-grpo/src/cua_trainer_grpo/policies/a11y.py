@@ -8,6 +8,11 @@ earlier turns of the episode did), and samples one: the decision's single token 
 index. Nothing in it knows a task: which span goes where, when to tick a box, and when to stop are
 learned from the reward alone.
 
+Two parts score an option, as in a wide-and-deep model: the deep part (word embeddings and MLPs) and a
+wide, per-kind linear score of the read-off facts. The wide part is what lets GRPO tell apart states
+that differ in one fact: with the deep part alone, "stop now" (the form was submitted) and "press the
+button first" (it was not) moved together, and their opposite rewards cancelled out.
+
 Why options instead of (kind, node, span) tokens: the scorer sees the node and the span together,
 so "this field already holds this span" can weigh the pair directly; a factorised choice would have
 to carry it through the kind. The option list is rebuilt from the turn, so ``logprobs`` scores the
@@ -26,9 +31,14 @@ from cua_bench.agents.base import Observes
 from cua_bench_rl.policy import Policy
 from cua_bench_rl.rollouts import Decision, Taken, Turn
 from cua_trainer_grpo.policies import a11y_features as feat
-from cua_trainer_grpo.policies.scoring import choose, entropy_of, log_softmax_masked, pad_scores, picked
+from cua_trainer_grpo.policies.scoring import choose, entropy_of, log_softmax_masked, pad_scores, picked, with_floor
 
 __all__ = ["A11yPolicy"]
+
+# The wide part's scores are this times its weights: Adam moves each weight by about lr a step, and one
+# weight on one fact must be able to move a score by nats within tens of steps, as the deep part's
+# hundreds of weights together do.
+WIDE_SCALE = 50.0
 
 
 class _Bags:
@@ -53,25 +63,38 @@ def _mlp(inputs: int, hidden: int, outputs: int) -> nn.Sequential:
 
 
 class A11yPolicy(nn.Module, Policy):
-    """``A11yPolicy(hidden=64, embed=32, seed=0)``: the option scorer; ~0.2 M parameters by default."""
+    """``A11yPolicy(hidden=64, embed=32, explore=0.0, seed=0)``: the option scorer; ~0.2 M parameters.
+
+    ``explore``: the share of probability spread evenly over a turn's options (see ``with_floor``)."""
 
     observes = Observes(screenshot="none", a11y="nodes")
 
-    def __init__(self, hidden: int = 64, embed: int = 32, seed: int = 0) -> None:
+    def __init__(self, hidden: int = 64, embed: int = 32, explore: float = 0.0, seed: int = 0) -> None:
         nn.Module.__init__(self)
         if hidden < 1 or embed < 1:
             raise ValueError(f"A11yPolicy: hidden and embed must be positive, got hidden={hidden}, embed={embed}")
         self.version = 0
         self.words = nn.EmbeddingBag(feat.BUCKETS, embed, mode="sum")
-        nn.init.normal_(self.words.weight, std=1.0)  # words apart from the start: states must differ
+        # Small word vectors: a bag sums a dozen of them, and at std 1 they drowned the read-off facts
+        # (which field holds what, where the focus is) that tell one state of a form from the next.
+        nn.init.normal_(self.words.weight, std=0.1)
         self.node = _mlp(embed + feat.NODE_DENSE, hidden, hidden)
         self.span = _mlp(embed + len(feat.Span("", 0, (), ()).shape()), hidden, hidden)
         self.context = _mlp(embed + feat.GLOBAL_DENSE + 3 * hidden, hidden, hidden)
         self.score = _mlp(len(feat.KINDS) + 3 * hidden + feat.PAIR_DENSE, 2 * hidden, 1)
         self.pair = nn.Bilinear(hidden, hidden, 1)  # which span suits which field, as one learned form
+        # The wide part: per kind of option, a linear score of the read-off facts (the turn's, the node's,
+        # the pair's). It starts at zero and learns at once what the deep part reaches slowly: stopping
+        # once the focus sits on a pressed button, typing into a field that does not hold the span yet.
+        self.wide = nn.Linear(len(feat.KINDS) * (feat.GLOBAL_DENSE + feat.NODE_DENSE + feat.PAIR_DENSE), 1)
+        nn.init.zeros_(self.wide.weight)
+        nn.init.zeros_(self.wide.bias)
         nn.init.zeros_(self.pair.weight)
         nn.init.zeros_(self.pair.bias)
         self.hidden = hidden
+        if not 0 <= explore < 1:
+            raise ValueError(f"A11yPolicy: explore is a share of probability in [0, 1), got {explore}")
+        self.explore = float(explore)
         self.generator = torch.Generator().manual_seed(seed)
 
     # -- reading turns ------------------------------------------------------------------------
@@ -79,7 +102,11 @@ class A11yPolicy(nn.Module, Policy):
     @staticmethod
     def view(turn: Turn) -> feat.Turnview:
         history = [(t.turn.observation, t.decision.tokens[0]) for t in turn.history if t.decision.tokens]
-        return feat.read_turn(turn.instruction, turn.observation, turn.step, turn.max_steps, history)
+        # The environment's step count, not the policy's own: after a curriculum's oracle steps the
+        # policy's first turn is not the episode's first, and "step 0" must mean the true start (else
+        # stopping at once, right after a whole oracle prefix, is learned as what to do at step 0).
+        step = int(turn.observation.get("step", turn.step))
+        return feat.read_turn(turn.instruction, turn.observation, step, turn.max_steps, history)
 
     def _scores(self, views: Sequence[feat.Turnview]) -> list[torch.Tensor]:
         """Each turn's option scores (a 1-D tensor per turn, with grad)."""
@@ -103,9 +130,11 @@ class A11yPolicy(nn.Module, Policy):
         nodes = torch.cat([self._encode(self.node, node_bags, node_dense, device), zeros])  # last row: no node
         spans = torch.cat([self._encode(self.span, span_bags, span_dense, device), zeros])  # last row: no span
         words = turn_bags.embed(self.words, device)
-        pooled, kinds, node_rows, span_rows, pairs, owners = [], [], [], [], [], []
+        pooled, kinds, node_rows, span_rows, pairs, owners, facts = [], [], [], [], [], [], []
+        no_node = [0.0] * feat.NODE_DENSE
         node_at = span_at = 0
         for t, view in enumerate(views):
+            turn_facts = feat.global_dense(view)
             mine = nodes[node_at : node_at + len(view.nodes)] if view.nodes else zeros
             focus = feat.focused(view)
             held = nodes[node_at + focus] if focus is not None else zeros[0]
@@ -119,6 +148,8 @@ class A11yPolicy(nn.Module, Policy):
                     pair = feat.pair_dense(view.nodes[option.node], view.spans[option.span])
                 pairs.append(pair)
                 owners.append(t)
+                node_facts = node_dense[node_at + option.node] if option.node is not None else no_node
+                facts.append(turn_facts + node_facts + pair)
             node_at += len(view.nodes)
             span_at += len(view.spans)
         dense = torch.tensor([feat.global_dense(v) for v in views], device=device)
@@ -137,10 +168,11 @@ class A11yPolicy(nn.Module, Policy):
             ],
             dim=1,
         )
-        typed = (rows(kinds) == feat.KINDS.index("type")).to(context.dtype)
-        scores = self.score(x).squeeze(-1) + typed * self.pair(nodes[rows(node_rows)], spans[rows(span_rows)]).squeeze(
-            -1
-        )
+        kind = nn.functional.one_hot(rows(kinds), len(feat.KINDS)).to(context.dtype)
+        wide = WIDE_SCALE * self.wide((kind[:, :, None] * torch.tensor(facts, device=device)[:, None, :]).flatten(1))
+        pair = self.pair(nodes[rows(node_rows)], spans[rows(span_rows)])
+        typed = kind[:, feat.KINDS.index("type")]
+        scores = self.score(x).squeeze(-1) + wide.squeeze(-1) + typed * pair.squeeze(-1)
         return list(scores.split([len(v.options) for v in views]))
 
     def _encode(self, mlp: nn.Module, bags: _Bags, dense: list[list[float]], device: torch.device) -> torch.Tensor:
@@ -151,7 +183,7 @@ class A11yPolicy(nn.Module, Policy):
 
     def _log_probs(self, views: Sequence[feat.Turnview]) -> torch.Tensor:
         scores, mask = pad_scores(self._scores(views))
-        return log_softmax_masked(scores, mask)
+        return with_floor(log_softmax_masked(scores, mask), self.explore)
 
     # -- the Policy contract ------------------------------------------------------------------
 

@@ -271,11 +271,24 @@ def global_dense(view: Turnview) -> list[float]:
         sum(n.text in texts and n.text != "" for n in fields) * share,  # fields holding a span
         sum(n.text != "" and n.text not in texts for n in fields) * share,  # fields holding something else
         sum(n.text == "" for n in fields) * share,  # empty fields
-        float(not any("focused" in n.states for n in view.nodes)),
+        *focus_role(view),
     ]
 
 
-GLOBAL_DENSE = 7 + len(KINDS)
+# What the keyboard focus is on, as a direct feature of the whole turn: pressing a button moves the focus
+# to it, so "a form was just submitted" and "a field was just filled" differ here most plainly; read only
+# through the focused node's learned encoding, the two states scored alike and GRPO's signals for
+# "stop now" and "press the button first" cancelled out.
+FOCUS_ROLES = ("button", "textbox", "checkbox")
+
+
+def focus_role(view: Turnview) -> list[float]:
+    at = focused(view)
+    role = view.nodes[at].role if at is not None else None
+    return [*(float(role == r) for r in FOCUS_ROLES), float(role not in FOCUS_ROLES)]
+
+
+GLOBAL_DENSE = 6 + len(KINDS) + len(FOCUS_ROLES) + 1
 
 
 def focused(view: Turnview) -> int | None:

@@ -48,7 +48,7 @@ FLOOR = 8.0
 # The gain on the match map is this times a parameter that starts at 0: Adam moves every parameter by
 # about lr a step, and the gain must reach tens within tens of steps to concentrate a distribution over
 # thousands of cells.
-GAIN_SCALE = float(__import__("os").environ.get("GAIN_SCALE", "1000"))
+GAIN_SCALE = 1000.0
 _GREY = (0.299, 0.587, 0.114)
 
 
@@ -64,7 +64,7 @@ def _rendered(text: str, scale: float) -> np.ndarray[Any, Any]:
 
     face = font(FONT_SIZE)
     left, top, right, bottom = face.getbbox(text)
-    size = (right - left + 2 * MARGIN, bottom - top + 2 * MARGIN)
+    size = (int(right - left) + 2 * MARGIN, int(bottom - top) + 2 * MARGIN)
     canvas = Image.new("RGB", size, Theme.button)
     ImageDraw.Draw(canvas).text((MARGIN - left, MARGIN - top), text, fill=Theme.text, font=face)
     if scale != 1:
@@ -114,6 +114,8 @@ class PixelClickPolicy(nn.Module, Policy):
     ``channels`` the tower's three stride-2 convolutions (8 view pixels, one grid cell, at the end).
     """
 
+    grey: torch.Tensor  # the RGB -> grey weights, a buffer (it follows the module to a device)
+
     def __init__(
         self, width: int = 640, height: int = 400, channels: Sequence[int] = (8, 16, 16), seed: int = 0
     ) -> None:
@@ -132,7 +134,7 @@ class PixelClickPolicy(nn.Module, Policy):
         self.tower = nn.Sequential(*layers)
         self.head = nn.Conv2d(before, 1, 1)
         nn.init.zeros_(self.head.weight)
-        nn.init.zeros_(self.head.bias)
+        nn.init.zeros_(self.head.bias)  # type: ignore[arg-type]
         self.gain = nn.Parameter(torch.zeros(()))
         self.register_buffer("grey", torch.tensor(_GREY).view(1, 3, 1, 1), persistent=False)
         self.generator = torch.Generator().manual_seed(seed)
@@ -146,7 +148,8 @@ class PixelClickPolicy(nn.Module, Policy):
             match = torch.stack([match_map(g[0], t) for g, t in zip(grey, templates, strict=True)]).unsqueeze(1)
         x = torch.cat([(grey - 160.0) / 64.0, match], dim=1)
         cells = nn.functional.max_pool2d(match, STRIDE, ceil_mode=True)
-        return (self.head(self.tower(x)) + GAIN_SCALE * self.gain * cells).flatten(1)
+        logits: torch.Tensor = self.head(self.tower(x)) + GAIN_SCALE * self.gain * cells
+        return logits.flatten(1)
 
     def _inputs(
         self, turns: Sequence[Turn]
@@ -164,7 +167,8 @@ class PixelClickPolicy(nn.Module, Policy):
         height, width = shots[0].shape[:2]
         seen: dict[tuple[bytes, str, float], int] = {}
         which: list[int] = []
-        screens, templates = [], []
+        screens: list[np.ndarray[Any, Any]] = []
+        templates: list[np.ndarray[Any, Any]] = []
         for turn, shot in zip(turns, shots, strict=True):
             text = instruction_words(turn.instruction)
             scale = width / float(turn.observation.get("width") or width)

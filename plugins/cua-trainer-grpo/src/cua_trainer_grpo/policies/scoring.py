@@ -8,11 +8,12 @@ log-probs and ``logprobs``' recomputation the same numbers.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import torch
 
-__all__ = ["choose", "entropy_of", "log_softmax_masked", "pad_scores", "picked"]
+__all__ = ["choose", "entropy_of", "log_softmax_masked", "pad_scores", "picked", "with_floor"]
 
 
 def pad_scores(scores: Sequence[torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor]:
@@ -30,6 +31,22 @@ def log_softmax_masked(scores: torch.Tensor, mask: torch.Tensor | None = None) -
     if mask is not None:
         scores = scores.masked_fill(~mask, float("-inf"))
     return torch.log_softmax(scores, dim=-1)
+
+
+def with_floor(logp: torch.Tensor, share: float) -> torch.Tensor:
+    """The log of ``(1 - share) * p + share * uniform`` over each row's valid (finite) entries.
+
+    An exploration floor that is part of the policy, so sampled log-probs and recomputed ones agree and
+    the importance ratio stays exact. Why: GRPO learns nothing from a group whose episodes all score the
+    same, so a state where the policy has become sure of a wrong action is never corrected; a floor keeps
+    every option reachable there."""
+    if share <= 0:
+        return logp
+    valid = torch.isfinite(logp)
+    count = valid.sum(dim=-1, keepdim=True).clamp_min(1)
+    floor = torch.log(share / count).expand_as(logp)
+    mixed = torch.logaddexp(logp + math.log1p(-share), floor)
+    return torch.where(valid, mixed, logp)
 
 
 def choose(logp: torch.Tensor, greedy: bool, generator: torch.Generator | None = None) -> torch.Tensor:
