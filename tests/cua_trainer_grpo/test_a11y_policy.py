@@ -163,7 +163,8 @@ def test_registered_as_a11y() -> None:
 def test_grpo_teaches_it_to_sign_in_and_stop() -> None:
     """Easy sign-ins entered after the oracle typed both fields (and, half the time, pressed Sign in):
     the untrained policy almost never presses Sign in and then stops; 40 GRPO steps on the real env
-    workers, loader and trainer make it do so on held-out variants it never trained on."""
+    workers, loader and trainer make it do so on held-out variants it never trained on. (Groups of 16:
+    with 8, 1 run in 6 over seeds 0-5 never found the signal and stayed at 0; with 16, 6 in 6 passed.)"""
     torch.manual_seed(0)
     policy = A11yPolicy(seed=0, explore=0.1)
     trainer = GRPOTrainer(policy, TrainerConfig(lr=2e-3, entropy_coef=0.1, micro_batch=512))
@@ -184,7 +185,7 @@ def test_grpo_teaches_it_to_sign_in_and_stop() -> None:
 
     with EnvWorkers("sim", 4) as workers:
         before = success(held_out, 2)
-        loader = RolloutLoader(workers, train, group_size=8, observes=policy.observes, seed=0,
+        loader = RolloutLoader(workers, train, group_size=16, observes=policy.observes, seed=0,
                                curriculum=lambda _task: pick.choice((2, 3)))  # fmt: skip
         steps, pending = 0, []
         with loader:
