@@ -231,8 +231,9 @@ def learning(family: str, minutes: float | None) -> dict[str, float]:
     done = subprocess.run(command, capture_output=True, text=True, check=False)
     if done.returncode != 0:
         raise SystemExit(f"grpo {family}: the example failed (exit {done.returncode}):\n{done.stderr[-3000:]}")
-    last = dict(pair.split("=", 1) for pair in done.stdout.strip().splitlines()[-1].split())
-    print(f"grpo {family}: {done.stdout.strip().splitlines()[-1]}", file=sys.stderr, flush=True)
+    line = done.stdout.strip().splitlines()[-1]
+    print(f"grpo {family}: {line}", file=sys.stderr, flush=True)
+    last = dict(pair.split("=", 1) for pair in line.split())
     return {
         f"grpo_{family}_success": float(last["final_success"]),
         f"grpo_{family}_minutes": float(last["minutes"]),

@@ -250,6 +250,9 @@ def test_evaluate_plays_each_task_once(workers: EnvWorkers) -> None:
     quitter = Scripted(lambda t: [Fail()])
     figures = evaluate(workers, quitter, refs[:3], greedy=False)
     assert (figures["success"], figures["episodes"]) == (0.0, 3.0) and set(quitter.greedy) == {False}
+    stopper = Scripted(lambda t: [Done()])  # from after the whole oracle, stopping at once is success
+    assert evaluate(workers, stopper, refs[:2])["success"] == 0.0
+    assert evaluate(workers, stopper, refs[:2], curriculum=lambda _t: 50)["success"] == 1.0
 
 
 def test_misuse_is_refused_clearly(workers: EnvWorkers) -> None:

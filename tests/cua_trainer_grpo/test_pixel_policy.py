@@ -10,9 +10,10 @@ from typing import Any
 
 import pytest
 import torch
+from support.rl_training import grpo_steps
 from support.sim_turns import SimTurns
 
-from cua_bench_rl.loader import RolloutLoader, evaluate
+from cua_bench_rl.loader import evaluate
 from cua_bench_rl.registry import policies
 from cua_bench_rl.rollouts import Decision, Taken, TaskRef
 from cua_bench_rl.trainer import TrainerConfig
@@ -133,17 +134,7 @@ def test_grpo_teaches_it_to_click_the_named_button() -> None:
     held_out = [TaskRef(CLICK, v, "test") for v in range(40)]
     with EnvWorkers("sim", 4) as workers:
         before = evaluate(workers, policy, held_out, greedy=False)["success"]
-        loader = RolloutLoader(workers, train, group_size=12, observes=policy.observes, seed=0)
-        steps, pending = 0, []
-        with loader:
-            for batch in loader.batches(max_batch=64):
-                batch.respond(policy.act(batch.turns), version=steps)
-                pending += loader.pop_groups()
-                if len(pending) >= 8:
-                    trainer.train_step(pending[:8])
-                    pending, steps = pending[8:], steps + 1
-                    if steps == 15:
-                        break
+        steps = grpo_steps(workers, policy, trainer, train, steps=15, group_size=12, groups_per_step=8)
         after = evaluate(workers, policy, held_out, greedy=False)["success"]
     assert before <= 0.1
     assert after >= 0.6, f"held-out success (sampling) {before:.2f} -> {after:.2f} after {steps} steps"

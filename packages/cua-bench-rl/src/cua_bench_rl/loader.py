@@ -451,17 +451,20 @@ def evaluate(
     *,
     greedy: bool = True,
     max_steps: int | None = None,
+    curriculum: Callable[[TaskRef], int] | None = None,
     episode_retries: int = 1,
     heartbeat_timeout: float = 5.0,
 ) -> dict[str, float]:
     """Play each TaskRef once with ``policy`` (greedy by default): ``success`` (the share of
-    episodes with reward 1), ``reward`` (their mean), ``episodes`` and ``dropped``."""
+    episodes with reward 1), ``reward`` (their mean), ``episodes`` and ``dropped``. ``curriculum``,
+    as for ``RolloutLoader``, starts each after the oracle's first k steps (None: the true start)."""
     loader = RolloutLoader(
         workers,
         tasks,
         group_size=1,
         observes=policy.observes,
         max_steps=max_steps,
+        curriculum=curriculum,
         episode_retries=episode_retries,
         once=True,
         heartbeat_timeout=heartbeat_timeout,

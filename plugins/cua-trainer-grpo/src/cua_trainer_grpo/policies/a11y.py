@@ -131,10 +131,11 @@ class A11yPolicy(nn.Module, Policy):
         spans = torch.cat([self._encode(self.span, span_bags, span_dense, device), zeros])  # last row: no span
         words = turn_bags.embed(self.words, device)
         pooled, kinds, node_rows, span_rows, pairs, owners, facts = [], [], [], [], [], [], []
+        turns_facts = [feat.global_dense(v) for v in views]
         no_node = [0.0] * feat.NODE_DENSE
         node_at = span_at = 0
         for t, view in enumerate(views):
-            turn_facts = feat.global_dense(view)
+            turn_facts = turns_facts[t]
             mine = nodes[node_at : node_at + len(view.nodes)] if view.nodes else zeros
             focus = feat.focused(view)
             held = nodes[node_at + focus] if focus is not None else zeros[0]
@@ -152,7 +153,7 @@ class A11yPolicy(nn.Module, Policy):
                 facts.append(turn_facts + node_facts + pair)
             node_at += len(view.nodes)
             span_at += len(view.spans)
-        dense = torch.tensor([feat.global_dense(v) for v in views], device=device)
+        dense = torch.tensor(turns_facts, device=device)
         context = self.context(torch.cat([words, dense, torch.stack(pooled)], dim=1))
 
         def rows(values: list[int]) -> torch.Tensor:
