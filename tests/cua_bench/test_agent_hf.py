@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from support.tiny_models import build_tiny_qwen25_vl
+from cua_data.tiny_models import build_tiny_qwen25_vl
 
 from cua_bench.agents import hf
 from cua_bench.runner import RunConfig, Runner

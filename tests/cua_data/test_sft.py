@@ -12,7 +12,7 @@ pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
 import torch
-from support.tiny_models import build_tiny_qwen25_vl
+from cua_data.tiny_models import build_tiny_qwen25_vl
 
 from cua_adapters_qwen import Qwen25VLAdapter
 from cua_core.actions import Click, Drag, KeyPress, Point, TypeText

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 import torch
-from support.tiny_models import build_tiny_qwen25_vl
+from cua_data.tiny_models import build_tiny_qwen25_vl
 
 from cua_bench.agents.base import Observes
 from cua_bench_rl.policy import Policy

@@ -12,7 +12,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from support.tiny_models import build_tiny_qwen25_vl
+from cua_data.tiny_models import build_tiny_qwen25_vl
 
 import cua_bench
 from cua_bench.runner import RunConfig, Runner

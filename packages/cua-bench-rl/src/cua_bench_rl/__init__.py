@@ -7,6 +7,22 @@ trainer plugin updates the policy and publishes new weights to the rollout side 
 
 from cua_bench_rl.policy import Policy
 from cua_bench_rl.rollouts import Decision, Episode, Group, Taken, TaskRef, Turn
+from cua_bench_rl.sft import SFTConfig, SFTResult, SFTStep, SFTTrainer, run_sft
 from cua_bench_rl.trainer import Trainer, TrainerConfig
 
-__all__ = ["Decision", "Episode", "Group", "Policy", "Taken", "TaskRef", "Trainer", "TrainerConfig", "Turn"]
+__all__ = [
+    "Decision",
+    "Episode",
+    "Group",
+    "Policy",
+    "SFTConfig",
+    "SFTResult",
+    "SFTStep",
+    "SFTTrainer",
+    "Taken",
+    "TaskRef",
+    "Trainer",
+    "TrainerConfig",
+    "Turn",
+    "run_sft",
+]

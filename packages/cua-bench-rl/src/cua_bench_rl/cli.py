@@ -4,6 +4,7 @@ cua-bench-rl train --env sim:click-button --policy pixel-click --trainer grpo --
 cua-bench-rl train --config grpo.yaml --output runs/rl/pixel
 cua-bench-rl train --output runs/rl/pixel --resume       # continue from the newest checkpoint
 cua-bench-rl list                                         # installed trainers and policies
+cua-bench-rl sft --data D --model M --trainer ddp|mlx|trl [--nodes 1:2]   # supervised fine-tuning
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Any
 import click
 from click.core import ParameterSource
 
+from cua_bench_rl import cli_sft
 from cua_bench_rl.config import TrainConfig, load_config_file
 from cua_core.command import CONTEXT, CuaGroup
 from cua_core.errors import CuaError
@@ -137,16 +139,18 @@ def train(
 @main.command(name="list")
 @click.option("--json", "as_json", is_flag=True)
 def list_(as_json: bool) -> None:
-    """Installed trainers and policies."""
-    from cua_bench_rl.registry import policies, trainers
+    """Installed trainers, SFT trainers and policies."""
+    from cua_bench_rl.registry import policies, sft_trainers, trainers
 
-    found = {"trainers": sorted(trainers()), "policies": sorted(policies())}
+    found = {"trainers": sorted(trainers()), "sft trainers": sorted(sft_trainers()), "policies": sorted(policies())}
     if as_json:
         click.echo(json.dumps(found))
         return
     for kind, names in found.items():
         click.echo(f"{kind}: {', '.join(names) or 'none installed'}")
 
+
+cli_sft.register(main, _options)
 
 if __name__ == "__main__":
     main()

@@ -12,6 +12,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from cua_bench_rl.policy import Policy
+    from cua_bench_rl.sft import SFTTrainer
     from cua_bench_rl.trainer import Trainer
 
 hookspec = pluggy.HookspecMarker("cua_bench_rl")
@@ -25,6 +26,16 @@ def cua_bench_rl_register_trainers(register: Register[type[Trainer]]) -> None:
     Call ``register(name, trainer_class, description="...")`` once per trainer, where
     ``trainer_class`` subclasses :class:`cua_bench_rl.trainer.Trainer` and is built as
     ``trainer_class(policy, config, reference=None)``.
+    """
+
+
+@hookspec
+def cua_bench_rl_register_sft_trainers(register: Register[type[SFTTrainer]]) -> None:
+    """Add supervised fine-tuning trainers (``cua-bench-rl sft --trainer NAME``).
+
+    Call ``register(name, trainer_class, description="...")`` where ``trainer_class`` subclasses
+    :class:`cua_bench_rl.sft.SFTTrainer` and is built as ``trainer_class(config, world, store)`` on
+    every rank of the run.
     """
 
 

@@ -10,7 +10,7 @@ import pluggy
 from cua_bench_rl import hookspecs
 from cua_core.plugins import Registry, collect, is_callable, is_subclass_of, make_plugin_manager
 
-__all__ = ["plugin_manager", "policies", "trainers"]
+__all__ = ["plugin_manager", "policies", "sft_trainers", "trainers"]
 
 
 @cache
@@ -28,3 +28,12 @@ def trainers() -> Registry[Any]:
 def policies() -> Registry[Any]:
     """Every installed policy factory by name (the ``cua_bench_rl`` entry points')."""
     return collect(plugin_manager(), "cua_bench_rl_register_policies", kind="policy", validate=is_callable)
+
+
+def sft_trainers() -> Registry[Any]:
+    """Every installed SFT trainer by name (the ``cua_bench_rl`` entry points')."""
+    from cua_bench_rl.sft import SFTTrainer
+
+    return collect(
+        plugin_manager(), "cua_bench_rl_register_sft_trainers", kind="SFT trainer", validate=is_subclass_of(SFTTrainer)
+    )

@@ -1,5 +1,9 @@
 """Tiny Qwen-VL checkpoints built on the spot: real architectures, random weights, nothing downloaded.
 
+Tests, the training examples and benchmarks use them where no real checkpoint can be fetched;
+point the same code at a real checkpoint folder (``Qwen/Qwen2.5-VL-3B-Instruct``) to train for real.
+Needs the ``sft`` extra (torch, transformers; ``tokenizers`` comes with transformers).
+
 Each builder writes a folder laid out like a hub checkpoint (``config.json``, safetensors weights,
 ``tokenizer.json``, ``preprocessor_config.json``, ``chat_template.jinja``, ``processor_config.json``),
 so code under test loads it with ``from_pretrained`` exactly as it would load the real model. The
@@ -53,7 +57,7 @@ _CORPUS = [
 
 def _tokenizer() -> object:
     from tokenizers import AddedToken, Tokenizer, decoders, models, pre_tokenizers, trainers
-    from transformers import Qwen2TokenizerFast
+    from transformers import Qwen2TokenizerFast  # type: ignore[attr-defined]  # lazily exported
 
     bpe = Tokenizer(models.BPE())
     bpe.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)

@@ -1,0 +1,216 @@
+"""``DDPTrainer``: SFT of a transformers VLM on LiteSample data with torch DistributedDataParallel.
+
+The batches are the adapter's own prompts collated by the family's processor (images included), so
+what is trained is what the agent renders at run time. Ranks join torch.distributed from the
+variables a pool gang or torchrun sets (gloo on CPU, NCCL on GPU); each optimiser step runs
+``grad_accumulation`` micro-batches and exchanges gradients once, on the last (``no_sync`` on the
+others): on a slow link that is the knob that decides how much of a step is spent waiting.
+
+Options (``--trainer-option``): ``link_delay_ms`` and ``link_jitter_ms`` add a delay to each gradient
+exchange, to emulate a slow link's latency where the kernel has no ``tc netem`` (bench/training.py).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import random
+import time
+from collections.abc import Callable, Iterator
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import torch
+import torch.distributed as dist
+from torch.nn.parallel import DistributedDataParallel
+
+from cua_bench_rl.sft import SFTResult, SFTStep, SFTTrainer, check_resumable, load_examples, micro_batches
+from cua_core.errors import CuaError
+from cua_data.adapters.sft import collate, load_processor
+
+__all__ = ["DDPTrainer"]
+
+_OPTIONS = {"link_delay_ms", "link_jitter_ms", "timeout_s"}
+
+
+class DDPTrainer(SFTTrainer):
+    name = "ddp"
+
+    def fit(self, on_step: Callable[[SFTStep], None] | None = None) -> SFTResult:
+        config, world = self.config, self.world
+        unknown = sorted(set(config.options) - _OPTIONS)
+        if unknown:
+            raise CuaError(f"ddp: unknown trainer option(s) {', '.join(unknown)}; known: {', '.join(sorted(_OPTIONS))}")
+        if config.threads:
+            torch.set_num_threads(config.threads)
+        examples = load_examples(config)
+        processor = load_processor(config.model)
+        torch.manual_seed(config.seed)  # the same LoRA init on every rank (DDP also broadcasts rank 0's)
+        model = _load_model(config.model)
+        trainable = _wrap_lora(model, config) if config.lora else model
+        names = [name for name, p in trainable.named_parameters() if p.requires_grad]
+        optimizer = torch.optim.AdamW([p for p in trainable.parameters() if p.requires_grad], lr=config.lr)
+        start = self._resume(trainable, optimizer, names)
+        device = torch.device("cuda", world.local_rank) if torch.cuda.is_available() else torch.device("cpu")
+        trainable.to(device)
+        calls = [0]  # all-reduce calls since the last micro-batch (one per gradient bucket)
+        exchanges = 0  # micro-batches whose backward exchanged gradients: one per step when no_sync works
+        with _process_group(world, device, float(config.options.get("timeout_s", 120))):
+            net: torch.nn.Module = trainable
+            if world.size > 1:
+                ddp = DistributedDataParallel(trainable, device_ids=[device.index] if device.type == "cuda" else None)
+                ddp.register_comm_hook(None, _counting_hook(calls, config.options))
+                net = ddp
+            net.train()
+            losses: list[float] = []
+            tokens = 0
+            began = time.perf_counter()
+            for step in range(start, config.steps):
+                step_began = time.perf_counter()
+                batches = micro_batches(len(examples), config, world, step)
+                total, step_tokens = 0.0, 0
+                for m, indices in enumerate(batches):
+                    batch = collate([examples[i] for i in indices], processor, max_length=config.max_length)
+                    batch = {key: value.to(device) for key, value in batch.items()}
+                    step_tokens += int(batch["attention_mask"].sum())
+                    last = m == len(batches) - 1
+                    sync = contextlib.nullcontext() if last or world.size == 1 else net.no_sync()  # type: ignore[operator]
+                    with sync:
+                        loss = net(**batch).loss / len(batches)
+                        loss.backward()
+                    total += float(loss.detach())
+                    exchanges += calls[0] > 0
+                    calls[0] = 0
+                optimizer.step()
+                optimizer.zero_grad(set_to_none=True)
+                losses.append(total)
+                tokens += step_tokens
+                if world.main:
+                    if (step + 1) % config.checkpoint_every == 0 or step + 1 == config.steps:
+                        self._save(trainable, optimizer, names, step + 1)
+                    if on_step is not None:
+                        on_step(SFTStep(step + 1, total, step_tokens, time.perf_counter() - step_began))
+            seconds = time.perf_counter() - began
+            if world.size > 1:
+                counted = torch.tensor([tokens], dtype=torch.int64, device=device)
+                dist.all_reduce(counted)
+                tokens = int(counted.item())
+        adapter = None
+        if world.main:
+            adapter = str(Path(config.output) / "adapter")
+            trainable.save_pretrained(adapter)
+            processor.save_pretrained(adapter)
+        return SFTResult(
+            trainer=self.name,
+            world_size=world.size,
+            start_step=start,
+            steps=max(start, config.steps),
+            losses=losses,
+            tokens=tokens,
+            seconds=seconds,
+            exchanges=exchanges,
+            adapter=adapter,
+            config=config.to_dict(),
+        )
+
+    def _resume(self, module: torch.nn.Module, optimizer: torch.optim.Optimizer, names: list[str]) -> int:
+        state = self.store.load()
+        if state is None:
+            return 0
+        check_resumable(state["config"], self.config, self.store)
+        saved = state["trainable"]
+        if sorted(saved) != sorted(names):
+            raise CuaError(
+                f"ddp: the newest checkpoint in {self.store!r} holds other weights ({len(saved)} tensors, "
+                f"{len(names)} here): it is from a run with other settings (lora, lora_targets, model); "
+                "give a fresh --output"
+            )
+        params = dict(module.named_parameters())
+        with torch.no_grad():
+            for name, value in saved.items():
+                params[name].copy_(value)
+        optimizer.load_state_dict(state["optimizer"])
+        return int(state["step"])
+
+    def _save(self, module: torch.nn.Module, optimizer: torch.optim.Optimizer, names: list[str], step: int) -> None:
+        params = dict(module.named_parameters())
+        state = {
+            "trainable": {name: params[name].detach().cpu().clone() for name in names},
+            "optimizer": optimizer.state_dict(),
+            "step": step,
+            "config": self.config.to_dict(),
+        }
+        self.store.save(state, step)
+
+
+def _load_model(path: str) -> Any:
+    import transformers
+
+    auto: Any = transformers.AutoModelForImageTextToText  # untyped library: Any keeps mypy strict here
+    try:
+        return auto.from_pretrained(path, dtype=torch.float32)
+    except (OSError, ValueError) as exc:
+        raise CuaError(
+            f"ddp: cannot load the model in {path!r} ({exc}); give a transformers VLM checkpoint folder"
+        ) from exc
+
+
+def _wrap_lora(model: Any, config: Any) -> Any:
+    import peft
+
+    lora = peft.LoraConfig(
+        r=config.lora_rank,
+        lora_alpha=config.lora_alpha,
+        target_modules=list(config.lora_targets),
+        lora_dropout=0.0,
+        bias="none",
+    )
+    try:
+        return peft.get_peft_model(model, lora)
+    except ValueError as exc:
+        raise CuaError(
+            f"ddp: LoRA targets {', '.join(config.lora_targets)} match no module of {config.model!r} ({exc}); "
+            "set --trainer-option lora_targets=[...] or lora=false"
+        ) from exc
+
+
+@contextlib.contextmanager
+def _process_group(world: Any, device: torch.device, timeout: float) -> Iterator[None]:
+    """Join (and leave) torch.distributed when there is more than one rank and nobody joined yet."""
+    if world.size == 1 or dist.is_initialized():
+        yield
+        return
+    backend = "nccl" if device.type == "cuda" else "gloo"
+    host = f"[{world.master_addr}]" if ":" in world.master_addr else world.master_addr
+    dist.init_process_group(
+        backend,
+        init_method=f"tcp://{host}:{world.master_port}",
+        rank=world.rank,
+        world_size=world.size,
+        timeout=timedelta(seconds=timeout),
+    )
+    try:
+        yield
+    finally:
+        dist.destroy_process_group()
+
+
+def _counting_hook(counter: list[int], options: dict[str, Any]) -> Any:
+    """DDP's own all-reduce, counted; the emulated link delay (module docstring) is paid once per
+    exchange, on its first bucket, as a link's latency would be."""
+    from torch.distributed.algorithms.ddp_comm_hooks import default_hooks
+
+    delay = float(options.get("link_delay_ms", 0)) / 1000
+    jitter = float(options.get("link_jitter_ms", 0)) / 1000
+    rng = random.Random(0)
+
+    def hook(state: Any, bucket: Any) -> torch.futures.Future[torch.Tensor]:
+        first = counter[0] == 0
+        counter[0] += 1
+        if first and (delay or jitter):
+            time.sleep(max(0.0, delay + rng.uniform(-jitter, jitter)))
+        return default_hooks.allreduce_hook(state, bucket)
+
+    # DDP checks the hook's annotations as objects; this module's are strings (future annotations).
+    hook.__annotations__ = {"state": object, "bucket": dist.GradBucket, "return": torch.futures.Future[torch.Tensor]}  # type: ignore[attr-defined]
+    return hook
