@@ -1,0 +1,232 @@
+"""The ``trl`` SFT trainer: TRL's ``SFTTrainer`` on cua's examples, through the adapter's own collation.
+
+TRL tokenizes nothing here (``skip_prepare_dataset``): the dataset is a column of example indices and
+the collator renders them with ``cua_data.adapters.sft.collate``, so TRL trains on exactly the
+prompts the agent renders at run time, with labels only on the target (the same batches as the
+``ddp`` trainer). The rows are laid out in the order of :func:`cua_bench_rl.sft.micro_batches` and read
+sequentially: accelerate deals batch ``i`` to rank ``i % world``, so each rank sees exactly the
+micro-batches the contract gives it, and a resumed run continues the same stream.
+
+Resume: TRL's own checkpoints are folders on one disk, while a pool gang may restart on other
+computers, so the state ``{trainable weights, optimizer, step}`` goes to ``self.store`` instead
+(:mod:`cua_trainer_trl.callbacks`), and a resumed run trains the remaining steps as a fresh TRL run
+whose step numbers are offset by the checkpoint's. The learning rate is constant (no scheduler state
+to carry over).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Callable
+from importlib import import_module
+from pathlib import Path
+from typing import Any, ClassVar
+
+from cua_bench_rl.sft import (
+    Example,
+    SFTResult,
+    SFTStep,
+    SFTTrainer,
+    check_resumable,
+    load_examples,
+    micro_batches,
+)
+from cua_bench_rl.world import World
+from cua_core.errors import CuaError
+
+__all__ = ["TRLSFTTrainer", "ordered_rows"]
+
+# TRL settings this trainer decides itself: --trainer-option may not override them.
+_OWN = {
+    "output_dir", "max_steps", "learning_rate", "per_device_train_batch_size", "gradient_accumulation_steps",
+    "seed", "use_cpu", "report_to", "remove_unused_columns", "dataset_kwargs", "train_sampling_strategy",
+    "logging_steps", "save_strategy", "lr_scheduler_type", "num_train_epochs",
+}  # fmt: skip
+
+
+def ordered_rows(count: int, config: Any, world: World, start: int) -> list[int]:
+    """Example indices for steps ``start..config.steps`` in the order a sequential sampler must read them.
+
+    Batch ``j`` (``micro_batch`` rows) goes to rank ``j % world.size`` (accelerate's sharding), so the
+    rows are step by step, micro-batch by micro-batch, rank by rank.
+    """
+    rows: list[int] = []
+    for step in range(start, config.steps):
+        per_rank = [micro_batches(count, config, dataclasses.replace(world, rank=r), step) for r in range(world.size)]
+        for m in range(config.grad_accumulation):
+            for r in range(world.size):
+                rows.extend(per_rank[r][m])
+    return rows
+
+
+def _load(config: Any) -> tuple[Any, Any]:
+    import torch
+    import transformers
+
+    from cua_data.adapters.sft import load_processor
+
+    auto: Any = transformers.AutoModelForImageTextToText  # untyped library: Any keeps mypy strict here
+    try:
+        processor = load_processor(config.model)
+        model = auto.from_pretrained(config.model, dtype=torch.float32)
+    except (OSError, ValueError, KeyError) as exc:
+        raise CuaError(
+            f"sft: --model {config.model!r}: cannot load a transformers vision-language model: {exc}"
+        ) from exc
+    return model, processor
+
+
+def _trl() -> Any:
+    """trl itself, untyped: its lazy ``__init__`` exports nothing mypy can see."""
+    return import_module("trl")
+
+
+def _trl_args(config: Any, world: World, steps: int, output: Path) -> Any:
+    import torch
+
+    trl = _trl()
+
+    options = dict(config.options)
+    clash = sorted(set(options) & _OWN)
+    known = {f.name for f in dataclasses.fields(trl.SFTConfig)}
+    unknown = sorted(set(options) - known)
+    if clash or unknown:
+        raise CuaError(
+            f"sft --trainer trl: option(s) {', '.join(clash + unknown)} "
+            + (
+                "are set by the sft settings (--steps, --lr, --micro-batch...)"
+                if clash
+                else "are not trl.SFTConfig fields"
+            )
+            + "; give SFTConfig fields other than those as --trainer-option key=value"
+        )
+    settings: dict[str, Any] = {
+        "gradient_checkpointing": False,
+        "disable_tqdm": True,
+        "dataloader_num_workers": 0,
+        "bf16": False,
+        "warmup_steps": 0,
+        "weight_decay": 0.0,
+        "max_length": config.max_length,
+        **options,
+    }
+    return trl.SFTConfig(
+        output_dir=str(output),
+        max_steps=steps,
+        learning_rate=config.lr,
+        per_device_train_batch_size=config.micro_batch,
+        gradient_accumulation_steps=config.grad_accumulation,
+        seed=config.seed,
+        use_cpu=not torch.cuda.is_available(),
+        report_to="none",
+        remove_unused_columns=False,
+        dataset_kwargs={"skip_prepare_dataset": True},
+        train_sampling_strategy="sequential",
+        logging_steps=1,
+        save_strategy="no",
+        lr_scheduler_type="constant",
+        **settings,
+    )
+
+
+class TRLSFTTrainer(SFTTrainer):
+    """``cua-bench-rl sft --trainer trl``: TRL's SFTTrainer, LoRA through its ``peft_config``.
+
+    Extra ``trl.SFTConfig`` fields come from ``--trainer-option key=value`` (``gradient_checkpointing=true``,
+    ``bf16=true``...); the ones the sft settings decide are refused.
+    """
+
+    name: ClassVar[str] = "trl"
+    model: Any = None  # set by fit: the trained model
+    wrapper: str = ""  # set by fit: the class TRL wrapped the model in (DistributedDataParallel under a gang)
+
+    def fit(self, on_step: Callable[[SFTStep], None] | None = None) -> SFTResult:
+        import datasets
+        import torch
+
+        from cua_data.adapters.sft import collate
+        from cua_trainer_trl.callbacks import StoreCallback
+
+        config, world = self.config, self.world
+        if config.threads is not None:
+            torch.set_num_threads(config.threads)
+        torch.manual_seed(config.seed)
+        examples: list[Example] = load_examples(config)
+        model, processor = _load(config)
+        state = self.store.load()
+        if state is not None:
+            check_resumable(state["config"], config, self.store)
+        start = int(state["step"]) if state is not None else 0
+        if start > config.steps:
+            raise CuaError(
+                f"sft: the newest checkpoint in {self.store!r} is at step {start}, past --steps {config.steps}; "
+                "raise --steps to train on, or give another --output"
+            )
+        peft_config = None
+        if config.lora:
+            import peft
+
+            peft_config = peft.LoraConfig(
+                r=config.lora_rank,
+                lora_alpha=config.lora_alpha,
+                target_modules=list(config.lora_targets),
+                lora_dropout=0.0,
+                task_type="CAUSAL_LM",
+            )
+        output = Path(config.output)
+        callback = StoreCallback(self.store, world, config, start, state, on_step)
+
+        def collator(rows: list[dict[str, Any]]) -> dict[str, Any]:
+            return collate([examples[int(r["example"])] for r in rows], processor, max_length=config.max_length)
+
+        rows = ordered_rows(len(examples), config, world, start)
+        result = SFTResult(
+            trainer=self.name, world_size=world.size, start_step=start, steps=start, losses=[], tokens=0,
+            seconds=0.0, exchanges=0, adapter=None, config=config.to_dict(),
+        )  # fmt: skip
+        if start < config.steps:
+            trainer = _CountingTrainer(
+                model=model,
+                args=_trl_args(config, world, config.steps - start, output / "trl"),
+                train_dataset=datasets.Dataset.from_dict({"example": rows}),
+                data_collator=collator,
+                processing_class=processor,
+                peft_config=peft_config,
+                callbacks=[callback],
+            )
+            callback.counter = trainer
+            started = time.monotonic()
+            trainer.train()
+            result.seconds = time.monotonic() - started
+            self.wrapper = type(trainer.model_wrapped).__name__  # DistributedDataParallel in a gang
+            model = trainer.accelerator.unwrap_model(trainer.model)
+            result.steps = start + trainer.state.global_step
+            result.losses = list(callback.losses)
+            result.tokens = callback.tokens
+            result.exchanges = trainer.state.global_step * (world.size > 1)
+        self.model = model  # the trained model (peft-wrapped with LoRA), for callers that keep training or score
+        if world.main:
+            adapter = output / "adapter"
+            model.save_pretrained(str(adapter))
+            if not config.lora:
+                processor.save_pretrained(str(adapter))
+            result.adapter = str(adapter)
+        return result
+
+
+def _counting_trainer() -> type[Any]:
+    class Counting(_trl().SFTTrainer):  # type: ignore[misc]
+        """trl.SFTTrainer that counts the non-padding tokens this rank trains on."""
+
+        tokens_seen = 0
+
+        def compute_loss(self, model: Any, inputs: Any, *args: Any, **kwargs: Any) -> Any:
+            self.tokens_seen += int(inputs["attention_mask"].sum())
+            return super().compute_loss(model, inputs, *args, **kwargs)
+
+    return Counting
+
+
+def _CountingTrainer(**kwargs: Any) -> Any:
+    return _counting_trainer()(**kwargs)

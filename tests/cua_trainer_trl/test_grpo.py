@@ -1,0 +1,168 @@
+"""TRL's GRPOTrainer with rollouts on real sim env servers through ``cua_trainer_trl.rollout_func``.
+
+A random-weight model writes no tool call, so every reward would be 0 and GRPO would have nothing to
+learn from. The test first teaches it two answers to the variant's first prompt, about half each (the
+oracle's click and a click on empty desktop), as SFT would, so groups have reward spread.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any, ClassVar
+
+import pytest
+import torch
+import transformers
+from cua_trainer_trl import env_reward, rollout_func, task_dataset
+from cua_trainer_trl.dataset import make_adapter_for, parse_env
+
+from cua_bench_rl.loader import RolloutError
+from cua_bench_rl.rollouts import TaskRef
+from cua_bench_rl.workers import EnvWorkers, client_for
+from cua_core.actions import Click, Point, action_from_dict
+from cua_core.errors import CuaError
+from cua_data.adapters.sft import load_processor
+
+TASK = TaskRef("sim/click-button", 2, "train")
+SCREEN = (640, 400)
+
+
+def fit_answers(model: Any, processor: Any, dataset: Any, answers: list[str], steps: int = 80) -> float:
+    """Teach ``model`` to answer the dataset's first prompt with one of ``answers``, equally likely, against the
+    prompt's cached keys and values (a step costs ~40 tokens, not the ~2300 of the prompt); the last loss."""
+    from trl.data_utils import apply_chat_template, prepare_multimodal_messages
+
+    row = dataset[0]
+    prompt = prepare_multimodal_messages(row["prompt"], row["images"])
+    text = apply_chat_template({"prompt": prompt}, processor)["prompt"]
+    inputs = processor(text=[text], images=row["images"], return_tensors="pt")
+    length = inputs["input_ids"].shape[1]
+    head = {k: (v[:, : length - 1] if v.dim() == 2 and v.shape[1] == length else v) for k, v in inputs.items()}
+    last = inputs["input_ids"][0, length - 1 :]
+    tokenizer = processor.tokenizer
+    end = tokenizer.convert_tokens_to_ids("<|im_end|>")
+    targets = [torch.tensor(tokenizer(a, add_special_tokens=False)["input_ids"] + [end]) for a in answers]
+    fitted = ("lm_head.", "model.language_model.norm.", "model.language_model.layers.1.self_attn.q_proj.",
+              "model.language_model.layers.1.self_attn.o_proj.", "model.language_model.layers.1.mlp.",
+              "model.language_model.layers.1.post_attention_layernorm.")  # fmt: skip
+    for name, param in model.named_parameters():
+        param.requires_grad_(name.startswith(fitted))
+    with torch.no_grad():
+        cache = model(**head, use_cache=True).past_key_values
+    optimiser = torch.optim.Adam([p for p in model.parameters() if p.requires_grad], lr=2e-2)
+    total = 0.0
+    for _ in range(steps):
+        optimiser.zero_grad()
+        total = 0.0
+        for target in targets:
+            tokens = torch.cat([last, target[:-1]])[None]
+            logits = model(input_ids=tokens, past_key_values=cache, use_cache=True).logits[0]
+            cache.crop(-tokens.shape[1])
+            loss = torch.nn.functional.cross_entropy(logits.float(), target) / len(targets)
+            loss.backward()
+            total += float(loss.detach())
+        optimiser.step()
+    model.requires_grad_(True)
+    return total
+
+
+def test_env_names_parse() -> None:
+    assert parse_env("sim:click-button") == ("sim", "sim/click-button")
+    assert parse_env("docker:desktop/xterm-create-file") == ("docker", "desktop/xterm-create-file")
+    assert parse_env("sim") == ("sim", None)
+    with pytest.raises(CuaError, match="BACKEND:TASK"):
+        parse_env(":click-button")
+
+
+@pytest.mark.slow
+def test_grpo_trains_on_episodes_scored_by_the_sim_evaluator(tiny_vl: Path, tmp_path: Path) -> None:
+    import trl
+
+    torch.manual_seed(0)
+    processor = load_processor(tiny_vl)
+    dataset = task_dataset("sim:click-button", [TASK.variant], "train", processor=processor)
+    assert dataset[0]["task"] == TASK.key and dataset[0]["prompt"][1]["task"] == TASK.key
+    model = transformers.AutoModelForImageTextToText.from_pretrained(str(tiny_vl), dtype=torch.float32)
+    adapter = make_adapter_for(processor, "qwen2.5-vl")
+    with EnvWorkers("sim", 4, width=SCREEN[0], height=SCREEN[1]) as workers:
+        with client_for(workers[0].computer) as env:
+            env.reset(options={"task": TASK.name, "variant": TASK.variant, "split": TASK.split, "obs": "none"})
+            (oracle,) = [action_from_dict(a) for a in env.solve()["steps"][0]["actions"]]
+        assert isinstance(oracle, Click)
+        answers = [adapter.format_output([c], SCREEN) for c in (Click(oracle.coordinate), Click(Point(40, 960)))]
+        assert fit_answers(model, processor, dataset, answers) < 0.1
+
+        args = trl.GRPOConfig(
+            output_dir=str(tmp_path / "grpo"), max_steps=2, per_device_train_batch_size=6, num_generations=6,
+            max_completion_length=64, learning_rate=2e-3, report_to="none", logging_steps=1, save_strategy="no",
+            use_cpu=True, bf16=False, gradient_checkpointing=False, disable_tqdm=True, seed=0,
+        )  # fmt: skip
+        returned: list[list[float]] = []
+        logged: list[dict[str, float]] = []
+        with rollout_func("sim:click-button", workers=workers, max_steps=1, max_new_tokens=48) as rollout:
+
+            def recording(prompts: list[Any], trainer: Any) -> dict[str, Any]:
+                out = rollout(prompts, trainer)
+                returned.append(list(out["env_reward"]))
+                return out
+
+            class Logs(transformers.TrainerCallback):  # type: ignore[misc]
+                def on_log(self, args: Any, state: Any, control: Any, logs: Any = None, **kw: Any) -> None:
+                    if logs and "loss" in logs:
+                        logged.append(dict(logs))
+
+            trainer = trl.GRPOTrainer(
+                model=model, reward_funcs=env_reward, args=args, train_dataset=dataset, processing_class=processor,
+                rollout_func=recording, callbacks=[Logs()],
+            )  # fmt: skip
+            before = {n: p.detach().clone() for n, p in trainer.model.named_parameters()}
+            trainer.train()
+            last = list(rollout.episodes)
+
+            # The same rollout with two turns per episode: environment text between turns is masked out.
+            with rollout_func("sim:click-button", workers=workers, max_steps=2, max_new_tokens=16) as two:
+                prompts = [trl.data_utils.prepare_multimodal_messages(dataset[0]["prompt"], dataset[0]["images"])] * 2
+                out = two(prompts, trainer)
+
+        # Rewards are the evaluator's: the same actions replayed on a fresh env server score the same.
+        with client_for(workers[0].computer) as env:
+            for episode in last:
+                env.reset(options={"task": TASK.name, "variant": TASK.variant, "split": TASK.split, "obs": "none"})
+                for taken in episode.turns:
+                    env.step(taken.decision.actions)
+                assert env.evaluate() == episode.reward
+
+    print(f"\nrewards per step {returned}; logged {[(d['loss'], d['reward']) for d in logged]}")
+    assert len(logged) == 2 and all(math.isfinite(d["loss"]) for d in logged)
+    for rewards, logs in zip(returned, logged, strict=True):
+        assert logs["rewards/env_reward/mean"] == pytest.approx(sum(rewards) / len(rewards))
+    assert {r for step in returned for r in step} == {0.0, 1.0}  # spread: GRPO had something to learn from
+    assert [e.reward for e in last] == returned[-1]
+    after = dict(trainer.model.named_parameters())
+    assert any(not torch.equal(before[n], after[n].detach()) for n in before)
+
+    assert set(out) == {"prompt_ids", "completion_ids", "logprobs", "env_mask", "env_reward"}
+    for completion, mask, logprobs in zip(out["completion_ids"], out["env_mask"], out["logprobs"], strict=True):
+        assert len(completion) == len(mask) == len(logprobs)
+        assert mask[0] == 1 and mask[-1] == 1 and 0 in mask  # turn 1, the environment's text, turn 2
+    assert all(r in (0.0, 1.0) for r in out["env_reward"])
+
+
+def test_a_prompt_without_a_task_key_is_refused(tiny_vl: Path) -> None:
+    class Trainer:
+        processing_class = load_processor(tiny_vl)
+        chat_template_kwargs: ClassVar[dict[str, Any]] = {}
+
+    with rollout_func("sim") as rollout, pytest.raises(CuaError, match="no task key"):
+        rollout([[{"role": "user", "content": "click it"}]], Trainer())
+
+
+def test_a_task_the_env_server_cannot_play_raises(tiny_vl: Path) -> None:
+    class Trainer:
+        processing_class = load_processor(tiny_vl)
+        chat_template_kwargs: ClassVar[dict[str, Any]] = {}
+
+    prompt = [{"role": "user", "content": "click it", "task": "sim/no-such-task@train:0"}]
+    with rollout_func("sim", workers=1) as rollout, pytest.raises(RolloutError, match="no-such-task"):
+        rollout([prompt], Trainer())
