@@ -96,7 +96,7 @@ def test_grpo_trains_on_episodes_scored_by_the_sim_evaluator(tiny_vl: Path, tmp_
         args = trl.GRPOConfig(
             output_dir=str(tmp_path / "grpo"), max_steps=2, per_device_train_batch_size=6, num_generations=6,
             max_completion_length=64, learning_rate=2e-3, report_to="none", logging_steps=1, save_strategy="no",
-            use_cpu=True, bf16=False, gradient_checkpointing=False, disable_tqdm=True, seed=0,
+            use_cpu=True, bf16=False, activation_checkpointing=False, disable_tqdm=True, seed=0,
         )  # fmt: skip
         returned: list[list[float]] = []
         logged: list[dict[str, float]] = []

@@ -102,7 +102,6 @@ def _trl_args(config: Any, world: World, steps: int, output: Path) -> Any:
             + "; give SFTConfig fields other than those as --trainer-option key=value"
         )
     settings: dict[str, Any] = {
-        "gradient_checkpointing": False,
         "disable_tqdm": True,
         "dataloader_num_workers": 0,
         "bf16": False,
@@ -111,6 +110,8 @@ def _trl_args(config: Any, world: World, steps: int, output: Path) -> Any:
         "max_length": config.max_length,
         **options,
     }
+    if "gradient_checkpointing" not in options:  # the old name of the same setting: the user's wins
+        settings.setdefault("activation_checkpointing", False)  # TRL turns it on; tiny and CPU runs lose time to it
     return trl.SFTConfig(
         output_dir=str(output),
         max_steps=steps,
@@ -133,7 +134,7 @@ def _trl_args(config: Any, world: World, steps: int, output: Path) -> Any:
 class TRLSFTTrainer(SFTTrainer):
     """``cua-bench-rl sft --trainer trl``: TRL's SFTTrainer, LoRA through its ``peft_config``.
 
-    Extra ``trl.SFTConfig`` fields come from ``--trainer-option key=value`` (``gradient_checkpointing=true``,
+    Extra ``trl.SFTConfig`` fields come from ``--trainer-option key=value`` (``activation_checkpointing=true``,
     ``bf16=true``...); the ones the sft settings decide are refused.
     """
 
@@ -144,6 +145,7 @@ class TRLSFTTrainer(SFTTrainer):
     def fit(self, on_step: Callable[[SFTStep], None] | None = None) -> SFTResult:
         import datasets
         import torch
+        import transformers
 
         from cua_data.adapters.sft import collate
         from cua_trainer_trl.callbacks import StoreCallback
@@ -196,6 +198,7 @@ class TRLSFTTrainer(SFTTrainer):
                 callbacks=[callback],
             )
             callback.counter = trainer
+            trainer.remove_callback(transformers.PrinterCallback)  # cua's on_step reports the steps instead
             started = time.monotonic()
             trainer.train()
             result.seconds = time.monotonic() - started
