@@ -16,6 +16,7 @@ import torch
 import transformers
 from cua_trainer_trl import env_reward, rollout_func, task_dataset
 from cua_trainer_trl.dataset import make_adapter_for, parse_env
+from cua_trainer_trl.rollout import turn_frame
 
 from cua_bench_rl.loader import RolloutError
 from cua_bench_rl.rollouts import TaskRef
@@ -65,6 +66,12 @@ def fit_answers(model: Any, processor: Any, dataset: Any, answers: list[str], st
         optimiser.step()
     model.requires_grad_(True)
     return total
+
+
+def test_the_turn_frame_is_read_off_the_chat_template(tiny_vl: Path) -> None:
+    end, frame = turn_frame(load_processor(tiny_vl))
+    assert end == load_processor(tiny_vl).tokenizer.convert_tokens_to_ids("<|im_end|>")
+    assert frame.format(env="hi") == "\n<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n"
 
 
 def test_env_names_parse() -> None:
@@ -146,6 +153,8 @@ def test_grpo_trains_on_episodes_scored_by_the_sim_evaluator(tiny_vl: Path, tmp_
     for completion, mask, logprobs in zip(out["completion_ids"], out["env_mask"], out["logprobs"], strict=True):
         assert len(completion) == len(mask) == len(logprobs)
         assert mask[0] == 1 and mask[-1] == 1 and 0 in mask  # turn 1, the environment's text, turn 2
+        said = processor.tokenizer.decode([t for t, m in zip(completion, mask, strict=True) if m == 0])
+        assert "<|im_start|>user\nStep 2: your last action was applied" in said and said.endswith("assistant\n")
     assert all(r in (0.0, 1.0) for r in out["env_reward"])
 
 

@@ -34,7 +34,7 @@ from cua_bench_rl.loader import RolloutError
 from cua_bench_rl.rollouts import Decision, Episode, TaskRef, Turn
 from cua_core.errors import CuaError
 
-__all__ = ["CuaRollout", "RolloutFunc", "env_reward", "rollout_func"]
+__all__ = ["CuaRollout", "RolloutFunc", "env_reward", "rollout_func", "turn_frame"]
 
 log = logging.getLogger(__name__)
 
@@ -64,6 +64,33 @@ class _Row:
     ids: list[int] = field(default_factory=list)
     mask: list[int] = field(default_factory=list)
     logprobs: list[float] = field(default_factory=list)
+
+
+_TURN, _ENV = "@@cua-model-turn@@", "@@cua-env-text@@"
+
+
+def turn_frame(processor: Any) -> tuple[int, str]:
+    """The end-of-turn token the model writes, and the chat template's text from after it to the start of
+    the model's next turn, with ``{env}`` where the environment's words go (read off the template itself,
+    so any family's markup is used, not Qwen's written in here)."""
+    tokenizer = getattr(processor, "tokenizer", processor)
+    talk = [
+        {"role": "user", "content": [{"type": "text", "text": "start"}]},
+        {"role": "assistant", "content": [{"type": "text", "text": _TURN}]},
+    ]
+    said = str(processor.apply_chat_template(talk, tokenize=False))
+    more = [*talk, {"role": "user", "content": [{"type": "text", "text": _ENV}]}]
+    answered = str(processor.apply_chat_template(more, tokenize=False, add_generation_prompt=True))
+    closing = said[said.index(_TURN) + len(_TURN) :] if _TURN in said else ""
+    end_text = closing.strip()
+    end = tokenizer.convert_tokens_to_ids(end_text) if end_text else None
+    if not answered.startswith(said) or not isinstance(end, int) or end == tokenizer.unk_token_id:
+        raise CuaError(
+            "rollout_func: cannot tell this chat template's end of turn (its assistant turn should end in one "
+            "special token, like Qwen's <|im_end|>); this rollout supports such templates only"
+        )
+    frame = closing[closing.index(end_text) + len(end_text) :] + answered[len(said) :]
+    return int(end), frame.replace("{", "{{").replace("}", "}}").replace(_ENV, "{env}")
 
 
 def _task_of(prompt: Any) -> TaskRef:
@@ -223,9 +250,10 @@ class CuaRollout:
 
     # -- playing ----------------------------------------------------------------------------------
 
-    def _observation_tokens(self, row: _Row, turn: Turn, tokenizer: Any) -> None:
+    def _observation_tokens(self, row: _Row, turn: Turn, processor: Any) -> None:
         """Close the model's turn if it ran out of tokens, then the environment's answer as a user message."""
-        end = int(tokenizer.convert_tokens_to_ids("<|im_end|>"))
+        tokenizer = getattr(processor, "tokenizer", processor)
+        end, frame = turn_frame(processor)
         if row.ids[-1] != end:
             row.ids.append(end)
             row.mask.append(0)
@@ -237,7 +265,7 @@ class CuaRollout:
             problems.insert(0, "your output could not be parsed into an action")
         if problems:
             lines.append("Your last step had problems:\n" + "\n".join(f"- {p}" for p in problems))
-        text = "\n<|im_start|>user\n" + "\n".join(lines) + "<|im_end|>\n<|im_start|>assistant\n"
+        text = frame.format(env="\n".join(lines))
         ids = [int(t) for t in tokenizer(text, add_special_tokens=False)["input_ids"]]
         row.ids += ids
         row.mask += [0] * len(ids)
@@ -250,7 +278,6 @@ class CuaRollout:
 
         from cua_data.adapters import as_image
 
-        tokenizer = getattr(trainer.processing_class, "tokenizer", trainer.processing_class)
         active: list[_Row] = []
         for turn in turns:
             row = rows.get(turn.episode)
@@ -266,7 +293,7 @@ class CuaRollout:
                                     "the dataset's (rebuild the dataset if the task's start screen changed)",
                                     turn.task.key)  # fmt: skip
             else:
-                self._observation_tokens(row, turn, tokenizer)
+                self._observation_tokens(row, turn, trainer.processing_class)
             active.append(row)
         return self._generate(turns, active, trainer)
 
@@ -281,7 +308,7 @@ class CuaRollout:
         model = trainer.accelerator.unwrap_model(trainer.model)
         device = trainer.accelerator.device
         pad = int(tokenizer.pad_token_id)
-        eos = {int(tokenizer.convert_tokens_to_ids("<|im_end|>"))} | set(trainer.eos_token_ids)
+        eos = {turn_frame(processor)[0]} | {int(e) for e in trainer.eos_token_ids}
         length = max(len(r.ids) for r in active)
         batch: dict[str, Any] = {
             "input_ids": torch.tensor([[pad] * (length - len(r.ids)) + r.ids for r in active]),
