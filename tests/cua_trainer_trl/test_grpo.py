@@ -16,7 +16,7 @@ import torch
 import transformers
 from cua_trainer_trl import env_reward, rollout_func, task_dataset
 from cua_trainer_trl.dataset import make_adapter_for, parse_env
-from cua_trainer_trl.rollout import turn_frame
+from cua_trainer_trl.prompts import turn_frame
 
 from cua_bench_rl.loader import RolloutError
 from cua_bench_rl.rollouts import TaskRef

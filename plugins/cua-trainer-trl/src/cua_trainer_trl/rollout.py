@@ -33,8 +33,9 @@ from typing import Any
 from cua_bench_rl.loader import RolloutError
 from cua_bench_rl.rollouts import Decision, Episode, TaskRef, Turn
 from cua_core.errors import CuaError
+from cua_trainer_trl.prompts import images_of, task_of, turn_frame
 
-__all__ = ["CuaRollout", "RolloutFunc", "env_reward", "rollout_func", "turn_frame"]
+__all__ = ["CuaRollout", "RolloutFunc", "env_reward", "rollout_func"]
 
 log = logging.getLogger(__name__)
 
@@ -64,58 +65,6 @@ class _Row:
     ids: list[int] = field(default_factory=list)
     mask: list[int] = field(default_factory=list)
     logprobs: list[float] = field(default_factory=list)
-
-
-_TURN, _ENV = "@@cua-model-turn@@", "@@cua-env-text@@"
-
-
-def turn_frame(processor: Any) -> tuple[int, str]:
-    """The end-of-turn token the model writes, and the chat template's text from after it to the start of
-    the model's next turn, with ``{env}`` where the environment's words go (read off the template itself,
-    so any family's markup is used, not Qwen's written in here)."""
-    tokenizer = getattr(processor, "tokenizer", processor)
-    talk = [
-        {"role": "user", "content": [{"type": "text", "text": "start"}]},
-        {"role": "assistant", "content": [{"type": "text", "text": _TURN}]},
-    ]
-    said = str(processor.apply_chat_template(talk, tokenize=False))
-    more = [*talk, {"role": "user", "content": [{"type": "text", "text": _ENV}]}]
-    answered = str(processor.apply_chat_template(more, tokenize=False, add_generation_prompt=True))
-    closing = said[said.index(_TURN) + len(_TURN) :] if _TURN in said else ""
-    end_text = closing.strip()
-    end = tokenizer.convert_tokens_to_ids(end_text) if end_text else None
-    if not answered.startswith(said) or not isinstance(end, int) or end == tokenizer.unk_token_id:
-        raise CuaError(
-            "rollout_func: cannot tell this chat template's end of turn (its assistant turn should end in one "
-            "special token, like Qwen's <|im_end|>); this rollout supports such templates only"
-        )
-    frame = closing[closing.index(end_text) + len(end_text) :] + answered[len(said) :]
-    return int(end), frame.replace("{", "{{").replace("}", "}}").replace(_ENV, "{env}")
-
-
-def _task_of(prompt: Any) -> TaskRef:
-    messages = prompt if isinstance(prompt, list) else []
-    keys = [m.get("task") for m in messages if isinstance(m, dict) and m.get("task")]
-    if not keys:
-        raise CuaError(
-            "rollout_func: a prompt has no task key on its messages; build the dataset with "
-            "cua_trainer_trl.task_dataset(...), or put the TaskRef key ('sim/click-button@train:3') in a "
-            "message's 'task' field"
-        )
-    try:
-        return TaskRef.parse(str(keys[0]))
-    except ValueError as exc:
-        raise CuaError(f"rollout_func: {exc}") from exc
-
-
-def _images_of(prompt: list[dict[str, Any]]) -> list[Any]:
-    return [
-        part["image"]
-        for message in prompt
-        if isinstance(message.get("content"), list)
-        for part in message["content"]
-        if isinstance(part, dict) and part.get("type") == "image" and part.get("image") is not None
-    ]
 
 
 class CuaRollout:
@@ -231,8 +180,8 @@ class CuaRollout:
         distinct: dict[str, _Prompt] = {}
         order: list[str] = []
         for prompt in prompts:
-            task = _task_of(prompt)
-            images = _images_of(prompt)
+            task = task_of(prompt)
+            images = images_of(prompt)
             text = apply_chat_template({"prompt": prompt}, trainer.processing_class, **trainer.chat_template_kwargs)
             encoded = trainer.processing_class(text=[text["prompt"]], images=images or None, return_tensors="pt")
             ids = [int(t) for t in encoded["input_ids"][0].tolist()]
