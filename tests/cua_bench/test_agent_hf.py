@@ -5,12 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from cua_data.tiny_models import build_tiny_qwen25_vl
 
 from cua_bench.agents import hf
 from cua_bench.runner import RunConfig, Runner
 from cua_bench.tasksets import SIM
 from cua_core.errors import CuaError
+from cua_data.tiny_models import build_tiny_qwen25_vl
 
 
 @pytest.fixture(scope="module")

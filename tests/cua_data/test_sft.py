@@ -12,7 +12,6 @@ pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
 import torch
-from cua_data.tiny_models import build_tiny_qwen25_vl
 
 from cua_adapters_qwen import Qwen25VLAdapter
 from cua_core.actions import Click, Drag, KeyPress, Point, TypeText
@@ -20,6 +19,7 @@ from cua_data import LiteSample, Metadata
 from cua_data.adapters import HistoryPolicy, as_image
 from cua_data.adapters.sft import IGNORE_INDEX, collate, load_processor, sft_examples
 from cua_data.converters.build import Trajectory
+from cua_data.tiny_models import build_tiny_qwen25_vl
 
 
 def png(shade: int, size: tuple[int, int] = (1280, 800)) -> bytes:

@@ -9,11 +9,11 @@ from typing import Any
 
 import pytest
 import torch
-from cua_data.tiny_models import build_tiny_qwen25_vl
 
 from cua_bench.agents.base import Observes
 from cua_bench_rl.policy import Policy
 from cua_bench_rl.rollouts import Decision, Episode, Group, Taken, TaskRef, Turn
+from cua_data.tiny_models import build_tiny_qwen25_vl
 
 
 class LinearPolicy(Policy, torch.nn.Module):

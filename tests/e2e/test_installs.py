@@ -43,6 +43,9 @@ DOCUMENTED = {
     "pip install -e plugins/cua-adapters-uitars": {"cua-core", "cua-data", "cua-adapters-uitars"},
     # In a clone whose workspace is installed already: only the plugin itself, editable.
     "pip install --no-deps -e plugins/cua-trainer-grpo": {"cua-trainer-grpo"},
+    "pip install --no-deps -e plugins/cua-trainer-ddp": {"cua-trainer-ddp"},
+    "pip install --no-deps -e plugins/cua-trainer-mlx": {"cua-trainer-mlx"},
+    "pip install --no-deps -e plugins/cua-trainer-trl": {"cua-trainer-trl"},
     "pip install --no-deps -e plugins/cua-adapters-qwen": {"cua-adapters-qwen"},
 }  # fmt: skip
 MEMBERS = sorted(

@@ -12,7 +12,6 @@ import shutil
 from pathlib import Path
 
 import pytest
-from cua_data.tiny_models import build_tiny_qwen25_vl
 
 import cua_bench
 from cua_bench.runner import RunConfig, Runner
@@ -20,6 +19,7 @@ from cua_bench.tasksets import SIM
 from cua_core.actions import action_from_dict
 from cua_data.adapters.sft import collate, load_processor
 from cua_data.registry import adapters
+from cua_data.tiny_models import build_tiny_qwen25_vl
 
 pytestmark = pytest.mark.slow
 

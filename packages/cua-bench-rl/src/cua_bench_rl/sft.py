@@ -43,7 +43,11 @@ Example = tuple[Prompt, str]
 
 @dataclass
 class SFTConfig:
-    """Every knob of an SFT run; ``options`` holds a trainer's own (``--trainer-option k=v``)."""
+    """Every knob of an SFT run; ``options`` holds a trainer's own (``--trainer-option k=v``).
+
+    Every trainer optimises with AdamW at a constant ``lr``, no weight decay and no warm-up, so that
+    one setting means the same run whichever trainer runs it.
+    """
 
     data: str  # a LiteSample dataset folder (``cua-bench run`` writes one under trajectories/)
     model: str  # a checkpoint folder in transformers' layout (config.json, weights, tokenizer)
@@ -97,7 +101,9 @@ class SFTConfig:
 
 @dataclass(frozen=True)
 class SFTStep:
-    """One optimiser step as rank 0 saw it; ``tokens`` counts every rank's non-padding tokens."""
+    """One optimiser step as rank 0 reports it. ``tokens``: the non-padding tokens trained on, every
+    rank's where the trainer knows them without another exchange (mlx, trl), else rank 0's (ddp, which
+    adds no collective to a step); :class:`SFTResult` always counts every rank's."""
 
     step: int
     loss: float

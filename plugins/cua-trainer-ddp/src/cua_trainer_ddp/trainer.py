@@ -49,7 +49,8 @@ class DDPTrainer(SFTTrainer):
         model = _load_model(config.model)
         trainable = _wrap_lora(model, config) if config.lora else model
         names = [name for name, p in trainable.named_parameters() if p.requires_grad]
-        optimizer = torch.optim.AdamW([p for p in trainable.parameters() if p.requires_grad], lr=config.lr)
+        params = [p for p in trainable.parameters() if p.requires_grad]
+        optimizer = torch.optim.AdamW(params, lr=config.lr, weight_decay=0.0)  # the contract's optimiser
         start = self._resume(trainable, optimizer, names)
         device = torch.device("cuda", world.local_rank) if torch.cuda.is_available() else torch.device("cpu")
         trainable.to(device)

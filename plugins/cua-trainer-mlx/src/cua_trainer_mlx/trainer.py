@@ -72,7 +72,7 @@ class MLXTrainer(SFTTrainer):
         lora = lora_parameters(model, config.lora_targets, config.lora_rank, config.lora_alpha)
         layers = apply_lora(model, lora)
         self.model = model
-        optimizer = optim.AdamW(learning_rate=config.lr)
+        optimizer = optim.AdamW(learning_rate=config.lr, weight_decay=0.0)  # the contract's optimiser
         start = self._resume(model, optimizer)
         loss_and_grad = value_and_grad(model, _loss)
         delay = _link_delay(config.options)
