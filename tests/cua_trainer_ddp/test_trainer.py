@@ -108,3 +108,18 @@ def test_two_ranks_under_torchrun_exchange_once_per_step(tiny: tuple[str, str, s
     assert result["world_size"] == 2 and result["steps"] == 3
     assert result["exchanges"] == 3  # 9 micro-batches per rank, gradients crossed once per step
     assert FolderCheckpoints(tmp_path / "checkpoints").latest() == 3
+
+
+def test_ranks_that_would_resume_from_different_steps_stop_with_an_error(
+    tiny: tuple[str, str, str], tmp_path: Path
+) -> None:
+    """Each rank reading its own checkpoints (rank 0 finds step 1, rank 1 none) paired its collectives
+    wrongly: rank 0 skipped training while rank 1 trained, and both waited until gloo's timeout."""
+    model, one, _ = tiny
+    run_sft(SFTConfig(data=one, model=model, trainer="ddp", steps=1, micro_batch=1, output=str(tmp_path / "rank0")))
+    job = Path(__file__).parents[1] / "support" / "sft_own_output.py"
+    command = [sys.executable, "-m", "torch.distributed.run", "--nproc-per-node", "2", "--master-port", "29612"]
+    command += [str(job), "ddp", model, one, str(tmp_path)]
+    done = subprocess.run(command, check=False, capture_output=True, text=True, timeout=180)
+    assert done.returncode != 0
+    assert done.stdout.count("REFUSED ddp: the ranks would resume from different steps (rank 0: 1, rank 1: 0)") == 2

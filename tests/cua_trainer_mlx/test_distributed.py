@@ -106,3 +106,29 @@ def test_a_wrong_hostfile_is_named(monkeypatch: pytest.MonkeyPatch, tmp_path: Pa
     monkeypatch.setenv("MLX_HOSTFILE", str(hostfile))
     with pytest.raises(CuaError, match="lists 3 ranks, but the world size is 2"):
         join_world(World(rank=0, size=2))
+
+
+def test_ranks_that_would_resume_from_different_steps_stop_with_an_error(
+    tiny_model: Path, small_data: Path, make_config: Any, tmp_path: Path
+) -> None:
+    """Rank 0 finds a checkpoint at step 3 in its own folder and rank 1 none: without the check, their
+    exchanges paired up wrongly (rank 0 skips steps rank 1 trains) and the ring waited forever."""
+    job = Path(__file__).parents[1] / "support" / "sft_own_output.py"
+    command = [sys.executable, str(job), "mlx", str(tiny_model), str(small_data), str(tmp_path), "aguvis"]
+    alone = {k: v for k, v in _rank_env(0, tmp_path).items() if not k.startswith("MLX_")}
+    subprocess.run(command, env=alone, check=True, capture_output=True, timeout=120)  # rank 0's own run: step 3
+    hostfile = tmp_path / "hostfile.json"
+    hostfile.write_text(json.dumps([[f"127.0.0.1:{port}"] for port in _free_ports(2)]))
+    ranks = [
+        subprocess.Popen(
+            command, env=_rank_env(r, hostfile), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+        )
+        for r in (0, 1)
+    ]
+    try:
+        logs = [rank.communicate(timeout=120)[0] for rank in ranks]
+    finally:
+        for rank in ranks:
+            rank.kill()
+    assert [rank.returncode for rank in ranks] == [3, 3], logs
+    assert all("REFUSED mlx: the ranks would resume from different steps (rank 0: 3, rank 1: 0)" in log for log in logs)

@@ -58,7 +58,9 @@ class DDPTrainer(SFTTrainer):
         exchanges = 0  # micro-batches whose backward exchanged gradients: one per step when no_sync works
         with _process_group(world, device, float(config.options.get("timeout_s", 120))):
             net: torch.nn.Module = trainable
+            ddp: DistributedDataParallel | None = None
             if world.size > 1:
+                _agree_on_start(start, world.size, device)
                 ddp = DistributedDataParallel(trainable, device_ids=[device.index] if device.type == "cuda" else None)
                 ddp.register_comm_hook(None, _counting_hook(calls, config.options))
                 net = ddp
@@ -96,6 +98,10 @@ class DDPTrainer(SFTTrainer):
                 counted = torch.tensor([tokens], dtype=torch.int64, device=device)
                 dist.all_reduce(counted)
                 tokens = int(counted.item())
+            # DDP's reducer holds the process group; freed after the group is destroyed, its gloo
+            # threads wait forever for a peer that has left (rank 1 hung at exit, rank 0 done).
+            del net
+            ddp = None
         adapter = None
         if world.main:
             adapter = str(Path(config.output) / "adapter")
@@ -192,8 +198,23 @@ def _process_group(world: Any, device: torch.device, timeout: float) -> Iterator
     )
     try:
         yield
+        dist.barrier()  # every rank has finished with the group before any leaves it
     finally:
         dist.destroy_process_group()
+
+
+def _agree_on_start(start: int, size: int, device: torch.device) -> None:
+    """Every rank must resume from the same step, or their collectives pair up wrongly and hang."""
+    steps = [torch.zeros(1, dtype=torch.int64, device=device) for _ in range(size)]
+    dist.all_gather(steps, torch.tensor([start], dtype=torch.int64, device=device))
+    found = [int(s.item()) for s in steps]
+    if len(set(found)) > 1:
+        each = ", ".join(f"rank {r}: {s}" for r, s in enumerate(found))
+        raise CuaError(
+            f"ddp: the ranks would resume from different steps ({each}): "
+            "each read its own checkpoints; give every rank the same --output folder, or run under `cua run`, "
+            "whose checkpoint store every rank shares"
+        )
 
 
 def _counting_hook(counter: list[int], options: dict[str, Any]) -> Any:

@@ -74,6 +74,8 @@ class MLXTrainer(SFTTrainer):
         self.model = model
         optimizer = optim.AdamW(learning_rate=config.lr, weight_decay=0.0)  # the contract's optimiser
         start = self._resume(model, optimizer)
+        if group is not None:
+            _agree_on_start(start, group)
         loss_and_grad = value_and_grad(model, _loss)
         delay = _link_delay(config.options)
 
@@ -154,6 +156,20 @@ def join_world(world: World) -> Any | None:
             f"{world.size}; MLX_RANK and RANK disagree"
         )
     return group
+
+
+def _agree_on_start(start: int, group: Any) -> None:
+    """Every rank must resume from the same step, or their exchanges pair up wrongly and hang."""
+    import mlx.core as mx
+
+    gathered: Any = mx.distributed.all_gather(mx.array([start]), group=group).tolist()  # one int per rank
+    found = [int(s) for s in gathered]
+    if len(set(found)) > 1:
+        each = ", ".join(f"rank {r}: {s}" for r, s in enumerate(found))
+        raise CuaError(
+            f"mlx: the ranks would resume from different steps ({each}): each read its own checkpoints; give every "
+            "rank the same --output folder, or run under `cua run`, whose checkpoint store every rank shares"
+        )
 
 
 def _accumulate(loss_and_grad: Any, model: Any, batches: list[list[Encoded]], pad_id: int) -> tuple[Any, Any]:
