@@ -256,6 +256,32 @@ def test_an_unchanged_screen_is_not_copied_again(tmp_path: Path) -> None:
     reader.close()
 
 
+def test_the_sim_renders_straight_into_the_slot_and_an_unchanged_screen_is_written_once(tmp_path: Path) -> None:
+    session = SimSession(SimDesktop(240, 160))
+    session.sim.launch("form", title="Form", widgets=[{"type": "textfield", "name": "Name"}], x=2, y=2, width=200)
+    reader = FrameReader(tmp_path)
+    writer = FrameWriter(str(reader.path), reader.token, 240 * 160 * 3)
+    reader.attach()
+    shape = (160, 240, 3)
+    key = session.frame_key()
+    first = writer.write_into(shape, key, session.frame_into)
+    assert first is not None and np.array_equal(reader.read(first), session.frame())  # encoded, not cached
+    session.sim._dirty = True  # a repaint of the same pixels is a new screen: a new key, written again
+    assert session.frame_key() != key
+    again = writer.write_into(shape, session.frame_key(), session.frame_into)
+    assert again is not None and again["seq"] == first["seq"] + 1
+    assert writer.write_into(shape, session.frame_key(), session.frame_into) == again  # unchanged: not rewritten
+    session.frame()  # cached bytes now exist: frame_into copies them
+    session.sim._dirty = True
+    cached = writer.write_into(shape, session.frame_key(), session.frame_into)
+    assert cached is not None and np.array_equal(reader.read(cached), session.frame())
+    assert writer.write_into((320, 240, 3), session.frame_key(), session.frame_into) is None  # too big: inline
+    # A new desktop (the next episode's) never repeats a key of the last one, whatever it shows.
+    assert SimSession(SimDesktop(240, 160)).frame_key() not in {key, session.frame_key()}
+    writer.close()
+    reader.close()
+
+
 def test_names_go_when_the_server_maps_and_dead_clients_files_are_swept(tmp_path: Path) -> None:
     reader = FrameReader(tmp_path)
     assert reader.path is not None and reader.path.exists()

@@ -36,6 +36,7 @@ import os
 import secrets
 import sys
 import threading
+from collections.abc import Callable, Hashable
 from pathlib import Path
 from typing import Any
 
@@ -252,7 +253,8 @@ class FrameWriter:
         self._base = _round_up(_DATA, _ALIGN)
         self._seqs: np.ndarray[Any, Any] | None = np.frombuffer(self._map, np.uint64, count=SLOTS * 8, offset=_HEADER)
         self.seq = 0
-        self._last: tuple[bytes, dict[str, Any]] | None = None  # the immutable source of the newest frame
+        # The newest frame's immutable source (bytes, compared by identity) or key (by equality).
+        self._last: tuple[Hashable, dict[str, Any]] | None = None
 
     def write(self, frame: np.ndarray[Any, Any]) -> dict[str, Any] | None:
         """Put ``frame`` in the next slot; its reference, or None when it does not fit (send it inline).
@@ -264,7 +266,7 @@ class FrameWriter:
         source: object = frame.base
         while isinstance(source, np.ndarray):  # reshape's view of frombuffer's view of the bytes
             source = source.base
-        if self._last is not None and source is self._last[0]:
+        if self._last is not None and isinstance(self._last[0], bytes) and source is self._last[0]:
             return dict(self._last[1])
         self.seq += 1
         slot = self.seq % SLOTS
@@ -276,6 +278,29 @@ class FrameWriter:
         self._seqs[slot * 8 + 1] = self.seq  # done
         ref = {"seq": self.seq, "slot": slot, "offset": offset, "shape": list(frame.shape), "dtype": frame.dtype.str}
         self._last = (source, ref) if isinstance(source, bytes) else None
+        return dict(ref)
+
+    def write_into(
+        self, shape: tuple[int, ...], key: Hashable, fill: Callable[[memoryview], None]
+    ) -> dict[str, Any] | None:
+        """``write`` for a renderer that fills the slot itself (``fill(slot_bytes)``): no intermediate
+        frame, no copy. A screen whose ``key`` was written last is not written again; None when it
+        does not fit (send it inline)."""
+        nbytes = int(np.prod(shape))
+        if self._map is None or self._seqs is None or nbytes > self.slot_bytes:
+            return None
+        if self._last is not None and self._last[0] == key and self._last[1]["shape"] == list(shape):
+            return dict(self._last[1])
+        self.seq += 1
+        slot = self.seq % SLOTS
+        offset = self._base + slot * self.slot_bytes
+        self._seqs[slot * 8] = self.seq  # begun: a reader of the previous frame here now sees it is gone
+        self._last = None  # until the slot is complete, nothing may be handed out twice
+        with memoryview(self._map) as whole, whole[offset : offset + nbytes] as target:
+            fill(target)
+        self._seqs[slot * 8 + 1] = self.seq  # done
+        ref = {"seq": self.seq, "slot": slot, "offset": offset, "shape": list(shape), "dtype": "|u1"}
+        self._last = (key, ref)
         return dict(ref)
 
     def close(self) -> None:

@@ -343,11 +343,18 @@ class EnvServer:
             "errors": self.last_errors,
         }
         if self.obs_format == "rgb":
-            frame = await self._rgb()
-            ref = self.frames.write(frame) if shared and self.shared_frames and self.frames is not None else None
+            ref = None
+            writer = self.frames if shared and self.shared_frames else None
+            key = self.session.frame_key() if writer is not None else None
+            if writer is not None and key is not None:  # the backend renders straight into the slot
+                shape = (self.session.height, self.session.width, 3)
+                ref = writer.write_into(shape, key, self.session.frame_into)
             if ref is None:
-                obs["screenshot"] = frame
-            else:
+                frame = await self._rgb()
+                ref = writer.write(frame) if writer is not None else None
+                if ref is None:
+                    obs["screenshot"] = frame
+            if ref is not None:
                 obs["frame"] = ref  # the client swaps it for the pixels (cua_bench.client)
         elif self.obs_format == "png":
             obs["screenshot"] = await self.session.screenshot()

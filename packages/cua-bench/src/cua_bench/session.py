@@ -9,7 +9,7 @@ coordinates, so an oracle that finds a node can act on it at any resolution.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterator, Sequence
+from collections.abc import Hashable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -81,6 +81,19 @@ class Session(ABC):
         The env server prefers it to ``screenshot()``: no PNG encode and decode on the step path.
         """
         return None
+
+    def frame_key(self) -> Hashable | None:
+        """For backends that render in this process: a key of the current screen (equal while it
+        does not change), and then :meth:`frame_into` writes it. None (the default): use ``frame()``.
+
+        The env server writes shared-memory frames this way without the copy ``frame()`` would cost,
+        and skips writing a screen whose key it wrote last.
+        """
+        return None
+
+    def frame_into(self, out: memoryview) -> None:
+        """Write the screen's raw RGB bytes (``height * width * 3``) into ``out``; see :meth:`frame_key`."""
+        raise NotSupported(f"{type(self).__name__} renders no frames into a buffer; use frame()")
 
     async def run_command(self, command: str, timeout: float = 30.0) -> CommandResult:
         raise NotSupported(f"{type(self).__name__} has no shell; use read_file/write_file and launch")

@@ -31,6 +31,9 @@ from cua_core.actions import Action, Point, from_pixels
 __all__ = ["TASKBAR_HEIGHT", "SimDesktop"]
 
 
+_SCREENS = itertools.count(1)  # numbers every composed screen of this process
+
+
 class SimDesktop:
     """A deterministic desktop driven by unified actions (``apply``) and read by evaluators
     (``find``, ``fs``, ``clipboard``, ``windows``)."""
@@ -55,6 +58,7 @@ class SimDesktop:
         self._frame: Image.Image | None = None
         self._bytes: bytes | None = None
         self._png: bytes | None = None
+        self._key = 0
         self._wallpaper = self._make_wallpaper()
         self.events = EventRouter(self)
         self._input = ActionInput(self)
@@ -287,6 +291,7 @@ class SimDesktop:
             draw.polygon([(x, y), (x, y + 16), (x + 4, y + 12), (x + 11, y + 12)], fill=(255, 255, 255),
                          outline=(0, 0, 0))  # fmt: skip
         self._frame, self._bytes, self._png, self._dirty = frame, None, None, False
+        self._key = next(_SCREENS)
         return frame
 
     def _paint_taskbar(self, draw: ImageDraw.ImageDraw) -> None:
@@ -307,6 +312,34 @@ class SimDesktop:
         if self._bytes is None:
             self._bytes = frame.tobytes()
         return self._bytes
+
+    def frame_key(self) -> int:
+        """The current screen's number: unique across every desktop of this process, so an equal key
+        means the same pixels (a new episode's desktop never repeats its predecessor's)."""
+        self._compose()
+        return self._key
+
+    def frame_into(self, out: memoryview) -> None:
+        """Write the screen's raw RGB bytes into ``out`` (``width * height * 3`` bytes, such as a
+        shared-memory slot): one pass, where ``frame()`` and a copy of its bytes would be two."""
+        frame = self._compose()
+        if self._bytes is not None:
+            out[:] = self._bytes
+            return
+        encoder = Image._getencoder("RGB", "raw", "RGB")  # what Image.tobytes runs, into our buffer
+        try:
+            encoder.setimage(frame.im, (0, 0, self.width, self.height))
+            position = 0
+            while True:
+                _, status, data = encoder.encode(1 << 18)
+                out[position : position + len(data)] = data
+                position += len(data)
+                if status:
+                    break
+        finally:
+            encoder.cleanup()
+        if status < 0 or position != len(out):
+            raise RuntimeError(f"frame_into: the raw encoder wrote {position} of {len(out)} bytes (status {status})")
 
     def png(self) -> bytes:
         frame = self._compose()

@@ -6,7 +6,7 @@ desktop itself for building UIs in Python.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from typing import Any
 
 import numpy as np
@@ -39,6 +39,12 @@ class SimSession(Session):
 
     def frame(self) -> np.ndarray[Any, Any]:
         return np.frombuffer(self._desktop.frame(), np.uint8).reshape(self.height, self.width, 3)
+
+    def frame_key(self) -> Hashable:
+        return self._desktop.frame_key()
+
+    def frame_into(self, out: memoryview) -> None:
+        self._desktop.frame_into(out)
 
     async def apply(self, actions: Sequence[Action]) -> list[str | None]:
         return [self._desktop.apply(action) for action in actions]
