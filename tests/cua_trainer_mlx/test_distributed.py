@@ -83,7 +83,8 @@ def test_two_ring_ranks_end_identical_and_exchange_once_per_step(
         alone, alone_weights = _single(make_config(steps=2, micro_batch=1, grad_accumulation=2 * k), tmp_path, f"1x{k}")
         assert results[0]["losses"] == pytest.approx(alone.losses, abs=1e-5)
         assert results[0]["tokens"] == alone.tokens
-        assert all(np.allclose(weights[0][n], alone_weights[n], atol=1e-6) for n in weights[0].files)
+        # float32 sums in another order: measured up to 2.1e-6 apart; a wrong average is ~1e-2 off.
+        assert all(np.allclose(weights[0][n], alone_weights[n], atol=1e-5) for n in weights[0].files)
         assert any(np.abs(weights[0][n]).max() > 0 for n in weights[0].files if n.endswith("lora_b"))  # trained
 
 

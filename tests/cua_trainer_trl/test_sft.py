@@ -141,3 +141,21 @@ def test_resume_with_other_settings_is_refused(
     shutil.copytree(trained[2] / "checkpoints", tmp_path / "checkpoints")
     with pytest.raises(CuaError, match="other settings"):
         run_sft(config(one_trajectory, tiny_vl, tmp_path, steps=5, lr=1e-3))
+
+
+def test_ranks_that_would_resume_from_different_steps_stop_with_an_error(
+    one_trajectory: Path, tiny_vl: Path, tmp_path: Path
+) -> None:
+    """Rank 0 finds its own checkpoint at step 3, rank 1 none: they would train different steps and wait
+    on each other's gradients until gloo's timeout."""
+    job = Path(__file__).parents[1] / "support" / "sft_own_output.py"
+    args = [str(job), "trl", str(tiny_vl), str(one_trajectory), str(tmp_path)]
+    alone = {k: v for k, v in os.environ.items() if k not in ("RANK", "WORLD_SIZE", "LOCAL_RANK")}
+    subprocess.run([sys.executable, *args], env=alone, check=True, capture_output=True, timeout=120)
+    with socket.socket() as free:
+        free.bind(("127.0.0.1", 0))
+        port = str(free.getsockname()[1])
+    command = [sys.executable, "-m", "torch.distributed.run", "--nproc-per-node", "2", "--master-port", port, *args]
+    done = subprocess.run(command, check=False, capture_output=True, text=True, timeout=180, env=alone)
+    assert done.returncode != 0
+    assert done.stdout.count("REFUSED trl: the ranks would resume from different steps (rank 0: 3, rank 1: 0)") == 2

@@ -111,17 +111,6 @@ def test_a_rank_killed_with_kill_9_restarts_the_gang_and_training_resumes(net: N
     assert "attempt 2" in logs and f"step {steps} " in logs
 
 
-@pytest.fixture
-def local_pool() -> Iterator[None]:
-    """This test's own pool of this computer (the CLI starts it on first use); stopped after."""
-    from cua_pool.client import stop_local_pool
-
-    try:
-        yield
-    finally:
-        stop_local_pool()
-
-
 def test_on_the_local_pool_a_gang_of_one(local_pool: None) -> None:
     """`--nodes 1:2` on one computer places one member: both trainers must run at world size 1
     (mlx.distributed hangs on a one-entry hostfile, which the pool writes for a gang of one)."""
@@ -148,3 +137,22 @@ def test_on_the_local_pool_a_gang_of_one(local_pool: None) -> None:
         assert result.exit_code == 0, logs[-3000:]
         summary = json.loads(result.output)
         assert (summary["world_size"], summary["steps"], summary["exchanges"]) == (1, 2, 0), summary
+
+
+def test_sft_nodes_runs_through_cua_run_on_the_pool(local_pool: None, tmp_path: Path) -> None:
+    """`cua-bench-rl sft --nodes 1` ships the job file to the pool (`cua run`), streams its log and
+    exits with the job's status; the checkpoints are the pool's, the adapter where --output says."""
+    import subprocess
+
+    from cua_bench_rl.sft import oracle_dataset
+    from cua_data.tiny_models import build_tiny_qwen25_vl
+
+    model = build_tiny_qwen25_vl(tmp_path / "model")
+    data = oracle_dataset(tmp_path / "oracle", tasks=("click-button",), variants=2)
+    command = [sys.executable, "-m", "cua_bench_rl.cli", "sft", "--data", str(data), "--model", str(model)]
+    command += ["--trainer", "ddp", "--steps", "3", "--output", str(tmp_path / "out"), "--nodes", "1"]
+    done = subprocess.run(command, check=False, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert "step 3 loss" in done.stdout and "succeeded" in done.stderr
+    assert (tmp_path / "out" / "adapter" / "adapter_config.json").is_file()
+    assert not (tmp_path / "out" / "checkpoints").exists()  # inside a pool job they go to the pool's store

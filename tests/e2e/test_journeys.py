@@ -4,26 +4,14 @@ its result comes back through `cua jobs result`, and cua-data reads the trajecto
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
 from click.testing import CliRunner
 
 from cua_data.cli import main as cua_data
 from cua_pool.cli import main as cua
-from cua_pool.client import stop_local_pool
 
 JOBS = Path(__file__).parent / "jobs"
-
-
-@pytest.fixture
-def local_pool() -> Iterator[None]:
-    """This test's own pool of this computer (the CLI starts it on first use); stopped after."""
-    try:
-        yield
-    finally:
-        stop_local_pool()
 
 
 def run(command: object, *args: object) -> str:

@@ -30,6 +30,7 @@ __all__ = [
     "SFTStep",
     "SFTTrainer",
     "check_resumable",
+    "check_same_start",
     "load_examples",
     "micro_batches",
     "oracle_dataset",
@@ -165,6 +166,18 @@ def check_resumable(saved: dict[str, Any], config: SFTConfig, where: object) -> 
         raise CuaError(
             f"sft: the newest checkpoint in {where} was trained with other settings ({'; '.join(differ)}); "
             "rerun with its settings, or give a fresh --output"
+        )
+
+
+def check_same_start(trainer: str, starts: Sequence[int]) -> None:
+    """Every rank must resume from the same step (``starts``: each rank's, gathered by the trainer),
+    or their gradient exchanges pair up wrongly and wait forever."""
+    if len(set(starts)) > 1:
+        each = ", ".join(f"rank {r}: {s}" for r, s in enumerate(starts))
+        raise CuaError(
+            f"{trainer}: the ranks would resume from different steps ({each}): each read its own checkpoints; "
+            "give every rank the same --output folder, or run under `cua run`, whose checkpoint store every "
+            "rank shares"
         )
 
 

@@ -24,7 +24,15 @@ import torch
 import torch.distributed as dist
 from torch.nn.parallel import DistributedDataParallel
 
-from cua_bench_rl.sft import SFTResult, SFTStep, SFTTrainer, check_resumable, load_examples, micro_batches
+from cua_bench_rl.sft import (
+    SFTResult,
+    SFTStep,
+    SFTTrainer,
+    check_resumable,
+    check_same_start,
+    load_examples,
+    micro_batches,
+)
 from cua_core.errors import CuaError
 from cua_data.adapters.sft import collate, load_processor
 
@@ -204,17 +212,9 @@ def _process_group(world: Any, device: torch.device, timeout: float) -> Iterator
 
 
 def _agree_on_start(start: int, size: int, device: torch.device) -> None:
-    """Every rank must resume from the same step, or their collectives pair up wrongly and hang."""
     steps = [torch.zeros(1, dtype=torch.int64, device=device) for _ in range(size)]
     dist.all_gather(steps, torch.tensor([start], dtype=torch.int64, device=device))
-    found = [int(s.item()) for s in steps]
-    if len(set(found)) > 1:
-        each = ", ".join(f"rank {r}: {s}" for r, s in enumerate(found))
-        raise CuaError(
-            f"ddp: the ranks would resume from different steps ({each}): "
-            "each read its own checkpoints; give every rank the same --output folder, or run under `cua run`, "
-            "whose checkpoint store every rank shares"
-        )
+    check_same_start("ddp", [int(s.item()) for s in steps])
 
 
 def _counting_hook(counter: list[int], options: dict[str, Any]) -> Any:

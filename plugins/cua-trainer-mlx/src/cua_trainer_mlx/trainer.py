@@ -36,7 +36,15 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from cua_bench_rl.sft import SFTResult, SFTStep, SFTTrainer, check_resumable, load_examples, micro_batches
+from cua_bench_rl.sft import (
+    SFTResult,
+    SFTStep,
+    SFTTrainer,
+    check_resumable,
+    check_same_start,
+    load_examples,
+    micro_batches,
+)
 from cua_bench_rl.world import World
 from cua_core.errors import CuaError
 from cua_trainer_mlx.checkpoint import flatten, restore, snapshot, write_adapter
@@ -159,17 +167,10 @@ def join_world(world: World) -> Any | None:
 
 
 def _agree_on_start(start: int, group: Any) -> None:
-    """Every rank must resume from the same step, or their exchanges pair up wrongly and hang."""
     import mlx.core as mx
 
     gathered: Any = mx.distributed.all_gather(mx.array([start]), group=group).tolist()  # one int per rank
-    found = [int(s) for s in gathered]
-    if len(set(found)) > 1:
-        each = ", ".join(f"rank {r}: {s}" for r, s in enumerate(found))
-        raise CuaError(
-            f"mlx: the ranks would resume from different steps ({each}): each read its own checkpoints; give every "
-            "rank the same --output folder, or run under `cua run`, whose checkpoint store every rank shares"
-        )
+    check_same_start("mlx", [int(s) for s in gathered])
 
 
 def _accumulate(loss_and_grad: Any, model: Any, batches: list[list[Encoded]], pad_id: int) -> tuple[Any, Any]:

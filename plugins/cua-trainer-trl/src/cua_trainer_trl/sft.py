@@ -29,6 +29,7 @@ from cua_bench_rl.sft import (
     SFTStep,
     SFTTrainer,
     check_resumable,
+    check_same_start,
     load_examples,
     micro_batches,
 )
@@ -75,6 +76,18 @@ def _load(config: Any) -> tuple[Any, Any]:
             f"sft: --model {config.model!r}: cannot load a transformers vision-language model: {exc}"
         ) from exc
     return model, processor
+
+
+def _agree_on_start(start: int, size: int) -> None:
+    """Join accelerate's process group (TRL would, a moment later) and compare every rank's start."""
+    import torch
+    import torch.distributed as dist
+    from accelerate import PartialState  # type: ignore[import-untyped]
+
+    device = PartialState().device
+    steps = [torch.zeros(1, dtype=torch.int64, device=device) for _ in range(size)]
+    dist.all_gather(steps, torch.tensor([start], dtype=torch.int64, device=device))
+    check_same_start("trl", [int(s.item()) for s in steps])
 
 
 def _trl() -> Any:
@@ -160,6 +173,8 @@ class TRLSFTTrainer(SFTTrainer):
         if state is not None:
             check_resumable(state["config"], config, self.store)
         start = int(state["step"]) if state is not None else 0
+        if world.size > 1:
+            _agree_on_start(start, world.size)
         if start > config.steps:
             raise CuaError(
                 f"sft: the newest checkpoint in {self.store!r} is at step {start}, past --steps {config.steps}; "
