@@ -68,8 +68,8 @@ def register(main: click.Group, parse_options: Any) -> None:
         if trainer_option:
             settings["options"] = parse_options(trainer_option, "--trainer-option")
         config = SFTConfig.from_dict(settings)
-        preflight(config)  # a wrong path or name fails here, before any rank starts
         if nodes is not None:
+            preflight(config)  # a wrong path or name fails here, before the job is submitted
             ctx.exit(_on_pool(config.to_dict(), nodes, retries))
 
         def show(step: SFTStep) -> None:

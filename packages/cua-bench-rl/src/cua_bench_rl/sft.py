@@ -99,6 +99,10 @@ class SFTConfig:
         data["lora_targets"] = list(self.lora_targets)
         return data
 
+    def checkpoint_due(self, done: int) -> bool:
+        """Whether rank 0 saves after ``done`` steps: every ``checkpoint_every`` and at the last."""
+        return done % self.checkpoint_every == 0 or done == self.steps
+
 
 @dataclass(frozen=True)
 class SFTStep:
@@ -152,6 +156,23 @@ class SFTTrainer(ABC):
     def fit(self, on_step: Callable[[SFTStep], None] | None = None) -> SFTResult:
         """Train from the newest checkpoint (or the start) to ``config.steps``."""
 
+    def result(
+        self, start: int, losses: list[float], tokens: int, seconds: float, exchanges: int, adapter: str | None
+    ) -> SFTResult:
+        """This run's result; the fields every trainer fills the same way are filled here."""
+        return SFTResult(
+            trainer=self.name,
+            world_size=self.world.size,
+            start_step=start,
+            steps=max(start, self.config.steps),
+            losses=losses,
+            tokens=tokens,
+            seconds=seconds,
+            exchanges=exchanges,
+            adapter=adapter,
+            config=self.config.to_dict(),
+        )
+
 
 # What a checkpoint's numbers depend on: resuming under other values would label the run wrongly.
 _RESUME_KEYS = ("trainer", "adapter", "lr", "micro_batch", "grad_accumulation", "lora", "lora_rank", "lora_alpha",
@@ -191,9 +212,7 @@ def preflight(config: SFTConfig) -> None:
     """Every mistake a user can make in the settings, found before any rank starts."""
     from cua_data.registry import adapters
 
-    trainers = _registry()
-    if config.trainer not in trainers:
-        trainers[config.trainer]  # raises, naming what is installed and the closest spelling
+    _registry()[config.trainer]  # raises, naming what is installed and the closest spelling
     adapters()[config.adapter]  # the same for adapters
     model = Path(config.model)
     if not (model / "config.json").is_file():

@@ -97,7 +97,7 @@ class DDPTrainer(SFTTrainer):
                 losses.append(total)
                 tokens += step_tokens
                 if world.main:
-                    if (step + 1) % config.checkpoint_every == 0 or step + 1 == config.steps:
+                    if config.checkpoint_due(step + 1):
                         self._save(trainable, optimizer, names, step + 1)
                     if on_step is not None:
                         on_step(SFTStep(step + 1, total, step_tokens, time.perf_counter() - step_began))
@@ -115,18 +115,7 @@ class DDPTrainer(SFTTrainer):
             adapter = str(Path(config.output) / "adapter")
             trainable.save_pretrained(adapter)
             processor.save_pretrained(adapter)
-        return SFTResult(
-            trainer=self.name,
-            world_size=world.size,
-            start_step=start,
-            steps=max(start, config.steps),
-            losses=losses,
-            tokens=tokens,
-            seconds=seconds,
-            exchanges=exchanges,
-            adapter=adapter,
-            config=config.to_dict(),
-        )
+        return self.result(start, losses, tokens, seconds, exchanges, adapter)
 
     def _resume(self, module: torch.nn.Module, optimizer: torch.optim.Optimizer, names: list[str]) -> int:
         state = self.store.load()

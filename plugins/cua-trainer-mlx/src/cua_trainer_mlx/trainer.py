@@ -107,7 +107,7 @@ class MLXTrainer(SFTTrainer):
             losses.append(float(mean.item()))
             tokens += step_tokens
             if world.main:
-                if (step + 1) % config.checkpoint_every == 0 or step + 1 == config.steps:
+                if config.checkpoint_due(step + 1):
                     self.store.save(snapshot(model, optimizer, step + 1, config.to_dict()), step + 1)
                 if on_step is not None:
                     on_step(SFTStep(step + 1, losses[-1], step_tokens, time.perf_counter() - step_began))
@@ -115,18 +115,7 @@ class MLXTrainer(SFTTrainer):
         adapter = None
         if world.main:
             adapter = str(write_adapter(Path(config.output) / "adapter", model, layers, lora, config.model))
-        return SFTResult(
-            trainer=self.name,
-            world_size=world.size,
-            start_step=start,
-            steps=max(start, config.steps),
-            losses=losses,
-            tokens=tokens,
-            seconds=seconds,
-            exchanges=exchanges,
-            adapter=adapter,
-            config=config.to_dict(),
-        )
+        return self.result(start, losses, tokens, seconds, exchanges, adapter)
 
     def _resume(self, model: Any, optimizer: Any) -> int:
         state = self.store.load()

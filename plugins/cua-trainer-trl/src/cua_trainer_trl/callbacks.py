@@ -84,7 +84,7 @@ class StoreCallback(transformers.TrainerCallback):
         now = time.monotonic()
         self._seconds[step] = now - self._last
         self._last = now
-        if self.world.main and (step % self.config.checkpoint_every == 0 or step == self.config.steps):
+        if self.world.main and self.config.checkpoint_due(step):
             model, optimizer = kwargs["model"], kwargs["optimizer"]
             self.store.save(
                 {
