@@ -384,6 +384,23 @@ def host_pair(allow: str | None, comment: str, controller: str | None, controlle
         click.echo(f"on the controller, run: cua host pair --allow {mine}")
 
 
+@main.command(
+    "tui", add_help_option=False, context_settings={"ignore_unknown_options": True, "allow_extra_args": True}
+)
+@click.pass_context
+def tui(ctx: click.Context) -> None:
+    """Watch the pool, jobs, runs and live environments (cua-tui; its own flags follow, see --help)."""
+    try:
+        from cua_tui.app import main as tui_main
+    except ImportError:
+        raise click.ClickException(
+            "`cua tui` needs the cua-tui package: `pip install -e tui` in the cua checkout "
+            "(the README's setup installs it)"
+        ) from None
+    controller = ctx.obj.controller
+    ctx.exit(tui_main([*(["--controller", controller] if controller else []), *ctx.args]))
+
+
 from cua_pool import cli_jobs  # noqa: E402  (registers the job commands on `main`)
 
 cli_jobs.register(main)

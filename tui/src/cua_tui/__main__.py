@@ -1,0 +1,5 @@
+import sys
+
+from cua_tui.app import main
+
+sys.exit(main())
