@@ -37,6 +37,7 @@ DOCUMENTED = {
         "cua-core", "cua-data", "cua-bench", "cua-adapters-qwen",
     },
     "pip install './packages/cua-pool[docker]'": {"cua-core", "cua-pool"},
+    "pip install ./tui": {*CORE, "cua-tui"},
     "pip install -e packages/cua-data": {"cua-core", "cua-data"},
     "pip install -e plugins/cua-adapters-api": {"cua-core", "cua-data", "cua-adapters-api"},
     "pip install -e plugins/cua-adapters-opencua": {"cua-core", "cua-data", "cua-adapters-opencua"},
@@ -49,13 +50,18 @@ DOCUMENTED = {
     "pip install --no-deps -e plugins/cua-adapters-qwen": {"cua-adapters-qwen"},
 }  # fmt: skip
 MEMBERS = sorted(
-    p.parent.relative_to(ROOT) for d in ("packages", "plugins") for p in ROOT.glob(f"{d}/*/pyproject.toml")
+    p.parent.relative_to(ROOT)
+    for pattern in ("packages/*/pyproject.toml", "plugins/*/pyproject.toml", "tui/pyproject.toml")
+    for p in ROOT.glob(pattern)
 )
 # Not in a README, and checked all the same: what a tester typed first, and the resolving call of
 # scripts/setup.sh (without its `dev` extra, which only adds third-party tools).
 ALSO = {
     "pip install -e .": {"cua", *CORE},
-    "pip install " + " ".join(f"./{m}" for m in MEMBERS) + " -e .": {"cua", *(m.name for m in MEMBERS)},
+    "pip install " + " ".join(f"./{m}" for m in MEMBERS) + " -e .": {
+        "cua",
+        *(tomllib.loads((ROOT / m / "pyproject.toml").read_text())["project"]["name"] for m in MEMBERS),
+    },
 }
 
 
