@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+
 from cua_tui.app import CuaTui
 from cua_tui.feed import ControllerSnapshot
 from cua_tui.model import Env, Host, Job, Run
@@ -33,7 +34,9 @@ def filled() -> CuaTui:
         [("sim/click-button", 1.0, "ok"), ("sim/click-button", 0.0, "ok"), ("sim/type-text", 1.0, "ok"),
          ("sim/type-text", None, "error")]
     ):  # fmt: skip
-        bench.add_result(f"{task}/test/{n}", task, reward, status, "RpcTimeout: step 3 took 60 s" if reward is None else None)
+        bench.add_result(
+            f"{task}/test/{n}", task, reward, status, "RpcTimeout: step 3 took 60 s" if reward is None else None
+        )
     model.runs[bench.id] = bench
     rl = Run("rl-8d3e", "rl", folder="/work/runs/grpo", status="running", title="grpo · pixel-click · sim:click-button × G=8",
              started=NOW - 600)  # fmt: skip
