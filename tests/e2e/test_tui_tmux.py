@@ -45,9 +45,9 @@ class Terminal:
             text=True,
             timeout=10,
             check=False,
-            # os.environ, not this process's C environment: a library imported in the test session
-            # sets COLUMNS=80 and LINES=24 there (setenv, unseen by os.environ), and an app started
-            # with them draws at 80x24 whatever the pane's size.
+            # os.environ, not this process's C environment: GNU readline (pytest imports it with pdb)
+            # sets COLUMNS=80 and LINES=24 there, unseen by os.environ, and an app started with them
+            # draws at 80x24 whatever the pane's size.
             env=dict(os.environ),
         )
         assert done.returncode == 0, f"tmux {' '.join(args)}: {done.stderr.strip()}"
