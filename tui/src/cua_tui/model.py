@@ -105,12 +105,19 @@ class Run:
     def success_rate(self) -> float | None:
         if self.kind == "rl":
             return self.curve[-1]["success"] if self.curve else None
-        scored = [r for _, r, status in self.results.values() if status == "ok" and r is not None]
-        return sum(r >= SUCCESS for r in scored) / len(scored) if scored else None
+        scored = sum(row.scored for row in self.tasks.values())
+        return sum(row.successes for row in self.tasks.values()) / scored if scored else None
+
+    @property
+    def mean_reward(self) -> float | None:
+        """Over scored episodes (errors and skips are not zeros), from the per-task sums: a run of
+        10,000 episodes costs its few tasks per redraw, not 10,000 results."""
+        scored = sum(row.scored for row in self.tasks.values())
+        return sum(row.reward_sum for row in self.tasks.values()) / scored if scored else None
 
     @property
     def error_count(self) -> int:
-        return sum(status == "error" for _, _, status in self.results.values())
+        return sum(row.errors for row in self.tasks.values())
 
     def add_result(self, episode: str, task: str, reward: float | None, status: str, error: str | None) -> None:
         """One finished episode; a retried episode replaces its earlier result, as the summary counts it."""

@@ -29,8 +29,7 @@ def _row(run: Run) -> tuple[str, ...]:
         progress = f"{run.done}/{run.total if run.total is not None else '?'}"
         if run.error_count:
             progress += f" ({run.error_count} errors)"
-        scored = [r for _, r, s in run.results.values() if s == "ok" and r is not None]
-        figure = fmt_float(sum(scored) / len(scored)) if scored else "n/a"
+        figure = fmt_float(run.mean_reward)
     else:
         last = run.curve[-1] if run.curve else None
         progress = f"step {last['step']}" if last else "step 0"
