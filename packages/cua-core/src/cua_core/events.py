@@ -8,9 +8,14 @@ also match "bench.runner"), subscribers re-check on dotted boundaries. Event ids
 
 from __future__ import annotations
 
+import fcntl
 import os
 import re
+import signal
+import socket
+import sys
 import threading
+import time
 import uuid
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -19,7 +24,7 @@ from typing import Any, NamedTuple
 import zmq
 import zmq.asyncio
 
-from cua_core.addresses import check_bind, ipc_address
+from cua_core.addresses import check_bind, ipc_address, runtime_dir
 from cua_core.codec import decode, encode
 from cua_core.errors import CuaError
 from cua_core.security import ClientSecurity, ServerSecurity
@@ -35,6 +40,7 @@ __all__ = [
     "Publisher",
     "Subscriber",
     "check_topic",
+    "ensure_forwarder",
 ]
 
 # Publishers and the forwarder keep this many events queued per peer before dropping: enough for
@@ -332,9 +338,11 @@ class AsyncSubscriber(_SubscriberBase):
 class BestEffortPublisher:
     """A run's progress events on this machine's bus: thread-safe, and never waited on or failed for.
 
-    A run (an evaluation, a training run) must not stop because nobody watches: with no forwarder
-    on this machine, ``publish`` does nothing. ``check(topic, body)`` (optional) validates each
-    payload first, so a publisher that drifts from its documented payload fails in tests.
+    A run (an evaluation, a training run) must not stop because nobody watches. It always connects:
+    ZeroMQ connects again by itself, so a forwarder started after the run (a TUI opened mid-run)
+    still gets the events from then on; only the wait for a first subscriber is skipped when there
+    is no forwarder yet. ``check(topic, body)`` (optional) validates each payload first, so a
+    publisher that drifts from its documented payload fails in tests.
     """
 
     def __init__(self, run_id: str, *, check: Callable[[str, dict[str, Any]], object] | None = None) -> None:
@@ -344,11 +352,11 @@ class BestEffortPublisher:
         self.publisher: Publisher | None = None
         try:
             address = BusAddresses.default().publish
-            if address.startswith("ipc://") and not os.path.exists(address.removeprefix("ipc://")):
-                return  # no forwarder on this machine: nothing to publish to
+            listening = not address.startswith("ipc://") or os.path.exists(address.removeprefix("ipc://"))
             self.publisher = Publisher(address)
-            self.publisher.wait_subscribed(0.5)  # so the run's first events are not lost
-        except (CuaError, ValueError, OSError):
+            if listening:
+                self.publisher.wait_subscribed(0.5)  # so the run's first events are not lost
+        except (CuaError, ValueError, OSError, zmq.ZMQError):
             self.publisher = None
 
     def publish(self, topic: str, body: dict[str, Any]) -> None:
@@ -362,3 +370,64 @@ class BestEffortPublisher:
     def close(self) -> None:
         if self.publisher is not None:
             self.publisher.close()
+
+
+def _answers(address: str) -> bool:
+    """Something accepts connections at ``address`` (an ipc socket file alone may be left over)."""
+    scheme, _, rest = address.partition("://")
+    try:
+        if scheme == "ipc":
+            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+                probe.settimeout(1.0)
+                probe.connect(rest)
+        elif scheme == "tcp":
+            host, _, port = rest.rpartition(":")
+            socket.create_connection((host.strip("[]"), int(port)), timeout=1.0).close()
+        else:
+            return False
+    except (OSError, ValueError):
+        return False
+    return True
+
+
+def ensure_forwarder(addresses: BusAddresses | None = None, *, timeout: float = 10.0) -> bool:
+    """Start a detached ``cua-bus serve`` unless a forwarder answers at ``addresses`` (default: this
+    user's local bus); True if it started one, once it answers.
+
+    For whoever watches (the TUI): the forwarder must outlive the watcher, so it gets its own session
+    and logs to ``bus.log`` in the runtime dir (its pid in ``bus.pid``). A lock file keeps two callers
+    from starting two forwarders, the second of which would take the first one's ipc socket over.
+    """
+    addresses = addresses or BusAddresses.default()
+    if _answers(addresses.publish) and _answers(addresses.subscribe):
+        return False
+    folder = runtime_dir()
+    with open(folder / "bus.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if _answers(addresses.publish) and _answers(addresses.subscribe):
+            return False  # another caller started one meanwhile
+        log_path = folder / "bus.log"
+        command = [sys.executable, "-m", "cua_core.cli", "serve"]
+        command += ["--publish", addresses.publish, "--subscribe", addresses.subscribe]
+        # posix_spawn, not Popen: nothing here waits for the forwarder, and a Popen object that is
+        # never waited on warns when it is collected.
+        files = [
+            (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
+            (os.POSIX_SPAWN_OPEN, 1, str(log_path), os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600),
+            (os.POSIX_SPAWN_DUP2, 1, 2),
+        ]
+        pid = os.posix_spawn(sys.executable, command, dict(os.environ), file_actions=files, setsid=True)
+        (folder / "bus.pid").write_text(f"{pid}\n")
+        deadline = time.monotonic() + timeout
+        while not (_answers(addresses.publish) and _answers(addresses.subscribe)):
+            exited = os.waitpid(pid, os.WNOHANG)[0] == pid
+            if exited or time.monotonic() > deadline:
+                if not exited:
+                    os.kill(pid, signal.SIGKILL)
+                    os.waitpid(pid, 0)
+                tail = log_path.read_text(errors="replace")[-2000:].strip() if log_path.exists() else ""
+                raise CuaError(
+                    f"`cua-bus serve` did not start a forwarder at {addresses.publish}: {tail or 'no output'}"
+                )
+            time.sleep(0.02)
+    return True
