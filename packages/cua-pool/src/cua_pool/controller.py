@@ -20,6 +20,7 @@ from typing import Any
 from cua_core.events import BusAddresses, Publisher
 from cua_core.rpc import RpcServer
 from cua_core.security import ServerSecurity
+from cua_pool import events
 from cua_pool.checkpoint_store import CheckpointStore
 from cua_pool.gangs import Gangs
 from cua_pool.hosts import HostService
@@ -148,6 +149,9 @@ class Controller(HostService):
                 log.exception("pool monitor")
 
     def _notify(self, topic: str, body: dict[str, Any]) -> None:
+        # Checked before the transport's try: a payload that drifted from cua_pool.events is a bug
+        # and raises, while a bus that cannot take the event never stops the pool.
+        events.check(topic, body)
         if self._publisher is None:
             return
         with self._pub_lock:
@@ -214,7 +218,7 @@ class Controller(HostService):
                 "submitted": now(),
             },
         )
-        self._notify("pool.job.submitted", {"job": job_id, "file": file, "fn": fn})
+        self._notify(events.JOB_SUBMITTED, {"job": job_id, "file": file, "fn": fn})
         self.gangs.schedule()
         row = self.store.job(job_id)
         assert row is not None

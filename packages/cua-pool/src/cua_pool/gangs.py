@@ -13,6 +13,7 @@ import random
 from collections.abc import Callable
 from typing import Any
 
+from cua_pool import events
 from cua_pool.logs import LogStore
 from cua_pool.store import JOB_DONE, MEMBER_DONE, Store, now
 
@@ -190,7 +191,7 @@ class Gangs:
         self.store.update(
             "jobs", {"id": job["id"]}, state="running", attempt=attempt_n, reason="", started=job["started"] or t
         )
-        self.notify("pool.job.placed", {"job": job["id"], "attempt": attempt_n, "hosts": [h["id"] for h, _ in chosen]})
+        self.notify(events.JOB_PLACED, {"job": job["id"], "attempt": attempt_n, "hosts": [h["id"] for h, _ in chosen]})
         return True
 
     # -- member and host events ---------------------------------------------------------------
@@ -220,7 +221,7 @@ class Gangs:
                 jobs.add(member["job"])
             for job in sorted(jobs):
                 self.advance(job)
-        self.notify("pool.host.lost", {"host": host_id, "reason": reason})
+        self.notify(events.HOST_LOST, {"host": host_id, "reason": reason})
         self.wake_hosts()
 
     def cancel(self, job_id: str) -> str:
@@ -262,7 +263,7 @@ class Gangs:
                 retry = job["attempt"] < 1 + job["retries"]
                 state = "restarting" if retry else "failing"
                 self.store.update("jobs", {"id": job_id}, state=state, reason=reason)
-                self.notify("pool.job.attempt_failed", {"job": job_id, "attempt": job["attempt"], "reason": reason})
+                self.notify(events.JOB_ATTEMPT_FAILED, {"job": job_id, "attempt": job["attempt"], "reason": reason})
             elif down:
                 self.store.update("attempts", {"job": job_id, "n": job["attempt"]}, state="succeeded", ended=now())
                 self._finish(job_id, "succeeded")
@@ -270,10 +271,11 @@ class Gangs:
         if state in ("restarting", "failing", "cancelling") and down:
             if state == "restarting":
                 self.store.update("jobs", {"id": job_id}, state="pending")
-                self.notify("pool.job.restarting", {"job": job_id, "attempt": job["attempt"] + 1})
+                self.notify(events.JOB_RESTARTING, {"job": job_id, "attempt": job["attempt"] + 1})
             else:
                 self._finish(job_id, "failed" if state == "failing" else "cancelled")
 
     def _finish(self, job_id: str, state: str) -> None:
+        topic = events.job_ended(state)  # an unknown state raises before anything is written
         self.store.update("jobs", {"id": job_id}, state=state, ended=now())
-        self.notify(f"pool.job.{state}", {"job": job_id})
+        self.notify(topic, {"job": job_id})

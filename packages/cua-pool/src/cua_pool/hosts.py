@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from cua_pool import events
 from cua_pool.gangs import Gangs, mlx_hostfile, rank_env
 from cua_pool.logs import LogStore
 from cua_pool.store import MEMBER_DONE, Store, now
@@ -74,7 +75,7 @@ class HostService:
         }
         # Announced before the row makes the host placeable: a job submitted meanwhile (another RPC
         # thread) could otherwise be "placed" on it before the world heard that it "joined".
-        self._notify("pool.host.joined", {"host": host_id, "name": name, "address": address})
+        self._notify(events.HOST_JOINED, {"host": host_id, "name": name, "address": address})
         self.store.upsert("hosts", row)
         self.gangs.schedule()
         return {"heartbeat_interval": self.heartbeat_interval, "heartbeat_timeout": self.heartbeat_timeout}
@@ -87,7 +88,7 @@ class HostService:
             # Back after being declared lost: its old members were already given up on (the agent
             # is told to stop them), the host itself can take new work.
             self.store.update("hosts", {"id": host_id}, state="up", last_seen=now())
-            self._notify("pool.host.back", {"host": host_id})
+            self._notify(events.HOST_BACK, {"host": host_id})
         else:
             self.store.update("hosts", {"id": host_id}, last_seen=now())
         return host
@@ -175,7 +176,7 @@ class HostService:
             if report["state"] == "running":
                 if m["state"] == "assigned":
                     self.store.update("members", {"id": m["id"]}, state="running")
-                    self._notify("pool.job.member_running", {"job": m["job"], "member": m["id"]})
+                    self._notify(events.JOB_MEMBER_RUNNING, {"job": m["job"], "member": m["id"]})
             elif report["state"] in ("exited", "failed"):
                 result = None
                 if report.get("result_format"):
