@@ -14,6 +14,7 @@ import pytest
 
 from cua_bench.agents.base import Observes
 from cua_bench.session import center, find
+from cua_bench_rl import events as rl_events
 from cua_bench_rl.loader import RolloutError, RolloutLoader, evaluate
 from cua_bench_rl.policy import Policy
 from cua_bench_rl.rollouts import Decision, Group, Taken, TaskRef, Turn
@@ -272,3 +273,32 @@ def test_misuse_is_refused_clearly(workers: EnvWorkers) -> None:
             batch.respond([])
         with pytest.raises(RuntimeError, match="respond to each batch"):
             next(batches)
+
+
+class _Bus:
+    """Publishes into a list, checked as the training loop's bus checks."""
+
+    def __init__(self) -> None:
+        self.published: list[tuple[str, dict[str, Any]]] = []
+
+    def publish(self, topic: str, body: dict[str, Any]) -> None:
+        self.published.append((topic, rl_events.check_bus(topic, {"run": "rl-1", **body})))
+
+
+def test_every_rollout_step_is_published_as_env_step(workers: EnvWorkers) -> None:
+    bus = _Bus()
+    refs = [TaskRef(BUTTON, v) for v in range(3)]
+    assert evaluate(workers, solver(), refs, bus=bus)["episodes"] == 3.0
+    steps = [body for topic, body in bus.published if topic == "env.step"]
+    assert len(steps) == 6  # two turns each: the click, then done
+    by_episode: dict[str, list[dict[str, Any]]] = {}
+    for body in steps:
+        by_episode.setdefault(body["episode"], []).append(body)
+    assert len(by_episode) == 3
+    for played in by_episode.values():
+        assert [b["step"] for b in played] == [1, 2] and [b["done"] for b in played] == [False, True]
+        assert played[0]["action"].startswith("click(") and played[1]["action"] == "done()"
+        assert played[-1]["reward"] == 1.0 and played[0]["task"] == BUTTON
+        env = played[0]["env"]
+        assert env in {"e0", "e1", "e2"} and played[0]["address"] == workers[int(env[1:])].address
+    assert {b["variant"] for b in steps} == {0, 1, 2}

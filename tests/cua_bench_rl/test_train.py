@@ -194,3 +194,31 @@ def test_kill_9_of_an_env_worker_mid_run_is_replaced_counted_and_training_goes_o
     assert summary["faults"]["replaced"] >= 1, summary
     replaced = [body for topic, body in published if topic == "rl.worker.replaced"]
     assert replaced and replaced[0]["outcome"] in ("retried", "dropped", "abandoned") and replaced[0]["replaced"] == 1
+
+
+@pytest.mark.slow
+def test_a_run_publishes_its_steps_and_environments_and_names_itself_in_its_folder(tmp_path: Path) -> None:
+    from cua_bench.run_marker import read_run_marker
+    from cua_bench_rl import events
+    from cua_core.events import BusAddresses, Forwarder, Subscriber
+
+    with (
+        Forwarder(BusAddresses.default()) as forwarder,
+        Subscriber(forwarder.addresses.subscribe, ["rl", "env"]) as sub,
+    ):
+        time.sleep(0.3)  # the subscription reaches the forwarder before the run publishes
+        train(_config(steps=2), tmp_path / "run")
+        seen = []
+        while (event := sub.recv(timeout=2)) is not None:
+            seen.append(event)
+    for event in seen:
+        events.check_bus(event.topic, event.body)
+    topics = [e.topic for e in seen]
+    assert topics[0] == events.RUN_STARTED and topics.count(events.STEP_DONE) == 2 and events.RUN_FINISHED in topics
+    marker = read_run_marker(tmp_path / "run")
+    assert marker is not None and marker["kind"] == "rl"
+    assert {e.body["run"] for e in seen} == {marker["run"]}
+    assert seen[0].body["folder"] == str((tmp_path / "run").resolve())
+    stepped = {e.body["env"] for e in seen if e.topic == "env.step"}
+    assert {"w0", "w1", "e0"} <= stepped  # rollouts and held-out evaluation alike
+    assert {e.body["env"] for e in seen if e.topic == "env.closed"} == {"w0", "w1", "e0"}

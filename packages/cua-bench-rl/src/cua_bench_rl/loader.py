@@ -29,7 +29,8 @@ from typing import Any
 
 from cua_bench.agents.base import Observes
 from cua_bench.client import AsyncEnvClient
-from cua_bench.episode import agent_view, server_obs
+from cua_bench.episode import StepRecord, agent_view, server_obs
+from cua_bench.events import Publishes, env_steps
 from cua_bench_rl.groups import Schedule, Slot, TaskSource, task_source
 from cua_bench_rl.policy import Policy
 from cua_bench_rl.rollouts import Decision, Episode, Group, Taken, TaskRef, Turn
@@ -94,6 +95,8 @@ class RolloutLoader:
     (evaluation). ``curriculum(task)`` gives the oracle steps to play before the policy's first turn,
     asked once per group: all of a group's episodes start from the same state.
     ``heartbeat_timeout`` is how long a silent env server is given before it counts as dead.
+    ``bus``, when given, gets each step as ``env.step`` (``cua_bench.events``), worker i named
+    ``{env_prefix}{i}``.
     """
 
     def __init__(
@@ -112,6 +115,8 @@ class RolloutLoader:
         heartbeat_timeout: float = 5.0,
         frames: str = "auto",
         on_fault: Callable[[int, str, str], None] | None = None,
+        bus: Publishes | None = None,
+        env_prefix: str = "w",
     ) -> None:
         if group_size < 1:
             raise ValueError(f"group_size must be at least 1, got {group_size}")
@@ -128,6 +133,7 @@ class RolloutLoader:
         # was "retried" or "dropped" (or its group had been dropped already: "abandoned").
         self.on_fault = on_fault
         self.episode_retries = episode_retries
+        self.bus, self.env_prefix = bus, env_prefix
         self.step_timeout, self.heartbeat_timeout, self.frames = step_timeout, heartbeat_timeout, frames
         self._schedule = Schedule(task_source(tasks, once=once, seed=seed), group_size)
         self._run = uuid.uuid4().hex[:6]
@@ -347,6 +353,13 @@ class RolloutLoader:
                 obs, prefix = played["observation"], int(played["played"])
         self._episode_ids += 1
         episode = Episode(f"{self._run}-{self._episode_ids:06d}", task, description, started_after=prefix)
+        on_step = None
+        if self.bus is not None:
+            address = self.workers[index].address
+            env = f"{self.env_prefix}{index}"
+            on_step = env_steps(
+                self.bus, env=env, address=address, episode=episode.id, task=task.name, variant=task.variant
+            )
         while True:
             if slot.group.dropped or self._stopping:
                 raise _Abandoned
@@ -360,8 +373,13 @@ class RolloutLoader:
                 max_steps=limit,
             )
             decision = await self._ask(turn)
+            stepped = time.monotonic()
             obs, reward, terminated, truncated, info = await client.step(decision.actions)
             self._counts["env_steps"] += 1
+            if on_step is not None:
+                seconds = time.monotonic() - stepped
+                turns = len(episode.turns) + 1
+                on_step(StepRecord(turns, decision.actions, obs, float(reward), terminated, truncated, info, seconds))
             episode.turns.append(Taken(turn, decision, float(reward), [str(e) for e in info.get("invalid", [])]))
             if terminated or truncated:
                 episode.reward = float(info.get("reward", reward))
@@ -454,10 +472,13 @@ def evaluate(
     curriculum: Callable[[TaskRef], int] | None = None,
     episode_retries: int = 1,
     heartbeat_timeout: float = 5.0,
+    bus: Publishes | None = None,
+    env_prefix: str = "e",
 ) -> dict[str, float]:
     """Play each TaskRef once with ``policy`` (greedy by default): ``success`` (the share of
     episodes with reward 1), ``reward`` (their mean), ``episodes`` and ``dropped``. ``curriculum``,
-    as for ``RolloutLoader``, starts each after the oracle's first k steps (None: the true start)."""
+    as for ``RolloutLoader``, starts each after the oracle's first k steps (None: the true start).
+    ``bus``: as for ``RolloutLoader``, its workers named ``e0``, ``e1``, ... by default."""
     loader = RolloutLoader(
         workers,
         tasks,
@@ -468,6 +489,8 @@ def evaluate(
         episode_retries=episode_retries,
         once=True,
         heartbeat_timeout=heartbeat_timeout,
+        bus=bus,
+        env_prefix=env_prefix,
     )
     groups: list[Group] = []
     with loader:

@@ -10,6 +10,7 @@ trained on.
 The run folder holds everything a resume needs::
 
     config.json          the settings (--resume refuses a different one, naming the setting)
+    run.json             the id of the run working in it (its events on the bus carry it)
     checkpoints/step-N/  trainer state (model or adapter, optimiser, step) and meta.json
     buffer/              the replay buffer, as LiteSample RL records
     curve.csv curve.png  one row per optimiser step; held-out success where evaluated
@@ -33,6 +34,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from cua_bench.events import ENV_CLOSED
+from cua_bench.run_marker import write_run_marker
 from cua_bench_rl import events
 from cua_bench_rl.checkpoints import newest_checkpoint, save_checkpoint
 from cua_bench_rl.config import TrainConfig
@@ -196,6 +199,7 @@ def train(
     # that a corrected command would then refuse as "holds a run already".
     folder.mkdir(parents=True, exist_ok=True)
     _write_json(folder / CONFIG_FILE, config.to_dict())
+    write_run_marker(folder, run_id, "rl")
     checkpoint = newest_checkpoint(folder / "checkpoints") if resume else None
     if checkpoint is not None:
         trainer.load(checkpoint[0])
@@ -217,7 +221,7 @@ def train(
         buffer = ReplayBuffer(folder=buffer_folder, **capacity)
     buffer_lock = threading.Lock()
 
-    bus = BestEffortPublisher(run_id, check=events.check)
+    bus = BestEffortPublisher(run_id, check=events.check_bus)
     train_refs = config.task_refs(config.train_split, config.train_variants)
     eval_refs = config.task_refs(config.eval_split, config.eval_episodes)
     faults = {"replaced": 0, "retried": 0, "dropped": 0}
@@ -239,18 +243,21 @@ def train(
     status = "interrupted"
     with contextlib.ExitStack() as stack:
         stack.callback(bus.close)
-        workers = stack.enter_context(EnvWorkers(config.backend, config.workers).start())
-        eval_workers = stack.enter_context(EnvWorkers(config.backend, config.eval_workers).start())
+        workers = stack.enter_context(EnvWorkers(config.backend, config.workers, on_closed=_closed(bus, "w")).start())
+        eval_workers = stack.enter_context(
+            EnvWorkers(config.backend, config.eval_workers, on_closed=_closed(bus, "e")).start()
+        )
         bus.publish(
             events.RUN_STARTED,
             {
-                "folder": str(folder), "trainer": config.trainer, "policy": config.policy, "tasks": len(train_refs),
-                "group_size": config.group_size, "workers": config.workers, "step": trainer.step,
+                "folder": str(folder.resolve()), "trainer": config.trainer, "policy": config.policy,
+                "tasks": len(train_refs), "group_size": config.group_size, "workers": config.workers,
+                "step": trainer.step,
             },
         )  # fmt: skip
 
         def held_out() -> dict[str, float]:
-            return dict(evaluate(eval_workers, policy, eval_refs, greedy=True))
+            return dict(evaluate(eval_workers, policy, eval_refs, greedy=True, bus=bus))
 
         if trainer.step == 0:
             start_eval = held_out()
@@ -270,6 +277,7 @@ def train(
             curriculum=curriculum,
             seed=config.seed + trainer.step,
             on_fault=on_fault,
+            bus=bus,
         )
         stack.enter_context(loader)
         rollouts = _Rollouts(loader, rollout_policy, buffer, buffer_lock, curriculum)
@@ -329,7 +337,7 @@ def train(
         final_eval = held_out()
         # Beside the greedy score, the policy as it is trained and played: sampling. A greedy argmax can
         # be right long before the distribution is (the held-out figure alone would hide that).
-        final_eval["sampled_success"] = evaluate(eval_workers, policy, eval_refs, greedy=False)["success"]
+        final_eval["sampled_success"] = evaluate(eval_workers, policy, eval_refs, greedy=False, bus=bus)["success"]
         curve.add({"step": trainer.step, "minutes": _minutes(started), "policy_version": trainer.step,
                    "eval_success": final_eval["success"], "eval_reward": final_eval["reward"]})  # fmt: skip
         seconds = time.monotonic() - started
@@ -378,6 +386,11 @@ def _wait_for_groups(
         if deadline is not None and time.monotonic() >= deadline:
             return None
         time.sleep(0.01)
+
+
+def _closed(bus: BestEffortPublisher, prefix: str) -> Callable[[int], None]:
+    """``env.closed`` for env worker ``<prefix><index>``, as ``EnvWorkers.on_closed``."""
+    return lambda index: bus.publish(ENV_CLOSED, {"env": f"{prefix}{index}"})
 
 
 def _checkpoint(folder: Path, trainer: Trainer, config: TrainConfig) -> None:

@@ -78,7 +78,8 @@ def _resolve_backend(backend: str | Backend) -> Backend:
 class EnvWorkers:
     """``count`` computers of ``backend``; ``start()`` provisions them all, ``close()`` tears them down.
 
-    ``on_replaced(index, reason)`` is called after each replacement (the trainer publishes it).
+    ``on_replaced(index, reason)`` is called after each replacement, ``on_closed(index)`` for each
+    worker ``close`` tore down (the trainer publishes both).
     """
 
     def __init__(
@@ -90,6 +91,7 @@ class EnvWorkers:
         height: int = 800,
         start_timeout: float = 60.0,
         on_replaced: Callable[[int, str], None] | None = None,
+        on_closed: Callable[[int], None] | None = None,
     ) -> None:
         if not isinstance(count, int) or isinstance(count, bool) or count < 1:
             raise ValueError(f"EnvWorkers needs a count of at least 1 computer, got {count!r}")
@@ -98,6 +100,7 @@ class EnvWorkers:
         self.width, self.height = width, height
         self.start_timeout = start_timeout
         self.on_replaced = on_replaced
+        self.on_closed = on_closed
         self._workers: list[Worker] = []
         self._locks = [threading.Lock() for _ in range(count)]
         self._replaced = 0
@@ -206,6 +209,9 @@ class EnvWorkers:
             for future in [pool.submit(self._teardown, w.computer) for w in workers]:
                 with contextlib.suppress(Exception):
                     future.result()
+        if self.on_closed is not None:
+            for worker in workers:
+                self.on_closed(worker.index)
 
     # -- access ---------------------------------------------------------------------------------
 

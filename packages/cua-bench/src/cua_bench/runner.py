@@ -3,7 +3,8 @@
 Results go to ``<output>/episodes.jsonl`` only after their trajectories are committed to
 ``<output>/trajectories`` (a LiteSample dataset), so an interrupted run resumes exactly where its
 last checkpoint left off. An env server that dies is replaced and its episode retried once, then
-marked errored — never counted as a silent 0. Progress is published on the bus (``bench.*``).
+marked errored — never counted as a silent 0. Progress is published on the bus (``bench.*`` and
+``env.*``, typed in ``cua_bench.events``); ``run.json`` in the folder names the run's id.
 """
 
 from __future__ import annotations
@@ -19,12 +20,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from cua_bench import events
 from cua_bench.agents.base import Agent, Observes, SkipEpisode
 from cua_bench.agents.loading import AgentSpec, agent_factory
 from cua_bench.backends.base import Backend, BackendError, Computer
 from cua_bench.client import EnvClient
-from cua_bench.episode import EpisodeStopped, run_episode
+from cua_bench.episode import EpisodeStopped, StepRecord, run_episode
 from cua_bench.registry import backends
+from cua_bench.run_marker import write_run_marker
 from cua_bench.settings import check_resume, load_settings, run_settings, write_settings
 from cua_bench.summary import EpisodeResult, load_results, summarize
 from cua_bench.taskset import Episode, resolve_episodes
@@ -160,15 +163,29 @@ class Runner:
                 todo.put(episode)
         if not todo.empty():
             self.spare_computer = self.preflight()
-        config.output.mkdir(parents=True, exist_ok=True)
-        if not (config.resume and load_settings(config.output)):
-            write_settings(config.output, settings)
-        recorder = _Recorder(config.output, config.record, config.commit_every)
-        bus = BestEffortPublisher(self.run_id)
-        bus.publish("bench.run.started", {"episodes": len(episodes), "todo": todo.qsize(), "agent": self.agent_name})
+        try:
+            config.output.mkdir(parents=True, exist_ok=True)
+            if not (config.resume and load_settings(config.output)):
+                write_settings(config.output, settings)
+            write_run_marker(config.output, self.run_id, "bench")
+            recorder = _Recorder(config.output, config.record, config.commit_every)
+            bus = BestEffortPublisher(self.run_id, check=events.check)
+            folder = str(config.output.resolve())
+            bus.publish(
+                events.RUN_STARTED,
+                {
+                    "folder": folder, "episodes": len(episodes), "todo": todo.qsize(), "agent": self.agent_name,
+                    "taskset": config.taskset, "backend": config.backend, "split": config.split,
+                },
+            )  # fmt: skip
+        except BaseException:
+            if self.spare_computer is not None:  # no worker will take it now: stop its env server here
+                self._teardown(self.spare_computer)
+                self.spare_computer = None
+            raise
         started = time.monotonic()
         workers = [
-            threading.Thread(target=self._guarded_work, args=(todo, recorder, bus), name=f"runner-{i}", daemon=True)
+            threading.Thread(target=self._guarded_work, args=(i, todo, recorder, bus), name=f"runner-{i}", daemon=True)
             for i in range(max(1, min(config.max_parallel, todo.qsize())))
         ]
         for worker in workers:
@@ -198,7 +215,14 @@ class Runner:
         if usage:
             summary["agent_usage"] = usage
         (config.output / "summary.json").write_text(json.dumps(summary, indent=2))
-        bus.publish("bench.run.finished", {k: v for k, v in summary.items() if k != "tasks"})
+        bus.publish(
+            events.RUN_FINISHED,
+            {
+                "folder": folder, "episodes": summary["episodes"], "success_rate": summary["success_rate"],
+                "mean_reward": summary["mean_reward"], "errors": summary["errors"], "skipped": summary["skipped"],
+                "complete": summary["complete"], "wall_s": summary["timings"]["wall_s"],
+            },
+        )  # fmt: skip
         bus.close()
         if self.stop.is_set():
             raise KeyboardInterrupt
@@ -219,17 +243,20 @@ class Runner:
             agent.close()
         return total
 
-    def _guarded_work(self, todo: queue.Queue[Episode], recorder: _Recorder, bus: BestEffortPublisher) -> None:
+    def _guarded_work(
+        self, index: int, todo: queue.Queue[Episode], recorder: _Recorder, bus: BestEffortPublisher
+    ) -> None:
         """A worker that dies of an unexpected error says so at the end of the run, not only on stderr."""
         try:
-            self._work(todo, recorder, bus)
+            self._work(f"w{index}", todo, recorder, bus)
         except Exception as exc:
             log.exception("runner worker stopped")
             self.crashes.append(exc)
 
     # -- workers --------------------------------------------------------------------------------
 
-    def _work(self, todo: queue.Queue[Episode], recorder: _Recorder, bus: BestEffortPublisher) -> None:
+    def _work(self, env: str, todo: queue.Queue[Episode], recorder: _Recorder, bus: BestEffortPublisher) -> None:
+        """Episodes on one environment, ``env`` on the bus (its computer may be replaced; its id stays)."""
         with self.agents_lock:
             agent, self.spare_agent = self.spare_agent or self.agent_factory(), None
             if all(a is not agent for a in self.agents):
@@ -237,6 +264,7 @@ class Runner:
             computer, self.spare_computer = self.spare_computer, None
         if self.config.observes is not None:
             agent.observes = self.config.observes
+        opened = computer is not None
         try:
             while not self.stop.is_set():
                 try:
@@ -248,8 +276,13 @@ class Runner:
                     try:
                         if computer is None:
                             computer = self.backend.provision(width=self.config.width, height=self.config.height)
-                        bus.publish("bench.episode.started", {"episode": episode.key, "attempt": attempt})
-                        result, sample = self._episode(computer, agent, episode)
+                            opened = True
+                        bus.publish(events.EPISODE_STARTED, {"episode": episode.key, "attempt": attempt})
+                        steps = events.env_steps(
+                            bus, env=env, address=computer.address, episode=episode.key, task=episode.task,
+                            variant=episode.variant,
+                        )  # fmt: skip
+                        result, sample = self._episode(computer, agent, episode, steps)
                         result.attempts = attempt
                         break
                     except EpisodeStopped:
@@ -304,14 +337,19 @@ class Runner:
                     return
                 recorder.add(result, sample)
                 bus.publish(
-                    "bench.episode.finished",
-                    {"episode": episode.key, "reward": result.reward, "status": result.status, "steps": result.steps},
-                )
+                    events.EPISODE_FINISHED,
+                    {
+                        "episode": episode.key, "task": result.task, "variant": result.variant,
+                        "reward": result.reward, "status": result.status, "steps": result.steps, "error": result.error,
+                    },
+                )  # fmt: skip
                 if self.progress is not None:
                     self.progress(result)
         finally:
             if computer is not None:
                 self._teardown(computer)
+            if opened:
+                bus.publish(events.ENV_CLOSED, {"env": env})
 
     def _teardown(self, computer: Computer) -> None:
         try:
@@ -319,7 +357,9 @@ class Runner:
         except CuaError as exc:
             log.warning("teardown of %s failed: %s", computer.address, exc)
 
-    def _episode(self, computer: Computer, agent: Agent, episode: Episode) -> tuple[EpisodeResult, LiteSample | None]:
+    def _episode(
+        self, computer: Computer, agent: Agent, episode: Episode, on_step: Callable[[StepRecord], None]
+    ) -> tuple[EpisodeResult, LiteSample | None]:
         config = self.config
         start = time.monotonic()
         with EnvClient(
@@ -333,6 +373,7 @@ class Runner:
                 split=episode.split,
                 max_steps=config.max_steps,
                 record=config.record,
+                on_step=on_step,
                 should_stop=self.stop,
             )
         result = EpisodeResult(

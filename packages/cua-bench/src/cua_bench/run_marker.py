@@ -1,0 +1,39 @@
+"""Which run last worked in a run folder: its id, kind, start time and process, in ``run.json``.
+
+Events on the bus carry only the run's id; a TUI opened mid-run (or listing old folders) matches
+them to folders by this file. A resumed run writes it again with its new id. The write is atomic
+(written aside, then renamed), so a reader never sees half a file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+__all__ = ["KINDS", "RUN_FILE", "read_run_marker", "write_run_marker"]
+
+RUN_FILE = "run.json"
+KINDS = ("bench", "rl")
+
+
+def write_run_marker(folder: Path, run: str, kind: str) -> Path:
+    """Record that run ``run`` (a ``kind`` of run: bench or rl) works in ``folder`` from now on."""
+    if kind not in KINDS:
+        raise ValueError(f"a run marker's kind is one of {', '.join(KINDS)}, not {kind!r}")
+    path = Path(folder) / RUN_FILE
+    aside = path.with_name(f".{RUN_FILE}.{os.getpid()}.tmp")
+    aside.write_text(json.dumps({"run": run, "kind": kind, "started": time.time(), "pid": os.getpid()}) + "\n")
+    os.replace(aside, path)
+    return path
+
+
+def read_run_marker(folder: Path) -> dict[str, Any] | None:
+    """The marker of the run that last worked in ``folder``; None when there is none or it is unreadable."""
+    try:
+        data = json.loads((Path(folder) / RUN_FILE).read_text())
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
