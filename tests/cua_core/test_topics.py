@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import contextlib
+import runpy
 import types
+from pathlib import Path
 from typing import Any, NamedTuple
 
 import pytest
@@ -12,6 +14,8 @@ from hypothesis import strategies as st
 
 from cua_core.codec import PROTOCOL_VERSION
 from cua_core.topics import check_payload, topics_markdown, type_name
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 class Thing(NamedTuple):
@@ -129,3 +133,12 @@ def test_the_markdown_table_has_a_versioned_section_per_package() -> None:
     assert "| | `name` | `str` | who |" in text
     assert "| | `count` | `int` | how many |" in text
     assert "| | `maybe` | `float \\| None` | |" in text
+
+
+def test_the_committed_docs_are_what_the_script_writes() -> None:
+    script = runpy.run_path(str(ROOT / "scripts" / "bus_topics.py"), run_name="bus_topics")
+    expected = script["render"]()
+    committed = ROOT / "docs" / "bus-topics.md"
+    assert committed.exists() and committed.read_text() == expected, (
+        "docs/bus-topics.md is out of date: run python scripts/bus_topics.py"
+    )
