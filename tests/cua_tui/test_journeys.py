@@ -183,6 +183,7 @@ async def test_an_evaluation_run_opened_mid_run_shows_all_of_it(bus: Forwarder, 
             await until(pilot, "the run from its folder", lambda: runner.run_id in app.model.runs)
             run = app.model.runs[runner.run_id]
             assert run.folder == str(output.resolve()) and run.done >= 2 and run.status == "running"
+            assert run.total == 4  # from run.json: progress out of the whole run before its end
 
             # An environment shows from its next step on (a step taken before the TUI opened is not replayed).
             GATES[0].set()

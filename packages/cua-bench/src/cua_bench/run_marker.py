@@ -19,13 +19,17 @@ RUN_FILE = "run.json"
 KINDS = ("bench", "rl")
 
 
-def write_run_marker(folder: Path, run: str, kind: str) -> Path:
-    """Record that run ``run`` (a ``kind`` of run: bench or rl) works in ``folder`` from now on."""
+def write_run_marker(folder: Path, run: str, kind: str, *, episodes: int | None = None) -> Path:
+    """Record that run ``run`` (a ``kind`` of run: bench or rl) works in ``folder`` from now on;
+    ``episodes``, an evaluation's whole count, lets a reader show progress out of it."""
     if kind not in KINDS:
         raise ValueError(f"a run marker's kind is one of {', '.join(KINDS)}, not {kind!r}")
     path = Path(folder) / RUN_FILE
     aside = path.with_name(f".{RUN_FILE}.{os.getpid()}.tmp")
-    aside.write_text(json.dumps({"run": run, "kind": kind, "started": time.time(), "pid": os.getpid()}) + "\n")
+    marker: dict[str, Any] = {"run": run, "kind": kind, "started": time.time(), "pid": os.getpid()}
+    if episodes is not None:
+        marker["episodes"] = episodes
+    aside.write_text(json.dumps(marker) + "\n")
     os.replace(aside, path)
     return path
 

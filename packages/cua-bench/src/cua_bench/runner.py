@@ -167,7 +167,7 @@ class Runner:
             config.output.mkdir(parents=True, exist_ok=True)
             if not (config.resume and load_settings(config.output)):
                 write_settings(config.output, settings)
-            write_run_marker(config.output, self.run_id, "bench")
+            write_run_marker(config.output, self.run_id, "bench", episodes=len(episodes))
             recorder = _Recorder(config.output, config.record, config.commit_every)
             bus = BestEffortPublisher(self.run_id, check=events.check)
             folder = str(config.output.resolve())

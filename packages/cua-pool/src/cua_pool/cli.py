@@ -384,9 +384,7 @@ def host_pair(allow: str | None, comment: str, controller: str | None, controlle
         click.echo(f"on the controller, run: cua host pair --allow {mine}")
 
 
-@main.command(
-    "tui", add_help_option=False, context_settings={"ignore_unknown_options": True, "allow_extra_args": True}
-)
+@main.command("tui", add_help_option=False, context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
 @click.pass_context
 def tui(ctx: click.Context) -> None:
     """Watch the pool, jobs, runs and live environments (cua-tui; its own flags follow, see --help)."""

@@ -88,7 +88,7 @@ class EnvsScreen(ViewScreen):
             return
         self.fetch(env.key, env.address, pane.content_size.width, pane.content_size.height)
 
-    @work(thread=True, exclusive=True, group="screenshot")
+    @work(thread=True, exclusive=True, group="screenshot", exit_on_error=False)
     def fetch(self, key: str, address: str, columns: int, rows: int) -> None:
         try:
             with RpcClient(address, timeout=5.0, heartbeat_timeout=5.0, retries=0) as client:
@@ -110,5 +110,5 @@ class EnvsScreen(ViewScreen):
             self.app.call_from_thread(self._shot, key, placeholder(*size, why))
 
     def _shot(self, key: str, content: object) -> None:
-        if self.table.selected == key:
+        if self.is_mounted and self.table.selected == key:
             self.query_one("#screenshot", Static).update(content)  # type: ignore[arg-type]

@@ -77,7 +77,7 @@ class JobsScreen(ViewScreen):
         if event.data_table.id == "jobs":  # enter on a job (the table takes the key itself)
             self.action_logs()
 
-    @work(thread=True, exclusive=True, group="members")
+    @work(thread=True, exclusive=True, group="members", exit_on_error=False)
     def load_members(self, job: str) -> None:
         self.members_of = job
         try:
@@ -88,7 +88,7 @@ class JobsScreen(ViewScreen):
         self.app.call_from_thread(self._show_members, job, detail)
 
     def _show_members(self, job: str, detail: dict[str, Any]) -> None:
-        if job != self.members_of:
+        if job != self.members_of or not self.is_mounted:
             return
         rows = {}
         for m in sorted(detail["members"], key=lambda m: (m["attempt"], m["rank"])):
@@ -124,7 +124,7 @@ class JobsScreen(ViewScreen):
 
         self.app.push_screen(Confirm(f"Cancel job {job_id} ({job.fn}), stopping all its members?"), answered)
 
-    @work(thread=True, group="cancel")
+    @work(thread=True, group="cancel", exit_on_error=False)
     def cancel(self, job: str) -> None:
         try:
             reply = self.app.link.call("job.cancel", {"job": job})  # type: ignore[attr-defined]

@@ -28,7 +28,7 @@ class LogsScreen(Screen[None]):
     AUTO_FOCUS = "Log"
     DEFAULT_CSS = "LogsScreen #search { display: none; }"
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape,q", "app.pop_screen", "Back"),
+        Binding("escape,q", "close", "Back"),
         Binding("f", "follow", "Follow"),
         Binding("p", "pause", "Pause"),
         Binding("r", "next_rank", "Rank"),
@@ -67,9 +67,13 @@ class LogsScreen(Screen[None]):
     def on_unmount(self) -> None:
         self.stop.set()
 
+    def action_close(self) -> None:
+        self.stop.set()  # first: a reply already on its way must not write into a closing screen
+        self.dismiss()
+
     # -- feed ---------------------------------------------------------------------------------------
 
-    @work(thread=True, exclusive=True, group="logs")
+    @work(thread=True, exclusive=True, group="logs", exit_on_error=False)
     def tail(self) -> None:
         """Long-polls ``job.logs`` (the controller answers when lines arrive); waits out a restart."""
         offsets: dict[str, int] = {}
@@ -97,10 +101,14 @@ class LogsScreen(Screen[None]):
                 return
 
     def _state(self, state: str) -> None:
+        if self.stop.is_set():  # the screen was closed while the call was on its way
+            return
         self.state = state
         self._status()
 
     def _arrived(self, chunks: list[tuple[int, str]], state: str, done: bool) -> None:
+        if self.stop.is_set():
+            return
         self.state = state
         fresh: list[Line] = []
         for rank, data in chunks:
