@@ -8,6 +8,7 @@ expected scores in the tables still check ours.
 from __future__ import annotations
 
 import csv
+import importlib.util
 import json
 import os
 import random
@@ -21,7 +22,15 @@ from typing import Any
 import pytest
 
 from cua_bench.osworld.metrics import BUILTIN_METRICS, fuzz_ratio
-from cua_bench.osworld.official import INSTALL_HINT, _Deferred, official_metrics
+from cua_bench.osworld.official import (
+    INSTALL_HINT,
+    LAZY_MODULES,
+    NOT_FUNCTIONS,
+    OUTSIDE_EXTRA,
+    OfficialMetrics,
+    _Deferred,
+    official_metrics,
+)
 
 
 def _osworld(name: str) -> Callable[..., Any] | None:
@@ -390,6 +399,53 @@ def test_deferred_modules_import_on_first_use_or_say_what_is_missing() -> None:
     assert _Deferred("json").dumps([1]) == "[1]"
     with pytest.raises(ImportError, match="no_such_module_here"):
         _Deferred("no_such_module_here").Reader
+
+
+def test_every_osworld_metric_function_loads_but_the_documented_ones() -> None:
+    """cua-bench[osworld] (the dev extra has the same list) brings what every metric module imports:
+    a package dropped from the extra, or a new import in desktop-env, fails this by name."""
+    loaded = official_metrics()
+    if not loaded.installed:
+        _missing(f"desktop-env is not installed; {INSTALL_HINT}")
+    assert len(loaded.names) == 137
+    not_loaded = loaded.unavailable()
+    assert set(not_loaded) == set(NOT_FUNCTIONS), f"not loaded: {not_loaded}"
+    assert len(loaded.functions) == 137 - len(NOT_FUNCTIONS) == 136
+    # Modules the metric files import on first use: installed too, but for the documented exception.
+    left_out = {module for module, _ in OUTSIDE_EXTRA.values()}
+    for module in LAZY_MODULES:
+        if module not in left_out:
+            assert importlib.util.find_spec(module) is not None, f"{module} (a deferred import) is not installed"
+    for name in loaded.functions:
+        assert loaded.needs(name) is None or name in OUTSIDE_EXTRA, name
+
+
+def test_a_metric_that_cannot_load_names_the_package_and_the_command() -> None:
+    broken = OfficialMetrics(
+        version="1.0.2",
+        names={"compare_pdfs": "chrome", "check_mp3_meta": "others", "odd": "vlc"},
+        failed={"chrome": "ModuleNotFoundError: No module named 'fitz'", "vlc": "SyntaxError: bad"},
+        functions={"check_mp3_meta": lambda *a: 1.0},
+    )
+    assert (
+        broken.needs("compare_pdfs")
+        == 'compare_pdfs needs pymupdf: pip install "./packages/cua-bench[osworld]" (from a clone of cua)'
+    )
+    assert broken.needs("check_mp3_meta") is None
+    assert broken.needs("odd") == "odd: desktop-env's vlc.py did not load (SyntaxError: bad)"
+    assert "not one of desktop-env 1.0.2's metrics" in (broken.needs("nope") or "")
+    assert "desktop-env==1.0.2" in (OfficialMetrics(error="absent").needs("compare_pdfs") or "")
+
+
+def test_easyocr_stays_out_and_its_metric_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "easyocr" else real(name, *a))
+    why = OfficialMetrics(version="1.0.2", functions={"compare_image_text": lambda *a: 1.0}).needs("compare_image_text")
+    assert (
+        why is not None
+        and why.startswith("compare_image_text needs easyocr (torch and CUDA")
+        and "pip install easyocr" in why
+    )
 
 
 def test_unavailable_metrics_say_why() -> None:

@@ -30,7 +30,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-__all__ = ["INSTALL_HINT", "LAZY_MODULES", "OfficialMetrics", "official_metrics"]
+__all__ = ["INSTALL_HINT", "LAZY_MODULES", "NOT_FUNCTIONS", "OUTSIDE_EXTRA", "OfficialMetrics", "official_metrics"]
 
 log = logging.getLogger(__name__)
 
@@ -44,6 +44,33 @@ INSTALL_HINT = (
 LAZY_MODULES = ("easyocr", "formulas", "pdfplumber", "tldextract", "PyPDF2")
 # Loaded first: the others import it.
 _FIRST = ("utils",)
+
+# OSWorld's exported names that are not functions we load: ``infeasible`` is defined in the
+# ``__init__`` we never run, and scoring it is the evaluator's own rule (``evaluate.combine``).
+NOT_FUNCTIONS = {"infeasible": "scored by the evaluator itself (OSWorld's metrics/__init__.py), not loaded"}
+# Metrics whose dependency cua-bench[osworld] leaves out on purpose: metric -> (module, why).
+OUTSIDE_EXTRA = {
+    "compare_image_text": (
+        "easyocr",
+        "torch and CUDA (~7 GB), and a model downloaded at run time; not in cua-bench[osworld]: pip install easyocr",
+    ),
+}
+# Import name -> the distribution to install, where they differ (for skip reasons).
+DISTRIBUTIONS = {
+    "fitz": "pymupdf",
+    "odf": "odfpy",
+    "skimage": "scikit-image",
+    "acoustid": "pyacoustid",
+    "cv2": "opencv-python-headless",
+    "imagehash": "ImageHash",
+    "docx": "python-docx",
+    "pptx": "python-pptx",
+    "bs4": "beautifulsoup4",
+    "yaml": "PyYAML",
+    "PIL": "pillow",
+    "sklearn": "scikit-learn",
+}
+EXTRA_HINT = 'pip install "./packages/cua-bench[osworld]" (from a clone of cua)'
 
 
 class _Deferred(ModuleType):
@@ -90,8 +117,44 @@ class OfficialMetrics:
         out = {}
         for name, sub in self.names.items():
             if name not in self.functions:
-                out[name] = self.failed.get(sub, self.error or "not loaded")
+                out[name] = NOT_FUNCTIONS.get(name) or self.failed.get(sub, self.error or "not loaded")
         return out
+
+    def needs(self, name: str) -> str | None:
+        """Why OSWorld's metric ``name`` cannot score here, naming what to install; None when it can.
+
+        A skip has to say how to fix it: a metric whose module failed on a missing import names the
+        package (``needs pymupdf: pip install ...``), not the ``No module named 'fitz'`` it raised.
+        Deferred modules load on first use, so a metric that needs one absent here (easyocr) is
+        caught here, before the run, instead of as an ImportError mid-evaluation.
+        """
+        if name in OUTSIDE_EXTRA:
+            module, why = OUTSIDE_EXTRA[name]
+            if importlib.util.find_spec(module) is None:
+                return f"{name} needs {module} ({why})"
+        if name in self.functions:
+            return None
+        if not self.installed:
+            return f"{name} is OSWorld's own: {INSTALL_HINT}"
+        sub = self.names.get(name)
+        if sub is None:
+            return f"{name} is not one of desktop-env {self.version}'s metrics"
+        failure = self.failed.get(sub)
+        if failure is None:
+            return f"{name}: {self.unavailable().get(name, 'not loaded')}"
+        missing = _missing_module(failure)
+        if missing is not None:
+            package = DISTRIBUTIONS.get(missing, missing)
+            return f"{name} needs {package}: {EXTRA_HINT}"
+        return f"{name}: desktop-env's {sub}.py did not load ({failure})"
+
+
+def _missing_module(failure: str) -> str | None:
+    """The top-level module of a ``No module named 'x.y'`` failure."""
+    marker = "No module named '"
+    if marker not in failure:
+        return None
+    return failure.split(marker, 1)[1].split("'", 1)[0].split(".", 1)[0]
 
 
 _lock = threading.Lock()
