@@ -15,12 +15,13 @@ from typing import Any
 import pytest
 from PIL import Image
 
-from cua_bench.osworld.config import Context, has_shell, run_steps
+from cua_bench.osworld.config import Context, has_shell, program_of, run_steps
 from cua_bench.osworld.getters import get
-from cua_bench.osworld.loader import Step, TaskSkipped
+from cua_bench.osworld.loader import PlatformError, Step, TaskSkipped
 from cua_bench.session import CommandResult, NotSupported, Session
 from cua_bench.sim import SimDesktop, SimSession
 from cua_core.actions import Action, Click, KeyPress
+from cua_core.errors import SecurityError
 
 
 class ShellSession(Session):
@@ -34,6 +35,7 @@ class ShellSession(Session):
         self.shell = shell
         self.outputs = outputs or {}
         self.window_list: list[dict[str, Any]] = []
+        self.errors: dict[str, Exception] = {}  # path -> what read_file raises for it
 
     async def apply(self, actions: Sequence[Action]) -> list[str | None]:
         self.applied += actions
@@ -54,6 +56,8 @@ class ShellSession(Session):
         raise NotSupported("launch through the shell")
 
     async def read_file(self, path: str) -> bytes:
+        if path in self.errors:
+            raise self.errors[path]
         if path not in self.files:
             raise FileNotFoundError(path)
         return self.files[path]
@@ -80,7 +84,9 @@ def ctx(tmp_path: Path) -> Context:
     return Context(ShellSession(), task_dir, cache, password="pw", open_timeout=0.5)
 
 
-def run(steps: list[tuple[str, dict[str, Any]]], ctx: Context) -> None:
+def run(steps: list[tuple[str, dict[str, Any]]], ctx: Context, *, deadline: float | None = None) -> None:
+    if deadline is not None:  # how long ``until`` and ``open`` wait
+        ctx.open_timeout = ctx.until_timeout = deadline
     asyncio.run(run_steps([Step(t, p) for t, p in steps], ctx))
 
 
@@ -128,6 +134,70 @@ def test_a_failing_command_does_not_stop_setup(ctx: Context) -> None:
     # OSWorld logs and goes on: the step after the failing one still runs.
     run([("execute", {"command": "false", "shell": True}), ("execute", {"command": "true", "shell": True})], ctx)
     assert session_of(ctx).commands == ["false", "true"]
+    # ... and the failure is recorded: which step, why.
+    assert [str(f) for f in ctx.failures] == ["setup step 1 (execute): `false` exited 1: nope"]
+    assert not ctx.failures[0].platform
+
+
+def test_failed_steps_are_recorded_with_the_computers_fault_marked(ctx: Context) -> None:
+    session = session_of(ctx)
+    session.outputs["echo pw | sudo -S mkdir /home/user/Shared"] = CommandResult(
+        127, "", "bash: line 1: sudo: command not found"
+    )
+    pyautogui = 'python -c \'import pyautogui; pyautogui.hotkey("ctrl", "s")\''
+    session.outputs[pyautogui] = CommandResult(1, "", "Traceback ...\nModuleNotFoundError: No module named 'pyautogui'")
+    session.outputs["command -v gimp >/dev/null 2>&1"] = CommandResult(1, "", "")
+    session.outputs["slow"] = CommandResult(1, "", "")
+    session.outputs["wmctrl -a 'Untitled 1 - LibreOffice Calc'"] = CommandResult(1, "", "")  # no such window
+    run(
+        [
+            ("execute", {"command": "echo {CLIENT_PASSWORD} | sudo -S mkdir /home/user/Shared", "shell": True}),
+            ("execute", {"command": pyautogui, "shell": True}),
+            ("launch", {"command": ["gimp", "/home/user/a.png"]}),
+            ("execute", {"command": "slow", "shell": True, "until": {"returncode": 0}}),
+            ("activate_window", {"window_name": "Untitled 1 - LibreOffice Calc"}),
+            ("open", {"path": "/home/user/report.xlsx"}),
+        ],
+        ctx,
+        deadline=0,
+    )
+    assert [str(f) for f in ctx.failures] == [
+        "setup step 1 (execute): `echo pw | sudo -S mkdir /home/user/Shared`: exit 127, the shell cannot run it: "
+        "bash: line 1: sudo: command not found",
+        f"setup step 2 (execute): `{pyautogui}`: python lacks the module pyautogui (exit 1)",
+        "setup step 3 (launch): gimp is not on this computer (launch gimp /home/user/a.png)",
+        "setup step 4 (execute): `slow` did not reach {'returncode': 0} in 0 s (last exit 1)",
+        "setup step 5 (activate_window): no window 'Untitled 1 - LibreOffice Calc'",
+        "setup step 6 (open): no window named like 'report.xlsx' appeared in 0 s (open /home/user/report.xlsx)",
+    ]
+    assert [f.platform for f in ctx.failures] == [True, True, True, False, False, False]
+    assert not any(c.startswith("nohup sh -c 'gimp") for c in session.commands)  # never started
+
+
+def test_a_postconfig_step_the_computer_cannot_do_makes_the_evaluation_an_error(ctx: Context) -> None:
+    session = session_of(ctx)
+    save = 'python -c \'import pyautogui; pyautogui.hotkey("ctrl", "s")\''
+    session.outputs[save] = CommandResult(1, "", "ModuleNotFoundError: No module named 'pyautogui'")
+    session.outputs["pkill -f soffice"] = CommandResult(1, "", "")  # nothing to kill: the task's business
+    steps = [Step("execute", {"command": "pkill -f soffice", "shell": True})]
+    asyncio.run(run_steps(steps, ctx, phase="postconfig"))
+    assert [str(f) for f in ctx.failures] == [
+        "postconfig step 1 (execute): `pkill -f soffice` exited 1: no output on stderr"
+    ]
+    steps.append(Step("execute", {"command": save, "shell": True}))
+    with pytest.raises(PlatformError, match=r"postconfig step 2 \(execute\): .* python lacks the module pyautogui"):
+        asyncio.run(run_steps(steps, ctx, phase="postconfig"))
+    # In setup the same failure is recorded and setup goes on, as OSWorld's does.
+    asyncio.run(run_steps(steps, ctx, phase="setup"))
+    assert str(ctx.failures[-1]).startswith("setup step 2 (execute)")
+
+
+def test_programs_of_commands() -> None:
+    assert program_of(["google-chrome", "--remote-debugging-port=1337"]) == "google-chrome"
+    assert program_of("VLC_VERBOSE=-1 vlc --start-time=3") == "vlc"
+    assert program_of("/usr/bin/thunderbird") == "/usr/bin/thunderbird"
+    assert program_of("cd /home/user && ./setup.sh") is None  # a compound: not plain to see
+    assert program_of("echo 'unclosed") is None and program_of("") is None
 
 
 def test_launch_and_open_start_programs_in_the_background(ctx: Context) -> None:
@@ -148,7 +218,10 @@ def test_launch_and_open_start_programs_in_the_background(ctx: Context) -> None:
         ],
         ctx,
     )
-    chrome, vlc, xdg = session_of(ctx).commands
+    commands = session_of(ctx).commands
+    probes = [c for c in commands if c.startswith("command -v")]
+    assert probes == [f"command -v {p} >/dev/null 2>&1" for p in ("google-chrome", "vlc", "xdg-open")]
+    chrome, vlc, xdg = [c for c in commands if c not in probes]
     assert chrome == "nohup sh -c 'google-chrome --remote-debugging-port=1337' >/dev/null 2>&1 &"
     assert shlex.split(vlc)[:4] == ["nohup", "sh", "-c", "VLC_VERBOSE=-1 vlc --no-audio"]
     assert xdg == "nohup xdg-open /home/user/report.xlsx >/dev/null 2>&1 &"
@@ -320,6 +393,47 @@ def test_command_getters_rule_and_sizes(ctx: Context) -> None:
     session.shell = False
     with pytest.raises(TaskSkipped, match="backend has no shell"):
         asyncio.run(get(ctx, {"type": "vm_command_line", "command": "ls"}))
+
+
+def test_getters_fail_as_errors_when_the_computer_is_at_fault(ctx: Context) -> None:
+    """A 0 the agent did not earn is an error: a refused path, a missing program, a dead window list."""
+    session = session_of(ctx)
+    refused = (
+        "file path '/home/user/Desktop/test.py' resolves to /home/user/Desktop/test.py, outside the environment's home"
+    )
+    session.errors["/home/user/Desktop/test.py"] = SecurityError(refused)
+    session.errors["/home/user/locked.txt"] = PermissionError(13, "Permission denied")
+    session.errors["/home/user/Desktop"] = IsADirectoryError(21, "Is a directory")
+    for path in ("/home/user/Desktop/test.py", "/home/user/locked.txt"):
+        with pytest.raises(
+            PlatformError, match=f"vm_file: the computer cannot read {path}: (SecurityError|PermissionError)"
+        ):
+            asyncio.run(get(ctx, {"type": "vm_file", "path": path, "dest": "x"}))
+    # OSWorld's own None (its metric scores it 0): a file, or a folder in its place, the agent did not make
+    assert asyncio.run(get(ctx, {"type": "vm_file", "path": "/home/user/Desktop", "dest": "x"})) is None
+    assert asyncio.run(get(ctx, {"type": "vm_file", "path": "/home/user/absent.txt", "dest": "x"})) is None
+
+    session.outputs["python -c 'print(1)'"] = CommandResult(127, "", "bash: line 1: python: command not found")
+    session.outputs["command -v python >/dev/null 2>&1"] = CommandResult(1, "", "")
+    with pytest.raises(
+        PlatformError, match=r"vm_command_line: python is not on this computer \(`python -c 'print\(1\)'`\)"
+    ):
+        asyncio.run(get(ctx, {"type": "vm_command_line", "command": ["python", "-c", "print(1)"]}))
+    # A script the agent was to write and did not: the shell's 127 is the agent's, scored as OSWorld does.
+    session.outputs["./check.sh"] = CommandResult(127, "", "bash: line 1: ./check.sh: No such file or directory")
+    assert asyncio.run(get(ctx, {"type": "vm_command_error", "command": "./check.sh", "shell": True})).endswith(
+        "No such file or directory"
+    )
+
+    with pytest.raises(PlatformError, match=r"cloud_file: cannot read gone.txt .*FileNotFoundError"):
+        asyncio.run(get(ctx, {"type": "cloud_file", "path": "gone.txt", "dest": "gone.txt"}))
+
+    async def no_windows() -> list[dict[str, Any]]:
+        raise ConnectionError("the X server went away")
+
+    session.windows = no_windows  # type: ignore[method-assign]
+    with pytest.raises(PlatformError, match="getter vm_window_size failed: ConnectionError: the X server went away"):
+        asyncio.run(get(ctx, {"type": "vm_window_size", "app_class_name": "gimp"}))
 
 
 # -- the sim backend ----------------------------------------------------------------------------

@@ -415,7 +415,8 @@ def _save(folder: Path, step: int, obs: dict[str, Any]) -> Path:
 @click.argument("run_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.option("--json", "as_json", is_flag=True)
 def report(run_dir: Path, as_json: bool) -> None:
-    """Summarise a run folder (complete or interrupted) from its recorded episodes and settings."""
+    """Summarise a run folder (complete or interrupted) from its recorded episodes and settings; lists
+    the episodes that errored or were skipped, and every setup step that failed."""
     results = load_results(run_dir / "episodes.jsonl")
     if not results:
         raise click.ClickException(f"{run_dir}: no episodes.jsonl with results; is it a `cua-bench run` folder?")
@@ -440,6 +441,9 @@ def report(run_dir: Path, as_json: bool) -> None:
         click.echo(f"commit: {settings.get('run', {}).get('commit')}")
     for result in errors:
         click.echo(f"{'skipped' if result.status == 'skipped' else 'errored'}: {result.key}: {result.error}")
+    for result in results.values():
+        for failure in result.setup_failures:
+            click.echo(f"setup failed: {result.key}: {failure}")
 
 
 @main.group()

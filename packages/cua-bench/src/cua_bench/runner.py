@@ -386,6 +386,8 @@ class Runner:
             outcome.steps,
             duration_s=time.monotonic() - start,
             step_s=outcome.step_s,
+            # What setup reported in reset's info (an OSWorld step that exited non-zero, say).
+            setup_failures=[str(f) for f in outcome.task.metadata.get("setup_failures") or []],
         )
         sample = None
         if outcome.trajectory is not None:

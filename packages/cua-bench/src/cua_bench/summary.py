@@ -28,6 +28,10 @@ class EpisodeResult:
     duration_s: float = 0.0
     step_s: list[float] = field(default_factory=list)
     error: str | None = None
+    # Setup steps that ran but did not do their job ("setup step 2 (execute): ... exited 127"), as
+    # the task reported them in reset's info (``Task.metadata["setup_failures"]``); the episode
+    # still counts, so the summary counts these beside it rather than hiding them in a log.
+    setup_failures: list[str] = field(default_factory=list)
 
     def to_json(self) -> str:
         return json.dumps(asdict(self))
@@ -74,6 +78,8 @@ def summarize(results: Iterable[EpisodeResult], *, wall_s: float = 0.0, **about:
             "episodes": len(items),
             "errors": sum(r.status == "error" for r in items),
             "skipped": sum(r.status == "skipped" for r in items),
+            "scored": len(ok),
+            "setup_failures": sum(len(r.setup_failures) for r in items),
             "success_rate": sum((r.reward or 0) >= SUCCESS for r in ok) / len(ok) if ok else 0.0,
             "mean_reward": statistics.fmean([r.reward or 0 for r in ok]) if ok else 0.0,
             "mean_steps": statistics.fmean([r.steps for r in ok]) if ok else 0.0,
@@ -84,6 +90,9 @@ def summarize(results: Iterable[EpisodeResult], *, wall_s: float = 0.0, **about:
         "scored": len(scored),
         "errors": sum(r.status == "error" for r in done),
         "skipped": sum(r.status == "skipped" for r in done),
+        # Failed setup steps, and the episodes that had any (scored all the same: see EpisodeResult).
+        "setup_failures": sum(len(r.setup_failures) for r in done),
+        "setup_failed_episodes": sum(bool(r.setup_failures) for r in done),
         "success_rate": sum(r >= SUCCESS for r in rewards) / len(rewards) if rewards else 0.0,
         "mean_reward": statistics.fmean(rewards) if rewards else 0.0,
         "tasks": table,
@@ -98,18 +107,37 @@ def summarize(results: Iterable[EpisodeResult], *, wall_s: float = 0.0, **about:
     }
 
 
+def _scored(summary: dict[str, Any]) -> int:
+    """How many episodes were scored (summaries written before ``scored`` existed: the others)."""
+    if "scored" in summary:
+        return int(summary["scored"])
+    return int(summary["episodes"]) - int(summary.get("errors", 0)) - int(summary.get("skipped", 0))
+
+
 def format_summary(summary: dict[str, Any]) -> str:
+    """The summary as text. Rates over no scored episode print "n/a": "0.0%" would read as an agent
+    that failed everything, when nothing was scored at all (every episode errored or skipped)."""
+    scored = _scored(summary)
+    success = f"{summary['success_rate']:.1%}" if scored else "n/a"
+    reward = f"{summary['mean_reward']:.3f}" if scored else "n/a"
     lines = [
         f"{summary.get('agent', '?')} on {summary.get('taskset', '?')} ({summary.get('backend', '?')}): "
-        f"{summary['episodes']} episodes, success {summary['success_rate']:.1%}, "
-        f"mean reward {summary['mean_reward']:.3f}, errors {summary['errors']}, skipped {summary.get('skipped', 0)}",
-        f"{'task':32} {'eps':>5} {'succ':>7} {'reward':>7} {'steps':>6} {'err':>4} {'skip':>5}",
+        f"{summary['episodes']} episodes, {scored} scored, success {success}, "
+        f"mean reward {reward}, errors {summary['errors']}, skipped {summary.get('skipped', 0)}",
     ]
-    for task, row in summary["tasks"].items():
+    if summary.get("setup_failures"):
         lines.append(
-            f"{task[:32]:32} {row['episodes']:>5} {row['success_rate']:>7.1%} {row['mean_reward']:>7.3f} "
-            f"{row['mean_steps']:>6.1f} {row['errors']:>4} {row['skipped']:>5}"
+            f"setup failures: {summary['setup_failures']} failed step(s) in "
+            f"{summary.get('setup_failed_episodes', '?')} episode(s), scored all the same "
+            "(`cua-bench report RUN` lists them)"
         )
+    lines.append(f"{'task':32} {'eps':>5} {'succ':>7} {'reward':>7} {'steps':>6} {'err':>4} {'skip':>5}")
+    for task, row in summary["tasks"].items():
+        if _scored(row):
+            numbers = f"{row['success_rate']:>7.1%} {row['mean_reward']:>7.3f} {row['mean_steps']:>6.1f}"
+        else:
+            numbers = f"{'n/a':>7} {'n/a':>7} {'n/a':>6}"
+        lines.append(f"{task[:32]:32} {row['episodes']:>5} {numbers} {row['errors']:>4} {row['skipped']:>5}")
     settings = summary.get("settings") or {}
     if settings:
         shown = {

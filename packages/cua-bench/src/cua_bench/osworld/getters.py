@@ -4,6 +4,11 @@ A getter turns a config like ``{"type": "vm_file", "path": ..., "dest": ...}`` i
 metric takes: a value, or the path of a local copy of a file in the episode's cache folder. They
 return what OSWorld's return (``None`` for a file the computer does not have, a list when
 ``multi``/``gives`` ask for several), so OSWorld's own metric functions can score them.
+
+That ``None`` means "the agent did not make it", and OSWorld's metrics score it 0. A getter that
+fails because of the computer (a path the backend refuses, a file it cannot read, a program it
+lacks, an app or accessibility bus that is gone) raises ``PlatformError`` instead, so the episode
+is an error with the reason rather than a 0 the agent did not earn.
 """
 
 from __future__ import annotations
@@ -14,8 +19,8 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from cua_bench.a11y_xml import to_osworld_xml
-from cua_bench.osworld.config import Context, cached, find_window, shell_command
-from cua_bench.osworld.loader import TaskSkipped
+from cua_bench.osworld.config import Context, cached, find_window, missing_program, program_of, shell_command
+from cua_bench.osworld.loader import PlatformError, TaskSkipped
 from cua_bench.osworld.sources import classify, read_source
 from cua_bench.session import NotSupported
 
@@ -45,8 +50,10 @@ async def vm_file(ctx: Context, config: dict[str, Any]) -> Any:
             data = await ctx.session.read_file(path)
         except NotSupported as exc:
             raise TaskSkipped(f"backend cannot read files: {exc}") from exc
-        except Exception:  # missing, a folder, unreadable: OSWorld's getter gives None
-            data = None
+        except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+            data = None  # not there (or a folder): OSWorld's getter gives None, its metric a 0
+        except Exception as exc:  # refused (outside home), unreadable: the computer's fault
+            raise PlatformError(f"vm_file: the computer cannot read {path}: {type(exc).__name__}: {exc}") from exc
         if data is None:
             if i in gives:
                 out.append(None)
@@ -68,7 +75,15 @@ async def cloud_file(ctx: Context, config: dict[str, Any]) -> Any:
             out.append(str(local))
         if local.exists():  # OSWorld's cache: fetched once per episode
             continue
-        data = await read_source(classify(url, base=ctx.task_dir, mirror=ctx.mirror))
+        source = classify(url, base=ctx.task_dir, mirror=ctx.mirror)
+        try:
+            data = await read_source(source)
+        except TaskSkipped:
+            raise
+        except Exception as exc:  # the task's own file is missing, the loopback server is down
+            # Not OSWorld's "no result file" (a FileNotFoundError here would score 0): an error.
+            why = f"{type(exc).__name__}: {exc}"
+            raise PlatformError(f"cloud_file: cannot read {url} ({source.location}): {why}") from exc
         local.parent.mkdir(parents=True, exist_ok=True)
         local.write_bytes(data)
     return _one_or_list(out)
@@ -83,10 +98,18 @@ async def cache_file(ctx: Context, config: dict[str, Any]) -> str:
 
 
 async def _command(ctx: Context, config: dict[str, Any]) -> Any:
+    line = shell_command(config["command"])
     try:
-        return await ctx.session.run_command(shell_command(config["command"]), timeout=ctx.command_timeout)
+        result = await ctx.session.run_command(line, timeout=ctx.command_timeout)
     except NotSupported as exc:
         raise TaskSkipped("backend has no shell") from exc
+    if result.returncode in (126, 127):
+        # The shell could not run it. A program the computer lacks is the platform's fault; a
+        # script the agent was to write and did not is the agent's, and is scored as OSWorld does.
+        program = program_of(config["command"])
+        if program is not None and "/" not in program and await missing_program(ctx.session, program):
+            raise PlatformError(f"{config['type']}: {program} is not on this computer (`{line[:160]}`)")
+    return result
 
 
 async def vm_command_line(ctx: Context, config: dict[str, Any]) -> str:
@@ -139,7 +162,16 @@ GETTERS: dict[str, Callable[[Context, dict[str, Any]], Awaitable[Any]]] = {
 
 
 async def get(ctx: Context, config: dict[str, Any]) -> Any:
+    """What the getter ``config`` gives. FileNotFoundError passes through (``cache_file``'s absent
+    result, which OSWorld scores 0); any other failure is a skip or a ``PlatformError``."""
     getter = GETTERS.get(config["type"])
     if getter is None:
         raise TaskSkipped(f"unsupported getter: {config['type']}")
-    return await getter(ctx, config)
+    try:
+        return await getter(ctx, config)
+    except (TaskSkipped, PlatformError, FileNotFoundError):
+        raise
+    except NotSupported as exc:
+        raise TaskSkipped(f"backend cannot do getter {config['type']}: {exc}") from exc
+    except Exception as exc:  # the window list, the accessibility bus, a command that hung
+        raise PlatformError(f"getter {config['type']} failed: {type(exc).__name__}: {exc}") from exc

@@ -19,6 +19,7 @@ __all__ = [
     "Evaluator",
     "OSWorldFormatError",
     "OSWorldTask",
+    "PlatformError",
     "Step",
     "TaskSkipped",
     "find_task_files",
@@ -43,6 +44,17 @@ class TaskSkipped(TaskError):
     def __init__(self, reason: str) -> None:
         super().__init__(f"skipped: {reason}")
         self.reason = reason
+
+
+class PlatformError(TaskError):
+    """The computer could not do what OSWorld's VM does for this task: a path it refuses, an app
+    it lacks or that died, a command it cannot run.
+
+    Raised instead of returning what OSWorld's getter returns for an absent file (None, which its
+    metrics score 0): that 0 would blame the agent for the platform. The env server sends it to
+    the runner as a task error, so the episode is recorded as an error with this message, never
+    as a score.
+    """
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,10 @@ Each file is one task (named by its id) with one variant. Setup skips a task we 
 raising ``TaskSkipped`` with the reason, so the run lists it instead of scoring 0 — then runs its
 config steps; evaluation scores it as OSWorld does (``evaluate``), with OSWorld's metric functions
 when ``desktop-env`` is installed and ours otherwise.
+
+Setup steps that ran but failed are listed, as text, in the variant's ``metadata["setup_failures"]``:
+the env server returns the variant in reset's info, so the runner records them with the episode and
+counts them in the summary (``SETUP_FAILURES``).
 """
 
 from __future__ import annotations
@@ -34,11 +38,12 @@ from cua_bench.session import Session
 from cua_bench.tasks import Task, TaskFormat, TaskModule
 from cua_core.plugins import Register
 
-__all__ = ["TASKS_ENV", "OSWorldFormat", "task_module"]
+__all__ = ["SETUP_FAILURES", "TASKS_ENV", "OSWorldFormat", "task_module"]
 
 log = logging.getLogger(__name__)
 
 TASKS_ENV = "CUA_OSWORLD_TASKS"
+SETUP_FAILURES = "setup_failures"  # the key in Task.metadata the runner reads (cua_bench.runner)
 
 
 def _official() -> dict[str, Metric]:
@@ -83,7 +88,13 @@ def task_module(path: Path | str, *, mirror: Path | bool | None = True) -> TaskM
             raise TaskSkipped(support.reason)
         if support.needs_shell and not await has_shell(session):
             raise TaskSkipped("backend has no shell")
-        await run_steps(task.config, episode(variant, session).context)
+        ctx = episode(variant, session).context
+        ctx.failures.clear()
+        variant.metadata[SETUP_FAILURES] = []
+        try:
+            await run_steps(task.config, ctx, phase="setup")
+        finally:
+            variant.metadata[SETUP_FAILURES] = [str(f) for f in ctx.failures]
 
     async def evaluate(variant: Task, session: Session) -> float:
         ctx = episode(variant, session).context
@@ -93,7 +104,7 @@ def task_module(path: Path | str, *, mirror: Path | bool | None = True) -> TaskM
             failed=(variant.ended or {}).get("kind") == "fail",
             get=functools.partial(get, ctx),
             metric=lambda name: metric_function(name, official)[0],
-            postconfig=lambda: run_steps(task.evaluator.postconfig, ctx),
+            postconfig=lambda: run_steps(task.evaluator.postconfig, ctx, phase="postconfig"),
         )
 
     functions: dict[tuple[str, str | None], Callable[..., Any]] = {

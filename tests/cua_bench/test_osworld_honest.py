@@ -1,0 +1,118 @@
+"""No silent zeros, through the whole stack: env server, runner, summary, CLI.
+
+A getter the computer refuses (the local backend's home is not /home/user) makes the episode an
+error with the reason; a result file the agent did not make is OSWorld's 0; a setup step that ran
+and failed is recorded with the episode and counted in the summary.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from cua_bench.backends.local import unavailable
+from cua_bench.cli import main
+from cua_bench.client import EnvClient
+from cua_bench.server import EnvServer
+from cua_bench.sim import SimDesktop, SimSession
+from cua_core.actions import Done
+from cua_core.errors import RemoteError, SecurityError
+
+GOLD = "print('hello')\n"
+
+
+def _write(folder: Path, data: dict[str, Any]) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{data['id']}.json"
+    path.write_text(json.dumps(data))
+    return path
+
+
+def _compare(path: str) -> dict[str, Any]:
+    return {
+        "func": "compare_text_file",
+        "result": {"type": "vm_file", "path": path, "dest": "result.py"},
+        "expected": {"type": "cloud_file", "path": "gold.py", "dest": "gold.py"},
+    }
+
+
+@pytest.fixture
+def tasks(tmp_path: Path) -> Path:
+    """Two tasks scored on a file: one where OSWorld puts it (/home/user/Desktop), one under ~."""
+    root = tmp_path / "examples" / "os"
+    root.mkdir(parents=True)
+    (root / "gold.py").write_text(GOLD)
+    _write(root, {"id": "desktop-file", "instruction": "Write test.py on the Desktop", "config": [],
+                  "evaluator": _compare("/home/user/Desktop/test.py")})  # fmt: skip
+    _write(root, {"id": "home-file", "instruction": "Write test.py in your home",
+                  "config": [{"type": "execute", "parameters": {"command": ["cua-no-such-program", "--now"]}}],
+                  "evaluator": _compare("~/test.py")})  # fmt: skip
+    return root.parent
+
+
+class RefusingSim(SimSession):
+    """The sim desktop with the local backend's rule: nothing outside home (here /home/user/Desktop)."""
+
+    async def read_file(self, path: str) -> bytes:
+        if path.startswith("/home/user/Desktop/"):
+            raise SecurityError(f"file path {path!r} resolves outside the environment's home")
+        return await super().read_file(path)
+
+
+@pytest.fixture
+def refusing_env() -> Iterator[EnvClient]:
+    server = EnvServer(RefusingSim(SimDesktop(640, 480)), "tcp://127.0.0.1:0").start()
+    with EnvClient(server.address) as client:
+        yield client
+    server.rpc.close()
+
+
+def test_a_refused_result_file_is_an_error_and_an_absent_one_a_zero(refusing_env: EnvClient, tasks: Path) -> None:
+    task = str(tasks / "os" / "desktop-file.json")
+    refusing_env.reset(options={"task": task, "obs": "none"})
+    refusing_env.session("write_file", path="/home/user/Desktop/test.py", data=GOLD)  # the agent did the work
+    with pytest.raises(
+        RemoteError, match=r"PlatformError.*vm_file: the computer cannot read /home/user/Desktop/test\.py"
+    ):
+        refusing_env.step([Done()])
+    # The same file where the computer lets us read it, absent: OSWorld's None, its metric's 0.
+    plain = tasks / "os" / "plain.json"
+    _write(tasks / "os", {"id": "plain", "instruction": "i", "evaluator": _compare("/home/user/test.py")})
+    refusing_env.reset(options={"task": str(plain), "obs": "none"})
+    assert refusing_env.step([Done()])[1] == 0.0
+
+
+LOCAL = unavailable()
+
+
+@pytest.mark.skipif(LOCAL is not None and not os.environ.get("CI"), reason=f"local backend unavailable: {LOCAL}")
+def test_on_the_local_backend_refusals_are_errors_and_setup_failures_are_counted(
+    tasks: Path, tmp_path: Path, root: Path
+) -> None:
+    if LOCAL is not None:
+        pytest.fail(f"CI is set but the local backend cannot run here: {LOCAL}")
+    out = tmp_path / "run"
+    args = ["run", str(tasks), "--backend", "local", "--agent", "noop", "--max-parallel", "1", "--output", str(out)]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 1, result.output  # an errored episode: the run says so
+    episodes = {r["task"]: r for r in map(json.loads, (out / "episodes.jsonl").read_text().splitlines())}
+    desktop, home = episodes["desktop-file"], episodes["home-file"]
+    assert desktop["status"] == "error" and desktop["reward"] is None
+    assert "vm_file: the computer cannot read /home/user/Desktop/test.py: SecurityError" in desktop["error"]
+    assert (home["status"], home["reward"]) == ("ok", 0.0)  # noop wrote nothing: a fair 0
+    (failure,) = home["setup_failures"]
+    assert failure.startswith("setup step 1 (execute): `cua-no-such-program --now`: exit 127")
+    summary = json.loads((out / "summary.json").read_text())
+    assert (summary["errors"], summary["scored"], summary["setup_failures"], summary["setup_failed_episodes"]) == (
+        1, 1, 1, 1,
+    )  # fmt: skip
+    assert "setup failures: 1 failed step(s) in 1 episode(s)" in result.output
+    shown = CliRunner().invoke(main, ["report", str(out)])
+    assert f"setup failed: home-file/test/0: {failure}" in shown.output
+    assert "errored: desktop-file/test/0: " in shown.output
