@@ -15,9 +15,11 @@ from typing import Any
 import pytest
 from PIL import Image
 
+from cua_bench.osworld.apps import APPS, apps_lacking
 from cua_bench.osworld.config import Context, has_shell, program_of, run_steps
 from cua_bench.osworld.getters import get
 from cua_bench.osworld.loader import PlatformError, Step, TaskSkipped
+from cua_bench.osworld.taskset import task_module
 from cua_bench.session import CommandResult, NotSupported, Session
 from cua_bench.sim import SimDesktop, SimSession
 from cua_core.actions import Action, Click, KeyPress
@@ -434,6 +436,43 @@ def test_getters_fail_as_errors_when_the_computer_is_at_fault(ctx: Context) -> N
     session.windows = no_windows  # type: ignore[method-assign]
     with pytest.raises(PlatformError, match="getter vm_window_size failed: ConnectionError: the X server went away"):
         asyncio.run(get(ctx, {"type": "vm_window_size", "app_class_name": "gimp"}))
+
+
+# -- apps -----------------------------------------------------------------------------------------
+
+
+def test_a_task_whose_app_the_computer_lacks_is_skipped_naming_it(ctx: Context, tmp_path: Path) -> None:
+    """Judged by the computer itself at setup: no GIMP, no pyautogui -> a skip, never a 0."""
+    session = session_of(ctx)
+    task = tmp_path / "gimp" / "t.json"
+    task.parent.mkdir()
+    launch = {"type": "launch", "parameters": {"command": ["gimp", "/home/user/a.png"]}}
+    press = {"type": "execute", "parameters": {"command": ["python3", "-c", "import pyautogui; pyautogui.press('f')"]}}
+    evaluator = {"func": "exact_match", "result": {"type": "vm_command_line", "command": "echo 1"},
+                 "expected": {"type": "rule", "rules": {"expected": "1\n"}}}  # fmt: skip
+    task.write_text(json.dumps({"id": "t", "instruction": "i", "config": [launch, press], "evaluator": evaluator}))
+    module = task_module(task, mirror=None)
+    (variant,) = module.variants("test")
+    setup = module.function("setup_task", "test")
+    assert setup is not None
+    session.outputs["command -v gimp >/dev/null 2>&1"] = CommandResult(1, "", "")
+    session.outputs["python3 -c 'import pyautogui' >/dev/null 2>&1"] = CommandResult(1, "", "")
+    with pytest.raises(TaskSkipped) as raised:
+        asyncio.run(setup(variant, session))
+    assert raised.value.reason == (
+        "unsupported app: GIMP is not on this computer (Debian: gimp); pyautogui is not on this computer "
+        "(python3 with pyautogui on the display; not in Debian: pip install pyautogui on the computer)"
+    )
+    assert not any(c.startswith("nohup") for c in session.commands)  # nothing of the task ran
+    lacking = asyncio.run(apps_lacking(session, [a for a in APPS if a.name in ("GIMP", "VLC")]))
+    assert [a.name for a in lacking] == ["GIMP"]
+    # With both there, setup runs and reports what it did not do in the variant's metadata.
+    session.outputs.clear()
+    session.outputs["python3 -c 'import pyautogui; pyautogui.press('\"'\"'f'\"'\"')'"] = CommandResult(1, "", "boom")
+    asyncio.run(setup(variant, session))
+    assert variant.metadata["setup_failures"] == [
+        "setup step 2 (execute): `python3 -c 'import pyautogui; pyautogui.press('\"'\"'f'\"'\"')'` exited 1: boom"
+    ]
 
 
 # -- the sim backend ----------------------------------------------------------------------------

@@ -57,12 +57,23 @@ def tasks(tmp_path: Path) -> Path:
 
 
 class RefusingSim(SimSession):
-    """The sim desktop with the local backend's rule: nothing outside home (here /home/user/Desktop)."""
+    """The sim desktop with the local backend's rule: nothing outside home (here /home/user/Desktop).
 
-    async def read_file(self, path: str) -> bytes:
+    Both readers refuse: ``read_file`` gives bytes today, and a Session that grows ``read_bytes``
+    (Cua Bench's names) has the getters read through that."""
+
+    @staticmethod
+    def _refuse(path: str) -> None:
         if path.startswith("/home/user/Desktop/"):
             raise SecurityError(f"file path {path!r} resolves outside the environment's home")
+
+    async def read_file(self, path: str) -> Any:
+        self._refuse(path)
         return await super().read_file(path)
+
+    async def read_bytes(self, path: str) -> bytes:
+        self._refuse(path)
+        return await super().read_bytes(path)  # type: ignore[misc,no-any-return]
 
 
 @pytest.fixture

@@ -455,12 +455,19 @@ def osworld() -> None:
 @click.argument("folder", type=click.Path(exists=True, path_type=Path))
 @click.option("--files", type=click.Path(file_okay=False, path_type=Path), help="Local mirror of remote task files.")
 @click.option("--builtin-metrics", is_flag=True, help="Count only our built-in metrics, not desktop-env's.")
-@click.option("--json", "as_json", is_flag=True)
-def osworld_report(folder: Path, files: Path | None, builtin_metrics: bool, as_json: bool) -> None:
+@click.option(
+    "--backend",
+    type=click.Choice(["local", "docker", "sim"]),
+    help="Judge the apps of this backend's desktop too (a task that needs an app it lacks is skipped).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Every task: supported_tasks and skipped_tasks with reasons.")
+def osworld_report(folder: Path, files: Path | None, builtin_metrics: bool, backend: str | None, as_json: bool) -> None:
     """Supported and skipped tasks under FOLDER (e.g. evaluation_examples/examples), by reason and domain."""
     from cua_bench.osworld.report import build_report, format_report
 
-    report = build_report(folder, official=() if builtin_metrics else None, mirror=files if files else True)
+    report = build_report(
+        folder, official=() if builtin_metrics else None, mirror=files if files else True, backend=backend
+    )
     if not report.entries and not report.invalid:
         raise click.ClickException(f"{folder}: no OSWorld task files (JSON with id, instruction, evaluator)")
     click.echo(json.dumps(report.to_dict(), indent=2) if as_json else format_report(report))
@@ -469,7 +476,7 @@ def osworld_report(folder: Path, files: Path | None, builtin_metrics: bool, as_j
 @osworld.command("metrics")
 def osworld_metrics() -> None:
     """Which of OSWorld's metric functions are installed (desktop-env), and why the others are not."""
-    from cua_bench.osworld.official import INSTALL_HINT, official_metrics
+    from cua_bench.osworld.official import INSTALL_HINT, NOT_FUNCTIONS, OUTSIDE_EXTRA, official_metrics
 
     loaded = official_metrics()
     if not loaded.installed:
@@ -478,6 +485,13 @@ def osworld_metrics() -> None:
     click.echo(f"desktop-env {loaded.version}: {len(loaded.functions)} of {len(loaded.names)} metric functions")
     for sub, why in sorted(loaded.failed.items()):
         click.echo(f"  {sub}: not loaded ({why})")
+    for name, why in sorted(loaded.unavailable().items()):
+        problem = loaded.needs(name)
+        click.echo(f"  {name}: {why if problem is None or name in NOT_FUNCTIONS else problem}")
+    for name in sorted(set(OUTSIDE_EXTRA) & set(loaded.functions)):
+        problem = loaded.needs(name)
+        if problem is not None:
+            click.echo(f"  loaded but cannot score: {problem}")
 
 
 if __name__ == "__main__":  # pragma: no cover

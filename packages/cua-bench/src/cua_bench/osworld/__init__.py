@@ -7,7 +7,9 @@ Task files load as tasks through the ``osworld`` task format (``taskset``); setu
 steps run through the Session (``config``); getters read the computer through it (``getters``);
 scoring combines metrics exactly as OSWorld does (``evaluate``), with OSWorld's own metric
 functions when ``desktop-env`` is installed (``official``) and built-in ones otherwise
-(``metrics``). Tasks that need what we lack are skipped with the reason (``support``).
+(``metrics``). Tasks that need what we lack, an app the backend's desktop lacks included
+(``apps``), are skipped with the reason (``support``); a getter or step the computer fails is a
+``PlatformError``, an errored episode, never a 0.
 """
 
 from cua_bench.osworld.evaluate import combine, metric_function
@@ -15,6 +17,7 @@ from cua_bench.osworld.loader import (
     Evaluator,
     OSWorldFormatError,
     OSWorldTask,
+    PlatformError,
     Step,
     TaskSkipped,
     load_task,
@@ -33,6 +36,7 @@ __all__ = [
     "OSWorldFormatError",
     "OSWorldTask",
     "OfficialMetrics",
+    "PlatformError",
     "Report",
     "Step",
     "Support",

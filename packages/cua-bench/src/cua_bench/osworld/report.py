@@ -1,4 +1,8 @@
-"""``cua-bench osworld report DIR``: how many of a folder's OSWorld tasks run here, and why not the rest."""
+"""``cua-bench osworld report DIR``: how many of a folder's OSWorld tasks run here, and why not the rest.
+
+Judged against a backend (``--backend``) the report also counts the apps its desktop lacks, so
+"supported" means what the issue asks of it: this backend can score the task.
+"""
 
 from __future__ import annotations
 
@@ -34,6 +38,7 @@ class Report:
     entries: list[Entry] = field(default_factory=list)
     invalid: dict[str, str] = field(default_factory=dict)  # file -> what is wrong with it
     official: int = 0  # OSWorld metric functions available
+    backend: str | None = None  # whose desktop's apps were judged (None: apps not judged)
 
     @property
     def supported(self) -> list[Entry]:
@@ -59,6 +64,7 @@ class Report:
     def to_dict(self) -> dict[str, Any]:
         return {
             "root": str(self.root),
+            "backend": self.backend,
             "tasks": len(self.entries),
             "supported": len(self.supported),
             "skipped": len(self.skipped),
@@ -68,24 +74,31 @@ class Report:
             "official_metrics": self.official,
             "builtin_metrics": len(BUILTIN_METRICS),
             "invalid": self.invalid,
+            "supported_tasks": {e.id: {"domain": e.domain, "path": str(e.path)} for e in self.supported},
             "skipped_tasks": {e.id: list(e.reasons) for e in self.skipped},
         }
 
 
 def build_report(
-    folder: Path | str, *, official: Collection[str] | None = None, mirror: Path | bool | None = True
+    folder: Path | str,
+    *,
+    official: Collection[str] | None = None,
+    mirror: Path | bool | None = True,
+    backend: str | None = None,
 ) -> Report:
-    """Check every task file under ``folder`` (see ``check_support`` for ``official`` and ``mirror``)."""
+    """Check every task file under ``folder`` (see ``check_support`` for ``official``, ``mirror`` and
+    ``backend``)."""
     root = Path(folder)
     names = official_names() if official is None else official
-    report = Report(root, official=len(names))
+    report = Report(root, official=len(names), backend=backend)
     for path in find_task_files(root):
         try:
             task = load_task(path)
         except OSWorldFormatError as exc:
-            report.invalid[str(path)] = str(exc)
+            # The error names its file first; the report names it once, as the key.
+            report.invalid[str(path)] = str(exc).removeprefix(f"{path}: ")
             continue
-        support = check_support(task, official=names, mirror=mirror)
+        support = check_support(task, official=official, mirror=mirror, backend=backend)
         report.entries.append(Entry(task.id, task.domain, path, support.reasons, support.needs_shell))
     return report
 
@@ -100,6 +113,9 @@ def format_report(report: Report) -> str:
             if report.official
             else ", OSWorld's own not installed"
         ),
+        f"apps: judged against the {report.backend} backend's desktop"
+        if report.backend
+        else "apps: not judged (pass --backend local, docker or sim to judge a desktop)",
     ]
     if report.supported:
         shell = sum(e.needs_shell for e in report.supported)

@@ -2,21 +2,25 @@
 
 A task is skipped — listed with its reason, never scored 0 — when it needs what we do not have:
 a proxy, Google Drive, a file from the network (without a local mirror), a setup step, getter or
-metric we lack. Each skipped task has one primary reason (the first in the order below), which is
-what the report counts; ``Support.reasons`` keeps every one.
+metric we lack (a metric whose module did not load names the package to install), or, judged
+against a backend, an app its desktop lacks (``apps``). Each skipped task has one primary reason
+(the first in the order below), which is what the report counts; ``Support.reasons`` keeps every
+one. "Supported" means "this backend can score it", so a run never turns a gap of ours into a 0.
 
-Whether the backend has a shell is known only when a task runs: tasks that need one (``execute``,
-``launch``, ``open``, ``vm_command_line`` ...) are skipped then with ``backend has no shell``.
+Whether the backend has a shell, and what its computer really has installed, is known only when a
+task runs: tasks that need a shell (``execute``, ``launch``, ``open``, ``vm_command_line`` ...) are
+skipped then with ``backend has no shell``, and tasks whose apps the computer lacks with the app.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from cua_bench.osworld.apps import BACKEND_PACKAGES, apps_missing_on, needed_apps
 from cua_bench.osworld.loader import OSWorldTask
 from cua_bench.osworld.metrics import BUILTIN_METRICS, COMPARE_TABLE_RULES
 from cua_bench.osworld.sources import classify, default_mirror
@@ -50,6 +54,7 @@ GETTERS = frozenset(
         "rule",
         "vm_window_size",
         "vm_screen_size",
+        "accessibility_tree",
     }
 )
 SHELL_GETTERS = frozenset({"vm_command_line", "vm_command_error"})
@@ -65,6 +70,7 @@ _ORDER = (
     "unsupported config step",
     "unsupported getter",
     "unsupported metric",
+    "unsupported app",
 )
 
 
@@ -103,15 +109,19 @@ def _urls(task: OSWorldTask) -> list[str]:
     return urls
 
 
-def _metric_reasons(task: OSWorldTask, official: Collection[str]) -> list[str]:
+def _metric_reasons(task: OSWorldTask, official: Collection[str], why: Callable[[str], str | None]) -> list[str]:
+    """``why(name)``: what keeps OSWorld's metric ``name`` from scoring here (a package to install)."""
     reasons = []
     for i, name in enumerate(task.evaluator.funcs):
         if name == "infeasible" and task.evaluator.single:
             continue
         if name in official:
+            problem = why(name)  # loaded, but needs a module it imports on first use (easyocr)
+            if problem is not None and name not in BUILTIN_METRICS:
+                reasons.append(f"unsupported metric: {problem}")
             continue
         if name not in BUILTIN_METRICS:
-            reasons.append(f"unsupported metric: {name}")
+            reasons.append(f"unsupported metric: {why(name) or name}")
         elif name == "compare_table":
             rules: Any = task.evaluator.options[i].get("rules", [])
             for rule in rules if isinstance(rules, list) else []:
@@ -121,11 +131,31 @@ def _metric_reasons(task: OSWorldTask, official: Collection[str]) -> list[str]:
     return reasons
 
 
+def _why_not(official: Collection[str] | None) -> Callable[[str], str | None]:
+    """What keeps a metric from scoring: from the loaded desktop-env when we judge by it, else nothing
+    to add (a caller that names the metrics itself, or ``CUA_OSWORLD_METRICS=builtin``)."""
+    if official is not None or os.environ.get(METRICS_ENV, "auto").strip().lower() == "builtin":
+        return lambda name: None
+    from cua_bench.osworld.official import official_metrics
+
+    return official_metrics().needs
+
+
 def check_support(
-    task: OSWorldTask, *, official: Collection[str] | None = None, mirror: Path | bool | None = True
+    task: OSWorldTask,
+    *,
+    official: Collection[str] | None = None,
+    mirror: Path | bool | None = True,
+    backend: str | None = None,
 ) -> Support:
     """Why ``task`` cannot run here, if it cannot. ``official``: the OSWorld metric names available
-    (default: those installed); ``mirror``: the local copy of remote files (True: ``CUA_OSWORLD_FILES``)."""
+    (default: those installed, with the package each missing one needs); ``mirror``: the local copy
+    of remote files (True: ``CUA_OSWORLD_FILES``); ``backend``: judge its desktop's apps too (a name
+    in ``apps.BACKEND_PACKAGES``; None: apps are not judged here, only when the task runs)."""
+    if backend is not None and backend not in BACKEND_PACKAGES:
+        known = ", ".join(sorted(BACKEND_PACKAGES))
+        raise ValueError(f"no table of apps for backend {backend!r} (known: {known}); add it to osworld/apps.py")
+    why = _why_not(official)
     official = official_names() if official is None else official
     files = default_mirror() if mirror is True else (mirror or None)
     found: list[str] = []
@@ -147,7 +177,12 @@ def check_support(
         for g in task.evaluator.getters()
         if g["type"] not in GETTERS | _GOOGLE_DRIVE_GETTERS
     ]
-    found += _metric_reasons(task, official)
+    found += _metric_reasons(task, official, why)
+    if backend is not None:
+        found += [
+            f"unsupported app: {app.name} (not on the {backend} backend's desktop; {app.how()})"
+            for app in apps_missing_on(backend, needed_apps(task))
+        ]
     unique = list(dict.fromkeys(found))
     unique.sort(key=lambda r: next(i for i, p in enumerate(_ORDER) if r.startswith(p)))
     needs_shell = any(s.type in SHELL_STEPS for s in task.steps()) or any(

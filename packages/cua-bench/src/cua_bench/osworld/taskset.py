@@ -28,6 +28,7 @@ from types import ModuleType
 from typing import Any
 
 from cua_bench.hookspecs import hookimpl
+from cua_bench.osworld.apps import apps_lacking, needed_apps
 from cua_bench.osworld.config import Context, has_shell, run_steps
 from cua_bench.osworld.evaluate import Metric, combine, metric_function
 from cua_bench.osworld.getters import get
@@ -88,6 +89,11 @@ def task_module(path: Path | str, *, mirror: Path | bool | None = True) -> TaskM
             raise TaskSkipped(support.reason)
         if support.needs_shell and not await has_shell(session):
             raise TaskSkipped("backend has no shell")
+        lacking = await apps_lacking(session, needed_apps(task))
+        if lacking:
+            # Done without the app, the task would score a 0 the agent did not earn.
+            missing = "; ".join(f"{app.name} is not on this computer ({app.how()})" for app in lacking)
+            raise TaskSkipped(f"unsupported app: {missing}")
         ctx = episode(variant, session).context
         ctx.failures.clear()
         variant.metadata[SETUP_FAILURES] = []
