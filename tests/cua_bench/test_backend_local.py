@@ -24,7 +24,7 @@ from cua_bench.a11y_xml import to_osworld_xml
 from cua_bench.backends.base import Computer
 from cua_bench.backends.local import LocalBackend, unavailable
 from cua_bench.backends.local.display import _listening
-from cua_bench.backends.local.home import inside
+from cua_bench.backends.local.home import env_path
 from cua_bench.backends.local.procs import alive
 from cua_bench.client import EnvClient
 from cua_bench.conformance import CONFORMANCE_TASK, check_backend
@@ -74,22 +74,33 @@ def eventually(check: Callable[[], Any], timeout: float = 5.0) -> Any:
 
 
 def read(env: EnvClient, path: str) -> str:
-    return bytes(env.session("read_file", path=path)).decode()
+    return str(env.session("read_file", path=path))
 
 
 # --- no display needed -----------------------------------------------------------------------
 
 
-def test_paths_outside_home_are_refused(tmp_path: Path) -> None:
-    home = tmp_path / "home"
+def test_paths_outside_home_and_tmp_are_refused(tmp_path: Path) -> None:
+    home, tmp = tmp_path / "home", tmp_path / "tmp"
     (home / "sub").mkdir(parents=True)
+    tmp.mkdir()
     (home / "evil").symlink_to("/etc")
-    assert inside(home, "a.txt") == home.resolve() / "a.txt"
-    assert inside(home, "~/sub/b") == home.resolve() / "sub" / "b"
-    assert inside(home, str(home / "sub" / "c")) == home.resolve() / "sub" / "c"
-    for bad in ["../x", "/etc/passwd", "sub/../../x", "evil/passwd", str(tmp_path / "other")]:
-        with pytest.raises(SecurityError, match="outside the environment's home"):
-            inside(home, bad)
+    (tmp / "out").symlink_to("/etc")
+    real_home, real_tmp = home.resolve(), tmp.resolve()
+    assert env_path(home, tmp, "a.txt") == real_home / "a.txt"
+    assert env_path(home, tmp, "~/sub/b") == real_home / "sub" / "b"
+    assert env_path(home, tmp, str(home / "sub" / "c")) == real_home / "sub" / "c"
+    # The paths a task written for a whole machine uses (Cua Bench's /tmp/answer.txt) are the env's own.
+    assert env_path(home, tmp, "/home/user/notes.txt") == real_home / "notes.txt"
+    assert env_path(home, tmp, "/tmp/answer.txt") == real_tmp / "answer.txt"
+    assert env_path(home, tmp, "/tmp") == real_tmp
+    assert env_path(home, tmp, str(tmp / "x")) == real_tmp / "x"
+    assert env_path(home, tmp, "/tmp/a/../b") == real_tmp / "b"
+    bad_paths = ["../x", "/etc/passwd", "sub/../../x", "evil/passwd", "/tmp/../etc/passwd", "/tmp/out/passwd",
+                 "/home/user/../other/x", "/home/userx/a", "/var/tmp/x"]  # fmt: skip
+    for bad in bad_paths:
+        with pytest.raises(SecurityError, match="outside the environment's home and tmp"):
+            env_path(home, tmp, bad)
 
 
 # --- a real display --------------------------------------------------------------------------
@@ -137,10 +148,14 @@ def test_files_are_confined_to_home(env: EnvClient) -> None:
     for bad in ["../x", "/etc/passwd", "evil/passwd"]:
         with pytest.raises(RemoteError, match="outside the environment's home"):
             read(env, bad)
-    for bad in ["../x", "/tmp/cua-escape", "evil/cua-escape"]:
+    for bad in ["../x", "/etc/cua-escape", "evil/cua-escape"]:
         with pytest.raises(RemoteError, match="outside the environment's home"):
             env.session("write_file", path=bad, data="x")
-    assert not os.path.exists("/tmp/cua-escape") and not os.path.exists("/etc/cua-escape")
+    assert not os.path.exists("/etc/cua-escape")
+    # /tmp is the environment's own tmp folder, never the host's
+    env.session("write_file", path="/tmp/cua-escape", data="x")
+    assert not os.path.exists("/tmp/cua-escape")
+    assert env.session("run_command", command='cat "$TMPDIR/cua-escape"')["stdout"] == "x"
 
 
 @needs_x

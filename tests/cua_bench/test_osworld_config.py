@@ -37,7 +37,7 @@ class ShellSession(Session):
         self.shell = shell
         self.outputs = outputs or {}
         self.window_list: list[dict[str, Any]] = []
-        self.errors: dict[str, Exception] = {}  # path -> what read_file raises for it
+        self.errors: dict[str, Exception] = {}  # path -> what read_bytes raises for it
 
     async def apply(self, actions: Sequence[Action]) -> list[str | None]:
         self.applied += actions
@@ -57,7 +57,7 @@ class ShellSession(Session):
     async def launch(self, app: str, **params: Any) -> str:
         raise NotSupported("launch through the shell")
 
-    async def read_file(self, path: str) -> bytes:
+    async def read_bytes(self, path: str) -> bytes:
         if path in self.errors:
             raise self.errors[path]
         if path not in self.files:
@@ -492,7 +492,7 @@ def test_files_and_windows_on_the_sim_desktop(tmp_path: Path) -> None:
             ],
             ctx,
         )
-        assert await session.read_file("/home/user/Desktop/seed.txt") == b"seed"
+        assert await session.read_bytes("/home/user/Desktop/seed.txt") == b"seed"
         assert await get(ctx, {"type": "vm_file", "path": "/home/user/Desktop/seed.txt", "dest": "s.txt"}) == str(
             tmp_path / "s.txt"
         )

@@ -258,7 +258,7 @@ def test_task_files_load_as_task_modules(sim_tasks: Path) -> None:
 def test_an_episode_on_the_sim_backend(sim_env: EnvClient, sim_tasks: Path) -> None:
     task = sim_tasks / "files" / "write-hello.json"
     sim_env.reset(options={"task": str(task), "obs": "none"})
-    assert sim_env.session("read_file", path="/home/user/gold-copy.txt") == b"hello\n"
+    assert sim_env.session("read_bytes", path="/home/user/gold-copy.txt") == b"hello\n"
     _, reward, terminated, _, _ = sim_env.step([Done()])
     assert (reward, terminated) == (0.0, True)  # no out.txt: vm_file gives None, the metric 0
     sim_env.reset(options={"task": str(task), "obs": "none"})

@@ -77,7 +77,7 @@ class FakeSession(Session):
     async def launch(self, app: str, **params: Any) -> str:
         return "w1"
 
-    async def read_file(self, path: str) -> bytes:
+    async def read_bytes(self, path: str) -> bytes:
         return self.files[path]
 
     async def write_file(self, path: str, data: bytes | str) -> None:
@@ -192,7 +192,8 @@ def test_png_observation_and_session_passthrough(env: tuple[EnvClient, FakeSessi
     obs, _ = client.reset(options={"task": task, "obs": "none", "a11y": "osworld"})
     assert obs["a11y"].startswith("<desktop-frame") and 'name="OK"' in obs["a11y"]
     client.session("write_file", path="x.txt", data="hello")
-    assert bytes(client.session("read_file", path="x.txt")) == b"hello"
+    assert client.session("read_file", path="x.txt") == "hello"
+    assert bytes(client.session("read_bytes", path="x.txt")) == b"hello"
     assert client.session("windows")[0]["title"] == "Fake"
     with pytest.raises(RemoteError, match="has no shell"):
         client.session("run_command", command="ls")

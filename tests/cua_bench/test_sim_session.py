@@ -23,7 +23,8 @@ def test_session_round_trip_through_launch_apply_tree_and_files() -> None:
         session = SimSession(width=800, height=600)
         assert (session.width, session.height) == (800, 600)
         await session.write_file("/home/user/todo.txt", "milk")
-        assert await session.read_file("/home/user/todo.txt") == b"milk"
+        assert await session.read_file("/home/user/todo.txt") == "milk"
+        assert await session.read_bytes("~/todo.txt") == b"milk"
         window_id = await session.launch("editor", path="/home/user/todo.txt")
         windows = await session.windows()
         assert windows[0]["id"] == window_id and windows[0]["app"] == "editor" and windows[0]["focused"]

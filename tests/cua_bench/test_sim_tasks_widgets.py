@@ -57,7 +57,7 @@ class ScreenOnly(Session):
     async def launch(self, app: str, **params: Any) -> str:
         raise AssertionError("an oracle acts through the screen; it does not launch apps")
 
-    async def read_file(self, path: str) -> bytes:
+    async def read_bytes(self, path: str) -> bytes:
         raise AssertionError("an oracle acts through the screen; it does not read files")
 
     async def write_file(self, path: str, data: bytes | str) -> None:

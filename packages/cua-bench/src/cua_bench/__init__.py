@@ -5,7 +5,17 @@ from typing import TYPE_CHECKING, Any
 from cua_bench.agents.base import Agent, Observes
 from cua_bench.backends.base import Backend, BackendError, Computer, ProcessBackend
 from cua_bench.client import AsyncEnvClient, EnvClient
-from cua_bench.session import CommandResult, NotSupported, Session, center, find, find_all
+from cua_bench.session import (
+    CommandFailed,
+    CommandResult,
+    DesktopSession,
+    MobileSession,
+    NotSupported,
+    Session,
+    center,
+    find,
+    find_all,
+)
 from cua_bench.tasks import (
     Task,
     TaskError,
@@ -53,10 +63,13 @@ __all__ = [
     "AsyncEnvClient",
     "Backend",
     "BackendError",
+    "CommandFailed",
     "CommandResult",
     "Computer",
+    "DesktopSession",
     "EnvClient",
     "EpisodeOutcome",
+    "MobileSession",
     "NotSupported",
     "Observes",
     "ProcessBackend",

@@ -473,6 +473,43 @@ def osworld_report(folder: Path, files: Path | None, builtin_metrics: bool, back
     click.echo(json.dumps(report.to_dict(), indent=2) if as_json else format_report(report))
 
 
+@osworld.command("fetch")
+@click.argument("folder", type=click.Path(exists=True, path_type=Path))
+@click.option(
+    "--mirror",
+    required=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Folder to fill; point CUA_OSWORLD_FILES (or osworld report --files) at it.",
+)
+@click.option("--timeout", default=60.0, show_default=True, type=click.FloatRange(min=1), help="Seconds per request.")
+def osworld_fetch(folder: Path, mirror: Path, timeout: float) -> None:
+    """Download every remote file the tasks under FOLDER use (download steps, cloud_file getters) into
+    MIRROR, with manifest.json (URL, size, sha256). Run it again to continue: complete files are
+    skipped, partial ones continued. Exits 1 when a file failed."""
+    from cua_bench.osworld.fetch import MANIFEST, fetch, remote_urls
+    from cua_bench.osworld.loader import find_task_files
+
+    if not find_task_files(folder):
+        raise click.ClickException(f"{folder}: no OSWorld task files (JSON with id, instruction, evaluator)")
+    urls, invalid = remote_urls(folder)
+    for path, problem in invalid.items():
+        click.echo(f"invalid (its files are not fetched): {path}: {problem}", err=True)
+    if not urls:
+        click.echo(f"nothing to fetch: the tasks under {folder} use no remote files")
+        return
+    click.echo(f"{len(urls)} remote files used by the tasks under {folder}")
+    result = fetch(folder, mirror, timeout=timeout, log=click.echo)
+    click.echo(
+        f"{result.total} files: {len(result.fetched)} fetched, {len(result.resumed)} resumed, "
+        f"{len(result.present)} already there, {len(result.failed)} failed; manifest: {mirror / MANIFEST}"
+    )
+    if result.failed:
+        raise click.ClickException(
+            f"{len(result.failed)} of {result.total} files failed (each named above); run the same command "
+            "again to retry them"
+        )
+
+
 @osworld.command("metrics")
 def osworld_metrics() -> None:
     """Which of OSWorld's metric functions are installed (desktop-env), and why the others are not."""

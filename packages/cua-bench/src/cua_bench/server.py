@@ -120,7 +120,11 @@ class EnvServer:
             "session.windows": self._session_call("windows"),
             "session.launch": self._session_call("launch"),
             "session.read_file": self._session_call("read_file"),
+            "session.read_bytes": self._session_call("read_bytes"),
             "session.write_file": self._session_call("write_file"),
+            "session.file_exists": self._session_call("file_exists"),
+            "session.directory_exists": self._session_call("directory_exists"),
+            "session.list_dir": self._session_call("list_dir"),
             "session.run_command": self._session_run_command,
         }
         for method, fn in handlers.items():
@@ -384,9 +388,9 @@ class EnvServer:
     async def _session_screenshot(self) -> bytes:
         return await self.session.screenshot()
 
-    async def _session_run_command(self, command: str, timeout: float = 30.0) -> dict[str, Any]:
-        result = await self.session.run_command(command, timeout)
-        return {"returncode": result.returncode, "stdout": result.stdout, "stderr": result.stderr}
+    async def _session_run_command(self, command: str, timeout: float = 30.0, check: bool = False) -> dict[str, Any]:
+        result = await self.session.run_command(command, timeout, check=check)
+        return dict(result)  # ours (returncode) and Cua Bench's keys (return_code, success)
 
     def _session_call(self, name: str) -> Callable[..., Any]:
         async def call(**params: Any) -> Any:

@@ -19,4 +19,4 @@ async def setup(task: cb.Task, session: cb.Session) -> None:
 
 @cb.evaluate_task
 async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
-    return [1.0 if (await session.read_file(MARK)).decode() == task.metadata["text"] else 0.0]
+    return [1.0 if await session.read_file(MARK) == task.metadata["text"] else 0.0]

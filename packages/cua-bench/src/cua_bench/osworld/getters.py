@@ -47,7 +47,7 @@ async def vm_file(ctx: Context, config: dict[str, Any]) -> Any:
     out: list[str | None] = []
     for i, (path, dest) in enumerate(zip(paths, dests, strict=False)):
         try:
-            data = await ctx.session.read_file(path)
+            data = await ctx.session.read_bytes(path)
         except NotSupported as exc:
             raise TaskSkipped(f"backend cannot read files: {exc}") from exc
         except (FileNotFoundError, IsADirectoryError, NotADirectoryError):

@@ -4,7 +4,8 @@ Environments never reach the network. A ``download`` step or ``cloud_file`` gett
 neither local nor loopback is supported only when a mirror folder holds the file: OSWorld's file
 cache (the Hugging Face dataset ``xlangai/ubuntu_osworld_file_cache``) fetched once, laid out as
 ``<mirror>/<domain>/<task id>/<file>`` (the part of the URL after ``/resolve/<revision>/``), or
-any other URL as ``<mirror>/<host>/<path>``. The mirror is ``CUA_OSWORLD_FILES`` or given.
+any other URL as ``<mirror>/<host>/<path>``. The mirror is ``CUA_OSWORLD_FILES`` or given;
+``cua-bench osworld fetch`` fills it (``fetch``).
 """
 
 from __future__ import annotations
@@ -92,4 +93,7 @@ async def read_source(source: Source, timeout: float = 60.0) -> bytes:
                 return data
 
         return await asyncio.to_thread(fetch)
-    raise TaskSkipped(f"unsupported: network download ({source.url}; mirror it in {FILES_ENV} or serve it on loopback)")
+    raise TaskSkipped(
+        f"unsupported: network download ({source.url}; fetch it with `cua-bench osworld fetch TASKS --mirror MIRROR` "
+        f"and set {FILES_ENV}=MIRROR, or serve it on loopback)"
+    )

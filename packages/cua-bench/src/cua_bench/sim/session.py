@@ -1,7 +1,9 @@
 """``SimSession``: the Session a task gets on the embedded sim desktop.
 
 Everything runs in process, so the async methods return at once; ``sim`` hands setup code the
-desktop itself for building UIs in Python.
+desktop itself for building UIs in Python. Files live in the desktop's virtual file system, which
+has a home (``/home/user``, also ``~``; relative paths start there) and a ``/tmp``, new at every
+reset; the sim has no shell.
 """
 
 from __future__ import annotations
@@ -36,6 +38,11 @@ class SimSession(Session):
         """A fresh desktop of the same size: nothing of the previous episode survives."""
         old = self._desktop
         self._desktop = SimDesktop(old.width, old.height, old.seed if seed is None else seed)
+
+    async def resize(self, width: int, height: int) -> None:
+        """A fresh desktop of that size (the env server resets it next)."""
+        self._desktop = SimDesktop(width, height, self._desktop.seed)
+        self.width, self.height = width, height
 
     def frame(self) -> np.ndarray[Any, Any]:
         return np.frombuffer(self._desktop.frame(), np.uint8).reshape(self.height, self.width, 3)
@@ -76,19 +83,33 @@ class SimSession(Session):
     async def launch(self, app: str, **params: Any) -> str:
         return self._desktop.launch(app, **params).id
 
-    async def read_file(self, path: str) -> bytes:
+    async def read_bytes(self, path: str) -> bytes:
         return self._desktop.fs.read(_in_home(path))
 
     async def write_file(self, path: str, data: bytes | str) -> None:
         self._desktop.fs.write(_in_home(path), data)
 
-    async def run_command(self, command: str, timeout: float = 30.0) -> CommandResult:
-        raise NotSupported("the sim desktop has no shell; use read_file/write_file, launch and session.sim for setup")
+    async def file_exists(self, path: str) -> bool:
+        return self._desktop.fs.is_file(_in_home(path))
+
+    async def directory_exists(self, path: str) -> bool:
+        return self._desktop.fs.is_dir(_in_home(path))
+
+    async def list_dir(self, path: str) -> list[str]:
+        return sorted(self._desktop.fs.listdir(_in_home(path)))
+
+    async def run_shell(self, command: str, timeout: float) -> CommandResult:
+        raise NotSupported(
+            "the sim desktop has no shell; use read_file/write_file/file_exists, launch and session.sim for setup "
+            "(run_command needs the local or docker backend)"
+        )
 
 
 HOME = "/home/user"
 
 
 def _in_home(path: str) -> str:
-    """Relative paths are the environment's home, as on every backend."""
+    """Relative paths (and ``~``) are the environment's home, as on every backend."""
+    if path == "~" or path.startswith("~/"):
+        return HOME + path[1:]
     return path if path.startswith("/") else f"{HOME}/{path}"

@@ -2,8 +2,12 @@
 
 Tasks address files relative to home on every backend; on a real host an absolute path or a
 ``..`` could reach the user's own files, so every path is resolved (symlinks included) and refused
-unless it stays inside home. (A symlink swapped in between the check and the open is not guarded
-against: apps in the environment are not adversaries of the host.)
+unless it stays inside home or the environment's tmp folder. (A symlink swapped in between the
+check and the open is not guarded against: apps in the environment are not adversaries of the host.)
+
+``env_path`` also takes the absolute paths tasks written for a whole machine use (Cua Bench's
+``/tmp/answer.txt``): ``/tmp`` is the environment's own tmp folder and ``/home/user`` its home.
+Only the session's file calls map them: the environment's programs still see the host's ``/tmp``.
 """
 
 from __future__ import annotations
@@ -19,27 +23,45 @@ from typing import Any
 
 from cua_core.errors import SecurityError
 
-__all__ = ["clear_dir", "inside", "restore_home"]
+__all__ = ["USER_HOME", "clear_dir", "env_path", "restore_home"]
+
+USER_HOME = "/home/user"  # the home tasks written for a whole machine name (OSWorld's and Cua Bench's user)
 
 
-def inside(home: Path, path: str) -> Path:
-    """The real path ``path`` names under ``home`` (relative paths start at home, ``~/`` is home).
+def env_path(home: Path, tmp: Path, path: str) -> Path:
+    """The real path ``path`` names in the environment: relative, ``~`` and ``/home/user`` paths in
+    ``home``; ``/tmp`` paths in ``tmp``; the real paths of both as they are.
 
-    Raises ``SecurityError`` for anything that resolves outside home.
+    Raises ``SecurityError`` for anything that resolves outside the two (``..``, a symlink, ``/etc``).
     """
     if not isinstance(path, str) or not path:
-        raise ValueError(f"file path {path!r}: give a path relative to the environment's home")
+        raise ValueError(f"file path {path!r}: give a path relative to the environment's home, or under /tmp")
+    real_home, real_tmp = Path(os.path.realpath(home)), Path(os.path.realpath(tmp))
     if path == "~" or path.startswith("~/"):
-        path = path[2:] or "."
-    real_home = Path(os.path.realpath(home))
-    candidate = Path(path) if os.path.isabs(path) else real_home / path
+        candidate = real_home / (path[2:] or ".")
+    elif not os.path.isabs(path):
+        candidate = real_home / path
+    else:
+        normal = Path(os.path.normpath(path))
+        if _within(normal, real_home) or _within(normal, real_tmp):
+            candidate = normal  # already a real path of the environment (what `pwd` printed, say)
+        elif _within(normal, Path(USER_HOME)):
+            candidate = real_home / normal.relative_to(USER_HOME)
+        elif _within(normal, Path("/tmp")):
+            candidate = real_tmp / normal.relative_to("/tmp")
+        else:
+            candidate = normal
     resolved = Path(os.path.realpath(candidate))
-    if resolved != real_home and real_home not in resolved.parents:
+    if not (_within(resolved, real_home) or _within(resolved, real_tmp)):
         raise SecurityError(
-            f"file path {path!r} resolves to {resolved}, outside the environment's home {real_home}; "
-            "read and write files under home (relative paths start there)"
+            f"file path {path!r} resolves to {resolved}, outside the environment's home and tmp; read and write "
+            f"files under home (relative paths, ~ or {USER_HOME}: {real_home}) or tmp (/tmp: {real_tmp})"
         )
     return resolved
+
+
+def _within(path: Path, folder: Path) -> bool:
+    return path == folder or folder in path.parents
 
 
 def _force(function: Callable[..., Any], path: str, _exc: Any) -> None:

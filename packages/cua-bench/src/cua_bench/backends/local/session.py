@@ -27,7 +27,7 @@ from cua_bench.backends.local.apps import Apps, child_env
 from cua_bench.backends.local.atspi import AccessibilityReader
 from cua_bench.backends.local.capture import Capture
 from cua_bench.backends.local.display import Desktop, start_desktop
-from cua_bench.backends.local.home import clear_dir, inside, restore_home
+from cua_bench.backends.local.home import clear_dir, env_path, restore_home
 from cua_bench.backends.local.input import XInput
 from cua_bench.backends.local.procs import env_root
 from cua_bench.backends.local.settle import SettleConfig, Settler
@@ -62,27 +62,45 @@ def settle_config_from_env() -> SettleConfig:
 class LocalSession(Session):
     """The Session of one local environment. Use ``LocalSession.start(width, height)``."""
 
-    def __init__(self, root: Path, desktop: Desktop, width: int, height: int, settle: SettleConfig) -> None:
+    def __init__(
+        self, root: Path, desktop: Desktop, width: int, height: int, settle: SettleConfig, *, timeout: float = 10.0
+    ) -> None:
+        self.root = root
+        self.home, self.tmp, self.run, self.skeleton = (root / name for name in ("home", "tmp", "run", "skel"))
+        self._settle_config, self._timeout = settle, timeout
+        self._closed = False
+        self._attach(desktop, width, height)
+        atexit.register(self.close)
+
+    def _attach(self, desktop: Desktop, width: int, height: int) -> None:
+        """Everything that talks to the display: connections, input, capture, the apps' environment."""
         from Xlib import display as xdisplay
 
-        self.root, self.desktop = root, desktop
+        self.desktop = desktop
         self.width, self.height = width, height
-        self.home, self.tmp, self.run, self.skeleton = (root / name for name in ("home", "tmp", "run", "skel"))
-        self.env = child_env(root, self.home, self.tmp, self.run, desktop.display, desktop.bus_address)
+        self.env = child_env(self.root, self.home, self.tmp, self.run, desktop.display, desktop.bus_address)
         self.conn = xdisplay.Display(desktop.display)
         self.input = XInput(self.conn, width, height)
         self.wins = Windows(self.conn, width, height)
         self.capture = Capture(desktop.display, width, height)
-        self.settler = Settler(desktop.display, self.capture.frame, settle)
-        self.apps = Apps(root, self.home, self.env, keep=desktop.pids)
+        self.settler = Settler(desktop.display, self.capture.frame, self._settle_config)
+        self.apps = Apps(self.root, self.home, self.env, keep=desktop.pids)
         self.a11y = AccessibilityReader(desktop.bus_address, width, height)
-        self._closed = False
-        atexit.register(self.close)
         # A plain blue desktop rather than black: windows' edges stay visible to a model.
         root_window = self.conn.screen().root
         root_window.change_attributes(background_pixel=DESKTOP_COLOUR)
         root_window.clear_area()
         self.conn.sync()
+
+    def _detach(self) -> None:
+        """Apps killed, connections closed, the display stopped (``_attach`` starts over)."""
+        self.apps.close()
+        for part in (self.a11y, self.settler, self.capture, self.conn):
+            try:
+                part.close()
+            except Exception:  # the display may be gone already
+                log.debug("local env: closing %s failed", type(part).__name__, exc_info=True)
+        self.desktop.stop()
 
     @classmethod
     def start(
@@ -108,13 +126,22 @@ class LocalSession(Session):
             shutil.rmtree(root, ignore_errors=True)
             raise
         try:
-            return cls(root, desktop, width, height, settle_config_from_env())
+            return cls(root, desktop, width, height, settle_config_from_env(), timeout=timeout)
         except BaseException:
             desktop.stop()
             shutil.rmtree(root, ignore_errors=True)
             raise
 
     # -- episodes -----------------------------------------------------------------------------
+
+    async def resize(self, width: int, height: int) -> None:
+        """A new display of that size: Xvfb cannot grow its screen, so the desktop is started again
+        (about a second; the env server resets the session next, which restores home)."""
+        if (width, height) == (self.width, self.height):
+            return
+        self._detach()
+        env = child_env(self.root, self.home, self.tmp, self.run, "")
+        self._attach(start_desktop(self.root, width, height, env, timeout=self._timeout), width, height)
 
     async def reset(self, seed: int | None = None) -> None:
         """Apps killed, home and tmp restored, input released, pointer centred, clipboard empty."""
@@ -221,15 +248,27 @@ class LocalSession(Session):
     async def close_window(self, window_id: str | int) -> None:
         self.wins.close(parse_id(window_id))
 
-    async def read_file(self, path: str) -> bytes:
-        return inside(self.home, path).read_bytes()
+    def _path(self, path: str) -> Path:
+        return env_path(self.home, self.tmp, path)
+
+    async def read_bytes(self, path: str) -> bytes:
+        return self._path(path).read_bytes()
 
     async def write_file(self, path: str, data: bytes | str) -> None:
-        target = inside(self.home, path)
+        target = self._path(path)
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(data.encode() if isinstance(data, str) else data)
 
-    async def run_command(self, command: str, timeout: float = 30.0) -> CommandResult:
+    async def file_exists(self, path: str) -> bool:
+        return self._path(path).is_file()
+
+    async def directory_exists(self, path: str) -> bool:
+        return self._path(path).is_dir()
+
+    async def list_dir(self, path: str) -> list[str]:
+        return sorted(os.listdir(self._path(path)))
+
+    async def run_shell(self, command: str, timeout: float) -> CommandResult:
         return await self.apps.run(command, timeout)
 
     async def clipboard(self) -> str:
@@ -256,12 +295,6 @@ class LocalSession(Session):
         if self._closed:
             return
         self._closed = True
-        self.apps.close()
-        for part in (self.a11y, self.settler, self.capture, self.conn):
-            try:
-                part.close()
-            except Exception:  # the display may be gone already
-                log.debug("local env: closing %s failed", type(part).__name__, exc_info=True)
-        self.desktop.stop()
+        self._detach()
         shutil.rmtree(self.root, ignore_errors=True)
         atexit.unregister(self.close)

@@ -159,7 +159,7 @@ async def write_files(session: Session, files: dict[str, str]) -> None:
 async def read_text(session: Session, path: str) -> str | None:
     """The file's text, or None when it is missing, a folder or unreadable."""
     try:
-        return (await session.read_file(path)).decode("utf-8", "replace")
+        return (await session.read_bytes(path)).decode("utf-8", "replace")
     except (OSError, CuaError, ValueError):
         return None
 

@@ -105,7 +105,7 @@ async def sheet_rows(session: Session, path: str) -> list[list[str]] | None:
 async def _cells(session: Session, path: str) -> list[ET.Element]:
     """The first sheet's cells in a Gnumeric file's XML (empty for other formats or a broken file)."""
     try:
-        data = await session.read_file(path)
+        data = await session.read_bytes(path)
     except (OSError, CuaError):
         return []
     if data[:2] == b"\x1f\x8b":
