@@ -23,7 +23,7 @@ from cua_bench.runner import RunConfig, Runner
 from cua_bench.settings import load_settings
 from cua_bench.summary import EpisodeResult, format_summary, load_results, summarize
 from cua_bench.tasks import load_task_module
-from cua_bench.taskset import locate_task, resolve_episodes, select_tasks, task_folders
+from cua_bench.taskset import default_split, locate_task, resolve_episodes, select_tasks, task_folders
 from cua_core.actions import format_action, parse_actions
 from cua_core.command import CONTEXT, CuaGroup
 from cua_core.errors import ActionError, CuaError
@@ -67,7 +67,7 @@ def _options(pairs: tuple[str, ...], hint: str = "--agent-option") -> dict[str, 
 @click.option("--max-parallel", default=4, show_default=True, type=POSITIVE, help="Environments at once.")
 @click.option("--max-steps", type=POSITIVE, help="Steps before an episode is truncated (default: each task's own).")
 @click.option("--variants", type=POSITIVE, help="Only the first K variants of each task.")
-@click.option("--split", default="test", show_default=True)
+@click.option("--split", help="Default: test, or the one split the tasks declare (Cua Bench tasks: train).")
 @click.option("--output", type=click.Path(file_okay=False, path_type=Path), help="Run folder (default runs/<time>).")
 @click.option("--resume", is_flag=True, help="Continue the run in --output (same settings) without redoing episodes.")
 @click.option("--no-record", is_flag=True, help="Do not write trajectories (faster; the agent sees the same).")
@@ -88,7 +88,7 @@ def run(
     max_parallel: int,
     max_steps: int | None,
     variants: int | None,
-    split: str,
+    split: str | None,
     output: Path | None,
     resume: bool,
     no_record: bool,
@@ -115,6 +115,7 @@ def run(
         observes = Observes.parse(obs) if obs is not None else None
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--obs") from exc
+    split = split or default_split(taskset, tasks)
     config = RunConfig(
         taskset, output, backend, agent, options, max_parallel, max_steps, variants, split, resume, not no_record,
         observes=observes, tasks=tasks,
@@ -263,11 +264,11 @@ def conformance(backend: str, as_json: bool) -> None:
 @click.option("--backends", "pair", required=True, help="Two backends to compare, e.g. local,docker.")
 @click.option("--agent", default="oracle", show_default=True)
 @click.option("--variants", type=int, help="Only the first K variants of each task.")
-@click.option("--split", default="test", show_default=True)
+@click.option("--split", help="Default: test, or the one split the tasks declare (Cua Bench tasks: train).")
 @click.option("--max-parallel", default=2, show_default=True, help="Environments at once, per backend.")
 @click.option("--output", type=click.Path(file_okay=False, path_type=Path), help="Keep both runs here.")
 def parity(
-    taskset: str, pair: str, agent: str, variants: int | None, split: str, max_parallel: int, output: Path | None
+    taskset: str, pair: str, agent: str, variants: int | None, split: str | None, max_parallel: int, output: Path | None
 ) -> None:
     """Run TASKSET on two backends with the same agent; print every episode whose reward differs (exit 1 if any)."""
     names = tuple(name.strip() for name in pair.split(","))
@@ -279,7 +280,7 @@ def parity(
         backends()[name]  # an unknown name fails here, before anything runs
     try:
         report = run_parity(
-            taskset, (names[0], names[1]), agent=agent, variants=variants, split=split,
+            taskset, (names[0], names[1]), agent=agent, variants=variants, split=split or default_split(taskset),
             max_parallel=max_parallel, output=output,
         )  # fmt: skip
     except CuaError as exc:
@@ -341,12 +342,12 @@ Commands:
 @main.command()
 @click.argument("task")
 @click.option("--variant", default=0, show_default=True, type=click.IntRange(min=0))
-@click.option("--split", default="test", show_default=True)
+@click.option("--split", help="Default: test, or the one split the tasks declare (Cua Bench tasks: train).")
 @click.option("--backend", default="sim", show_default=True)
 @click.option(
     "--screenshots", type=click.Path(file_okay=False, path_type=Path), default=Path("interact"), show_default=True
 )
-def interact(task: str, variant: int, split: str, backend: str, screenshots: Path) -> None:
+def interact(task: str, variant: int, split: str | None, backend: str, screenshots: Path) -> None:
     """Act by hand on TASK (a name like sim/click-button, or a task folder); each screen is saved as PNG.
 
     Type `help` at the prompt for the actions and commands.

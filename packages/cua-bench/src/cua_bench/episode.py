@@ -120,7 +120,7 @@ def run_episode(
     task: str,
     *,
     variant: int = 0,
-    split: str = "test",
+    split: str | None = None,
     max_steps: int | None = None,
     seed: int | None = None,
     record: bool = False,
@@ -129,8 +129,9 @@ def run_episode(
 ) -> EpisodeOutcome:
     """Play one episode of ``task`` (a name like ``sim/click-button`` or a path on the server's computer).
 
-    ``max_steps`` None keeps the task's own limit. Oracle agents (``Agent.oracle``) have the env
-    server play the task's ``@solve_task``. Raises ``EpisodeStopped`` when ``should_stop`` is set.
+    ``max_steps`` None keeps the task's own limit; ``split`` None, the task's default split. Oracle
+    agents (``Agent.oracle``) have the env server play the task's ``@solve_task``. Raises
+    ``EpisodeStopped`` when ``should_stop`` is set.
     """
     observes = agent.observes
     options: dict[str, Any] = {

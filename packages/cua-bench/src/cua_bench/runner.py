@@ -397,7 +397,7 @@ class Runner:
                 "episode": episode.key,
                 "source": f"cua-bench/{config.taskset}",
                 "source_id": episode.task,
-                "resolution": [computer.width, computer.height],
+                "resolution": list(outcome.screen),  # the task's own size when its computer block names one
                 "os": config.backend,
                 "reward": outcome.reward,
                 "agent": self.agent_name,

@@ -31,6 +31,7 @@ from zmq.utils import z85
 from cua_bench.a11y_xml import to_osworld_xml
 from cua_bench.frames import FrameError, FrameWriter
 from cua_bench.session import Session
+from cua_bench.task_computer import task_computer
 from cua_bench.tasks import Task, TaskError, TaskModule, load_task_module
 from cua_bench.taskset import locate_task
 from cua_core.actions import Action, Done, Fail, action_from_dict, action_to_dict
@@ -92,9 +93,17 @@ class EnvServer:
     """Serves one Session. All task code runs on the RPC server's event-loop thread, in order."""
 
     def __init__(
-        self, session: Session, address: str, *, name: str = "env", security: ServerSecurity | None = None
+        self,
+        session: Session,
+        address: str,
+        *,
+        name: str = "env",
+        security: ServerSecurity | None = None,
+        backend: str | None = None,
     ) -> None:
         self.session = session
+        self.backend = backend or type(session).__name__  # named in errors about what it cannot serve
+        self.screen = (session.width, session.height)  # the size it started at: tasks that name none get it
         self.rpc = RpcServer(address, name=name, workers=2, security=security)
         self.task: Task | None = None
         self.module: TaskModule | None = None
@@ -155,7 +164,7 @@ class EnvServer:
         self,
         task: str,
         variant: int = 0,
-        split: str = "test",
+        split: str | None = None,
         seed: int | None = None,
         max_steps: int | None = None,
         obs: str = "rgb",
@@ -163,7 +172,9 @@ class EnvServer:
         frames: str | dict[str, Any] | None = None,
     ) -> dict[str, Any]:
         """Start an episode of ``task`` (a task name like ``sim/click-button``, or a path here) variant
-        ``variant``; returns the observation.
+        ``variant``; returns the observation. ``split`` None: the task's default (``test``, or the
+        one split it declares). The variant's ``computer`` block sets the screen size (back to the
+        server's own size when it names none) and must name an OS this backend serves.
 
         ``a11y``: add the accessibility tree to every observation, as nodes (True or "nodes") or as
         OSWorld's XML ("osworld"). ``frames``: ``{"shm": PATH or None, "token": T}`` has RGB frames
@@ -175,12 +186,14 @@ class EnvServer:
         if a11y not in (False, True, *A11Y_FORMATS):
             raise ValueError(f"a11y must be true, false or one of {', '.join(A11Y_FORMATS)}, got {a11y!r}")
         module = load_task_module(locate_task(task))
+        split = module.resolve_split(split)
         variants = module.variants(split)
         if not 0 <= variant < len(variants):
             raise TaskError(f"{module.path}: variant {variant} does not exist (split {split!r} has {len(variants)})")
         chosen = variants[variant]
         chosen.ended = None  # a task module may hand out the same Task objects every time
         chosen.history, chosen.scratch = [], {}
+        await self._fit_computer(chosen)
         await self.session.reset(seed=seed if seed is not None else variant)
         self.module, self.task = module, chosen
         self.steps, self.last_errors, self.action_log = 0, [], []
@@ -193,6 +206,19 @@ class EnvServer:
         if refused:
             info["frames_refused"] = refused
         return {"observation": await self._observation(), "info": info}
+
+    async def _fit_computer(self, task: Task) -> None:
+        """The variant's OS checked and its screen size applied, before the session is reset."""
+        wanted = task_computer(task)
+        serves = self.session.os_type
+        if wanted.os_type is not None and wanted.os_type != serves:
+            raise TaskError(
+                f"task {task.name} wants os_type {wanted.os_type}; backend {self.backend} serves {serves} "
+                "(choose a backend that serves it with --backend)"
+            )
+        size = (wanted.width or self.screen[0], wanted.height or self.screen[1])
+        if size != (self.session.width, self.session.height):
+            await self.session.resize(*size)
 
     def _negotiate_frames(self, frames: str | dict[str, Any] | None) -> str | None:
         """Set this episode's frame transport; why shared memory was refused, when it was asked for."""
@@ -267,14 +293,18 @@ class EnvServer:
                 self.action_log.append({"step": self.steps if step is None else step, **action_to_dict(action)})
 
     async def evaluate(self) -> float:
-        """The reward of the current state, in [0, 1] (a list of rewards is averaged)."""
+        """The reward of the current state, in [0, 1]: a number, or a list of them (Cua Bench's
+        ``[1.0]``), averaged as Cua Bench averages them. Anything else is an error naming the task."""
         if self.module is None or self.task is None:
             raise TaskError("evaluate before reset")
         self.task.history = list(self.action_log)
         value = await self.module.run("evaluate_task", self.task, self.session)
         values = list(value) if isinstance(value, list | tuple) else [value]
         if not values or not all(isinstance(v, int | float) and 0 <= v <= 1 for v in values):
-            raise TaskError(f"{self.module.path}: @evaluate_task must return rewards in [0, 1], got {value!r}")
+            raise TaskError(
+                f"task {self.task.name} ({self.module.path}) variant {self.task.variant}: @evaluate_task must "
+                f"return a reward in [0, 1] or a non-empty list of them, like [1.0]; got {value!r}"
+            )
         return float(sum(values) / len(values))
 
     async def solve(self, steps: int | None = None) -> dict[str, Any]:
@@ -483,7 +513,7 @@ def main(argv: list[str] | None = None) -> int:
     from cua_bench.registry import backends
 
     session = backends()[args.backend].create_session(width=args.width, height=args.height)
-    server = EnvServer(session, args.address, security=security)
+    server = EnvServer(session, args.address, security=security, backend=args.backend)
     signal.signal(signal.SIGTERM, lambda *_: server.closed.set())
     server.start()
     key = f" server_key={security.keypair.public.decode()}" if security is not None else ""

@@ -3,7 +3,7 @@ evaluation and optionally an oracle.
 
     import cua_bench as cb
 
-    @cb.tasks_config(split="test")
+    @cb.tasks_config(split="test")      # or @cb.tasks_config("test"), or bare: every split
     def load():
         return [cb.Task(description=f"Click {label}", metadata={"label": label}) for label in LABELS]
 
@@ -18,6 +18,9 @@ evaluation and optionally an oracle.
 
 Setup, evaluation and solving run in the env server's process, next to the desktop; the decorators
 only mark functions, so importing a task module has no side effects beyond defining them.
+
+A task's split, when none is asked for, is ``test``; a task that declares one split only (Cua
+Bench's declare ``train``, its default) runs in that one (``TaskModule.default_split``).
 """
 
 from __future__ import annotations
@@ -46,6 +49,7 @@ __all__ = [
 ]
 
 _ROLES = ("tasks_config", "setup_task", "evaluate_task", "solve_task", "wrong_way")
+DEFAULT_SPLIT = "test"
 
 
 class TaskError(CuaError):
@@ -54,9 +58,14 @@ class TaskError(CuaError):
 
 @dataclass
 class Task:
-    """One variant of a task: what the agent is told, and the parameters setup and evaluation use."""
+    """One variant of a task: what the agent is told, and the parameters setup and evaluation use.
+
+    The first four fields are Cua Bench's, in its order: ``task_id`` is the author's stable id of
+    the variant; ``computer`` is ``{"provider": ..., "setup_config": {"os_type", "width", "height"}}``,
+    whose size and OS the env server applies (``cua_bench.task_computer``)."""
 
     description: str
+    task_id: str | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
     computer: dict[str, Any] = field(default_factory=dict)
     difficulty: str = "medium"
@@ -78,9 +87,15 @@ class Task:
     # must stay as it was); emptied at every reset, never sent over the bus.
     scratch: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
+    def __post_init__(self) -> None:
+        # Cua Bench's Task takes None for both (its defaults).
+        self.metadata = self.metadata if self.metadata is not None else {}
+        self.computer = self.computer if self.computer is not None else {}
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "description": self.description,
+            "task_id": self.task_id,
             "metadata": self.metadata,
             "computer": self.computer,
             "difficulty": self.difficulty,
@@ -113,18 +128,40 @@ def _mark(role: str, split: str | None) -> Callable[[F], F]:
 
 
 class _Marker:
-    """``@marker`` or ``@marker(split="train")``: typed so decorated functions keep their types."""
+    """``@marker`` (every split), ``@marker("train")`` or ``@marker(split="train")`` (one split), as in
+    Cua Bench; typed so decorated functions keep their types."""
 
     def __init__(self, role: str, doc: str) -> None:
         self.role = role
         self.__doc__ = doc
 
     @overload
-    def __call__(self, fn: F, *, split: None = None) -> F: ...
+    def __call__(self, fn: F, /) -> F: ...
     @overload
-    def __call__(self, fn: None = None, *, split: str | None = None) -> Callable[[F], F]: ...
-    def __call__(self, fn: Any = None, *, split: str | None = None) -> Any:
-        return _mark(self.role, split)(fn) if fn is not None else _mark(self.role, split)
+    def __call__(self, split: str, /) -> Callable[[F], F]: ...
+    @overload
+    def __call__(self, *, split: str | None = None) -> Callable[[F], F]: ...
+    def __call__(self, *args: Any, split: str | None = None) -> Any:
+        if len(args) > 1:
+            raise TaskError(f"@{self.role} takes one split name, got {args!r}")
+        fn = args[0] if args else None
+        if isinstance(fn, str):
+            if split is not None and split != fn:
+                raise TaskError(f"@{self.role}({fn!r}, split={split!r}): give the split once")
+            return _mark(self.role, _split_name(self.role, fn))
+        if split is not None:
+            split = _split_name(self.role, split)
+        if fn is None:
+            return _mark(self.role, split)
+        if not callable(fn):
+            raise TaskError(f"@{self.role}: the first argument is a split name (a string) or the function, got {fn!r}")
+        return _mark(self.role, split)(fn)
+
+
+def _split_name(role: str, split: object) -> str:
+    if not isinstance(split, str) or not split:
+        raise TaskError(f"@{role}(split=...): a split is a non-empty name like 'train' or 'test', got {split!r}")
+    return split
 
 
 tasks_config = _Marker("tasks_config", "Marks the function that returns the variants (a list of Task).")
@@ -165,12 +202,35 @@ class TaskModule:
 
     def splits(self) -> list[str]:
         marked = {split for role, split in self.functions if role == "tasks_config" and split}
-        return sorted(marked) or ["test"]
+        return sorted(marked) or [DEFAULT_SPLIT]
 
-    def variants(self, split: str = "test") -> list[Task]:
+    def default_split(self) -> str:
+        """The split run when none is asked for: ``test`` when the task has it (or a config for every
+        split), else its only split (a Cua Bench task declares ``train``); several without ``test``
+        is an error asking for one."""
+        marked = {split for role, split in self.functions if role == "tasks_config"}
+        if None in marked or DEFAULT_SPLIT in marked:
+            return DEFAULT_SPLIT
+        named = sorted(s for s in marked if s is not None)
+        if len(named) == 1:
+            return named[0]
+        raise TaskError(
+            f"{self.path}: declares splits {', '.join(named)} and no {DEFAULT_SPLIT!r}: choose one with "
+            f"--split (split=...), e.g. --split {named[0]}"
+        )
+
+    def resolve_split(self, split: str | None) -> str:
+        return self.default_split() if split is None else split
+
+    def variants(self, split: str | None = None) -> list[Task]:
+        split = self.resolve_split(split)
         load = self.function("tasks_config", split)
         if load is None:
-            raise TaskError(f"{self.path}: no @tasks_config for split {split!r} (splits: {', '.join(self.splits())})")
+            declared = self.splits()
+            raise TaskError(
+                f"{self.path}: no @tasks_config for split {split!r}; this task declares "
+                f"{', '.join(repr(s) for s in declared)}: run it with --split {declared[0]} (split={declared[0]!r})"
+            )
         try:
             tasks = load()
         except Exception as exc:

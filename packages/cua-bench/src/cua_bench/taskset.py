@@ -15,7 +15,15 @@ from pathlib import Path
 from cua_bench.registry import resolve_task, tasksets
 from cua_bench.tasks import TaskError, TaskModule, find_tasks, load_task_module
 
-__all__ = ["Episode", "locate_task", "resolve_episodes", "select_tasks", "task_folders", "task_name"]
+__all__ = [
+    "Episode",
+    "default_split",
+    "locate_task",
+    "resolve_episodes",
+    "select_tasks",
+    "task_folders",
+    "task_name",
+]
 
 
 @dataclass(frozen=True)
@@ -82,19 +90,35 @@ def select_tasks(folders: list[Path], tasks: str | None) -> list[Path]:
     return [f for f, n in zip(folders, names, strict=True) if n in chosen]
 
 
+def default_split(taskset: str | Path, tasks: str | None = None) -> str:
+    """The split a run of ``taskset`` takes when none is given: its tasks' default (``test``, or the one
+    split each declares, as Cua Bench's tasks declare ``train``); tasks that disagree are an error."""
+    chosen: dict[str, list[str]] = {}
+    for folder in select_tasks(task_folders(taskset), tasks):
+        module = load_task_module(folder)
+        chosen.setdefault(module.default_split(), []).append(module.name)
+    if len(chosen) > 1:
+        which = "; ".join(
+            f"{split}: {', '.join(names[:3])}{', ...' if len(names) > 3 else ''}" for split, names in chosen.items()
+        )
+        raise TaskError(f"{taskset}: its tasks run in different splits by default ({which}): choose one with --split")
+    return next(iter(chosen), "test")
+
+
 def resolve_episodes(
-    taskset: str | Path, split: str = "test", variants: int | None = None, tasks: str | None = None
+    taskset: str | Path, split: str | None = "test", variants: int | None = None, tasks: str | None = None
 ) -> list[Episode]:
-    """Every (task, variant) of ``split``, the first ``variants`` of each task when given, of the
-    tasks ``tasks`` selects (names or globs, comma-separated) when given."""
+    """Every (task, variant) of ``split`` (None: each task's default split), the first ``variants`` of
+    each task when given, of the tasks ``tasks`` selects (names or globs, comma-separated) when given."""
     named = not Path(taskset).exists() and str(taskset) in tasksets()
     episodes = []
     for folder in select_tasks(task_folders(taskset), tasks):
         module: TaskModule = load_task_module(folder)
-        count = len(module.variants(split))
+        its_split = module.resolve_split(split)
+        count = len(module.variants(its_split))
         ref = f"{taskset}/{task_name(folder)}" if named else str(folder)
         for variant in range(count if variants is None else min(variants, count)):
-            episodes.append(Episode(folder, module.name, variant, split, ref))
+            episodes.append(Episode(folder, module.name, variant, its_split, ref))
     return episodes
 
 
