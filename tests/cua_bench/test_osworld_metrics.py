@@ -12,6 +12,7 @@ import importlib.util
 import json
 import os
 import random
+import socket
 import sqlite3
 import subprocess
 import sys
@@ -446,6 +447,29 @@ def test_easyocr_stays_out_and_its_metric_says_so(monkeypatch: pytest.MonkeyPatc
         and why.startswith("compare_image_text needs easyocr (torch and CUDA")
         and "pip install easyocr" in why
     )
+
+
+def test_osworld_url_metrics_never_reach_the_network(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """compare_urls (Chrome's tab and URL metrics) uses tldextract, whose own ``extract`` downloads
+    the Public Suffix List on first use; ours reads the copy tldextract ships."""
+    fn = _osworld("is_expected_tabs")
+    if fn is None:
+        _missing(f"OSWorld's is_expected_tabs is not loaded; {INSTALL_HINT}")
+    utils = sys.modules["desktop_env.evaluators.metrics.utils"]
+
+    reached: list[Any] = []  # tldextract swallows a failed download, so each attempt is recorded
+
+    def refuse(address: Any, *args: Any, **kwargs: Any) -> Any:
+        reached.append(address)
+        raise OSError(f"no network here ({address})")
+
+    monkeypatch.setattr(socket, "create_connection", refuse)
+    monkeypatch.setattr(socket, "getaddrinfo", refuse)  # urllib3 resolves the name first
+    monkeypatch.setenv("TLDEXTRACT_CACHE", str(tmp_path))  # a cached list from an earlier run would hide it
+    assert utils.compare_urls("https://www.example.co.uk/a?b=1", "https://example.co.uk/a?b=1") is True
+    assert utils.compare_urls("https://news.example.co.uk/a", "https://example.com/a") is False
+    assert fn([{"url": "https://www.example.com/"}], {"type": "url", "urls": ["https://example.com/"]}) == 1
+    assert reached == []
 
 
 def test_unavailable_metrics_say_why() -> None:

@@ -73,6 +73,16 @@ DISTRIBUTIONS = {
 EXTRA_HINT = 'pip install "./packages/cua-bench[osworld]" (from a clone of cua)'
 
 
+def _offline_tldextract(module: Any) -> dict[str, Any]:
+    # Its module-level ``extract`` downloads the Public Suffix List on first use; environments
+    # never reach the network, so the metrics get one that reads the list tldextract ships.
+    return {"extract": module.TLDExtract(cache_dir=None, suffix_list_urls=())}
+
+
+# What the metric files get instead of some attributes of a deferred module (offline versions).
+_OFFLINE: dict[str, Callable[[Any], dict[str, Any]]] = {"tldextract": _offline_tldextract}
+
+
 class _Deferred(ModuleType):
     """Stands in for a module until an attribute is used; then it is the real module, or an error."""
 
@@ -90,6 +100,11 @@ class _Deferred(ModuleType):
                     f"this OSWorld metric needs the module {self.__name__!r}, which is not installed ({exc})"
                 ) from exc
             self.__dict__["_real"] = real
+            offline = _OFFLINE.get(self.__name__)
+            if offline is not None:
+                self.__dict__.update(offline(real))
+                if attr in self.__dict__:
+                    return self.__dict__[attr]
         return getattr(real, attr)
 
 
