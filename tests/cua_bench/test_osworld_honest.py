@@ -1,8 +1,9 @@
 """No silent zeros, through the whole stack: env server, runner, summary, CLI.
 
-A getter the computer refuses (the local backend's home is not /home/user) makes the episode an
-error with the reason; a result file the agent did not make is OSWorld's 0; a setup step that ran
-and failed is recorded with the episode and counted in the summary.
+A getter the computer refuses (the local backend reads only the environment's home, /home/user
+included, and tmp) makes the episode an error with the reason; a result file the agent did not
+make is OSWorld's 0; a setup step that ran and failed is recorded with the episode and counted in
+the summary.
 """
 
 from __future__ import annotations
@@ -44,20 +45,21 @@ def _compare(path: str) -> dict[str, Any]:
 
 @pytest.fixture
 def tasks(tmp_path: Path) -> Path:
-    """Two tasks scored on a file: one where OSWorld puts it (/home/user/Desktop), one under ~."""
+    """Two tasks scored on a file: one outside anything an environment may read (/opt), one where
+    OSWorld puts it (/home/user/Desktop), with a setup step that cannot run."""
     root = tmp_path / "examples" / "os"
     root.mkdir(parents=True)
     (root / "gold.py").write_text(GOLD)
-    _write(root, {"id": "desktop-file", "instruction": "Write test.py on the Desktop", "config": [],
-                  "evaluator": _compare("/home/user/Desktop/test.py")})  # fmt: skip
-    _write(root, {"id": "home-file", "instruction": "Write test.py in your home",
+    _write(root, {"id": "refused-file", "instruction": "Write /opt/osworld/test.py", "config": [],
+                  "evaluator": _compare("/opt/osworld/test.py")})  # fmt: skip
+    _write(root, {"id": "desktop-file", "instruction": "Write test.py on the Desktop",
                   "config": [{"type": "execute", "parameters": {"command": ["cua-no-such-program", "--now"]}}],
-                  "evaluator": _compare("~/test.py")})  # fmt: skip
+                  "evaluator": _compare("/home/user/Desktop/test.py")})  # fmt: skip
     return root.parent
 
 
 class RefusingSim(SimSession):
-    """The sim desktop with the local backend's rule: nothing outside home (here /home/user/Desktop).
+    """The sim desktop refusing a path, as a backend refuses what lies outside an environment.
 
     Both readers refuse: ``read_file`` gives bytes today, and a Session that grows ``read_bytes``
     (Cua Bench's names) has the getters read through that."""
@@ -85,7 +87,9 @@ def refusing_env() -> Iterator[EnvClient]:
 
 
 def test_a_refused_result_file_is_an_error_and_an_absent_one_a_zero(refusing_env: EnvClient, tasks: Path) -> None:
-    task = str(tasks / "os" / "desktop-file.json")
+    task = str(tasks / "os" / "desktop-file.json")  # its setup needs a shell: run it as a plain copy
+    _write(tasks / "os", {**json.loads(Path(task).read_text()), "id": "desktop-plain", "config": []})
+    task = str(tasks / "os" / "desktop-plain.json")
     refusing_env.reset(options={"task": task, "obs": "none"})
     refusing_env.session("write_file", path="/home/user/Desktop/test.py", data=GOLD)  # the agent did the work
     with pytest.raises(
@@ -113,11 +117,11 @@ def test_on_the_local_backend_refusals_are_errors_and_setup_failures_are_counted
     result = CliRunner().invoke(main, args)
     assert result.exit_code == 1, result.output  # an errored episode: the run says so
     episodes = {r["task"]: r for r in map(json.loads, (out / "episodes.jsonl").read_text().splitlines())}
-    desktop, home = episodes["desktop-file"], episodes["home-file"]
-    assert desktop["status"] == "error" and desktop["reward"] is None
-    assert "vm_file: the computer cannot read /home/user/Desktop/test.py: SecurityError" in desktop["error"]
-    assert (home["status"], home["reward"]) == ("ok", 0.0)  # noop wrote nothing: a fair 0
-    (failure,) = home["setup_failures"]
+    refused, desktop = episodes["refused-file"], episodes["desktop-file"]
+    assert refused["status"] == "error" and refused["reward"] is None
+    assert "vm_file: the computer cannot read /opt/osworld/test.py: SecurityError" in refused["error"]
+    assert (desktop["status"], desktop["reward"]) == ("ok", 0.0)  # noop wrote nothing: a fair 0
+    (failure,) = desktop["setup_failures"]
     assert failure.startswith("setup step 1 (execute): `cua-no-such-program --now`: exit 127")
     summary = json.loads((out / "summary.json").read_text())
     assert (summary["errors"], summary["scored"], summary["setup_failures"], summary["setup_failed_episodes"]) == (
@@ -125,5 +129,5 @@ def test_on_the_local_backend_refusals_are_errors_and_setup_failures_are_counted
     )  # fmt: skip
     assert "setup failures: 1 failed step(s) in 1 episode(s)" in result.output
     shown = CliRunner().invoke(main, ["report", str(out)])
-    assert f"setup failed: home-file/test/0: {failure}" in shown.output
-    assert "errored: desktop-file/test/0: " in shown.output
+    assert f"setup failed: desktop-file/test/0: {failure}" in shown.output
+    assert "errored: refused-file/test/0: " in shown.output
