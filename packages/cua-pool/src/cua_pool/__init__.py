@@ -4,6 +4,7 @@ from cua_pool.agent import HostAgent
 from cua_pool.checkpoints import Checkpoints, checkpoints
 from cua_pool.controller import Controller
 from cua_pool.registry import space_runtimes
+from cua_pool.space_job import space_job
 from cua_pool.spaces import Handle, Space, SpaceRuntime
 
 __version__ = "0.1.0"
@@ -17,5 +18,6 @@ __all__ = [
     "SpaceRuntime",
     "__version__",
     "checkpoints",
+    "space_job",
     "space_runtimes",
 ]

@@ -16,6 +16,7 @@ from typing import Any
 import click
 
 from cua_core.errors import CuaError, RemoteError, RpcTimeout
+from cua_pool.controller import DEFAULT_MAX_RESTARTS
 
 __all__ = ["register"]
 
@@ -269,7 +270,20 @@ def register(main: click.Group) -> None:
     @click.option("--nodes", default="1", show_default=True, help="N, or MIN:MAX hosts, all-or-nothing.")
     @click.option("--accelerator", type=click.Choice(["cpu", "gpu", "apple"]), default="cpu", show_default=True)
     @click.option("--gpus", type=click.IntRange(min=1), default=1, show_default=True, help="GPUs per member (gpu).")
-    @click.option("--retries", type=click.IntRange(min=0), default=0, show_default=True, help="Gang restarts allowed.")
+    @click.option(
+        "--retries",
+        type=click.IntRange(min=0),
+        default=0,
+        show_default=True,
+        help="Restarts when the job itself fails (a member exits non-zero).",
+    )
+    @click.option(
+        "--max-restarts",
+        type=click.IntRange(min=0),
+        default=DEFAULT_MAX_RESTARTS,
+        show_default=True,
+        help="Gang restarts when one of its computers is lost (0: fail instead).",
+    )
     @click.option("--env", "env", multiple=True, help="KEY=VALUE for every member (repeatable).")
     @click.option("--memory-mb", type=click.IntRange(min=16), help="Address-space limit per member, MiB.")
     @click.option(
@@ -286,6 +300,7 @@ def register(main: click.Group) -> None:
         accelerator: str,
         gpus: int,
         retries: int,
+        max_restarts: int,
         env: tuple[str, ...],
         memory_mb: int | None,
         runtime: str,
@@ -312,6 +327,7 @@ def register(main: click.Group) -> None:
             "accelerator": accelerator,
             "gpus": gpus,
             "retries": retries,
+            "max_restarts": max_restarts,
             "limits": {"memory_mb": memory_mb} if memory_mb else {},
             "runtime": runtime,
         }
@@ -355,12 +371,13 @@ def register(main: click.Group) -> None:
         if not rows:
             click.echo("no jobs in this pool yet; `cua run FILE::FUNCTION` submits one", err=True)
             return
-        click.echo(f"{'ID':<11} {'STATE':<11} {'NODES':<6} {'ACCEL':<6} {'TRY':<4} {'AGE':>7}  TARGET")
+        width = max(11, *(len(j["id"]) + 1 for j in rows))
+        click.echo(f"{'ID':<{width}} {'STATE':<11} {'NODES':<6} {'ACCEL':<6} {'TRY':<4} {'AGE':>7}  TARGET")
         for j in rows:
             nodes = str(j["nodes_min"]) if j["nodes_min"] == j["nodes_max"] else f"{j['nodes_min']}:{j['nodes_max']}"
             age = _age(j["submitted"])
             click.echo(
-                f"{j['id']:<11} {j['state']:<11} {nodes:<6} {j['accelerator']:<6} {j['attempt']:<4} {age:>7}  "
+                f"{j['id']:<{width}} {j['state']:<11} {nodes:<6} {j['accelerator']:<6} {j['attempt']:<4} {age:>7}  "
                 f"{j['file']}::{j['fn']}"
             )
 
@@ -377,7 +394,9 @@ def register(main: click.Group) -> None:
             return
         j = info["job"]
         click.echo(
-            f"job {j['id']}  {j['file']}::{j['fn']}  {j['state']}  attempt {j['attempt']} (retries {j['retries']})"
+            f"job {j['id']}  {j['file']}::{j['fn']}  {j['state']}  attempt {j['attempt']}  "
+            f"(retries {j['failures']}/{j['retries']} for the job's failures, "
+            f"restarts {j['restarts']}/{j['max_restarts']} for lost computers)"
         )
         if j["reason"]:
             click.echo(f"  reason: {j['reason']}")

@@ -28,14 +28,29 @@ from cua_pool.logs import LogStore
 from cua_pool.paths import controller_home
 from cua_pool.store import JOB_DONE, Store, now
 
-__all__ = ["ACCELERATORS", "Controller"]
+__all__ = ["ACCELERATORS", "DEFAULT_MAX_RESTARTS", "Controller", "new_job_id"]
 
 log = logging.getLogger(__name__)
 
 ACCELERATORS = ("cpu", "gpu", "apple")
 MAX_CODE = 64 << 20
 _ENV_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_JOB_ID = re.compile(r"[a-z0-9]{4,32}")
+# What a client may name a job by: a whole id or the start of one. Ids are ``p-<fn>-<8 hex>``
+# (Cua's form, e.g. p-finetune-1a2b3c4d) and, in pools older than that, 10 hex characters; both
+# stay valid, and neither holds anything but [a-z0-9-], so an id is always a safe file name.
+_JOB_ID = re.compile(r"[a-z0-9][a-z0-9-]{3,63}")
+_LABEL_MAX = 40
+# Restarts of a gang when one of its computers is lost, unless the job says otherwise.
+DEFAULT_MAX_RESTARTS = 3
+
+
+def new_job_id(fn: str, name: str | None = None) -> str:
+    """``p-<label>-<8 hex>``: the label is ``name`` or else the function's name (its last part, for
+    ``Class.method``), lower case, each run of characters outside [a-z0-9] one dash, at most 40
+    characters ("job" when nothing is left), then 32 random bits."""
+    text = (name or fn.rsplit(".", 1)[-1]).lower()
+    label = re.sub(r"[^a-z0-9]+", "-", text).strip("-")[:_LABEL_MAX].strip("-") or "job"
+    return f"p-{label}-{os.urandom(4).hex()}"
 
 
 class Controller(HostService):
@@ -190,11 +205,19 @@ class Controller(HostService):
         retries: int = 0,
         limits: dict[str, int] | None = None,
         runtime: str = "process",
+        max_restarts: int = DEFAULT_MAX_RESTARTS,
+        name: str | None = None,
     ) -> dict[str, Any]:
+        """``max_restarts``: gang restarts when a computer is lost; ``retries``: when the job itself
+        fails. ``name`` labels the id in place of the function's name (space_job's jobs)."""
         env = dict(env or {})
         code = bytes(code)  # a large blob arrives as a read-only view of its frame
         _check_submission(file, fn, code, env, nodes_min, nodes_max, accelerator, gpus, retries)
-        job_id = os.urandom(5).hex()
+        if not isinstance(max_restarts, int) or max_restarts < 0:
+            raise ValueError(f"--max-restarts {max_restarts}: must be >= 0")
+        job_id = new_job_id(fn, name)
+        while self.store.job(job_id) is not None:  # 32 random bits: a clash is rare, never silent
+            job_id = new_job_id(fn, name)
         (self.home / "code").mkdir(mode=0o700, exist_ok=True)
         tmp = self.home / "code" / f"{job_id}.tmp"
         tmp.write_bytes(code)
@@ -212,6 +235,7 @@ class Controller(HostService):
                 "accelerator": accelerator,
                 "gpu_count": gpus if accelerator == "gpu" else 0,
                 "retries": retries,
+                "max_restarts": max_restarts,
                 "limits": dict(limits or {}),
                 "runtime": runtime,
                 "state": "pending",

@@ -3,8 +3,9 @@
 A job's members are placed all-or-nothing on distinct hosts (one member per host, so LOCAL_RANK
 is always 0); a job that cannot be placed whole stays pending. When any member of the current
 attempt fails or its computer is lost, the others are told to stop, and once every member is
-down the job either gets attempt n+1 (while retries remain) or fails. Decisions are taken under
-the store's lock, so two events about one gang never race.
+down the job either gets attempt n+1 or fails: a lost computer restarts the gang while
+``max_restarts`` remain (3 by default), a failure of the job itself while ``retries`` remain (0
+by default). Decisions are taken under the store's lock, so two events about one gang never race.
 """
 
 from __future__ import annotations
@@ -103,6 +104,30 @@ def rank_env(job: dict[str, Any], attempt: dict[str, Any], member: dict[str, Any
 def mlx_hostfile(attempt: dict[str, Any], addresses: list[str]) -> list[list[str]]:
     """mlx ring hostfile: one list of ``ip:port`` per rank, on ports after MASTER_PORT."""
     return [[f"{addr}:{attempt['master_port'] + 1 + rank}"] for rank, addr in enumerate(addresses)]
+
+
+def _restart_policy(job: dict[str, Any], reason: str, *, lost: bool) -> tuple[str, bool, dict[str, int]]:
+    """Whether a failed attempt is restarted: the job's reason, the decision and the counter used.
+
+    A lost computer (missed heartbeats, or its agent no longer has the member) draws on
+    ``max_restarts``; anything else (a non-zero exit, a member killed) on ``retries``."""
+    if lost:
+        used, limit = job["restarts"], job["max_restarts"]
+        if used < limit:
+            return reason, True, {"restarts": used + 1}
+        times = f"{limit} time{'s' if limit != 1 else ''}"
+        return (
+            f"{reason}; not restarted: a lost computer restarts the gang at most {times} "
+            f"(--max-restarts {limit}), and it has been restarted {used} time{'s' if used != 1 else ''} for one",
+            False,
+            {},
+        )
+    used, limit = job["failures"], job["retries"]
+    if used < limit:
+        return reason, True, {"failures": used + 1}
+    if limit == 0:
+        return f"{reason}; not retried: the job itself failed and --retries is 0", False, {}
+    return f"{reason}; not retried: the job itself failed {used + 1} times and --retries is {limit}", False, {}
 
 
 class Gangs:
@@ -251,7 +276,10 @@ class Gangs:
         if state == "running":
             bad = [m for m in members if m["state"] in ("lost", "failed", "stopped") or (m["exit_code"] or 0) != 0]
             if bad:
-                first = bad[0]
+                # A lost computer is the pool's failure, not the job's: it restarts the gang from its
+                # own budget (max_restarts, on by default), while --retries counts the job's failures.
+                lost = next((m for m in bad if m["state"] == "lost"), None)
+                first = lost or bad[0]
                 why = first["reason"] or f"exit code {first['exit_code']}"
                 reason = f"rank {first['rank']} on host {first['host']}: {why}"
                 self.store.update(
@@ -260,9 +288,9 @@ class Gangs:
                 for m in members:
                     if m["state"] not in MEMBER_DONE:
                         self.store.update("members", {"id": m["id"]}, stop=1)
-                retry = job["attempt"] < 1 + job["retries"]
+                job_reason, retry, used = _restart_policy(job, reason, lost=lost is not None)
                 state = "restarting" if retry else "failing"
-                self.store.update("jobs", {"id": job_id}, state=state, reason=reason)
+                self.store.update("jobs", {"id": job_id}, state=state, reason=job_reason, **used)
                 self.notify(events.JOB_ATTEMPT_FAILED, {"job": job_id, "attempt": job["attempt"], "reason": reason})
             elif down:
                 self.store.update("attempts", {"job": job_id, "n": job["attempt"]}, state="succeeded", ended=now())

@@ -35,7 +35,9 @@ CREATE TABLE IF NOT EXISTS jobs (
   nodes_min INTEGER NOT NULL, nodes_max INTEGER NOT NULL, accelerator TEXT NOT NULL, gpu_count INTEGER NOT NULL,
   retries INTEGER NOT NULL, limits TEXT NOT NULL DEFAULT '{}', runtime TEXT NOT NULL DEFAULT 'process',
   state TEXT NOT NULL, attempt INTEGER NOT NULL DEFAULT 0, reason TEXT NOT NULL DEFAULT '',
-  submitted REAL NOT NULL, started REAL, ended REAL, result BLOB, result_format TEXT
+  submitted REAL NOT NULL, started REAL, ended REAL, result BLOB, result_format TEXT,
+  max_restarts INTEGER NOT NULL DEFAULT 0, restarts INTEGER NOT NULL DEFAULT 0,
+  failures INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE IF NOT EXISTS attempts (
   job TEXT NOT NULL, n INTEGER NOT NULL, state TEXT NOT NULL, world_size INTEGER NOT NULL,
@@ -59,6 +61,17 @@ CREATE TABLE IF NOT EXISTS checkpoints (
   PRIMARY KEY (job, step)
 );
 """
+
+# Columns added after the first release, with what fills them in a pool.db written before them
+# (SQLite's ADD COLUMN takes a constant default; ``then`` runs once, right after the column is added).
+# Jobs submitted before ``max_restarts`` existed keep the policy they were submitted under: no
+# separate budget for lost computers (they get as many restarts for one as their --retries, which
+# used to cover both), and the attempts they have had so far count as failures already retried.
+_ADDED_COLUMNS: tuple[tuple[str, str, str, str | None], ...] = (
+    ("jobs", "max_restarts", "INTEGER NOT NULL DEFAULT 0", "UPDATE jobs SET max_restarts = retries"),
+    ("jobs", "restarts", "INTEGER NOT NULL DEFAULT 0", None),
+    ("jobs", "failures", "INTEGER NOT NULL DEFAULT 0", "UPDATE jobs SET failures = MAX(attempt - 1, 0)"),
+)
 
 _JSON_COLUMNS = {"accelerators", "gpus", "args", "env", "limits", "handle"}
 
@@ -86,8 +99,30 @@ class Store:
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.executescript(_SCHEMA)
+        self._migrate()
         self.lock = threading.RLock()
         self._depth = 0
+
+    def _migrate(self) -> None:
+        """Bring a pool.db written by an older version up to this schema, keeping its rows."""
+
+        def columns(table: str) -> set[str]:
+            return {r["name"] for r in self._db.execute(f"PRAGMA table_info({table})")}
+
+        if all(column in columns(table) for table, column, _, _ in _ADDED_COLUMNS):
+            return
+        # Checked again under the write lock: another process may be opening the same file.
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            for table, column, decl, then in _ADDED_COLUMNS:
+                if column not in columns(table):
+                    self._db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {decl}")
+                    if then:
+                        self._db.execute(then)
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+        self._db.execute("COMMIT")
 
     def close(self) -> None:
         with self.lock:
