@@ -127,6 +127,19 @@ def test_run_list_and_info_read_the_run_folders(here: Path) -> None:
     code, out = cb("run", "info", "nothere")
     assert code == 1
     assert errors(out) == ["Error: no run 'nothere' in runs (cb run list shows them)"]
+    # a run whose process still works (run.json's pid) and has no summary yet is running; once the
+    # process is gone, incomplete
+    busy = here / "runs" / "busy"
+    busy.mkdir()
+    (busy / "episodes.jsonl").write_text((here / "runs/idle/episodes.jsonl").read_text().splitlines()[0] + "\n")
+    with subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"]) as proc:
+        marker = {"run": "feedbeef", "kind": "bench", "started": 0, "pid": proc.pid, "episodes": 5}
+        (busy / "run.json").write_text(json.dumps(marker))
+        row = {r["run_id"]: r for r in json.loads(cb("run", "list", "--json")[1])}["feedbeef"]
+        assert (row["status"], row["done"], row["episodes"]) == ("running", 1, 5)
+        proc.kill()
+    row = {r["run_id"]: r for r in json.loads(cb("run", "list", "--json")[1])}["feedbeef"]
+    assert row["status"] == "incomplete"
     # a folder without results is no run: cua-bench report's error
     (here / "runs" / "empty").mkdir()
     code, out = cb("run", "info", here / "runs" / "empty")

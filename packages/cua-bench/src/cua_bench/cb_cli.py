@@ -332,7 +332,7 @@ def _describe(folder: Path) -> dict[str, Any]:
     results = load_results(folder / "episodes.jsonl")
     done = len(results)
     total = marker.get("episodes") or summary.get("episodes") or done
-    if not summary and _pid_alive(marker.get("pid")) and marker.get("pid") != os.getpid():
+    if not summary and _pid_alive(marker.get("pid")):
         status = "running"
     elif summary.get("complete"):
         status = "completed"
