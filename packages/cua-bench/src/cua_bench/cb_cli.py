@@ -173,7 +173,7 @@ def _run_options() -> Callable[[F], F]:
     def decorate(fn: F) -> F:
         options = [
             click.argument("path"),
-            click.option("--agent", help="Agent to use (here: oracle, noop, random, openai, hf, ...; see cb agent)."),
+            click.option("--agent", help="Agent to use (here: oracle, noop, random, openai, hf, ...: cua-bench list)."),
             click.option(
                 "--agent-import-path",
                 help="A custom agent as module:Class or FILE.py:Class (cua-bench's agent contract).",
