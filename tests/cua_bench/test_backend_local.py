@@ -142,7 +142,7 @@ def test_the_observation_is_taken_after_the_redraw(env: EnvClient) -> None:
 @needs_x
 def test_files_are_confined_to_home(env: EnvClient) -> None:
     home = env.session("run_command", command="pwd")["stdout"].strip()
-    env.session("write_file", path=f"{home}/inside.txt", data="ok")
+    env.session("write_file", path=f"{home}/inside.txt", content="ok")
     assert read(env, "inside.txt") == "ok"
     env.session("run_command", command="ln -s /etc evil")
     for bad in ["../x", "/etc/passwd", "evil/passwd"]:
@@ -150,10 +150,10 @@ def test_files_are_confined_to_home(env: EnvClient) -> None:
             read(env, bad)
     for bad in ["../x", "/etc/cua-escape", "evil/cua-escape"]:
         with pytest.raises(RemoteError, match="outside the environment's home"):
-            env.session("write_file", path=bad, data="x")
+            env.session("write_file", path=bad, content="x")
     assert not os.path.exists("/etc/cua-escape")
     # /tmp is the environment's own tmp folder, never the host's
-    env.session("write_file", path="/tmp/cua-escape", data="x")
+    env.session("write_file", path="/tmp/cua-escape", content="x")
     assert not os.path.exists("/tmp/cua-escape")
     assert env.session("run_command", command='cat "$TMPDIR/cua-escape"')["stdout"] == "x"
 
@@ -173,7 +173,7 @@ def test_run_command_is_bounded(env: EnvClient) -> None:
 @needs_x
 def test_reset_kills_apps_and_restores_home(env: EnvClient, root: Path) -> None:
     env.session("launch", app="xterm")
-    env.session("write_file", path="junk/file.txt", data="x")
+    env.session("write_file", path="junk/file.txt", content="x")
     env.session("run_command", command="setsid sleep 300 >/dev/null 2>&1 < /dev/null &")
     env_dir = root / f"env-{env.info()['pid']}"
     assert len(marked(env_dir)) >= 4  # Xvfb, openbox, xterm (and its shell), the escaped sleep

@@ -97,7 +97,7 @@ async def evaluate(task_cfg, session):
 @cb.solve_task(split="train")
 async def solve(task_cfg, session):
     await session.write_file("a.txt", "a")
-    await session.write_file("/home/user/b.txt", b"b")
+    await session.write_file("/home/user/b.txt", content=b"b")  # Cua's keyword
 """
 
 # Evaluators that return what they are given; the server must refuse all but rewards in [0, 1].
@@ -332,7 +332,7 @@ def test_a_backend_that_cannot_resize_says_so() -> None:
         async def read_bytes(self, path: str) -> bytes:
             raise FileNotFoundError(path)
 
-        async def write_file(self, path: str, data: bytes | str) -> None:
+        async def write_file(self, path: str, content: bytes | str) -> None:
             pass
 
     async def scenario() -> None:
@@ -405,11 +405,11 @@ def test_computer_block_size_os_and_reward_lists_on_an_env_server(cua_tasks: Pat
         assert env.session("read_file", path="~/notes.txt") == "left by setup"
         assert env.session("file_exists", path="/tmp/answer.txt") is False
         assert env.evaluate() == 0.0
-        env.session("write_file", path="/tmp/answer.txt", data="  hello \n")
+        env.session("write_file", path="/tmp/answer.txt", content="  hello \n")
         assert env.evaluate() == 1.0
         obs, _ = env.reset(options={"task": str(cua_tasks / "two-rewards")})
         assert (obs["width"], obs["height"]) == (900, 700)  # no computer block: the server's own size
-        env.session("write_file", path="a.txt", data="a")
+        env.session("write_file", path="a.txt", content="a")
         assert env.evaluate() == 0.5  # [1.0, 0.0]: the mean, as Cua Bench scores it
         for variant, reward in enumerate([1.0, 0.0, 0.5, 1.0, 1.0]):
             env.reset(options={"task": str(returns), "variant": variant, "obs": "none"})

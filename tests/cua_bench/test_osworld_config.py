@@ -64,8 +64,8 @@ class ShellSession(Session):
             raise FileNotFoundError(path)
         return self.files[path]
 
-    async def write_file(self, path: str, data: bytes | str) -> None:
-        self.files[path] = data.encode() if isinstance(data, str) else data
+    async def write_file(self, path: str, content: bytes | str) -> None:
+        self.files[path] = content.encode() if isinstance(content, str) else content
 
     async def run_command(self, command: str, timeout: float = 30.0) -> CommandResult:
         if not self.shell:

@@ -91,7 +91,7 @@ def test_a_refused_result_file_is_an_error_and_an_absent_one_a_zero(refusing_env
     _write(tasks / "os", {**json.loads(Path(task).read_text()), "id": "desktop-plain", "config": []})
     task = str(tasks / "os" / "desktop-plain.json")
     refusing_env.reset(options={"task": task, "obs": "none"})
-    refusing_env.session("write_file", path="/home/user/Desktop/test.py", data=GOLD)  # the agent did the work
+    refusing_env.session("write_file", path="/home/user/Desktop/test.py", content=GOLD)  # the agent did the work
     with pytest.raises(
         RemoteError, match=r"PlatformError.*vm_file: the computer cannot read /home/user/Desktop/test\.py"
     ):

@@ -262,11 +262,11 @@ def test_an_episode_on_the_sim_backend(sim_env: EnvClient, sim_tasks: Path) -> N
     _, reward, terminated, _, _ = sim_env.step([Done()])
     assert (reward, terminated) == (0.0, True)  # no out.txt: vm_file gives None, the metric 0
     sim_env.reset(options={"task": str(task), "obs": "none"})
-    sim_env.session("write_file", path="/home/user/out.txt", data="hello\n")
+    sim_env.session("write_file", path="/home/user/out.txt", content="hello\n")
     _, reward, _, _, info = sim_env.step([Done()])
     assert reward == 1.0 and info["ended"]["kind"] == "done"
     sim_env.reset(options={"task": str(task), "obs": "none"})
-    sim_env.session("write_file", path="/home/user/out.txt", data="hello\n")
+    sim_env.session("write_file", path="/home/user/out.txt", content="hello\n")
     _, reward, _, _, _ = sim_env.step([Fail("cannot")])
     assert reward == 0.0  # a feasible task the agent gave up on
 

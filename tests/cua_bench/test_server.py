@@ -80,8 +80,8 @@ class FakeSession(Session):
     async def read_bytes(self, path: str) -> bytes:
         return self.files[path]
 
-    async def write_file(self, path: str, data: bytes | str) -> None:
-        self.files[path] = data.encode() if isinstance(data, str) else data
+    async def write_file(self, path: str, content: bytes | str) -> None:
+        self.files[path] = content.encode() if isinstance(content, str) else content
 
 
 TASK = """
@@ -191,7 +191,7 @@ def test_png_observation_and_session_passthrough(env: tuple[EnvClient, FakeSessi
     assert obs["a11y"][0]["children"][0]["name"] == "OK"
     obs, _ = client.reset(options={"task": task, "obs": "none", "a11y": "osworld"})
     assert obs["a11y"].startswith("<desktop-frame") and 'name="OK"' in obs["a11y"]
-    client.session("write_file", path="x.txt", data="hello")
+    client.session("write_file", path="x.txt", content="hello")
     assert client.session("read_file", path="x.txt") == "hello"
     assert bytes(client.session("read_bytes", path="x.txt")) == b"hello"
     assert client.session("windows")[0]["title"] == "Fake"

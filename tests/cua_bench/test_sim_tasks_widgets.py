@@ -60,7 +60,7 @@ class ScreenOnly(Session):
     async def read_bytes(self, path: str) -> bytes:
         raise AssertionError("an oracle acts through the screen; it does not read files")
 
-    async def write_file(self, path: str, data: bytes | str) -> None:
+    async def write_file(self, path: str, content: bytes | str) -> None:
         raise AssertionError("an oracle acts through the screen; it does not write files")
 
 

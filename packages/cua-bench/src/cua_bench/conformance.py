@@ -59,14 +59,14 @@ def check_backend(backend: str | Backend, *, width: int = 1024, height: int = 76
             expect(bool(obs.get("errors")), "an invalid action was not reported in the next observation")
             expect(not terminated, "an invalid action ended the episode")
             expect(env.evaluate() == 0.0, "evaluate() is not 0 before the task is done")
-            env.session("write_file", path="conformance.txt", data="done")
+            env.session("write_file", path="conformance.txt", content="done")
             expect(
                 bytes(env.session("read_bytes", path="conformance.txt")) == b"done",
                 "read_bytes does not return what write_file wrote",
             )
             expect(env.session("read_file", path="conformance.txt") == "done", "read_file does not return the text")
             expect(env.session("file_exists", path="conformance.txt") is True, "file_exists misses a written file")
-            env.session("write_file", path="/tmp/conformance.txt", data="tmp")
+            env.session("write_file", path="/tmp/conformance.txt", content="tmp")
             expect(env.session("read_file", path="/tmp/conformance.txt") == "tmp", "/tmp is not the env's to use")
             obs, reward, terminated, truncated, info = env.step([Done()])
             expect(terminated and reward == 1.0, f"Done after the work gave terminated={terminated} reward={reward}")

@@ -121,8 +121,9 @@ class Session(HtmlWindows, ABC):
         """The file at ``path``: relative to the environment's home, or absolute in its home or /tmp."""
 
     @abstractmethod
-    async def write_file(self, path: str, data: bytes | str) -> None:
-        """Create or replace the file at ``path`` (folders made as needed); text is written as UTF-8."""
+    async def write_file(self, path: str, content: bytes | str) -> None:
+        """Create or replace the file at ``path`` (folders made as needed); text is written as UTF-8.
+        ``content`` is Cua Bench's name for it, so ``write_file(path, content=...)`` works as there."""
 
     async def read_file(self, path: str) -> str:
         """The file as UTF-8 text (Cua Bench's ``read_file``); ``read_bytes`` for any other content."""

@@ -86,8 +86,8 @@ class SimSession(Session):
     async def read_bytes(self, path: str) -> bytes:
         return self._desktop.fs.read(_in_home(path))
 
-    async def write_file(self, path: str, data: bytes | str) -> None:
-        self._desktop.fs.write(_in_home(path), data)
+    async def write_file(self, path: str, content: bytes | str) -> None:
+        self._desktop.fs.write(_in_home(path), content)
 
     async def file_exists(self, path: str) -> bool:
         return self._desktop.fs.is_file(_in_home(path))

@@ -254,10 +254,10 @@ class LocalSession(Session):
     async def read_bytes(self, path: str) -> bytes:
         return self._path(path).read_bytes()
 
-    async def write_file(self, path: str, data: bytes | str) -> None:
+    async def write_file(self, path: str, content: bytes | str) -> None:
         target = self._path(path)
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(data.encode() if isinstance(data, str) else data)
+        target.write_bytes(content.encode() if isinstance(content, str) else content)
 
     async def file_exists(self, path: str) -> bool:
         return self._path(path).is_file()
