@@ -1,0 +1,257 @@
+"""Cua's RL worker API (``cua_bench.workers``) on our env workers: a training loop written the way
+Cua's examples use it runs against real sim env servers."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import importlib
+import io
+import os
+import sys
+from typing import Any
+
+import pytest
+from PIL import Image
+
+from cua_core.actions import action_to_dict
+
+BUTTON = "sim/click-button"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split(") ", 1)[1][0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def test_a_cua_style_training_loop_runs_on_sim_env_servers() -> None:
+    from cua_bench.workers import (
+        MultiTurnDataloader,
+        WorkerHandle,
+        cleanup_workers,
+        create_dataloader_from_urls,
+        create_workers,
+    )
+
+    seen: dict[str, Any] = {"batches": 0, "turns": 0, "firsts": set(), "seconds": set()}
+
+    def policy(prompts: list[str], metas: list[dict[str, Any]]) -> list[str]:
+        """Clicks the middle of the screen first, then says it is done (a stand-in for generate)."""
+        out = []
+        for prompt, meta in zip(prompts, metas, strict=True):
+            assert prompt.startswith('<|instruction|>Click the "') and "<|instruction_end|>" in prompt
+            images = prompt.count("<|vision_start|>")
+            assert images == meta["step"] + 1  # one screenshot per turn so far
+            (seen["firsts"] if meta["step"] == 0 else seen["seconds"]).add(meta["uid"])
+            out.append("<|action_start|>click(0.5,0.5)<|action_end|>" if meta["step"] == 0 else "done()")
+        return out
+
+    async def train() -> tuple[list[int], MultiTurnDataloader, dict[str, Any]]:
+        workers = await create_workers(n_workers=2, allowed_ips=["127.0.0.1"], backend="sim", width=640, height=400)
+        assert all(isinstance(w, WorkerHandle) for w in workers)
+        assert [w.worker_id for w in workers] == ["w0", "w1"]
+        assert [await w.health_check() for w in workers] == [True, True]
+        pids = [w.process.pid for w in workers if w.process is not None]
+        assert len(pids) == 2 and all(_alive(p) for p in pids)
+        dataloader = create_dataloader_from_urls(
+            [w.api_url for w in workers],
+            task_configs=[{"env_path": BUTTON, "task_index": i, "split": "train"} for i in range(3)],
+            tokenizer=None,
+            batch_size=2,
+            img_w=320,
+            img_h=200,
+            max_step=5,
+        )
+        try:
+            for batch in dataloader:
+                seen["batches"] += 1
+                seen["turns"] += len(batch["obs"])
+                assert 1 <= len(batch["obs"]) <= 2
+                responses = policy(list(batch["obs"]), list(batch["meta_info"]))
+                dataloader.async_step(
+                    {"responses": responses, "worker_id": batch["worker_id"], "meta_info": batch["meta_info"]}
+                )
+                if len(dataloader.replay) >= 8:
+                    break
+            replay_batch = dataloader.sample_from_buffer(batch_size=4)
+        finally:
+            dataloader.close()
+            await cleanup_workers(workers)
+        assert not any(w.is_running for w in workers)
+        return pids, dataloader, replay_batch
+
+    pids, dataloader, replay_batch = asyncio.run(asyncio.wait_for(train(), 120))
+    assert seen["batches"] >= 4 and seen["turns"] >= 8
+    assert seen["seconds"] <= seen["firsts"] and len(seen["seconds"]) >= 4  # episodes went on past a turn
+    # Episodes ended (each after its done()), and their steps are in the replay buffer with Cua's shape.
+    assert dataloader.stats["episodes"] >= 4
+    assert len(replay_batch["action"]) == 4 and len(replay_batch["reward"]) == 4
+    assert set(replay_batch["action"]) <= {
+        "<|action_start|>click(0.5,0.5)<|action_end|>",
+        "<|action_start|>done()<|action_end|>",
+    }
+    assert all(p.startswith("<|instruction|>") for p in replay_batch["prev_obs"])
+    assert {m["uid"] for m in replay_batch["meta_info"]} <= seen["firsts"]
+    # cleanup_workers stopped every env server this test started.
+    assert not any(_alive(p) for p in pids), [p for p in pids if _alive(p)]
+
+
+class _Chars:
+    """A character tokenizer: enough of a Hugging Face tokenizer for Cua's tokenized path."""
+
+    pad_token_id = 0
+    eos_token_id = 0
+
+    def encode(self, text: str, add_special_tokens: bool = False) -> list[int]:
+        return [ord(c) for c in text]
+
+    def decode(self, ids: list[int], skip_special_tokens: bool = False) -> str:
+        return "".join(chr(int(i)) for i in ids)
+
+
+def test_with_a_tokenizer_batches_are_token_ids_and_responses_are_decoded() -> None:
+    torch = pytest.importorskip("torch")
+    from cua_bench.workers import WorkerPool, create_dataloader_from_urls
+
+    async def run() -> tuple[Any, Any]:
+        async with WorkerPool(n_workers=1, allowed_ips=["127.0.0.1"], backend="sim", width=640, height=400) as pool:
+            assert len(pool.urls) == 1 and await pool.health_check_all() == {"w0": True}
+            tokenizer = _Chars()
+            dataloader = create_dataloader_from_urls(
+                pool.urls, [{"env_path": BUTTON}], tokenizer, batch_size=1, max_prompt_length=64,
+                max_response_length=32, img_w=64, img_h=40,
+            )  # fmt: skip
+            with dataloader:
+                first = next(dataloader)
+                assert first["input_ids"].shape == (1, 64) and first["attention_mask"].dtype == torch.int64
+                assert first["attention_mask"].sum() == 64  # the prompt is longer than 64: left-truncated
+                text = "<|action_start|>done()<|action_end|>"
+                response = torch.tensor([[ord(c) for c in text] + [0] * (32 - len(text))])
+                mask = torch.cat([first["attention_mask"], torch.tensor([[1] * len(text) + [0] * (32 - len(text))])], 1)
+                dataloader.async_step(
+                    {"prompts": first["input_ids"], "responses": response, "attention_mask": mask,
+                     "worker_id": first["worker_id"], "meta_info": first["meta_info"]}
+                )  # fmt: skip
+                second = next(dataloader)  # the done() ended the episode: a new one starts
+                return first, second
+
+    first, second = asyncio.run(asyncio.wait_for(run(), 60))
+    assert first["meta_info"][0]["step"] == 0 and second["meta_info"][0]["step"] == 0
+    assert first["meta_info"][0]["uid"] != second["meta_info"][0]["uid"]
+
+
+def test_the_client_has_cuas_reset_and_step_shapes() -> None:
+    from cua_bench.workers import CBEnvWorkerClient, cleanup_workers, create_workers
+
+    async def run() -> None:
+        workers = await create_workers(1, ["127.0.0.1"], backend="sim", width=640, height=400)
+        try:
+            client = CBEnvWorkerClient(server_url=workers[0].api_url, img_w=160, img_h=100, max_step=3, max_hist=1)
+            assert client.health_check()["status"] == "healthy"
+            with pytest.raises(RuntimeError, match="reset"):
+                client.step("done()")
+            ret, meta = client.reset(BUTTON, task_index=1, split="train")
+            assert set(ret) == {"obs", "done", "is_init"} and ret["is_init"] and not ret["done"]
+            assert set(meta) == {"uid"}
+            image = ret["obs"].split("<|vision_start|>", 1)[1].split("<|vision_end|>", 1)[0]
+            assert Image.open(io.BytesIO(base64.b64decode(image))).size == (160, 100)
+            ret, meta2 = client.step({"type": "ClickAction", "x": 0.5, "y": 0.5})
+            assert meta2 == meta and not ret["done"] and ret["reward"] == 0.0
+            assert set(ret) == {"prev_obs", "action", "obs", "reward", "done", "is_init"}
+            ret, _ = client.step("key(escape)")
+            ret, _ = client.step("<|action_start|>hotkey(ctrl+a)<|action_end|>")
+            assert ret["done"] and client.done  # max_step=3 truncates
+            assert ret["obs"].count("<|vision_start|>") == 1  # max_hist=1 keeps one action and screen
+            with pytest.raises(RuntimeError, match="done"):
+                client.step("done()")
+            assert Image.open(io.BytesIO(client.get_screenshot())).size == (640, 400)
+            client.shutdown()
+        finally:
+            await cleanup_workers(workers)
+
+    asyncio.run(asyncio.wait_for(run(), 60))
+
+
+def test_cuas_http_worker_urls_are_refused_clearly() -> None:
+    from cua_bench.workers import CBEnvWorkerClient, create_dataloader_from_urls
+
+    with pytest.raises(ValueError, match="Cua's HTTP worker servers are not spoken here"):
+        CBEnvWorkerClient("http://localhost:8001")
+    with pytest.raises(ValueError, match="not an env server address"):
+        create_dataloader_from_urls(["https://worker:8001"], [{"env_path": BUTTON}])
+
+
+@pytest.mark.parametrize(
+    ("cua", "ours"),
+    [
+        ("click(0.25,0.75)", {"kind": "click", "coordinate": [0.25, 0.75], "button": "left", "clicks": 1}),
+        ("<|action_start|>right_click(0.1,0.2)<|action_end|>",
+         {"kind": "click", "coordinate": [0.1, 0.2], "button": "right", "clicks": 1}),
+        ("double_click(0.1,0.2)", {"kind": "click", "coordinate": [0.1, 0.2], "button": "left", "clicks": 2}),
+        ("drag(0.1,0.2,0.3,0.4)", {"kind": "drag", "start": [0.1, 0.2], "end": [0.3, 0.4], "button": "left"}),
+        ("scroll(down,3)", {"kind": "scroll", "direction": "down", "amount": 3, "coordinate": None}),
+        ('type("hi there")', {"kind": "type", "text": "hi there", "press_enter": False}),
+        ("key(enter)", {"kind": "key", "keys": ["enter"]}),
+        ("hotkey(ctrl+c)", {"kind": "key", "keys": ["ctrl", "c"]}),
+        ("done()", {"kind": "done", "answer": None}),
+        ({"type": "DoubleClickAction", "x": 0.5, "y": 0.5},
+         {"kind": "click", "coordinate": [0.5, 0.5], "button": "left", "clicks": 2}),
+        ({"type": "HotkeyAction", "keys": ["ctrl", "s"]}, {"kind": "key", "keys": ["ctrl", "s"]}),
+    ],
+)  # fmt: skip
+def test_cuas_action_forms_become_ours(cua: Any, ours: dict[str, Any]) -> None:
+    from cua_bench_rl.cua_workers import cua_actions
+
+    assert [action_to_dict(a) for a in cua_actions(cua)] == [ours]
+
+
+def test_cuas_replay_buffer_keeps_whole_episodes_with_discounted_returns() -> None:
+    from cua_bench.workers import ReplayBuffer
+
+    buffer = ReplayBuffer(capacity=2, gamma=0.5)
+    for step, reward in enumerate([0.0, 0.0, 1.0]):
+        buffer.add(3, {"prev_obs": "p", "action": f"a{step}", "reward": reward, "done": step == 2}, {"uid": "e1"})
+        assert len(buffer) == (3 if step == 2 else 0)  # nothing until the episode is done
+    returns = {ret["action"]: ret["reward"] for _, ret, _ in buffer.sample(10)}
+    assert returns == {"a0": 0.25, "a1": 0.5, "a2": 1.0}
+    assert all(w == 3 and m == {"uid": "e1"} for w, _, m in buffer.sample(10))
+    assert buffer.get_balance_stats() == (0, 3)
+    for uid in ("e2", "e3"):  # capacity 2 episodes: e1 is evicted
+        buffer.add(0, {"action": uid, "reward": 0.0, "done": True}, {"uid": uid})
+    assert sorted(ret["action"] for _, ret, _ in buffer.sample(10)) == ["e2", "e3"]
+    outcome = ReplayBuffer(only_keep_outcome=True)
+    for step in range(3):
+        outcome.add(0, {"action": f"a{step}", "reward": 1.0, "done": step == 2}, {"uid": "e"})
+    assert [ret["action"] for _, ret, _ in outcome.sample(5)] == ["a2"] and len(outcome) == 1
+    buffer.clear()
+    assert len(buffer) == 0 and buffer.sample(3) == []
+
+
+def test_cua_bench_workers_names_resolve_from_cua_bench_rl() -> None:
+    import cua_bench_rl.cua_workers as home
+    from cua_bench import workers
+
+    for name in workers.__all__:
+        assert getattr(workers, name) is getattr(home, name)
+    with pytest.raises(AttributeError, match="no attribute 'nope'"):
+        workers.nope
+
+
+def test_without_cua_bench_rl_the_import_error_says_how_to_install_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "cua_bench_rl", None)  # as if cua-bench-rl were not installed
+    monkeypatch.delitem(sys.modules, "cua_bench_rl.cua_workers", raising=False)
+    monkeypatch.delitem(sys.modules, "cua_bench.workers", raising=False)
+    workers = importlib.import_module("cua_bench.workers")  # importing it needs no cua-bench-rl
+    with pytest.raises(ImportError, match=r"pip install \./packages/cua-bench-rl"):
+        from cua_bench.workers import create_workers  # noqa: F401
+    with pytest.raises(ImportError, match="lives in cua-bench-rl"):
+        workers.MultiTurnDataloader
+
+
+def test_cua_bench_does_not_import_cua_bench_rl() -> None:
+    code = "import sys, cua_bench, cua_bench.workers; print('cua_bench_rl' in sys.modules)"
+    out = os.popen(f"{sys.executable} -c {code!r}").read().strip()
+    assert out == "False"
