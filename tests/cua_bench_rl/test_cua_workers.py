@@ -175,6 +175,25 @@ def test_the_client_has_cuas_reset_and_step_shapes() -> None:
     asyncio.run(asyncio.wait_for(run(), 60))
 
 
+def test_an_address_from_create_workers_keeps_what_connecting_to_it_needs() -> None:
+    """A server beyond this host needs its CURVE key (computer.info): given only the address, the
+    dataloader and the client find the computer create_workers started."""
+    from cua_bench.workers import cleanup_workers, create_workers
+    from cua_bench_rl.cua_workers import _Given
+
+    async def run() -> None:
+        workers = await create_workers(1, backend="sim", width=640, height=400)
+        address = workers[0].api_url
+        try:
+            computer = _Given([address]).provision()
+            assert computer is workers[0].pool[0].computer and computer.info["pid"] == workers[0].process.pid
+        finally:
+            await cleanup_workers(workers)
+        assert _Given([address]).provision().info == {}  # cleaned up: no longer known
+
+    asyncio.run(asyncio.wait_for(run(), 60))
+
+
 def test_cuas_http_worker_urls_are_refused_clearly() -> None:
     from cua_bench.workers import CBEnvWorkerClient, create_dataloader_from_urls
 

@@ -48,6 +48,7 @@ import re
 import subprocess
 import threading
 import uuid
+import weakref
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -93,6 +94,20 @@ def _check_address(url: str) -> str:
             )
         raise ValueError(f"{url!r} is not an env server address (ipc://, tcp:// or inproc://).{hint}")
     return url
+
+
+# Pools create_workers started: an address of theirs is known, with what connecting needs (a server
+# beyond this host carries its CURVE key in computer.info["server_key"]).
+_POOLS: weakref.WeakSet[EnvWorkers] = weakref.WeakSet()
+
+
+def _known(address: str, width: int, height: int) -> Computer:
+    """The computer at ``address`` if a live pool of ``create_workers`` holds it, else a bare one."""
+    for pool in list(_POOLS):
+        for worker in pool:
+            if worker.address == address:
+                return worker.computer
+    return Computer("given", address, width, height)
 
 
 # -- workers -------------------------------------------------------------------------------------
@@ -169,6 +184,7 @@ async def create_workers(
         log.info("create_workers: allowed_ips %s not applied (env server access is the backend's)", list(allowed_ips))
     pool = EnvWorkers(backend, n_workers, width=width, height=height, start_timeout=startup_timeout)
     await asyncio.to_thread(pool.start)
+    _POOLS.add(pool)
     return [WorkerHandle(pool, i) for i in range(n_workers)]
 
 
@@ -358,7 +374,7 @@ class CBEnvWorkerClient:
 
     def _env(self) -> EnvClient:
         if self._client is None:
-            computer = Computer("cua", self.server_url, self.img_w, self.img_h)
+            computer = _known(self.server_url, self.img_w, self.img_h)
             self._client = client_for(computer, step_timeout=float(self.timeout))
         return self._client
 
@@ -539,7 +555,7 @@ class _Given(Backend):
                     "start the workers with create_workers so they are replaced"
                 )
             address, self._next = self.addresses[self._next], self._next + 1
-        return Computer(self.name, address, width, height)
+        return _known(address, width, height)
 
     def teardown(self, computer: Computer, *, timeout: float = 10.0) -> None:
         return None  # the servers belong to whoever started them (cleanup_workers)
