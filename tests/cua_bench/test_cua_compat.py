@@ -27,8 +27,8 @@ from cua_bench.session import CommandFailed, CommandResult, NotSupported, Sessio
 from cua_bench.sim import SimSession
 from cua_bench.task_computer import TaskComputer, task_computer
 from cua_bench.tasks import TaskError, load_task_module
-from cua_core.actions import Action
-from cua_core.errors import RemoteError
+from cua_core.actions import Action, Wait
+from cua_core.errors import CuaError, RemoteError
 from cua_data import DatasetReader
 
 # A starter task the way Cua Bench scaffolds one: a word in /tmp/answer.txt. Positional split,
@@ -257,15 +257,18 @@ def test_the_sim_session_speaks_cua_files_and_says_what_it_cannot() -> None:
             await session.read_file("data.bin")
         with pytest.raises(NotSupported, match=r"no shell.*local or docker"):
             await session.run_command("rm -f /tmp/answer.txt", check=False)
-        with pytest.raises(NotSupported, match="HTML task windows need the local or docker backend with Chromium"):
+        with pytest.raises(NotSupported, match="HTML task windows need the local or docker backend"):
             await session.launch_window(html="<button>OK</button>", title="t", width=256, height=256)
         for call in (
             session.execute_javascript(1, "window.__submitted"),
             session.click_element(1, ".btn"),
-            session.execute_action(object()),
+            session.get_element_rect(1, ".btn", space="screen"),
         ):
-            with pytest.raises(NotSupported, match="not implemented yet"):
+            with pytest.raises(NotSupported, match=r"local or docker backend.*SimSession has no browser"):
                 await call
+        with pytest.raises(CuaError, match="execute_action: object is not an action"):
+            await session.execute_action(object())
+        await session.execute_action(Wait(0))  # actions themselves need no browser
         await session.resize(640, 480)
         assert (session.width, session.height) == (640, 480)
         assert (await session.windows()) == [] and session.frame().shape == (480, 640, 3)

@@ -1,30 +1,116 @@
-"""Cua Bench's HTML task windows on the Session: named now, so a Cua task that opens one fails at
-the call with what is missing, instead of with an ``AttributeError`` that reads like a typo.
+"""Cua Bench's HTML task windows on the Session: ``launch_window(html=...)``, ``execute_javascript``,
+``get_element_rect``, ``click_element`` / ``right_click_element`` and ``execute_action``.
 
-Cua's tasks open their own small apps as HTML windows (``launch_window(html=...)``), read their
-state with ``execute_javascript`` and click their elements in oracles (``click_element``). Here
-that will be Chromium app windows driven over the DevTools protocol on ``local`` and ``docker``;
-until then every one of these raises ``NotSupported`` naming the backends that will have it.
+Cua's tasks open their own small apps as HTML windows, read their state with
+``execute_javascript`` and click their elements in oracles (``click_element``). On ``local`` (and
+``docker``, which runs the local session in its container) these are Chromium app windows driven
+over the DevTools protocol (``cua_bench.backends.local.chromium``). The sim has no browser: there
+``launch_window`` and ``execute_javascript`` raise ``NotSupported`` naming the backends that have
+them, rather than fake a page.
+
+What is common lives here: an element's rect is found by JavaScript and moved to the screen by the
+backend's ``_viewport_origin``; ``click_element`` then clicks it with a real input action, as an
+oracle acting through the UI must; ``execute_action`` takes our actions or Cua's action objects
+(``ClickAction(x, y)`` in pixels, ...) and applies them, on every backend.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import asyncio
+import json
+import time
+from typing import Any, cast
 
+from cua_core.actions import (
+    ACTIONS,
+    Action,
+    Click,
+    Done,
+    Drag,
+    KeyPress,
+    MouseMove,
+    Scroll,
+    TypeText,
+    Wait,
+    from_pixels,
+    split_key_combo,
+)
 from cua_core.errors import CuaError
 
-__all__ = ["HTML_WINDOWS", "HtmlWindows"]
+__all__ = ["HTML_WINDOWS", "ElementNotFound", "HtmlWindows", "JavaScriptError", "cua_actions", "rect_script"]
 
-HTML_WINDOWS = "HTML task windows need the local or docker backend with Chromium; not implemented yet"
+HTML_WINDOWS = "HTML task windows need the local or docker backend (Chromium driven over its DevTools protocol)"
+
+
+class JavaScriptError(CuaError):
+    """The page's JavaScript threw, or the window's page could not be reached."""
+
+
+class ElementNotFound(CuaError):
+    """No element matched the selector within the timeout."""
+
+
+def rect_script(selector: str) -> str:
+    """JavaScript giving the first match's ``{x, y, width, height}`` in CSS pixels of the viewport, or null."""
+    return (
+        f"(() => {{ const e = document.querySelector({json.dumps(selector)}); if (!e) return null; "
+        "const r = e.getBoundingClientRect(); const s = window.devicePixelRatio || 1; "
+        "return {x: r.left * s, y: r.top * s, width: r.width * s, height: r.height * s}; })()"
+    )
+
+
+def cua_actions(action: Any, width: int, height: int) -> list[Action]:
+    """One of our actions, or Cua's action object (pixels; matched by class name), as our actions."""
+    if isinstance(action, tuple(ACTIONS.values())):
+        return [cast(Action, action)]
+    name = type(action).__name__
+
+    def at(x_field: str = "x", y_field: str = "y") -> Any:
+        return from_pixels(getattr(action, x_field), getattr(action, y_field), width, height)
+
+    if name == "ClickAction":
+        return [Click(at())]
+    if name == "RightClickAction":
+        return [Click(at(), button="right")]
+    if name == "MiddleClickAction":
+        return [Click(at(), button="middle")]
+    if name == "DoubleClickAction":
+        return [Click(at(), clicks=2)]
+    if name == "MoveToAction":
+        return [MouseMove(at())]
+    if name == "DragAction":
+        return [Drag(at("from_x", "from_y"), at("to_x", "to_y"))]
+    if name == "TypeAction":
+        return [TypeText(action.text)]
+    if name == "KeyAction":
+        return [KeyPress(split_key_combo(action.key))]
+    if name == "HotkeyAction":
+        return [KeyPress(tuple(action.keys))]
+    if name == "ScrollAction":  # Cua: amount in pixels, about 100 per wheel click
+        clicks = max(1, int(getattr(action, "amount", 100)) // 100)
+        return [Scroll(getattr(action, "direction", "down"), clicks)]
+    if name == "WaitAction":
+        return [Wait(float(getattr(action, "seconds", 1.0)))]
+    if name == "DoneAction":
+        return [Done()]
+    raise CuaError(
+        f"execute_action: {name} is not an action this session knows; give one of cua_core.actions "
+        "or Cua's ClickAction, RightClickAction, MiddleClickAction, DoubleClickAction, MoveToAction, "
+        "DragAction, TypeAction, KeyAction, HotkeyAction, ScrollAction, WaitAction, DoneAction"
+    )
 
 
 class HtmlWindows:
-    """Cua's window methods, each refusing with the same reason (``session.NotSupported``)."""
+    """Cua's window methods. A backend with a browser overrides ``launch_window``,
+    ``execute_javascript`` and ``_viewport_origin``; the rest is built on them."""
 
-    def _no_html_windows(self, method: str, hint: str = "") -> CuaError:
+    width: int
+    height: int
+
+    def _no_html_windows(self, method: str) -> CuaError:
         from cua_bench.session import NotSupported  # session imports this module
 
-        return NotSupported(f"session.{method}: {HTML_WINDOWS} (session {type(self).__name__}){hint}")
+        return NotSupported(f"session.{method}: {HTML_WINDOWS}; session {type(self).__name__} has no browser")
 
     async def launch_window(
         self,
@@ -43,17 +129,57 @@ class HtmlWindows:
         raise self._no_html_windows("launch_window")
 
     async def execute_javascript(self, handle: int | str, javascript: str) -> Any:
+        """The value of ``javascript`` in the window's page (promises awaited), JSON-able."""
         raise self._no_html_windows("execute_javascript")
 
-    async def get_element_rect(self, handle: int | str, selector: str, **options: Any) -> dict[str, Any] | None:
+    async def _viewport_origin(self, handle: int | str) -> tuple[float, float]:
+        """The screen pixel where the window's page (its viewport's top left) is drawn."""
         raise self._no_html_windows("get_element_rect")
 
+    async def get_element_rect(
+        self, handle: int | str, selector: str, *, space: str = "window", timeout: float = 0.5
+    ) -> dict[str, Any] | None:
+        """``{"x", "y", "width", "height"}`` of the first element matching ``selector``, in pixels of
+        the page (``space="window"``) or of the screen (``"screen"``); None if none matched within
+        ``timeout`` seconds (Cua's default, 0.5)."""
+        if space not in ("window", "screen"):
+            raise ValueError(f"get_element_rect: space must be 'window' or 'screen', not {space!r}")
+        deadline = time.monotonic() + timeout
+        while True:
+            rect = await self.execute_javascript(handle, rect_script(selector))
+            if rect is not None or time.monotonic() >= deadline:
+                break
+            await asyncio.sleep(0.05)
+        if rect is None:
+            return None
+        if space == "screen":
+            left, top = await self._viewport_origin(handle)
+            rect = {**rect, "x": rect["x"] + left, "y": rect["y"] + top}
+        return dict(rect)
+
+    async def _element_centre(self, handle: int | str, selector: str) -> tuple[float, float]:
+        rect = await self.get_element_rect(handle, selector, space="screen")
+        if not rect:
+            raise ElementNotFound(f"no element matches {selector!r} in window {handle}")
+        x, y = rect["x"] + rect["width"] / 2, rect["y"] + rect["height"] / 2
+        if not (0 <= x < self.width and 0 <= y < self.height):
+            raise ElementNotFound(f"{selector!r} in window {handle} is off the screen at ({x:.0f}, {y:.0f})")
+        return x, y
+
     async def click_element(self, handle: int | str, selector: str) -> None:
-        raise self._no_html_windows("click_element")
+        """Click the centre of the element with a real mouse click (the session's input)."""
+        x, y = await self._element_centre(handle, selector)
+        await self.execute_action(Click(from_pixels(x, y, self.width, self.height)))
 
     async def right_click_element(self, handle: int | str, selector: str) -> None:
-        raise self._no_html_windows("right_click_element")
+        x, y = await self._element_centre(handle, selector)
+        await self.execute_action(Click(from_pixels(x, y, self.width, self.height), button="right"))
 
     async def execute_action(self, action: Any) -> None:
-        """Cua's action objects (``ClickAction(x, y)``, pixels); ours go through ``apply``."""
-        raise self._no_html_windows("execute_action", "; act with session.apply([...]) and cua_core.actions")
+        """Apply one action: ours (``cua_core.actions``) or Cua's (``ClickAction(x, y)``, pixels)."""
+        actions = cua_actions(action, self.width, self.height)
+        errors = await self.apply(actions)  # type: ignore[attr-defined]  # Session's
+        problems = [error for error in errors if error]
+        if problems:
+            raise CuaError(f"execute_action({action!r}): {'; '.join(problems)}")
+        await self.settle()  # type: ignore[attr-defined]

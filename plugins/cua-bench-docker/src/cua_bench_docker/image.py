@@ -55,6 +55,7 @@ SERVER_DISTRIBUTIONS = (
     "six",
     "mss",
     "jeepney",
+    "websockets",  # Cua's HTML task windows: Chromium's DevTools protocol
 )
 OUR_PACKAGES = ("cua_core", "cua_data", "cua_bench")
 DOCKERFILE = Path(__file__).with_name("Dockerfile")

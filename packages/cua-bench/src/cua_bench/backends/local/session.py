@@ -12,10 +12,12 @@ from __future__ import annotations
 import asyncio
 import atexit
 import itertools
+import json
 import logging
 import os
 import shlex
 import shutil
+import subprocess
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -26,12 +28,23 @@ import numpy as np
 from cua_bench.backends.local.apps import Apps, child_env
 from cua_bench.backends.local.atspi import AccessibilityReader
 from cua_bench.backends.local.capture import Capture
+from cua_bench.backends.local.chromium import (
+    CHROME_INSET,
+    CHROMIUM,
+    FLAGS,
+    HtmlWindow,
+    devtools_port,
+    evaluate,
+    page_document,
+    prepare_profile,
+)
 from cua_bench.backends.local.display import Desktop, start_desktop
 from cua_bench.backends.local.home import clear_dir, env_path, restore_home
 from cua_bench.backends.local.input import XInput
 from cua_bench.backends.local.procs import env_root
 from cua_bench.backends.local.settle import SettleConfig, Settler
 from cua_bench.backends.local.windows import Windows, parse_id
+from cua_bench.html_windows import JavaScriptError
 from cua_bench.session import CommandResult, NotSupported, Session
 from cua_core.actions import Action, CursorPosition, Done, Fail, Screenshot, Wait
 from cua_core.errors import CuaError
@@ -69,6 +82,7 @@ class LocalSession(Session):
         self.home, self.tmp, self.run, self.skeleton = (root / name for name in ("home", "tmp", "run", "skel"))
         self._settle_config, self._timeout = settle, timeout
         self._closed = False
+        self.html_windows: dict[int, HtmlWindow] = {}  # Cua's HTML task windows by handle (Chromium's pid)
         self._attach(desktop, width, height)
         atexit.register(self.close)
 
@@ -149,6 +163,7 @@ class LocalSession(Session):
         self.input.keyboard.unbind_all()
         if self.wins.ids():
             self.settler.arm()  # the first observation shows the emptied desktop, repainted
+        self.html_windows.clear()
         survivors = self.apps.kill_all()
         if survivors:
             log.warning("local env: processes %s survived SIGKILL", survivors)
@@ -241,6 +256,118 @@ class LocalSession(Session):
             if time.monotonic() > deadline:
                 raise LaunchError(f"{argv[0]} showed no window within {timeout:g} s")
             await asyncio.sleep(0.01)
+
+    # -- Cua's HTML task windows ----------------------------------------------------------------
+
+    async def launch_window(
+        self,
+        url: str | None = None,
+        *,
+        html: str | None = None,
+        folder: str | None = None,
+        title: str = "Window",
+        x: int | None = None,
+        y: int | None = None,
+        width: int = 600,
+        height: int = 400,
+        **options: Any,
+    ) -> int | str:
+        """A Chromium app window on ``url``, on ``html`` (a page or a fragment, written to tmp) or on
+        ``folder``'s index.html; at ``x, y`` (pixels) sized ``width`` x ``height``. Returns its
+        handle (Chromium's pid, as Cua returns a pid) once its page has loaded and been drawn."""
+        if sum(value is not None for value in (url, html, folder)) != 1:
+            raise ValueError("launch_window: give exactly one of url, html or folder")
+        timeout = float(options.get("timeout", 30.0))
+        n = len(list(self.tmp.glob("cua-window-*"))) if self.tmp.exists() else 0
+        base = self.tmp / f"cua-window-{n}"
+        while base.exists():
+            n += 1
+            base = self.tmp / f"cua-window-{n}"
+        base.mkdir(parents=True)
+        if html is not None:
+            page = base / "index.html"
+            page.write_text(page_document(html, title), encoding="utf-8")
+            target = page.as_uri()
+        elif folder is not None:
+            index = Path(folder) / "index.html"
+            if not index.is_file():
+                raise ValueError(f"launch_window: {folder} has no index.html")
+            target = index.resolve().as_uri()
+        else:
+            target = str(url)
+        profile = base / "profile"
+        prepare_profile(profile)
+        left = 0 if x is None else x
+        top = 0 if y is None else y
+        argv = self.apps.argv(CHROMIUM, [
+            *FLAGS, f"--user-data-dir={profile}", f"--window-position={left},{top}",
+            f"--window-size={width},{height}", f"--app={target}",
+        ])  # fmt: skip
+        before = set(self.wins.ids())
+        self.settler.arm()
+        proc = self.apps.start(argv)
+        deadline = time.monotonic() + timeout
+        port = await devtools_port(profile, lambda: proc.poll() is None, deadline)
+        window = HtmlWindow(proc.pid, port, 0, profile, title)
+        # Loaded (Chromium may show about:blank first, and a navigation destroys the script's context:
+        # each step is retried until it answers), then titled: Cua's title names the window.
+        loaded = (
+            f"(() => {{ if (document.readyState !== 'complete' || location.href === 'about:blank') return false; "
+            f"document.title = {json.dumps(title)}; return true; }})()"
+        )
+        await self._until_js(window, loaded, proc, deadline, f"Chromium's page {target} did not load")
+        while True:
+            new = [wid for wid in self.wins.ids() if wid not in before]
+            ours = [wid for wid in new if self.wins.pid(wid) == proc.pid]
+            if ours:
+                window.wid = ours[0]
+                break
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise LaunchError(f"Chromium showed no window for {target} within {timeout:g} s")
+            await asyncio.sleep(0.02)
+        painted = "new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))"
+        await self._until_js(window, painted, proc, deadline, f"Chromium's window for {target} was not drawn")
+        self.wins.activate(window.wid)
+        self.html_windows[proc.pid] = window
+        await self.settler.wait()
+        return proc.pid
+
+    async def _until_js(
+        self, window: HtmlWindow, javascript: str, proc: subprocess.Popen[bytes], deadline: float, failure: str
+    ) -> None:
+        """Evaluate ``javascript`` until it answers true (errors while the page comes up are retried)."""
+        error = ""
+        while True:
+            try:
+                if await evaluate(window.port, javascript, timeout=max(0.5, deadline - time.monotonic())):
+                    return
+            except (JavaScriptError, OSError, TimeoutError) as exc:
+                error = f" (last: {exc})"
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise LaunchError(f"{failure} within the timeout{error}; see {self.root / 'apps.log'}")
+            await asyncio.sleep(0.05)
+
+    def _html_window(self, handle: int | str) -> HtmlWindow:
+        try:
+            return self.html_windows[int(handle)]
+        except (KeyError, ValueError):
+            known = ", ".join(map(str, self.html_windows)) or "none"
+            raise JavaScriptError(
+                f"no HTML window {handle!r} in this environment (open ones: {known}); "
+                "handles come from launch_window and end at reset"
+            ) from None
+
+    async def execute_javascript(self, handle: int | str, javascript: str) -> Any:
+        return await evaluate(self._html_window(handle).port, javascript)
+
+    async def _viewport_origin(self, handle: int | str) -> tuple[float, float]:
+        window = self._html_window(handle)
+        origin = self.wins.origin(window.wid)
+        if origin is None:
+            raise JavaScriptError(f"HTML window {handle} has no window on the screen (closed?)")
+        # The client area is Chromium's window; the page starts below anything Chromium draws above it.
+        inset_x, inset_y = await evaluate(window.port, CHROME_INSET)
+        return origin[0] + max(0.0, inset_x), origin[1] + max(0.0, inset_y)
 
     async def activate(self, window_id: str | int) -> None:
         self.wins.activate(parse_id(window_id))

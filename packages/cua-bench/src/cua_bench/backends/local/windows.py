@@ -72,6 +72,14 @@ class Windows:
         name = window.get_wm_name()
         return name.decode("latin-1") if isinstance(name, bytes) else (name or "")
 
+    def origin(self, wid: int) -> tuple[int, int] | None:
+        """The client area's top left in root pixels (inside the frame); None if the window is gone."""
+        try:
+            origin = self.root.translate_coords(self._window(wid), 0, 0)
+        except self._errors:
+            return None
+        return origin.x, origin.y
+
     def box(self, window: Any) -> tuple[int, int, int, int]:
         """The window's frame (decorations included) in root pixels, clipped to the screen."""
         origin = self.root.translate_coords(window, 0, 0)  # the window's (0, 0) on the root
