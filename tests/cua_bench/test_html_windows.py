@@ -19,6 +19,7 @@ import pytest
 
 import cua_bench as cb
 from cua_bench.backends.local import unavailable
+from cua_bench.checks import check_task
 from cua_bench.html_windows import ElementNotFound, JavaScriptError
 from cua_core.actions import Click, from_pixels
 
@@ -99,6 +100,8 @@ def test_a_cua_style_html_task_on_local_oracle_one_nothing_zero(tmp_path: Path, 
         env.reset()  # the window of the last episode is gone, a new one is not clicked
         assert env.evaluate() == 0.0
         assert [w["title"] for w in env.session("windows")] == ["Send form"]
+    # cua_bench.check_task: oracle 1 and doing nothing 0 on every variant, on local
+    assert check_task(task, backend="local") == []
 
 
 def test_the_window_calls_in_process(root: Path) -> None:
@@ -138,6 +141,17 @@ def test_the_window_calls_in_process(root: Path) -> None:
         assert await session.execute_javascript(pid, "window.__clicks") == 3
         await session.right_click_element(pid, "#b")
         assert await session.execute_javascript(pid, "window.__right") is True
+
+        site = session.tmp / "site"  # folder=: its index.html, on the machine of the env
+        site.mkdir()
+        (site / "index.html").write_text("<html><body><p id='p'>folder page</p></body></html>")
+        other = await session.launch_window(folder=str(site), title="From a folder", width=300, height=200)
+        assert other != pid
+        assert await session.execute_javascript(other, "document.getElementById('p').textContent") == "folder page"
+        titled = {w["title"]: w for w in await session.windows()}
+        assert set(titled) == {"Probe", "From a folder"} and titled["From a folder"]["focused"]
+        left, top = await session._viewport_origin(other)
+        assert abs(left - 250) <= 2 and abs(top - 200) <= 30  # centred on the 800x600 screen
 
         with pytest.raises(ElementNotFound, match="no element matches '#missing'"):
             await session.click_element(pid, "#missing")

@@ -273,7 +273,7 @@ class LocalSession(Session):
         **options: Any,
     ) -> int | str:
         """A Chromium app window on ``url``, on ``html`` (a page or a fragment, written to tmp) or on
-        ``folder``'s index.html; at ``x, y`` (pixels) sized ``width`` x ``height``. Returns its
+        ``folder``'s index.html; at ``x, y`` (pixels; centred when not given) sized ``width`` x ``height``. Returns its
         handle (Chromium's pid, as Cua returns a pid) once its page has loaded and been drawn."""
         if sum(value is not None for value in (url, html, folder)) != 1:
             raise ValueError("launch_window: give exactly one of url, html or folder")
@@ -297,8 +297,8 @@ class LocalSession(Session):
             target = str(url)
         profile = base / "profile"
         prepare_profile(profile)
-        left = 0 if x is None else x
-        top = 0 if y is None else y
+        left = max(0, (self.width - width) // 2) if x is None else x  # pywebview centres an unplaced window
+        top = max(0, (self.height - height) // 2) if y is None else y
         argv = self.apps.argv(CHROMIUM, [
             *FLAGS, f"--user-data-dir={profile}", f"--window-position={left},{top}",
             f"--window-size={width},{height}", f"--app={target}",
@@ -324,6 +324,12 @@ class LocalSession(Session):
                 break
             if proc.poll() is not None or time.monotonic() > deadline:
                 raise LaunchError(f"Chromium showed no window for {target} within {timeout:g} s")
+            await asyncio.sleep(0.02)
+        titled = time.monotonic() + 2.0  # the page's title reaches the window's a moment later
+        while self.wins.title(self.conn.create_resource_object("window", window.wid)) != title:
+            if time.monotonic() > min(titled, deadline):
+                log.warning("local env: HTML window %s kept its title instead of %r", target, title)
+                break
             await asyncio.sleep(0.02)
         painted = "new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))"
         await self._until_js(window, painted, proc, deadline, f"Chromium's window for {target} was not drawn")
