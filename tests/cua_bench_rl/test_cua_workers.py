@@ -8,13 +8,18 @@ import base64
 import importlib
 import io
 import os
+import re
 import sys
 from typing import Any
 
 import pytest
 from PIL import Image
 
+from cua_bench.client import EnvClient
+from cua_bench.session import center, find
 from cua_core.actions import action_to_dict
+from cua_core.actions.coords import Point
+from cua_core.errors import ActionError
 
 BUTTON = "sim/click-button"
 
@@ -27,6 +32,17 @@ def _alive(pid: int) -> bool:
         return False
 
 
+def _button_centres(address: str, variants: range) -> dict[int, Point]:
+    """Where each variant's named button is (the test's oracle, read from the a11y tree)."""
+    centres = {}
+    with EnvClient(address) as env:
+        for variant in variants:
+            obs, info = env.reset(options={"task": BUTTON, "variant": variant, "split": "train", "a11y": "nodes"})
+            name = re.search(r'"(.+?)"', info["task"]["description"]).group(1)  # type: ignore[union-attr]
+            centres[variant] = center(find(obs["a11y"], role="button", name=name))
+    return centres
+
+
 def test_a_cua_style_training_loop_runs_on_sim_env_servers() -> None:
     from cua_bench.workers import (
         MultiTurnDataloader,
@@ -37,16 +53,21 @@ def test_a_cua_style_training_loop_runs_on_sim_env_servers() -> None:
     )
 
     seen: dict[str, Any] = {"batches": 0, "turns": 0, "firsts": set(), "seconds": set()}
+    centres: dict[int, Point] = {}
 
     def policy(prompts: list[str], metas: list[dict[str, Any]]) -> list[str]:
-        """Clicks the middle of the screen first, then says it is done (a stand-in for generate)."""
+        """Clicks the named button of variants 0 and 1 (a fraction of the screen, as Cua writes it) and
+        the screen's corner on variant 2, then says it is done (a stand-in for generate)."""
         out = []
         for prompt, meta in zip(prompts, metas, strict=True):
             assert prompt.startswith('<|instruction|>Click the "') and "<|instruction_end|>" in prompt
             images = prompt.count("<|vision_start|>")
             assert images == meta["step"] + 1  # one screenshot per turn so far
             (seen["firsts"] if meta["step"] == 0 else seen["seconds"]).add(meta["uid"])
-            out.append("<|action_start|>click(0.5,0.5)<|action_end|>" if meta["step"] == 0 else "done()")
+            variant = int(meta["task"].rsplit(":", 1)[1])
+            where = centres[variant] if variant < 2 else Point(0, 0)
+            click = f"<|action_start|>click({where.x / 1000:.4f},{where.y / 1000:.4f})<|action_end|>"
+            out.append(click if meta["step"] == 0 else "done()")
         return out
 
     async def train() -> tuple[list[int], MultiTurnDataloader, dict[str, Any]]:
@@ -56,6 +77,7 @@ def test_a_cua_style_training_loop_runs_on_sim_env_servers() -> None:
         assert [await w.health_check() for w in workers] == [True, True]
         pids = [w.process.pid for w in workers if w.process is not None]
         assert len(pids) == 2 and all(_alive(p) for p in pids)
+        centres.update(_button_centres(workers[0].api_url, range(2)))
         dataloader = create_dataloader_from_urls(
             [w.api_url for w in workers],
             task_configs=[{"env_path": BUTTON, "task_index": i, "split": "train"} for i in range(3)],
@@ -76,7 +98,7 @@ def test_a_cua_style_training_loop_runs_on_sim_env_servers() -> None:
                 )
                 if len(dataloader.replay) >= 8:
                     break
-            replay_batch = dataloader.sample_from_buffer(batch_size=4)
+            replay_batch = dataloader.sample_from_buffer(batch_size=64)
         finally:
             dataloader.close()
             await cleanup_workers(workers)
@@ -88,11 +110,20 @@ def test_a_cua_style_training_loop_runs_on_sim_env_servers() -> None:
     assert seen["seconds"] <= seen["firsts"] and len(seen["seconds"]) >= 4  # episodes went on past a turn
     # Episodes ended (each after its done()), and their steps are in the replay buffer with Cua's shape.
     assert dataloader.stats["episodes"] >= 4
-    assert len(replay_batch["action"]) == 4 and len(replay_batch["reward"]) == 4
-    assert set(replay_batch["action"]) <= {
-        "<|action_start|>click(0.5,0.5)<|action_end|>",
-        "<|action_start|>done()<|action_end|>",
-    }
+    assert len(replay_batch["action"]) == len(dataloader.replay) >= 8
+    # The buttons were hit: episodes of variants 0 and 1 score 1, the corner 0; a click's return is
+    # its episode's reward discounted once (replay_reward_discount 0.9, Cua's default).
+    returns = {}
+    for action, reward, meta in zip(
+        replay_batch["action"], replay_batch["reward"], replay_batch["meta_info"], strict=True
+    ):
+        variant = int(meta["task"].rsplit(":", 1)[1])
+        kind = "done" if "done()" in action else "click"
+        returns.setdefault((variant, kind), set()).add(round(float(reward), 4))
+    for (variant, kind), found in returns.items():
+        won = 1.0 if variant < 2 else 0.0
+        assert found == {won if kind == "done" else round(0.9 * won, 4)}, (variant, kind, found)
+    assert any(v < 2 for v, _ in returns) and dataloader.calculate_outcome_reward() > 0
     assert all(p.startswith("<|instruction|>") for p in replay_batch["prev_obs"])
     assert {m["uid"] for m in replay_batch["meta_info"]} <= seen["firsts"]
     # cleanup_workers stopped every env server this test started.
@@ -112,35 +143,49 @@ class _Chars:
         return "".join(chr(int(i)) for i in ids)
 
 
-def test_with_a_tokenizer_batches_are_token_ids_and_responses_are_decoded() -> None:
+def test_cuas_env_config_dataloader_with_a_tokenizer_takes_and_decodes_token_ids() -> None:
+    """Cua's own example shape: env_configs carrying task_configs, a tokenizer, padded responses."""
     torch = pytest.importorskip("torch")
-    from cua_bench.workers import WorkerPool, create_dataloader_from_urls
+    from cua_bench.workers import CBEnvWorkerClient, MultiTurnDataloader, WorkerPool
 
-    async def run() -> tuple[Any, Any]:
+    async def run() -> tuple[Any, Any, Any]:
         async with WorkerPool(n_workers=1, allowed_ips=["127.0.0.1"], backend="sim", width=640, height=400) as pool:
             assert len(pool.urls) == 1 and await pool.health_check_all() == {"w0": True}
             tokenizer = _Chars()
-            dataloader = create_dataloader_from_urls(
-                pool.urls, [{"env_path": BUTTON}], tokenizer, batch_size=1, max_prompt_length=64,
-                max_response_length=32, img_w=64, img_h=40,
+            task_configs = [{"env_path": BUTTON, "task_index": 0, "split": "train"}]
+            env_configs = [{"server_url": url, "task_configs": task_configs, "max_step": 5, "max_hist": 10,
+                            "timeout": 300, "img_w": 64, "img_h": 40} for url in pool.urls]  # fmt: skip
+            dataloader = MultiTurnDataloader(
+                env_class=CBEnvWorkerClient, env_configs=env_configs, tokenizer=tokenizer, processor=None,
+                is_multi_modal=False, batch_size=1, replay_capacity=100, replay_reward_discount=0.9,
+                max_prompt_length=64, max_response_length=48,
             )  # fmt: skip
             with dataloader:
-                first = next(dataloader)
-                assert first["input_ids"].shape == (1, 64) and first["attention_mask"].dtype == torch.int64
-                assert first["attention_mask"].sum() == 64  # the prompt is longer than 64: left-truncated
-                text = "<|action_start|>done()<|action_end|>"
-                response = torch.tensor([[ord(c) for c in text] + [0] * (32 - len(text))])
-                mask = torch.cat([first["attention_mask"], torch.tensor([[1] * len(text) + [0] * (32 - len(text))])], 1)
-                dataloader.async_step(
-                    {"prompts": first["input_ids"], "responses": response, "attention_mask": mask,
-                     "worker_id": first["worker_id"], "meta_info": first["meta_info"]}
-                )  # fmt: skip
-                second = next(dataloader)  # the done() ended the episode: a new one starts
-                return first, second
+                batches = []
+                for text in ("<|action_start|>click(500,500)<|action_end|>", "<|action_start|>done()<|action_end|>"):
+                    batch = next(dataloader)
+                    batches.append(batch)
+                    assert batch["input_ids"].shape == (1, 64) and batch["attention_mask"].dtype == torch.int64
+                    assert batch["attention_mask"].sum() == 64  # the prompt is longer than 64: left-truncated
+                    ids = tokenizer.encode(text)
+                    responses = torch.tensor([ids + [tokenizer.pad_token_id] * (48 - len(ids))])
+                    response_mask = (responses != tokenizer.pad_token_id).long()
+                    dataloader.async_step(
+                        {"prompts": batch["input_ids"], "responses": responses,
+                         "attention_mask": torch.cat([batch["attention_mask"], response_mask], dim=1),
+                         "worker_id": batch["worker_id"], "meta_info": batch["meta_info"]}
+                    )  # fmt: skip
+                batches.append(next(dataloader))  # the done() ended the episode: a new one starts
+                sampled = dataloader.sample_from_buffer(batch_size=2)
+                return batches, sampled, dataloader.loader.stats
 
-    first, second = asyncio.run(asyncio.wait_for(run(), 60))
-    assert first["meta_info"][0]["step"] == 0 and second["meta_info"][0]["step"] == 0
-    assert first["meta_info"][0]["uid"] != second["meta_info"][0]["uid"]
+    batches, sampled, stats = asyncio.run(asyncio.wait_for(run(), 60))
+    assert [b["meta_info"][0]["step"] for b in batches] == [0, 1, 0]
+    assert batches[0]["meta_info"][0]["uid"] == batches[1]["meta_info"][0]["uid"] != batches[2]["meta_info"][0]["uid"]
+    assert stats["episodes"] >= 1
+    assert sampled["input_ids"].shape == (2, 64 + 48) and sampled["responses"].shape == (2, 48)
+    decoded = {_Chars().decode([int(i) for i in row if i]) for row in sampled["responses"]}
+    assert decoded == {"<|action_start|>click(500,500)<|action_end|>", "<|action_start|>done()<|action_end|>"}
 
 
 def test_the_client_has_cuas_reset_and_step_shapes() -> None:
@@ -169,6 +214,24 @@ def test_the_client_has_cuas_reset_and_step_shapes() -> None:
                 client.step("done()")
             assert Image.open(io.BytesIO(client.get_screenshot())).size == (640, 400)
             client.shutdown()
+            # Pixels of the screenshot (Cua's keyword form) land where they should: the button is hit.
+            where = _button_centres(workers[0].api_url, range(1, 2))[1]
+            client.reset(BUTTON, task_index=1, split="train")
+            pixel = (int(where.x * 640 / 1000), int(where.y * 400 / 1000))
+            client.step(f"click({pixel[0]},{pixel[1]})")
+            assert client.step("done()")[0]["reward"] == 1.0
+            # Cua's env_config form: one dict, reset() draws from its task_configs, thousandths.
+            config = {"server_url": workers[0].api_url, "task_configs": [{"env_path": BUTTON, "task_index": 1}],
+                      "max_step": 5, "max_hist": 10, "timeout": 300, "img_w": 64, "img_h": 40}  # fmt: skip
+            client = CBEnvWorkerClient(config)
+            ret, _ = client.reset()
+            assert ret["is_init"] and "Click the" in ret["obs"]
+            ret, _ = client.step(f"<|action_start|>click({round(where.x)},{round(where.y)})<|action_end|>")
+            assert not ret["done"]
+            ret, _ = client.step("<|action_start|>done()<|action_end|>")
+            assert ret["done"] and ret["reward"] == 1.0
+            with pytest.raises(ValueError, match="unknown env_config key"):
+                CBEnvWorkerClient({"server_url": workers[0].api_url, "colour": "red"})
         finally:
             await cleanup_workers(workers)
 
@@ -203,28 +266,57 @@ def test_cuas_http_worker_urls_are_refused_clearly() -> None:
         create_dataloader_from_urls(["https://worker:8001"], [{"env_path": BUTTON}])
 
 
+LEFT = {"button": "left", "clicks": 1}
+
+
 @pytest.mark.parametrize(
-    ("cua", "ours"),
+    ("cua", "options", "ours"),
     [
-        ("click(0.25,0.75)", {"kind": "click", "coordinate": [0.25, 0.75], "button": "left", "clicks": 1}),
-        ("<|action_start|>right_click(0.1,0.2)<|action_end|>",
-         {"kind": "click", "coordinate": [0.1, 0.2], "button": "right", "clicks": 1}),
-        ("double_click(0.1,0.2)", {"kind": "click", "coordinate": [0.1, 0.2], "button": "left", "clicks": 2}),
-        ("drag(0.1,0.2,0.3,0.4)", {"kind": "drag", "start": [0.1, 0.2], "end": [0.3, 0.4], "button": "left"}),
-        ("scroll(down,3)", {"kind": "scroll", "direction": "down", "amount": 3, "coordinate": None}),
-        ('type("hi there")', {"kind": "type", "text": "hi there", "press_enter": False}),
-        ("key(enter)", {"kind": "key", "keys": ["enter"]}),
-        ("hotkey(ctrl+c)", {"kind": "key", "keys": ["ctrl", "c"]}),
-        ("done()", {"kind": "done", "answer": None}),
-        ({"type": "DoubleClickAction", "x": 0.5, "y": 0.5},
-         {"kind": "click", "coordinate": [0.5, 0.5], "button": "left", "clicks": 2}),
-        ({"type": "HotkeyAction", "keys": ["ctrl", "s"]}, {"kind": "key", "keys": ["ctrl", "s"]}),
+        # Cua's keyword-form client: a float in [0, 1] is a fraction of the screen, an int a pixel.
+        ("click(0.25,0.75)", {}, {"kind": "click", "coordinate": [250, 750], **LEFT}),
+        ("click(500,250)", {"screen": (1000, 500)}, {"kind": "click", "coordinate": [500.5, 501], **LEFT}),
+        ("<|action_start|>right_click(0.1,0.2)<|action_end|>", {},
+         {"kind": "click", "coordinate": [100, 200], "button": "right", "clicks": 1}),
+        ("double_click(0.1,0.2)", {}, {"kind": "click", "coordinate": [100, 200], "button": "left", "clicks": 2}),
+        ("drag(0.1,0.2,0.3,0.4)", {}, {"kind": "drag", "start": [100, 200], "end": [300, 400], "button": "left"}),
+        ("scroll(down,3)", {}, {"kind": "scroll", "direction": "down", "amount": 3, "coordinate": None}),
+        ('type("hi, there")', {}, {"kind": "type", "text": "hi, there", "press_enter": False}),
+        ("key(enter)", {}, {"kind": "key", "keys": ["enter"]}),
+        ("hotkey(ctrl+c)", {}, {"kind": "key", "keys": ["ctrl", "c"]}),
+        ("done()", {}, {"kind": "done", "answer": None}),
+        ({"type": "DoubleClickAction", "x": 0.5, "y": 0.5}, {},
+         {"kind": "click", "coordinate": [500, 500], "button": "left", "clicks": 2}),
+        ({"type": "ClickAction", "x": 100, "y": 200}, {"screen": (200, 400)},
+         {"kind": "click", "coordinate": [502.5, 501.25], **LEFT}),
+        ({"type": "HotkeyAction", "keys": ["ctrl", "s"]}, {}, {"kind": "key", "keys": ["ctrl", "s"]}),
+        # Cua's env_config-form client: integers in thousandths of the screen, and its own names.
+        ("<|think_start|>go<|think_end|><|action_start|>click(500,500)<|action_end|>", {"thousandths": True},
+         {"kind": "click", "coordinate": [500, 500], **LEFT}),
+        ("left_double(100,200)", {"thousandths": True},
+         {"kind": "click", "coordinate": [100, 200], "button": "left", "clicks": 2}),
+        ("right_single(1,2)", {"thousandths": True},
+         {"kind": "click", "coordinate": [1, 2], "button": "right", "clicks": 1}),
+        ("scroll(500,400,up)", {"thousandths": True},
+         {"kind": "scroll", "direction": "up", "amount": 1, "coordinate": [500, 400]}),
+        ("hotkey(ctrl,a)", {"thousandths": True}, {"kind": "key", "keys": ["ctrl", "a"]}),
+        ("call_user()", {"thousandths": True}, {"kind": "wait", "duration": 1.0}),
+        # Our own action text goes through as it is.
+        ('key("ctrl+shift+t")', {}, {"kind": "key", "keys": ["ctrl", "shift", "t"]}),
     ],
 )  # fmt: skip
-def test_cuas_action_forms_become_ours(cua: Any, ours: dict[str, Any]) -> None:
+def test_cuas_action_forms_become_ours(cua: Any, options: dict[str, Any], ours: dict[str, Any]) -> None:
     from cua_bench_rl.cua_workers import cua_actions
 
-    assert [action_to_dict(a) for a in cua_actions(cua)] == [ours]
+    assert [action_to_dict(a) for a in cua_actions(cua, **options)] == [ours]
+
+
+def test_pixel_coordinates_without_a_screen_size_are_refused() -> None:
+    from cua_bench_rl.cua_workers import cua_actions
+
+    with pytest.raises(ActionError, match="need the screen size"):
+        cua_actions("click(500,250)")
+    with pytest.raises(ActionError, match="unknown Cua action type"):
+        cua_actions({"type": "TeleportAction"})
 
 
 def test_cuas_replay_buffer_keeps_whole_episodes_with_discounted_returns() -> None:
@@ -242,8 +334,8 @@ def test_cuas_replay_buffer_keeps_whole_episodes_with_discounted_returns() -> No
         buffer.add(0, {"action": uid, "reward": 0.0, "done": True}, {"uid": uid})
     assert sorted(ret["action"] for _, ret, _ in buffer.sample(10)) == ["e2", "e3"]
     outcome = ReplayBuffer(only_keep_outcome=True)
-    for step in range(3):
-        outcome.add(0, {"action": f"a{step}", "reward": 1.0, "done": step == 2}, {"uid": "e"})
+    for step in range(3):  # Cua's other form: one (worker_id, env_ret, meta_info) tuple
+        outcome.add((0, {"action": f"a{step}", "reward": 1.0, "done": step == 2}, {"uid": "e"}))
     assert [ret["action"] for _, ret, _ in outcome.sample(5)] == ["a2"] and len(outcome) == 1
     buffer.clear()
     assert len(buffer) == 0 and buffer.sample(3) == []

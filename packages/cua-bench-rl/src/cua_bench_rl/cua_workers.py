@@ -32,6 +32,12 @@ Where Cua's semantics cannot be matched, the closest honest behaviour is taken a
   the responses as strings; with one, ``input_ids``/``attention_mask``/``position_ids`` are made
   as Cua makes them (left padded to ``max_prompt_length``; tensors when torch is installed).
   ``processor``/``is_multi_modal`` are not applied (the images stay in the prompt strings).
+* Cua's history has two client shapes, and both are taken: keywords (``server_url=..``,
+  ``reset(env_path, task_index, split)``, a float in [0, 1] a fraction of the screen and an int a
+  pixel) and one ``env_config`` dict (``reset()`` draws from its ``task_configs``, ints are
+  thousandths of the screen as in ``click(500,500)``). The dataloader reads responses the way the
+  client form of its ``env_configs`` does. Prompts always carry the instruction tags; invalid or
+  unreadable text is taken as ``done()`` (the ``env_config`` client of Cua's took ``wait()``).
 * ``ReplayBuffer`` capacity counts finished episodes, not steps; ``sample`` returns Cua's
   ``(worker_id, env_ret, meta_info)`` step tuples with discounted returns.
 * ``sample_from_buffer`` returns what is there (up to ``batch_size``) rather than blocking: our
@@ -40,10 +46,12 @@ Where Cua's semantics cannot be matched, the closest honest behaviour is taken a
 
 from __future__ import annotations
 
+import ast
 import asyncio
 import base64
 import io
 import logging
+import random
 import re
 import subprocess
 import threading
@@ -63,7 +71,8 @@ from cua_bench_rl.buffer import ReplayBuffer as _GroupBuffer
 from cua_bench_rl.loader import RolloutLoader, TurnBatch
 from cua_bench_rl.rollouts import Decision, Episode, Group, Taken, TaskRef, Turn
 from cua_bench_rl.workers import EnvWorkers, client_for
-from cua_core.actions import Action, parse_actions
+from cua_core.actions import Action, action_from_dict, parse_actions
+from cua_core.actions.coords import COORD_MAX, from_pixels
 from cua_core.errors import ActionError, RpcError
 
 __all__ = [
@@ -255,64 +264,137 @@ _ACTION_TAGS = re.compile(r"<\|action_start\|>(.*?)<\|action_end\|>", re.DOTALL)
 _CUA_CALL = re.compile(r"^\s*(\w+)\s*\((.*)\)\s*$", re.DOTALL)
 
 
-def _cua_text(kind: str, args: str) -> str | None:
-    """Cua's action text forms in our syntax (None: not one of Cua's forms)."""
-    parts = [a.strip() for a in args.split(",")] if args.strip() else []
-    if kind == "right_click" and len(parts) == 2:
-        return f"click({parts[0]}, {parts[1]}, button='right')"
-    if kind == "double_click" and len(parts) == 2:
-        return f"click({parts[0]}, {parts[1]}, clicks=2)"
-    if kind == "scroll" and len(parts) == 2 and parts[0].isidentifier():
-        return f"scroll({parts[0]!r}, {parts[1]})"
-    if kind in ("key", "hotkey") and len(parts) == 1 and not parts[0].startswith(("'", '"')):
-        return f"key({parts[0]!r})"
+def _literal(text: str) -> Any:
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        return text.strip("'\"")  # Cua writes bare words: key(enter), scroll(down,3)
+
+
+def _coord(x: Any, y: Any, screen: tuple[int, int] | None, thousandths: bool) -> list[float]:
+    """One of Cua's points in ours ([0, 1000] on each axis). Cua's keyword-form client reads a float
+    in [0, 1] as a fraction of the screen and any other number as pixels of the screenshot; its
+    ``env_config`` form reads numbers as thousandths of the screen, which ours are already."""
+    if not all(isinstance(v, int | float) and not isinstance(v, bool) for v in (x, y)):
+        raise ActionError(f"a point needs two numbers, got ({x!r}, {y!r})")
+    if thousandths:
+        return [float(x), float(y)]
+    fractions = [isinstance(v, float) and 0.0 <= v <= 1.0 for v in (x, y)]
+    if all(fractions):
+        return [x * COORD_MAX, y * COORD_MAX]
+    if screen is None:
+        raise ActionError(f"pixel coordinates ({x}, {y}) need the screen size; give fractions in [0, 1]")
+    point = from_pixels(x, y, *screen)
+    return [point.x, point.y]
+
+
+def _cua_dict(name: str, args: list[Any], screen: tuple[int, int] | None, thousandths: bool) -> dict[str, Any] | None:
+    """Our action dict for one of Cua's calls (None: not one of Cua's forms)."""
+    n = len(args)
+    if name in ("click", "right_click", "right_single", "double_click", "left_double") and n == 2:
+        button = "right" if name.startswith("right") else "left"
+        clicks = 2 if name in ("double_click", "left_double") else 1
+        return {
+            "kind": "click",
+            "coordinate": _coord(args[0], args[1], screen, thousandths),
+            "button": button,
+            "clicks": clicks,
+        }
+    if name == "drag" and n == 4:
+        return {
+            "kind": "drag",
+            "start": _coord(args[0], args[1], screen, thousandths),
+            "end": _coord(args[2], args[3], screen, thousandths),
+        }
+    if name == "scroll" and n == 2 and isinstance(args[0], str):  # scroll(direction, amount)
+        return {"kind": "scroll", "direction": args[0], "amount": int(args[1])}
+    if name == "scroll" and n == 3 and isinstance(args[2], str):  # scroll(x, y, direction): a fixed amount
+        return {"kind": "scroll", "direction": args[2], "coordinate": _coord(args[0], args[1], screen, thousandths)}
+    if name == "type" and n >= 1:
+        return {"kind": "type", "text": ",".join(str(a) for a in args)}
+    if name in ("key", "hotkey") and n >= 1:
+        keys = [k for a in args for k in str(a).split("+")] if n > 1 or "+" in str(args[0]) else [str(args[0])]
+        return {"kind": "key", "keys": keys}
+    if name == "wait" and n <= 1:
+        return {"kind": "wait", "duration": float(args[0]) if args else 1.0}
+    if name == "call_user" and n == 0:
+        return {"kind": "wait", "duration": 1.0}  # Cua has no equivalent either: it waits
+    if name == "done" and n == 0:
+        return {"kind": "done"}
+    if name == "fail" and n == 0:
+        return {"kind": "fail"}
     return None
 
 
-def _dict_text(action: Mapping[str, Any]) -> str:
-    """Cua's action dicts (``{"type": "ClickAction", "x": .., "y": ..}``) as action text."""
+def _dict_call(action: Mapping[str, Any]) -> tuple[str, list[Any]]:
+    """Cua's action dicts (``{"type": "ClickAction", "x": .., "y": ..}``) as a call."""
     kind = str(action.get("type") or action.get("action_type") or "").lower().replace("_", "")
     kind = kind.removesuffix("action")
     x, y = action.get("x", 0), action.get("y", 0)
-    forms: dict[str, Callable[[], str]] = {
-        "click": lambda: f"click({x}, {y})",
-        "rightclick": lambda: f"click({x}, {y}, button='right')",
-        "doubleclick": lambda: f"click({x}, {y}, clicks=2)",
-        "drag": lambda: (
-            f"drag({action.get('from_x', 0)}, {action.get('from_y', 0)}, "
-            f"{action.get('to_x', 0)}, {action.get('to_y', 0)})"
-        ),
-        "scroll": lambda: f"scroll({str(action.get('direction', 'up'))!r}, {int(action.get('amount', 1))})",
-        "type": lambda: f"type({str(action.get('text', ''))!r})",
-        "key": lambda: f"key({str(action.get('key', ''))!r})",
-        "hotkey": lambda: f"key({'+'.join(action.get('keys', []))!r})",
-        "wait": lambda: f"wait({action.get('seconds', 1.0)})",
-        "done": lambda: "done()",
-        "fail": lambda: "fail()",
+    calls: dict[str, Callable[[], tuple[str, list[Any]]]] = {
+        "click": lambda: ("click", [x, y]),
+        "rightclick": lambda: ("right_click", [x, y]),
+        "doubleclick": lambda: ("double_click", [x, y]),
+        "drag": lambda: ("drag", [action.get(k, 0) for k in ("from_x", "from_y", "to_x", "to_y")]),
+        "scroll": lambda: ("scroll", [str(action.get("direction", "up")), int(action.get("amount", 1))]),
+        "type": lambda: ("type", [str(action.get("text", ""))]),
+        "key": lambda: ("key", [str(action.get("key", ""))]),
+        "hotkey": lambda: ("hotkey", [str(k) for k in action.get("keys", [])]),
+        "wait": lambda: ("wait", [action.get("seconds", 1.0)]),
+        "done": lambda: ("done", []),
+        "fail": lambda: ("fail", []),
     }
-    if kind not in forms:
-        raise ActionError(f"unknown Cua action type {action.get('type')!r}; known: {', '.join(sorted(forms))}")
-    return forms[kind]()
+    if kind not in calls:
+        raise ActionError(f"unknown Cua action type {action.get('type')!r}; known: {', '.join(sorted(calls))}")
+    return calls[kind]()
 
 
-def cua_actions(action: str | Mapping[str, Any]) -> list[Action]:
-    """Our actions for one of Cua's: an action string (``click(0.5,0.5)``, ``right_click``,
-    ``double_click``, ``drag``, ``scroll(down,3)``, ``type("..")``, ``key(enter)``,
-    ``hotkey(ctrl+c)``, ``wait(1)``, ``done()``; inside ``<|action_start|>..<|action_end|>`` or
-    not; our own action text too) or a Cua action dict. Coordinates in [0, 1] are normalised, as
-    in Cua. Raises ``ActionError`` for what cannot be read."""
+def _split_args(text: str) -> list[Any]:
+    if not text.strip():
+        return []
+    try:  # a well-formed argument list (quoted strings may hold commas)
+        parsed = ast.literal_eval(f"({text},)")
+        return list(parsed)
+    except (ValueError, SyntaxError):
+        return [_literal(a.strip()) for a in text.split(",")]
+
+
+def cua_actions(
+    action: str | Mapping[str, Any], *, screen: tuple[int, int] | None = None, thousandths: bool = False
+) -> list[Action]:
+    """Our actions for one of Cua's, inside ``<|action_start|>..<|action_end|>`` or not: its
+    action strings (``click``, ``right_click``/``right_single``, ``double_click``/``left_double``,
+    ``drag``, ``scroll(direction,amount)``/``scroll(x,y,direction)``, ``type``, ``key``,
+    ``hotkey(ctrl+c)``/``hotkey(ctrl,c)``, ``wait``, ``call_user``, ``done``), its action dicts
+    (``{"type": "ClickAction", "x": .., "y": ..}``), or our own action text.
+
+    Coordinates, as Cua's clients read them: by default a float in [0, 1] is a fraction of the
+    screen and any other number a pixel of the ``screen`` (width, height); ``thousandths`` (Cua's
+    ``env_config`` client) reads them as [0, 1000], as ours are. ``ActionError`` for the unreadable."""
     if isinstance(action, Mapping):
-        return parse_actions(_dict_text(action))
-    if not isinstance(action, str):
+        name, args = _dict_call(action)
+    elif isinstance(action, str):
+        found = _ACTION_TAGS.search(action)
+        text = found.group(1).strip() if found else action.strip()
+        call = _CUA_CALL.match(text)
+        if call is None:
+            return parse_actions(text)
+        name, args = call.group(1), _split_args(call.group(2))
+    else:
         raise ActionError(f"a Cua action is a string or a dict, got {type(action).__name__}")
-    found = _ACTION_TAGS.search(action)
-    text = found.group(1).strip() if found else action.strip()
-    call = _CUA_CALL.match(text)
-    if call is not None:
-        translated = _cua_text(call.group(1), call.group(2))
-        if translated is not None:
-            text = translated
-    return parse_actions(text)
+    translated = _cua_dict(name, args, screen, thousandths)
+    if translated is None:
+        if isinstance(action, Mapping):
+            raise ActionError(f"cannot read Cua action {dict(action)!r}")
+        return parse_actions(text)  # our own syntax (click(x=.., y=..), key("ctrl+c"), ...)
+    return [action_from_dict(translated)]
+
+
+def _action_text(action: str | Mapping[str, Any]) -> str:
+    if isinstance(action, str):
+        return action
+    name, args = _dict_call(action)
+    return f"{name}({','.join(str(a) for a in args)})"
 
 
 def _jpeg_b64(screenshot: Any, width: int, height: int) -> str:
@@ -346,21 +428,38 @@ def _prompt(instruction: str, steps: Sequence[str], max_hist: int) -> str:
 # -- the client ----------------------------------------------------------------------------------
 
 
+def _screen_size(observation: Mapping[str, Any]) -> tuple[int, int] | None:
+    shot = observation.get("screenshot")
+    if shot is None:
+        return None
+    if isinstance(shot, bytes | bytearray | memoryview):
+        size: tuple[int, int] = Image.open(io.BytesIO(bytes(shot))).size  # reads the header only
+        return size
+    array = np.asarray(shot)
+    return int(array.shape[1]), int(array.shape[0])
+
+
 @dataclass
 class CBEnvWorkerClient:
-    """Cua's client of one worker, over our ``EnvClient``: ``reset(env_path, task_index, split)``
-    and ``step(action)`` return Cua's ``(env_ret, meta_info)``; ``obs`` is Cua's prompt string
-    (the instruction, then JPEG screenshots at ``img_w`` x ``img_h`` between vision tags and the
-    actions between action tags, the last ``max_hist`` pairs). ``server_url`` is an env server
-    address (``WorkerHandle.api_url``); ``env_path`` a task name (``sim/click-button``) or folder.
-    ``timeout`` bounds each step (seconds)."""
+    """Cua's client of one worker, over our ``EnvClient``: ``reset`` and ``step(action)`` return
+    Cua's ``(env_ret, meta_info)``; ``obs`` is Cua's prompt string (the instruction, then JPEG
+    screenshots at ``img_w`` x ``img_h`` between vision tags and the actions between action tags,
+    the last ``max_hist`` pairs). ``server_url`` is an env server address (``WorkerHandle.api_url``);
+    ``env_path`` a task name (``sim/click-button``) or folder; ``timeout`` bounds each step (s).
 
-    server_url: str
+    Both of Cua's shapes: keywords (``CBEnvWorkerClient(server_url=.., img_w=..)``, then
+    ``reset(env_path, task_index, split)``; an integer coordinate is a pixel, a float in [0, 1] a
+    fraction) or one ``env_config`` dict (``CBEnvWorkerClient({"server_url": .., "task_configs":
+    [..], "max_step": .., ...})``, then ``reset()`` draws one of its ``task_configs``; an integer
+    coordinate is in thousandths of the screen, as in Cua's ``click(500,500)``)."""
+
+    server_url: str | Mapping[str, Any]
     img_w: int = 1920
     img_h: int = 1080
     max_step: int = 50
     max_hist: int = 10
     timeout: int = 300
+    task_configs: list[dict[str, Any]] = field(default_factory=list)
 
     env_id: int | None = field(default=None, init=False)
     uid: str | None = field(default=None, init=False)
@@ -368,23 +467,51 @@ class CBEnvWorkerClient:
     done: bool = field(default=False, init=False)
     prompt: dict[str, Any] | None = field(default=None, init=False)
     _client: EnvClient | None = field(default=None, init=False, repr=False)
+    _screen: tuple[int, int] | None = field(default=None, init=False, repr=False)
+    _thousandths: bool = field(default=False, init=False, repr=False)
 
     def __post_init__(self) -> None:
+        if isinstance(self.server_url, Mapping):  # Cua's env_config form
+            config = dict(self.server_url)
+            unknown = sorted(set(config) - {"server_url", "task_configs", "img_w", "img_h", "max_step", "max_hist",
+                                             "timeout"})  # fmt: skip
+            if unknown:
+                raise ValueError(f"unknown env_config key(s) {', '.join(unknown)}")
+            self.server_url = str(config.get("server_url", ""))
+            self.task_configs = [dict(t) for t in config.get("task_configs", [])]
+            for key in ("img_w", "img_h", "max_step", "max_hist", "timeout"):
+                if key in config:
+                    setattr(self, key, int(config[key]))
+            self._thousandths = True
         _check_address(self.server_url)
+
+    @property
+    def address(self) -> str:
+        return str(self.server_url)
 
     def _env(self) -> EnvClient:
         if self._client is None:
-            computer = _known(self.server_url, self.img_w, self.img_h)
+            computer = _known(self.address, self.img_w, self.img_h)
             self._client = client_for(computer, step_timeout=float(self.timeout))
         return self._client
 
     def _obs(self) -> str:
         return "" if self.prompt is None else _prompt(self.prompt["instruction"], self.prompt["steps"], self.max_hist)
 
-    def reset(self, env_path: str, task_index: int = 0, split: str = "train") -> tuple[dict[str, Any], dict[str, Any]]:
+    def reset(
+        self, env_path: str | None = None, task_index: int = 0, split: str = "train"
+    ) -> tuple[dict[str, Any], dict[str, Any]]:
+        """Start an episode of ``env_path`` (variant ``task_index``), or of one of ``task_configs``
+        drawn at random when no ``env_path`` is given (Cua's ``env_config`` form)."""
+        if env_path is None:
+            if not self.task_configs:
+                raise ValueError("reset() without env_path draws from task_configs, and this client has none")
+            drawn = random.choice(self.task_configs)
+            env_path, task_index, split = drawn["env_path"], drawn.get("task_index", 0), drawn.get("split", "train")
         options = {"task": env_path, "variant": task_index, "split": split, "max_steps": self.max_step}
         observation, info = self._env().reset(options=options)
         self.env_id, self.uid, self.step_count, self.done = 0, str(uuid.uuid4()), 0, False
+        self._screen = _screen_size(observation)
         self.prompt = {
             "instruction": str(info["task"]["description"]),
             "steps": [_vision(observation, self.img_w, self.img_h)],
@@ -397,8 +524,8 @@ class CBEnvWorkerClient:
         if self.done:
             raise RuntimeError("Episode is done. Call reset() to start a new episode.")
         prev_obs = self._obs()
-        actions = cua_actions(action)
-        text = action if isinstance(action, str) else _dict_text(action)
+        actions = cua_actions(action, screen=self._screen, thousandths=self._thousandths)
+        text = _action_text(action)
         observation, reward, terminated, truncated, info = self._env().step(actions)
         self.step_count += 1
         self.done = bool(terminated or truncated)
@@ -434,8 +561,8 @@ class CBEnvWorkerClient:
         try:
             healthy = self._env().rpc.call("rpc.ping") == "pong"
         except RpcError as exc:
-            return {"status": "unhealthy", "address": self.server_url, "error": str(exc)}
-        return {"status": "healthy" if healthy else "unhealthy", "address": self.server_url}
+            return {"status": "unhealthy", "address": self.address, "error": str(exc)}
+        return {"status": "healthy" if healthy else "unhealthy", "address": self.address}
 
 
 # -- the replay buffer ---------------------------------------------------------------------------
@@ -465,7 +592,15 @@ class ReplayBuffer:
         self.episode_buffer: dict[str, list[tuple[Any, dict[str, Any], dict[str, Any]]]] = {}
         self._shape = (1920, 1080, 10)  # image size and history of prompts made from our turns
 
-    def add(self, worker_id: Any, env_ret: Mapping[str, Any], meta_info: Mapping[str, Any]) -> None:
+    def add(
+        self, worker_id: Any, env_ret: Mapping[str, Any] | None = None, meta_info: Mapping[str, Any] | None = None
+    ) -> None:
+        """One step: ``add(worker_id, env_ret, meta_info)``, or Cua's other form ``add((worker_id, env_ret,
+        meta_info))``."""
+        if env_ret is None and meta_info is None and isinstance(worker_id, tuple) and len(worker_id) == 3:
+            worker_id, env_ret, meta_info = worker_id
+        if not isinstance(env_ret, Mapping) or not isinstance(meta_info, Mapping):
+            raise TypeError("add takes (worker_id, env_ret, meta_info), or one such tuple")
         uid = str(meta_info.get("uid", "unknown"))
         self.episode_buffer.setdefault(uid, []).append((worker_id, dict(env_ret), dict(meta_info)))
         if env_ret.get("done", False):
@@ -600,6 +735,10 @@ class MultiTurnDataloader:
             )
         if not env_configs:
             raise ValueError("env_configs needs one {'server_url': <env server address>} per env")
+        # Cua's env_config form puts task_configs in each env's config (ours draw from their union).
+        per_env = [t for c in env_configs for t in c.get("task_configs", [])]
+        self._thousandths = any("task_configs" in c for c in env_configs)
+        task_configs = list(task_configs or []) or per_env
         if not task_configs:
             raise ValueError(
                 "task_configs is required: [{'env_path': 'sim/click-button', 'task_index': 0, 'split': 'train'}, ...]"
@@ -616,10 +755,12 @@ class MultiTurnDataloader:
         self._max_prompt_length, self._max_response_length = max_prompt_length, max_response_length
         self.replay = ReplayBuffer(replay_capacity, replay_reward_discount, only_keep_outcome_in_replay)
         self.replay._shape = (self.img_w, self.img_h, self.max_hist)
-        tasks = [
-            TaskRef(str(t.get("env_path", "")), int(t.get("task_index", 0)), str(t.get("split", "train")))
-            for t in task_configs
-        ]
+        tasks = list(
+            dict.fromkeys(
+                TaskRef(str(t.get("env_path", "")), int(t.get("task_index", 0)), str(t.get("split", "train")))
+                for t in task_configs
+            )
+        )
         addresses = [_check_address(str(c.get("server_url", ""))) for c in env_configs]
         self.workers = EnvWorkers(_Given(addresses), self.num_envs).start()
         self.loader = RolloutLoader(
@@ -673,7 +814,7 @@ class MultiTurnDataloader:
                 raise ValueError(f"async_step: no pending turn of episode {uid!r} (answered already, or not from here)")
             batch, answers = self._pending.pop(uid)
             position = next(i for i, t in enumerate(batch.turns) if t.episode == uid)
-            answers[position] = self._decision(text)
+            answers[position] = self._decision(text, batch.turns[position])
             if all(b is not batch for b, _ in touched):
                 touched.append((batch, answers))
         for batch, answers in touched:
@@ -746,9 +887,9 @@ class MultiTurnDataloader:
             for episode in group.episodes:
                 self._running_reward = 0.99 * self._running_reward + 0.01 * float(episode.reward or 0.0)
 
-    def _decision(self, text: str) -> Decision:
+    def _decision(self, text: str, turn: Turn) -> Decision:
         try:
-            actions = cua_actions(text)
+            actions = cua_actions(text, screen=_screen_size(turn.observation), thousandths=self._thousandths)
         except ActionError as exc:
             log.warning("unreadable action %r taken as done(), as Cua does: %s", text[:200], exc)
             actions = cua_actions("done()")
