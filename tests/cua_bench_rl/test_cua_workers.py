@@ -143,7 +143,9 @@ class _Chars:
         return "".join(chr(int(i)) for i in ids)
 
 
-def test_cuas_env_config_dataloader_with_a_tokenizer_takes_and_decodes_token_ids() -> None:
+def test_cuas_env_config_dataloader_with_a_tokenizer_takes_and_decodes_token_ids(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     """Cua's own example shape: env_configs carrying task_configs, a tokenizer, padded responses."""
     torch = pytest.importorskip("torch")
     from cua_bench.workers import CBEnvWorkerClient, MultiTurnDataloader, WorkerPool
@@ -177,6 +179,7 @@ def test_cuas_env_config_dataloader_with_a_tokenizer_takes_and_decodes_token_ids
                     )  # fmt: skip
                 batches.append(next(dataloader))  # the done() ended the episode: a new one starts
                 sampled = dataloader.sample_from_buffer(batch_size=2)
+                dataloader.print_stats_in_replay_buffer()
                 return batches, sampled, dataloader.loader.stats
 
     batches, sampled, stats = asyncio.run(asyncio.wait_for(run(), 60))
@@ -184,6 +187,9 @@ def test_cuas_env_config_dataloader_with_a_tokenizer_takes_and_decodes_token_ids
     assert batches[0]["meta_info"][0]["uid"] == batches[1]["meta_info"][0]["uid"] != batches[2]["meta_info"][0]["uid"]
     assert stats["episodes"] >= 1
     assert sampled["input_ids"].shape == (2, 64 + 48) and sampled["responses"].shape == (2, 48)
+    assert "Replay buffer size: 2. Number of uids: 1. Histogram of item counts per uid in replay buffer (x-y): 2-1" in (
+        capsys.readouterr().out
+    )
     decoded = {_Chars().decode([int(i) for i in row if i]) for row in sampled["responses"]}
     assert decoded == {"<|action_start|>click(500,500)<|action_end|>", "<|action_start|>done()<|action_end|>"}
 

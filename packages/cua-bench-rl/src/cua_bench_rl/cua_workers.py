@@ -857,6 +857,24 @@ class MultiTurnDataloader:
         rewards = [float(e.reward or 0.0) for g in self.replay.groups.groups() for e in g.episodes]
         return float(np.mean(rewards)) if rewards else 0.0
 
+    def print_examples(self, n: int = 2) -> None:
+        for _, ret, _ in self.replay.sample(n):
+            print(ret["obs"] if "obs" in ret else ret.get("prev_obs", ""))
+
+    def print_stats_in_replay_buffer(self) -> None:
+        """Cua's line: the buffer's size, its episodes, and how many steps each holds (count-episodes)."""
+        per_uid: dict[str, int] = {}
+        for _, _, meta in self.replay._all():
+            per_uid[str(meta.get("uid"))] = per_uid.get(str(meta.get("uid")), 0) + 1
+        histogram: dict[int, int] = {}
+        for count in per_uid.values():
+            histogram[count] = histogram.get(count, 0) + 1
+        counts = ", ".join(f"{c}-{histogram[c]}" for c in sorted(histogram))
+        print(
+            f"Replay buffer size: {len(self.replay)}. Number of uids: {len(per_uid)}. "
+            f"Histogram of item counts per uid in replay buffer (x-y): {counts}"
+        )
+
     def running_outcome_reward(self) -> float:
         return self._running_reward
 
