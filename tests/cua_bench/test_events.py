@@ -170,3 +170,18 @@ def _env_servers() -> set[int]:
         if int(stat[1]) == os.getpid() and stat[0] != "Z" and b"cua_bench.server" in cmdline:
             found.add(int(entry.name))
     return found
+
+
+def test_a_marker_is_alive_while_its_process_runs(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    from cua_bench.run_marker import marker_alive
+
+    write_run_marker(tmp_path, "r", "bench")
+    assert marker_alive(read_run_marker(tmp_path) or {})  # this process wrote it
+    gone = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True, check=True
+    )
+    assert not marker_alive({"pid": int(gone.stdout)})  # exited (and reaped)
+    assert not marker_alive({}) and not marker_alive({"pid": True}) and not marker_alive({"pid": "1"})

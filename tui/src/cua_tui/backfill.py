@@ -8,12 +8,11 @@ Only the packages' public readers are used (``load_results``, ``read_curve``, ``
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from cua_bench.run_marker import read_run_marker
+from cua_bench.run_marker import marker_alive, read_run_marker
 from cua_bench.settings import SETTINGS_FILE
 from cua_bench.summary import load_results
 from cua_bench_rl.curves import read_curve
@@ -30,18 +29,6 @@ def _json(path: Path) -> dict[str, Any] | None:
     except (OSError, ValueError):
         return None
     return data if isinstance(data, dict) else None
-
-
-def _alive(pid: Any) -> bool:
-    if not isinstance(pid, int) or pid <= 0:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def _summary(folder: Path, marker: dict[str, Any]) -> dict[str, Any] | None:
@@ -88,7 +75,7 @@ def read_run(folder: Path) -> Run | None:
     folder = folder.resolve()
     marker = read_run_marker(folder) or {}
     run_id = str(marker.get("run") or folder.name)
-    alive = _alive(marker.get("pid"))
+    alive = marker_alive(marker)
     if (folder / "curve.csv").exists() or marker.get("kind") == "rl":
         return _rl_run(folder, run_id, marker, alive)
     if (folder / "episodes.jsonl").exists() or marker.get("kind") == "bench":

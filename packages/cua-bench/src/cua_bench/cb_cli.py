@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import sys
 import time
 from collections.abc import Callable
@@ -22,7 +21,7 @@ import click
 from cua_bench import cli
 from cua_bench.progress import Progress
 from cua_bench.registry import agents, backends, resolve_task, tasksets
-from cua_bench.run_marker import read_run_marker
+from cua_bench.run_marker import marker_alive, read_run_marker
 from cua_bench.runner import RunConfig, Runner
 from cua_bench.summary import format_summary, load_results
 from cua_bench.tasks import TaskError, load_task_module
@@ -311,18 +310,6 @@ def _run_folders(runs_dir: Path) -> list[Path]:
     return sorted(found, key=lambda p: (read_run_marker(p) or {}).get("started", p.stat().st_mtime), reverse=True)
 
 
-def _pid_alive(pid: Any) -> bool:
-    if not isinstance(pid, int) or pid <= 0:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def _describe(folder: Path) -> dict[str, Any]:
     """One run folder as `cb run list` shows it: from run.json, summary.json and episodes.jsonl."""
     marker = read_run_marker(folder) or {}
@@ -332,7 +319,7 @@ def _describe(folder: Path) -> dict[str, Any]:
     results = load_results(folder / "episodes.jsonl")
     done = len(results)
     total = marker.get("episodes") or summary.get("episodes") or done
-    if not summary and _pid_alive(marker.get("pid")):
+    if not summary and marker_alive(marker):
         status = "running"
     elif summary.get("complete"):
         status = "completed"

@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-__all__ = ["KINDS", "RUN_FILE", "read_run_marker", "write_run_marker"]
+__all__ = ["KINDS", "RUN_FILE", "marker_alive", "read_run_marker", "write_run_marker"]
 
 RUN_FILE = "run.json"
 KINDS = ("bench", "rl")
@@ -41,3 +41,17 @@ def read_run_marker(folder: Path) -> dict[str, Any] | None:
     except (OSError, ValueError):
         return None
     return data if isinstance(data, dict) else None
+
+
+def marker_alive(marker: dict[str, Any]) -> bool:
+    """Whether the process a marker names still runs (on this computer: a pid means nothing elsewhere)."""
+    pid = marker.get("pid")
+    if not isinstance(pid, int) or isinstance(pid, bool) or pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # someone else's process: alive
+    return True
