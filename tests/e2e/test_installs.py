@@ -38,6 +38,8 @@ DOCUMENTED = {
     },
     "pip install './packages/cua-pool[docker]'": {"cua-core", "cua-pool"},
     "pip install ./tui": {*CORE, "cua-tui"},
+    'pip install "./packages/cua-bench[osworld]"': {"cua-core", "cua-data", "cua-bench"},
+    "pip install ./packages/cua-bench-rl": {"cua-core", "cua-data", "cua-bench", "cua-bench-rl"},
     "pip install -e packages/cua-data": {"cua-core", "cua-data"},
     "pip install -e plugins/cua-adapters-api": {"cua-core", "cua-data", "cua-adapters-api"},
     "pip install -e plugins/cua-adapters-opencua": {"cua-core", "cua-data", "cua-adapters-opencua"},
