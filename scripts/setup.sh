@@ -32,7 +32,7 @@ fi
 
 # Reinstall only when the packaging of some member changed.
 stamp=.venv/.cua-installed
-want=$(cat pyproject.toml packages/*/pyproject.toml $(ls plugins/*/pyproject.toml tui/pyproject.toml 2>/dev/null) | sha256sum | cut -d' ' -f1)
+want=$(cat pyproject.toml packages/*/pyproject.toml $(ls plugins/*/pyproject.toml plugins/*/cua-sdk.txt tui/pyproject.toml 2>/dev/null) | sha256sum | cut -d' ' -f1)
 if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   # The members name each other by folder (file:// references, never an index: on PyPI cua-core and
   # cua-bench are another project's), and pip refuses an editable and a file:// reference to the same
@@ -48,5 +48,11 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   # OSWorld's own metric functions, for cua-bench's OSWorld import. --no-deps: its declared
   # dependencies pull torch and CUDA (~7 GB) for one OCR metric; the dev extra has what the rest need.
   .venv/bin/python -m pip install -q --no-deps desktop-env==1.0.2
+  # Cua's own SDK and computer-server (PyPI), for cua-bench-cua's tests and bench/interop.py, in a venv of
+  # their own: cua-computer needs PyPI's cua-core, another project than ours of the same name.
+  if [ -f plugins/cua-bench-cua/cua-sdk.txt ]; then
+    [ -x .venv/cua-sdk/bin/python ] || "$python" -m venv .venv/cua-sdk
+    .venv/cua-sdk/bin/python -m pip install -q -r plugins/cua-bench-cua/cua-sdk.txt
+  fi
   echo "$want" >"$stamp"
 fi

@@ -4,8 +4,9 @@
 set -euo pipefail
 # dbus and at-spi2-core: each environment's own session bus and the accessibility bus it activates.
 # docker.io and debootstrap: the docker backend's engine (its tests start their own dockerd) and image base.
+# gnome-screenshot: how Cua's computer-server (pyautogui) takes screenshots on Linux, for cua-bench-cua's tests.
 packages=(xvfb openbox dbus at-spi2-core xterm xdotool xclip x11-xserver-utils mousepad gnumeric pcmanfm chromium
-  fonts-dejavu-core docker.io debootstrap)
+  fonts-dejavu-core docker.io debootstrap gnome-screenshot)
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

@@ -135,6 +135,7 @@ class EnvServer:
             "session.directory_exists": self._session_call("directory_exists"),
             "session.list_dir": self._session_call("list_dir"),
             "session.run_command": self._session_run_command,
+            "session.apply": self._session_apply,
         }
         for method, fn in handlers.items():
             self.rpc.register(method, fn)
@@ -421,6 +422,16 @@ class EnvServer:
     async def _session_run_command(self, command: str, timeout: float = 30.0, check: bool = False) -> dict[str, Any]:
         result = await self.session.run_command(command, timeout, check=check)
         return dict(result)  # ours (returncode) and Cua Bench's keys (return_code, success)
+
+    async def _session_apply(self, actions: list[dict[str, Any]], settle: bool = True) -> list[str | None]:
+        """Actions from outside an episode's steps (a Cua computer-server client driving this computer):
+        no step is counted, but they are logged as the episode's history, as an agent's would be."""
+        parsed = [action_from_dict(raw) for raw in actions]
+        errors = await self.session.apply(parsed)
+        if settle:
+            await self.session.settle()
+        self.log(parsed, errors)
+        return errors
 
     def _session_call(self, name: str) -> Callable[..., Any]:
         async def call(**params: Any) -> Any:
