@@ -297,11 +297,12 @@ def image() -> None:
 @image.command("build")
 @click.argument("backend")
 @click.option("--rebuild-base", is_flag=True, help="Also rebuild the base (e.g. debootstrap) the image starts from.")
-def image_build(backend: str, rebuild_base: bool) -> None:
+@click.option("--variant", help="One of the backend's images (docker: default, or osworld: OSWorld's computer).")
+def image_build(backend: str, rebuild_base: bool, variant: str | None) -> None:
     """Build BACKEND's image (docker: a Debian base from debootstrap, then the desktop on top)."""
     try:
         result = backends()[backend]().build_image(
-            rebuild_base=rebuild_base, log=lambda line: click.echo(line, err=True)
+            rebuild_base=rebuild_base, variant=variant, log=lambda line: click.echo(line, err=True)
         )
     except CuaError as exc:
         raise click.ClickException(str(exc)) from exc
@@ -458,7 +459,7 @@ def osworld() -> None:
 @click.option("--builtin-metrics", is_flag=True, help="Count only our built-in metrics, not desktop-env's.")
 @click.option(
     "--backend",
-    type=click.Choice(["local", "docker", "sim"]),
+    type=click.Choice(["local", "docker", "docker-osworld", "sim"]),
     help="Judge the apps of this backend's desktop too (a task that needs an app it lacks is skipped).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Every task: supported_tasks and skipped_tasks with reasons.")

@@ -11,7 +11,9 @@ task path means the same thing on both sides: cua-bench's own tasksets, plus ``C
 
 Reset happens inside the container (the env server kills the apps and restores home: milliseconds),
 not by replacing the container (seconds); a fresh container is started per environment.
-Settings (environment variables): ``CUA_DOCKER_IMAGE``, ``CUA_DOCKER_MEMORY`` (``2g``),
+Settings (environment variables): ``CUA_DOCKER_VARIANT`` (``default``, or ``osworld``: OSWorld's
+computer, whose env server runs as ``user`` with sudo, so its containers may gain privileges through
+sudo inside; 4g of memory by default), ``CUA_DOCKER_IMAGE`` (the variant's), ``CUA_DOCKER_MEMORY`` (``2g``),
 ``CUA_DOCKER_CPUS`` (``2``), ``CUA_DOCKER_PIDS`` (``1024``), ``CUA_DOCKER_NETWORK`` (``none``;
 ``host`` for tasks that need the host's loopback).
 """
@@ -34,7 +36,7 @@ from cua_bench.backends.local import LocalBackend
 from cua_bench.backends.local.procs import alive
 from cua_bench.hookspecs import hookimpl
 from cua_bench_docker.daemon import connect
-from cua_bench_docker.image import IMAGE, BuildResult, build_image, image_exists
+from cua_bench_docker.image import VARIANTS, BuildResult, build_image, image_exists
 from cua_core.addresses import runtime_dir
 from cua_core.plugins import Register
 
@@ -48,19 +50,34 @@ SOCKET_IN_CONTAINER = "/run/cua"
 
 @dataclass(frozen=True)
 class DockerSettings:
-    image: str = IMAGE
-    memory: str = "2g"
+    variant: str = "default"
+    image: str = ""  # the variant's tag when empty
+    memory: str = ""  # 2g, 4g for osworld (LibreOffice and Chromium side by side) when empty
     cpus: float = 2.0
     pids: int = 1024
     network: str = "none"
+
+    def __post_init__(self) -> None:
+        if self.variant not in VARIANTS:
+            raise BackendError(f"CUA_DOCKER_VARIANT must be one of {', '.join(VARIANTS)}, got {self.variant!r}")
+        if not self.image:
+            object.__setattr__(self, "image", VARIANTS[self.variant].tag)
+        if not self.memory:
+            object.__setattr__(self, "memory", "4g" if self.variant == "osworld" else "2g")
+
+    @property
+    def computer(self) -> bool:
+        """OSWorld's computer: the env server drops to ``user``, whose sudo must be able to gain root."""
+        return VARIANTS[self.variant].computer
 
     @classmethod
     def from_env(cls) -> DockerSettings:
         env = os.environ
         try:
             settings = cls(
-                image=env.get("CUA_DOCKER_IMAGE", IMAGE),
-                memory=env.get("CUA_DOCKER_MEMORY", "2g"),
+                variant=env.get("CUA_DOCKER_VARIANT", "default"),
+                image=env.get("CUA_DOCKER_IMAGE", ""),
+                memory=env.get("CUA_DOCKER_MEMORY", ""),
                 cpus=float(env.get("CUA_DOCKER_CPUS", "2")),
                 pids=int(env.get("CUA_DOCKER_PIDS", "1024")),
                 network=env.get("CUA_DOCKER_NETWORK", "none"),
@@ -105,7 +122,10 @@ class DockerBackend(Backend):
 
         settings, client = self.settings, self.client
         if not image_exists(client, settings.image):
-            raise BackendError(f"the image {settings.image} is missing: build it with `cua-bench image build docker`")
+            how = "" if settings.variant == "default" else f" --variant {settings.variant}"
+            raise BackendError(
+                f"the image {settings.image} is missing: build it with `cua-bench image build docker{how}`"
+            )
         name = f"cua-env-{uuid.uuid4().hex[:12]}"
         sockets = runtime_dir() / "docker" / name
         sockets.mkdir(parents=True, mode=0o700)
@@ -119,7 +139,8 @@ class DockerBackend(Backend):
                 name=name, detach=True, init=True, labels={LABEL: self.name, OWNER: _owner(), RUN: self.run_id or ""},
                 network_mode=settings.network, mem_limit=settings.memory, memswap_limit=settings.memory,
                 nano_cpus=int(settings.cpus * 1e9), pids_limit=settings.pids, shm_size="256m",
-                security_opt=["no-new-privileges"], volumes=volumes, environment=_passed_env(),
+                security_opt=[] if settings.computer else ["no-new-privileges"], volumes=volumes,
+                environment=_passed_env(),
             )  # fmt: skip
         except docker.errors.DockerException as exc:
             shutil.rmtree(sockets, ignore_errors=True)
@@ -183,8 +204,13 @@ class DockerBackend(Backend):
                 removed.append(container.name)
         return removed
 
-    def build_image(self, *, rebuild_base: bool = False, log: Callable[[str], None] = print) -> BuildResult:
-        return build_image(self.client, tag=self.settings.image, rebuild_base=rebuild_base, log=log)
+    def build_image(
+        self, *, rebuild_base: bool = False, variant: str | None = None, log: Callable[[str], None] = print
+    ) -> BuildResult:
+        """``variant`` (default: the settings'); its tag is the settings' image only for the settings' variant."""
+        variant = variant or self.settings.variant
+        tag = self.settings.image if variant == self.settings.variant else None
+        return build_image(self.client, variant=variant, tag=tag, rebuild_base=rebuild_base, log=log)
 
 
 def _passed_env() -> dict[str, str]:

@@ -26,14 +26,20 @@ from cua_bench.backends.base import BackendError
 __all__ = [
     "APT_PACKAGES",
     "BASE_IMAGE",
+    "COMPUTER_PACKAGES",
     "IMAGE",
+    "OSWORLD_APPS",
+    "OSWORLD_IMAGE",
+    "VARIANTS",
     "BuildResult",
+    "Variant",
     "build_base",
     "build_image",
     "image_exists",
 ]
 
 IMAGE = "cua-bench/desktop:0.1.0"
+OSWORLD_IMAGE = "cua-bench/desktop-osworld:0.1.0"
 BASE_IMAGE = "cua-bench/debian:bookworm"
 SUITE = "bookworm"
 MIRROR = "http://deb.debian.org/debian"
@@ -42,6 +48,42 @@ APT_PACKAGES = (
     "xvfb", "openbox", "dbus", "at-spi2-core", "xterm", "xdotool", "xclip", "x11-xserver-utils", "mousepad",
     "gnumeric", "pcmanfm", "chromium", "fonts-dejavu-core", "python3", "python3-venv", "procps",
 )  # fmt: skip
+# OSWorld's computer: sudo, python3 with what pyautogui needs from Debian (Xlib, Pillow, tk), the
+# ``python`` command, a real settings backend (dconf on the session bus; dbus-x11 for dbus-launch),
+# socat (OSWorld forwards Chrome's debugging port with it), passwd (useradd, chpasswd, usermod).
+COMPUTER_PACKAGES = (
+    "sudo", "passwd", "python3-xlib", "python3-pil", "python3-tk", "python-is-python3", "dbus-x11",
+    "dconf-service", "dconf-cli", "libglib2.0-bin", "gsettings-desktop-schemas", "socat", "x11-utils", "wmctrl",
+)  # fmt: skip
+# OSWorld's apps from Debian (Chromium stands in for Chrome, VS Code has no Debian package) and the
+# fonts its documents use (Liberation and Carlito/Caladea for Office's metrics, Noto for other scripts).
+OSWORLD_APPS = (
+    "libreoffice-calc", "libreoffice-writer", "libreoffice-impress", "libreoffice-gtk3", "gimp", "vlc",
+    "thunderbird", "fonts-liberation", "fonts-liberation2", "fonts-dejavu", "fonts-crosextra-carlito",
+    "fonts-crosextra-caladea", "fonts-noto-core",
+)  # fmt: skip
+# pyautogui and its pure-Python dependencies (Debian has no python3-pyautogui), for the system python3.
+PYAUTOGUI_WHEELS = (
+    "pyautogui==0.9.54", "pymsgbox==2.0.1", "pytweening==1.2.0", "pyscreeze==1.0.1", "pygetwindow==0.0.9",
+    "pyrect==0.2.0", "mouseinfo==0.1.3", "pyperclip==1.11.0",
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Variant:
+    """An image ``cua-bench image build docker --variant NAME`` builds."""
+
+    tag: str
+    dockerfile: str  # beside this module
+    packages: tuple[str, ...]
+    computer: bool = False  # OSWorld's computer: user ``user``, sudo, pyautogui (the ``osworld`` folder here)
+
+
+VARIANTS = {
+    "default": Variant(IMAGE, "Dockerfile", APT_PACKAGES),
+    "osworld": Variant(OSWORLD_IMAGE, "Dockerfile.osworld", APT_PACKAGES + COMPUTER_PACKAGES + OSWORLD_APPS, True),
+}
+
 # What the env server imports (cua-core's, cua-bench's and its `local` extra's dependencies), at
 # the versions installed here.
 SERVER_DISTRIBUTIONS = (
@@ -58,7 +100,6 @@ SERVER_DISTRIBUTIONS = (
     "websockets",  # Cua's HTML task windows: Chromium's DevTools protocol
 )
 OUR_PACKAGES = ("cua_core", "cua_data", "cua_bench")
-DOCKERFILE = Path(__file__).with_name("Dockerfile")
 
 Log = Callable[[str], None]
 
@@ -135,17 +176,44 @@ def _copy_packages(folder: Path) -> None:
         shutil.copytree(source, folder / name, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
 
 
+def _computer(folder: Path, log: Log) -> None:
+    """The osworld variant's own files: its setup script, entrypoint, google-chrome and pyautogui's wheels."""
+    shutil.copytree(Path(__file__).with_name("osworld"), folder)
+    log(f"pip wheel {' '.join(PYAUTOGUI_WHEELS)}")
+    done = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(folder / "pywheels"), *PYAUTOGUI_WHEELS],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    if done.returncode != 0:
+        raise BackendError(f"pip wheel of pyautogui for the osworld image failed:\n{done.stderr[-2000:]}")
+
+
 def build_image(
-    client: Any, *, tag: str = IMAGE, base: str = BASE_IMAGE, rebuild_base: bool = False, log: Log = print
+    client: Any,
+    *,
+    variant: str = "default",
+    tag: str | None = None,
+    base: str = BASE_IMAGE,
+    rebuild_base: bool = False,
+    packages: tuple[str, ...] | None = None,
+    log: Log = print,
 ) -> BuildResult:
-    """Build ``tag`` (and the base first when it is missing); returns what was done and the size."""
+    """Build ``variant``'s image as ``tag`` (default: the variant's; the base first when it is missing);
+    ``packages`` replaces the variant's Debian packages (the tests build OSWorld's computer without its apps).
+    Returns what was done and the size."""
+    if variant not in VARIANTS:
+        raise BackendError(f"no image variant {variant!r}; choose one of {', '.join(VARIANTS)}")
+    chosen = VARIANTS[variant]
+    tag = tag or chosen.tag
     started = time.monotonic()
     base_built = rebuild_base or not image_exists(client, base)
     if base_built:
         build_base(client, tag=base, log=log)
     with tempfile.TemporaryDirectory(prefix="cua-image-") as folder:
         context = Path(folder)
-        shutil.copy(DOCKERFILE, context / "Dockerfile")
+        shutil.copy(Path(__file__).with_name(chosen.dockerfile), context / "Dockerfile")
+        if chosen.computer:
+            _computer(context / "computer", log)
         (context / "wheels").mkdir()
         _download_wheels(context / "wheels", log)
         _copy_packages(context / "lib")
@@ -153,7 +221,7 @@ def build_image(
         last: list[str] = []
         stream = client.api.build(
             path=str(context), tag=tag, rm=True, forcerm=True, decode=True, network_mode="host",
-            buildargs={"BASE": base, "APT_PACKAGES": " ".join(APT_PACKAGES)},
+            buildargs={"BASE": base, "APT_PACKAGES": " ".join(chosen.packages if packages is None else packages)},
         )  # fmt: skip
         for chunk in stream:
             if "error" in chunk:

@@ -75,8 +75,11 @@ class Backend(ABC):
         """
         return []
 
-    def build_image(self, *, rebuild_base: bool = False, log: Callable[[str], None] = print) -> Any:
-        """Build what the backend's computers boot from (an image); returns a description of the build."""
+    def build_image(
+        self, *, rebuild_base: bool = False, variant: str | None = None, log: Callable[[str], None] = print
+    ) -> Any:
+        """Build what the backend's computers boot from (an image; ``variant`` names one of several, None the
+        default); returns a description of the build."""
         raise BackendError(f"backend {self.name!r} has no image to build")
 
     @classmethod

@@ -22,7 +22,16 @@ from pathlib import Path
 from cua_bench.backends.local.procs import MARKER, kill_marked, pdeathsig, spawn, wait_gone
 from cua_bench.session import CommandResult, NotSupported
 
-__all__ = ["APP_ALIASES", "Apps", "child_env"]
+__all__ = ["APP_ALIASES", "WHOLE_MACHINE", "Apps", "child_env", "whole_machine"]
+
+# Set where the environment owns the machine it runs on (the docker backend's osworld image): its home
+# is the real $HOME (/home/user), its tmp the real /tmp, and settings persist (dconf), as on OSWorld's VM.
+WHOLE_MACHINE = "CUA_LOCAL_WHOLE_MACHINE"
+
+
+def whole_machine() -> bool:
+    return os.environ.get(WHOLE_MACHINE) == "1"
+
 
 # The sim desktop's app names, and a few generic ones, to the programs installed for them.
 APP_ALIASES = {
@@ -34,7 +43,12 @@ APP_ALIASES = {
 
 
 def child_env(root: Path, home: Path, tmp: Path, run: Path, display: str, bus: str = "disabled:") -> dict[str, str]:
-    """What every process of the environment sees: its own folders, display and bus, nothing inherited."""
+    """What every process of the environment sees: its own folders, display and bus, nothing inherited.
+
+    Settings live in memory (they would otherwise land in the host user's dconf database), except on a
+    machine the environment owns (``whole_machine``), where dconf keeps them in home as on OSWorld's VM.
+    """
+    settings = {} if whole_machine() else {"GSETTINGS_BACKEND": "memory"}
     return {
         "PATH": os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin"),
         "LANG": "C.UTF-8",
@@ -55,7 +69,7 @@ def child_env(root: Path, home: Path, tmp: Path, run: Path, display: str, bus: s
         # GTK exports its widgets whenever a bus is there; Qt waits to be asked. (Chromium needs
         # --force-renderer-accessibility on its command line: it ignores the environment.)
         "QT_LINUX_ACCESSIBILITY_ALWAYS_ON": "1",
-        "GSETTINGS_BACKEND": "memory",
+        **settings,
         MARKER: str(root),
     }
 

@@ -74,10 +74,13 @@ def _force(function: Callable[..., Any], path: str, _exc: Any) -> None:
         function(path)
 
 
-def clear_dir(folder: Path) -> None:
-    """Empty ``folder`` (keeping the folder itself, so open shells' cwd stays valid)."""
+def clear_dir(folder: Path, keep: tuple[str, ...] = ()) -> None:
+    """Empty ``folder`` (keeping the folder itself, so open shells' cwd stays valid) but for names starting
+    with one of ``keep`` (the X server's sockets, where the folder is the machine's /tmp)."""
     folder.mkdir(mode=0o700, parents=True, exist_ok=True)
     for entry in os.scandir(folder):
+        if keep and entry.name.startswith(keep):
+            continue
         if entry.is_dir(follow_symlinks=False):
             if sys.version_info >= (3, 12):
                 shutil.rmtree(entry.path, onexc=_force)

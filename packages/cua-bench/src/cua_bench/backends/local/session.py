@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from cua_bench.backends.local.apps import Apps, child_env
+from cua_bench.backends.local.apps import Apps, child_env, whole_machine
 from cua_bench.backends.local.atspi import AccessibilityReader
 from cua_bench.backends.local.capture import Capture
 from cua_bench.backends.local.chromium import (
@@ -56,6 +56,7 @@ log = logging.getLogger(__name__)
 DESKTOP_COLOUR = 0x3A6EA5
 NO_INPUT = (Wait, Screenshot, CursorPosition, Done, Fail)
 _SESSIONS = itertools.count()  # sessions started by this process: each gets its own folder
+MACHINE_TMP_KEEP = (".X", ".ICE-unix")  # the display's sockets and locks, when tmp is the machine's /tmp
 
 
 class LaunchError(CuaError):
@@ -72,6 +73,13 @@ def settle_config_from_env() -> SettleConfig:
     return config
 
 
+def _home_and_tmp(root: Path) -> tuple[Path, Path]:
+    """The environment's home and tmp: its own folders under ``root``, or on a whole machine the real ones."""
+    if whole_machine():
+        return Path(os.environ.get("HOME") or "/home/user"), Path("/tmp")
+    return root / "home", root / "tmp"
+
+
 class LocalSession(Session):
     """The Session of one local environment. Use ``LocalSession.start(width, height)``."""
 
@@ -79,7 +87,9 @@ class LocalSession(Session):
         self, root: Path, desktop: Desktop, width: int, height: int, settle: SettleConfig, *, timeout: float = 10.0
     ) -> None:
         self.root = root
-        self.home, self.tmp, self.run, self.skeleton = (root / name for name in ("home", "tmp", "run", "skel"))
+        self.shares_host = not whole_machine()  # a machine of its own (a container) has nothing of the host's
+        self.home, self.tmp = _home_and_tmp(root)
+        self.run, self.skeleton = root / "run", root / "skel"
         self._settle_config, self._timeout = settle, timeout
         self._closed = False
         self.html_windows: dict[int, HtmlWindow] = {}  # Cua's HTML task windows by handle (Chromium's pid)
@@ -125,16 +135,18 @@ class LocalSession(Session):
         if root.exists():  # left by an earlier process with our pid that was killed
             shutil.rmtree(root, ignore_errors=True)
         root.mkdir(mode=0o700, parents=True)
+        home, tmp = _home_and_tmp(root)
         try:
-            for name in ("home", "tmp", "run"):
-                (root / name).mkdir(mode=0o700)
-            source = skeleton or os.environ.get("CUA_LOCAL_SKELETON")
+            for folder in (home, tmp, root / "run"):
+                folder.mkdir(mode=0o700, exist_ok=True)
+            # On a whole machine, home as it is at start (the image's /home/user) is what reset restores.
+            source = skeleton or os.environ.get("CUA_LOCAL_SKELETON") or (home if whole_machine() else None)
             if source:
                 shutil.copytree(source, root / "skel", symlinks=True)
             else:
                 (root / "skel").mkdir(mode=0o700)
-            restore_home(root / "home", root / "skel")
-            env = child_env(root, root / "home", root / "tmp", root / "run", "")
+            restore_home(home, root / "skel")
+            env = child_env(root, home, tmp, root / "run", "")
             desktop = start_desktop(root, width, height, env, timeout=timeout)
         except BaseException:
             shutil.rmtree(root, ignore_errors=True)
@@ -176,7 +188,7 @@ class LocalSession(Session):
         # apps look first: gone, they ask the session bus, which starts a new one.
         self.conn.screen().root.delete_property(self.conn.intern_atom("AT_SPI_BUS"))
         restore_home(self.home, self.skeleton)
-        clear_dir(self.tmp)
+        clear_dir(self.tmp, MACHINE_TMP_KEEP if whole_machine() else ())
         clear_dir(self.run)
         self.input.move((self.width // 2, self.height // 2))
         self.conn.sync()

@@ -1,0 +1,23 @@
+#!/bin/sh
+# OSWorld's computer, inside the osworld image (run once at build time, as root).
+set -eu
+here=/opt/cua/computer
+# OSWorld's VM: user `user`, password `password` (its steps pipe it to `sudo -S`), sudo without one.
+useradd --create-home --shell /bin/bash --uid 1000 user
+echo 'user:password' | chpasswd
+echo 'user ALL=(ALL:ALL) NOPASSWD: ALL' > /etc/sudoers.d/user
+chmod 0440 /etc/sudoers.d/user
+for folder in Desktop Documents Downloads Music Pictures Public Templates Videos; do
+    mkdir -p "/home/user/$folder"
+done
+chown -R user:user /home/user
+# The env server's folders (CUA_LOCAL_ROOT): off /tmp, which tasks use and reset empties.
+mkdir -p /var/lib/cua && chown user:user /var/lib/cua
+# pyautogui and its pure-Python dependencies into the system python3 (Xlib and Pillow come from Debian).
+/opt/cua/venv/bin/pip install -q --no-index --no-deps --no-cache-dir --disable-pip-version-check \
+    --target "$(python3 -c 'import site; print(site.getsitepackages()[0])')" "$here"/pywheels/*.whl
+rm -rf "$here/pywheels"
+# Chromium answers as google-chrome (OSWorld starts Chrome by that name with --remote-debugging-port).
+install -m 0755 "$here/google-chrome" /usr/local/bin/google-chrome
+ln -sf google-chrome /usr/local/bin/google-chrome-stable
+chmod 0755 "$here/start"

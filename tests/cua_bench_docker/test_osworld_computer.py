@@ -1,0 +1,125 @@
+"""OSWorld's computer on the docker backend: user ``user`` at /home/user, sudo (OSWorld's ``sudo -S`` too),
+python3 with pyautogui on the display, gsettings kept by dconf, google-chrome with its debugging port.
+
+CI builds the osworld variant's Dockerfile on the default image with OSWorld's computer alone (its
+packages, user, sudo, pyautogui; a minute), not with OSWorld's apps (LibreOffice, GIMP, VLC and
+Thunderbird take many minutes to install): the full image is built and run by ``bench/osworld.py``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from support.docker import ours
+
+from cua_bench.client import EnvClient
+from cua_bench.conformance import CONFORMANCE_TASK
+from cua_bench_docker import DockerBackend, DockerSettings, build_image, connect
+from cua_bench_docker.image import COMPUTER_PACKAGES, OSWORLD_IMAGE, VARIANTS, image_exists
+
+pytestmark = pytest.mark.timeout(900)  # the first test waits for the image builds (minutes)
+
+COMPUTER_IMAGE = "cua-bench/desktop-osworld-computer:test"
+
+
+@pytest.fixture(scope="module")
+def computer_image(docker_image: str) -> str:
+    """The osworld variant without OSWorld's apps, on the default image (``docker_image``)."""
+    client = connect()
+    if not image_exists(client, COMPUTER_IMAGE):
+        build_image(client, variant="osworld", tag=COMPUTER_IMAGE, base=docker_image, packages=COMPUTER_PACKAGES)
+    return COMPUTER_IMAGE
+
+
+@pytest.fixture(scope="module")
+def env(computer_image: str) -> Iterator[EnvClient]:
+    backend = DockerBackend(DockerSettings(variant="osworld", image=computer_image))
+    computer = backend.provision(width=800, height=600)
+    try:
+        with EnvClient(computer.address) as client:
+            client.reset(options={"task": str(CONFORMANCE_TASK), "obs": "none"})
+            yield client
+    finally:
+        backend.teardown(computer)
+        assert [c.name for c in ours(backend.client)] == [], "containers left behind"
+
+
+def _run(env: EnvClient, command: str, timeout: float = 30) -> dict[str, Any]:
+    result: dict[str, Any] = env.session("run_command", command=command, timeout=timeout)
+    return result
+
+
+def test_the_variant_is_chosen_by_its_setting(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CUA_DOCKER_VARIANT", "osworld")
+    monkeypatch.delenv("CUA_DOCKER_IMAGE", raising=False)
+    monkeypatch.delenv("CUA_DOCKER_MEMORY", raising=False)
+    settings = DockerSettings.from_env()
+    assert (settings.image, settings.memory, settings.computer) == (OSWORLD_IMAGE, "4g", True)
+    assert DockerSettings().computer is False and DockerSettings().memory == "2g"
+    assert {"libreoffice-calc", "gimp", "vlc", "thunderbird", "chromium", "sudo"} <= set(VARIANTS["osworld"].packages)
+    monkeypatch.setenv("CUA_DOCKER_VARIANT", "vm")
+    with pytest.raises(Exception, match="CUA_DOCKER_VARIANT must be one of default, osworld, got 'vm'"):
+        DockerSettings.from_env()
+
+
+def test_commands_run_as_user_in_home_user(env: EnvClient) -> None:
+    seen = _run(env, 'id -un; echo "$HOME"; pwd; echo "$DISPLAY"')
+    user, home, cwd, display = seen["stdout"].split("\n")[:4]
+    assert (user, home, cwd) == ("user", "/home/user", "/home/user") and display.startswith(":")
+    # The session's file calls and the task's own commands see the same /home/user and /tmp.
+    env.session("write_file", path="/home/user/Desktop/from-session.txt", content="hello\n")
+    seen = _run(env, "cat /home/user/Desktop/from-session.txt; stat -c %U /home/user/Desktop/from-session.txt")
+    assert seen["stdout"].split() == ["hello", "user"]
+    _run(env, "echo made > /home/user/made.txt && echo tmp > /tmp/made.txt")
+    assert env.session("read_file", path="/home/user/made.txt") == "made\n"
+    assert env.session("read_file", path="~/made.txt") == "made\n"
+    assert env.session("read_file", path="/tmp/made.txt") == "tmp\n"
+
+
+def test_sudo_needs_no_password_and_takes_osworlds_too(env: EnvClient) -> None:
+    seen = _run(env, "echo password | sudo -S mkdir -p /opt/made-by-sudo && stat -c %U /opt/made-by-sudo")
+    assert (seen["returncode"], seen["stdout"].strip()) == (0, "root"), seen
+    seen = _run(env, "sudo -n id -u")
+    assert (seen["returncode"], seen["stdout"].strip()) == (0, "0"), seen
+    # Without sudo, user is no root: /opt is not writable.
+    assert _run(env, "touch /opt/plain")["returncode"] != 0
+
+
+def test_python3_drives_the_display_with_pyautogui(env: EnvClient) -> None:
+    code = "import pyautogui; print(*pyautogui.size()); pyautogui.moveTo(123, 234)"
+    seen = _run(env, f'python -c "{code}" && xdotool getmouselocation --shell')
+    lines = seen["stdout"].split()
+    assert seen["returncode"] == 0, seen
+    assert lines[:2] == ["800", "600"] and "X=123" in lines and "Y=234" in lines
+
+
+def test_gsettings_persist_through_dconf_until_reset(env: EnvClient) -> None:
+    key = "org.gnome.desktop.interface font-name"
+    before = _run(env, f"gsettings get {key}")["stdout"].strip()
+    seen = _run(env, f"echo \"$GSETTINGS_BACKEND\"; gsettings set {key} 'Cua Test 13'")
+    assert seen["returncode"] == 0 and seen["stdout"].strip() == "", seen  # no memory backend
+    # Another process reads it back, as OSWorld's getters do; dconf keeps it in home.
+    assert _run(env, f"gsettings get {key}")["stdout"].strip() == "'Cua Test 13'"
+    assert _run(env, "dconf read /org/gnome/desktop/interface/font-name")["stdout"].strip() == "'Cua Test 13'"
+    assert env.session("file_exists", path="~/.config/dconf/user")
+    env.reset(options={"task": str(CONFORMANCE_TASK), "obs": "none"})
+    assert _run(env, f"gsettings get {key}")["stdout"].strip() == before != "'Cua Test 13'"
+    assert not env.session("file_exists", path="/home/user/made.txt")  # reset restored home too
+
+
+def test_google_chrome_is_chromium_with_osworlds_debugging_port(env: EnvClient) -> None:
+    """OSWorld starts Chrome with --remote-debugging-port=1337 and forwards 9222 to it with socat."""
+    _run(env, "google-chrome --remote-debugging-port=1337 about:blank >/dev/null 2>&1 &")
+    _run(env, "socat tcp-listen:9222,fork tcp:localhost:1337 >/dev/null 2>&1 &")
+    probe = (
+        "import json, time, urllib.request\n"
+        "for _ in range(300):\n"
+        "    try:\n"
+        "        print(json.load(urllib.request.urlopen('http://localhost:9222/json/version'))['Browser']); break\n"
+        "    except OSError: time.sleep(0.1)\n"
+    )
+    env.session("write_file", path="/tmp/probe.py", content=probe)
+    seen = _run(env, "python3 /tmp/probe.py", timeout=60)
+    assert seen["stdout"].startswith("Chrome/"), seen
