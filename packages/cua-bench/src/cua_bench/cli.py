@@ -459,7 +459,7 @@ def osworld() -> None:
 @click.option("--builtin-metrics", is_flag=True, help="Count only our built-in metrics, not desktop-env's.")
 @click.option(
     "--backend",
-    type=click.Choice(["local", "docker", "docker-osworld", "sim"]),
+    type=click.Choice(["local", "docker", "sim"]),
     help="Judge the apps of this backend's desktop too (a task that needs an app it lacks is skipped).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Every task: supported_tasks and skipped_tasks with reasons.")
