@@ -9,6 +9,7 @@ Thunderbird take many minutes to install): the full image is built and run by ``
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -16,6 +17,9 @@ from support.docker import ours
 
 from cua_bench.client import EnvClient
 from cua_bench.conformance import CONFORMANCE_TASK
+from cua_bench.osworld.apps import APPS, BACKEND_PACKAGES, apps_missing_on, needed_apps
+from cua_bench.osworld.loader import load_task, load_tasks
+from cua_bench.osworld.support import check_support
 from cua_bench_docker import DockerBackend, DockerSettings, build_image, connect
 from cua_bench_docker.image import COMPUTER_PACKAGES, OSWORLD_IMAGE, VARIANTS, image_exists
 
@@ -123,3 +127,17 @@ def test_google_chrome_is_chromium_with_osworlds_debugging_port(env: EnvClient) 
     env.session("write_file", path="/tmp/probe.py", content=probe)
     seen = _run(env, "python3 /tmp/probe.py", timeout=60)
     assert seen["stdout"].startswith("Chrome/"), seen
+
+
+def test_the_support_table_holds_the_image_and_skips_vs_code_there(shared_fixtures: Path) -> None:
+    stand_ins = {app.stand_in for app in APPS if app.stand_in}
+    assert BACKEND_PACKAGES["docker-osworld"] == frozenset(VARIANTS["osworld"].packages) | stand_ins
+    vs_code = load_task(shared_fixtures / "osworld" / "vs_code" / "276cc624-87ea-4f08-ab93-f770e3790175.json")
+    assert check_support(vs_code, official=(), mirror=None, backend="docker-osworld").reasons == (
+        "unsupported app: VS Code (not on the docker-osworld backend's desktop; Microsoft's build, not in Debian)",
+    )
+    # Chrome, pyautogui and sudo are there: tasks of theirs are judged by their other needs only.
+    apps = {app.name for task in load_tasks(shared_fixtures / "osworld") for app in needed_apps(task)}
+    assert {"Google Chrome", "pyautogui", "sudo", "LibreOffice Calc", "GIMP", "VLC", "Thunderbird"} <= apps
+    missing = {app.name for app in apps_missing_on("docker-osworld", [a for a in APPS if a.name in apps])}
+    assert missing == {"VS Code", "Files (nautilus)"} & apps, missing

@@ -8,9 +8,10 @@ its ``open`` steps hand the desktop, and its domain (a ``gimp`` task drives GIMP
 
 What each backend has is data, not code: ``BACKEND_PACKAGES`` lists the Debian packages of each
 backend's desktop (``local``: what ``scripts/system-deps.sh`` installs on the host; ``docker``: the
-image's ``APT_PACKAGES``; the tests hold both lists to their sources), and each app names the
-packages that give it. At run time the computer itself is asked (``command -v``), so a desktop
-that differs from its table is judged by what it really has.
+image's ``APT_PACKAGES``; ``docker-osworld``: the osworld image's, ``CUA_DOCKER_VARIANT=osworld``,
+plus what that image adds beyond Debian, named ``cua:...``; the tests hold the lists to their
+sources), and each app names the packages that give it. At run time the computer itself is asked
+(``command -v``), so a desktop that differs from its table is judged by what it really has.
 """
 
 from __future__ import annotations
@@ -24,7 +25,16 @@ from cua_bench.osworld.config import missing_program
 from cua_bench.osworld.loader import OSWorldTask
 from cua_bench.session import NotSupported, Session
 
-__all__ = ["APPS", "BACKEND_PACKAGES", "App", "apps_lacking", "apps_missing_on", "needed_apps", "programs_in"]
+__all__ = [
+    "APPS",
+    "BACKEND_PACKAGES",
+    "App",
+    "apps_lacking",
+    "apps_missing_on",
+    "host_reach",
+    "needed_apps",
+    "programs_in",
+]
 
 
 @dataclass(frozen=True)
@@ -37,6 +47,7 @@ class App:
     module: str | None = None  # a Python module the task's python code imports (pyautogui)
     probe: str | None = None  # the program whose presence shows the app is there (default: programs[0])
     note: str = ""  # how to get it, where Debian does not have it
+    stand_in: str | None = None  # what an image of ours installs for it where Debian has none (``cua:...``)
 
     @property
     def check(self) -> str | None:
@@ -51,8 +62,11 @@ class App:
 
 APPS: tuple[App, ...] = (
     App("Google Chrome", ("google-chrome", "google-chrome-stable"), domains=("chrome",),
-        note="Google's build, not in Debian (its chromium answers only to its own name)"),
-    App("LibreOffice", ("libreoffice", "soffice"), ("libreoffice-core",), probe="soffice"),
+        note="Google's build, not in Debian (its chromium answers only to its own name); the docker backend's "
+             "osworld image runs chromium as google-chrome: CUA_DOCKER_VARIANT=osworld",
+        stand_in="cua:google-chrome"),
+    App("LibreOffice", ("libreoffice", "soffice"),  # each of its apps' packages brings the core
+        ("libreoffice-core", "libreoffice-calc", "libreoffice-writer", "libreoffice-impress"), probe="soffice"),
     App("LibreOffice Calc", ("localc",), ("libreoffice-calc",), (".xlsx", ".xls", ".ods", ".csv"),
         ("libreoffice_calc",)),
     App("LibreOffice Writer", ("lowriter",), ("libreoffice-writer",), (".docx", ".doc", ".odt", ".rtf"),
@@ -69,7 +83,8 @@ APPS: tuple[App, ...] = (
     App("gsettings", ("gsettings",), ("libglib2.0-bin",)),
     App("python (the command OSWorld calls)", ("python",), ("python-is-python3",)),
     App("pyautogui", module="pyautogui",
-        note="python3 with pyautogui on the display; not in Debian: pip install pyautogui on the computer"),
+        note="python3 with pyautogui on the display; not in Debian: pip install pyautogui on the computer",
+        stand_in="cua:pyautogui"),
 )  # fmt: skip
 
 # The Debian packages on each backend's desktop. ``local``: scripts/system-deps.sh; ``docker``:
@@ -85,6 +100,18 @@ BACKEND_PACKAGES: dict[str, frozenset[str]] = {
         {
             "xvfb", "openbox", "dbus", "at-spi2-core", "xterm", "xdotool", "xclip", "x11-xserver-utils", "mousepad",
             "gnumeric", "pcmanfm", "chromium", "fonts-dejavu-core", "python3", "python3-venv", "procps",
+        }
+    ),
+    "docker-osworld": frozenset(
+        {
+            "xvfb", "openbox", "dbus", "at-spi2-core", "xterm", "xdotool", "xclip", "x11-xserver-utils", "mousepad",
+            "gnumeric", "pcmanfm", "chromium", "fonts-dejavu-core", "python3", "python3-venv", "procps",
+            "sudo", "passwd", "python3-xlib", "python3-pil", "python3-tk", "python-is-python3", "dbus-x11",
+            "dconf-service", "dconf-cli", "libglib2.0-bin", "gsettings-desktop-schemas", "socat", "x11-utils", "wmctrl",
+            "libreoffice-calc", "libreoffice-writer", "libreoffice-impress", "libreoffice-gtk3", "gimp", "vlc",
+            "thunderbird", "fonts-liberation", "fonts-liberation2", "fonts-dejavu", "fonts-crosextra-carlito",
+            "fonts-crosextra-caladea", "fonts-noto-core",
+            "cua:google-chrome", "cua:pyautogui",
         }
     ),
     "sim": frozenset(),  # the embedded desktop: none of OSWorld's apps
@@ -165,10 +192,32 @@ def _imports(text: str) -> set[str]:
     return found
 
 
+# What a task's commands reach beyond the environment when they run on the host itself (the local
+# backend without a namespace of its own): root, other processes by name, and absolute paths other
+# than the programs' own folders (``/home/user`` there is the host's, and so is ``/tmp``).
+_HOST_PROGRAMS = {
+    "sudo": "root (sudo)", "su": "root (su)", "pkexec": "root (pkexec)",
+    "killall": "processes by name (killall)", "pkill": "processes by name (pkill)",
+}  # fmt: skip
+_ABSOLUTE = re.compile(r"(?<![\w.:/~$-])/[A-Za-z][^\s'\"`;|&)(<>,]*")
+_SYSTEM_PATHS = ("/usr/", "/bin/", "/sbin/", "/lib", "/opt/", "/dev/null", "/proc/self", "/snap/bin/")
+
+
+def host_reach(task: OSWorldTask) -> list[str]:
+    """What ``task``'s commands would do to the host if they ran on it: the root they take and the
+    paths outside the environment's home they name (each once, in order)."""
+    found: list[str] = []
+    for command in _commands(task):
+        found += [_HOST_PROGRAMS[p] for p in programs_in(command) if p in _HOST_PROGRAMS]
+        text = command if isinstance(command, str) else " ".join(str(c) for c in command)
+        found += [f"the path {path}" for path in _ABSOLUTE.findall(text) if not path.startswith(_SYSTEM_PATHS)]
+    return list(dict.fromkeys(found))
+
+
 def apps_missing_on(backend: str, apps: Iterable[App]) -> list[App]:
     """Of ``apps``, those the ``backend``'s desktop does not have (per ``BACKEND_PACKAGES``)."""
     packages = BACKEND_PACKAGES[backend]
-    return [app for app in apps if not packages & set(app.packages)]
+    return [app for app in apps if not packages & {*app.packages, app.stand_in}]
 
 
 async def apps_lacking(session: Session, apps: Iterable[App]) -> list[App]:

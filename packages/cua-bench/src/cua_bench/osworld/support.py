@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from cua_bench.osworld.apps import BACKEND_PACKAGES, apps_missing_on, needed_apps
+from cua_bench.osworld.apps import BACKEND_PACKAGES, apps_missing_on, host_reach, needed_apps
 from cua_bench.osworld.loader import OSWorldTask
 from cua_bench.osworld.metrics import BUILTIN_METRICS, COMPARE_TABLE_RULES
 from cua_bench.osworld.sources import classify, default_mirror
@@ -33,6 +33,7 @@ __all__ = [
     "STEPS",
     "Support",
     "check_support",
+    "host_reason",
     "official_names",
 ]
 
@@ -70,6 +71,7 @@ _ORDER = (
     "unsupported config step",
     "unsupported getter",
     "unsupported metric",
+    "unsupported on a shared host",  # on local, before the app: installing sudo on the host is no fix
     "unsupported app",
 )
 
@@ -141,6 +143,18 @@ def _why_not(official: Collection[str] | None) -> Callable[[str], str | None]:
     return official_metrics().needs
 
 
+def host_reason(task: OSWorldTask) -> str | None:
+    """Why ``task`` must not run where its commands run on the host itself (the local backend without
+    isolation: they would take root, kill the host's processes or touch the host's /home/user), or None."""
+    reach = host_reach(task)
+    if not reach:
+        return None
+    return (
+        f"unsupported on a shared host: its commands need {', '.join(reach)}, and here they would run on this "
+        "host itself; use --backend docker with CUA_DOCKER_VARIANT=osworld (OSWorld's computer, isolated)"
+    )
+
+
 def check_support(
     task: OSWorldTask,
     *,
@@ -183,6 +197,8 @@ def check_support(
             f"unsupported app: {app.name} (not on the {backend} backend's desktop; {app.how()})"
             for app in apps_missing_on(backend, needed_apps(task))
         ]
+        if backend == "local":
+            found += [reason for reason in [host_reason(task)] if reason is not None]
     unique = list(dict.fromkeys(found))
     unique.sort(key=lambda r: next(i for i, p in enumerate(_ORDER) if r.startswith(p)))
     needs_shell = any(s.type in SHELL_STEPS for s in task.steps()) or any(

@@ -34,7 +34,7 @@ from cua_bench.osworld.evaluate import Metric, combine, metric_function
 from cua_bench.osworld.getters import get
 from cua_bench.osworld.loader import OSWorldTask, TaskSkipped, find_task_files, is_task_file, load_task
 from cua_bench.osworld.sources import default_mirror
-from cua_bench.osworld.support import METRICS_ENV, check_support
+from cua_bench.osworld.support import METRICS_ENV, check_support, host_reason
 from cua_bench.session import Session
 from cua_bench.tasks import Task, TaskFormat, TaskModule
 from cua_core.plugins import Register
@@ -89,6 +89,9 @@ def task_module(path: Path | str, *, mirror: Path | bool | None = True) -> TaskM
             raise TaskSkipped(support.reason)
         if support.needs_shell and not await has_shell(session):
             raise TaskSkipped("backend has no shell")
+        shared = host_reason(task) if session.shares_host else None
+        if shared is not None:
+            raise TaskSkipped(shared)
         lacking = await apps_lacking(session, needed_apps(task))
         if lacking:
             # Done without the app, the task would score a 0 the agent did not earn.
