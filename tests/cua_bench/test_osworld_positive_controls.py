@@ -111,7 +111,7 @@ def _score(env: EnvClient, task: Path, control: Control) -> float:
     return float(reward)
 
 
-@pytest.mark.parametrize("control", LOCAL, ids=[c.family for c in LOCAL])
+@pytest.mark.parametrize("control", LOCAL, ids=[f"{c.family}-{Path(c.task).name[:8]}" for c in LOCAL])
 def test_positive_control_on_local(control: Control, computer: Computer, shared_fixtures: Path, tmp_path: Path) -> None:
     worked = build_variant(control, shared_fixtures, tmp_path, worked=True)
     before = build_variant(control, shared_fixtures, tmp_path, worked=False)

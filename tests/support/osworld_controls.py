@@ -101,6 +101,12 @@ def _image(kind: str, fmt: str = "PNG") -> bytes:
     return out.getvalue()
 
 
+def _mimeapps(app: str) -> bytes:
+    """Default apps (as ``xdg-mime query default`` reads them) opening the common video types with ``app``."""
+    types = ("mp4", "x-matroska", "webm", "x-msvideo", "mpeg", "quicktime", "ogg", "x-flv")
+    return ("[Default Applications]\n" + "".join(f"video/{t}={app}\n" for t in types)).encode()
+
+
 def _json(data: Any) -> bytes:
     return json.dumps(data, indent=2).encode()
 
@@ -131,6 +137,8 @@ def _same(path: str, good: Callable[[], bytes], bad: Callable[[], bytes]) -> dic
 
 _SCORES: list[list[Any]] = [["Name", "Score", "Level"], ["Ann", 91, "A"], ["Bob", 78, "B"], ["Cy", 64, "C"]]
 _SCORES_UNFILLED: list[list[Any]] = [["Name", "Score", "Level"], ["Ann", 91, None], ["Bob", 78, None], ["Cy", 64, None]]
+# Where xdg-mime reads a user's default apps outside GNOME (it asks gio there; OSWorld's VM is GNOME).
+_DEFAULTS = "/home/user/.local/share/applications/defaults.list"
 _TB_PREFS = "/home/user/.thunderbird/t5q2a5hp.default-release/prefs.js"
 
 CONTROLS: tuple[Control, ...] = (
@@ -220,6 +228,25 @@ CONTROLS: tuple[Control, ...] = (
         worked=lambda: {"/home/user/Resize_Cells_Fit_Page.pdf": _pdf(["Name Score Level Ann 91 A"])},
         before=lambda: {"/home/user/Resize_Cells_Fit_Page.pdf": _pdf(["Name Score", "Level Ann 91 A"])},
         gold=lambda: [_pdf(["Name Score Level Ann 91 A"])],
+    ),
+    # The settings getters (vlc_config, gimp_config_file, default_video_player), through real tasks.
+    Control(
+        "vlc",
+        "osworld_more/vlc/9195653c-f4aa-453d-aa95-787f6ccfaae9.json",
+        worked=lambda: {"/home/user/.config/vlc/vlcrc": b"[qt] # Qt interface\nqt-max-volume=200\n"},
+        before=lambda: {"/home/user/.config/vlc/vlcrc": b"[qt] # Qt interface\n#qt-max-volume=125\n"},
+    ),
+    Control(
+        "gimp",
+        "osworld_more/gimp/7b7617bd-57cc-468e-9c91-40c4ec2bcb3d.json",
+        worked=lambda: {"/home/user/.config/GIMP/2.10/gimprc": b"# GIMP gimprc\n(undo-levels 100)\n"},
+        before=lambda: {"/home/user/.config/GIMP/2.10/gimprc": b"# GIMP gimprc\n(undo-levels 5)\n"},
+    ),
+    Control(
+        "general",
+        "osworld_more/multi_apps/937087b6-f668-4ba6-9110-60682ee33441.json",
+        worked=lambda: {_DEFAULTS: _mimeapps("vlc.desktop")},
+        before=lambda: {_DEFAULTS: _mimeapps("org.gnome.Totem.desktop")},
     ),
     Control(
         "basic_os",

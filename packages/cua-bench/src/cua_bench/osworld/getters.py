@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+from collections import Counter
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -142,6 +143,43 @@ async def vm_window_size(ctx: Context, config: dict[str, Any]) -> dict[str, int]
     }
 
 
+# Where OSWorld's getters find the apps' settings on its computer (``os.path.expanduser`` there).
+VLC_CONFIG = "/home/user/.config/vlc/vlcrc"
+GIMP_CONFIG_DIR = "/home/user/.config/GIMP/2.10"
+# The video types whose default app ``default_video_player`` asks xdg-mime for (OSWorld's list).
+_VIDEO_TYPES = (
+    "3gp", "3gpp", "3gpp2", "avi", "divx", "dv", "fli", "flv", "mp2t", "mp4", "mp4v-es", "mpeg", "mpeg-system",
+    "msvideo", "ogg", "quicktime", "vnd.divx", "vnd.mpegurl", "vnd.rn-realvideo", "webm", "x-anim", "x-avi", "x-flc",
+    "x-fli", "x-flv", "x-m4v", "x-matroska", "x-mpeg", "x-mpeg-system", "x-mpeg2", "x-ms-asf", "x-ms-asf-plugin",
+    "x-ms-asx", "x-ms-wm", "x-ms-wmv", "x-ms-wmx", "x-ms-wvx", "x-msvideo", "x-nsv", "x-ogm", "x-ogm+ogg", "x-theora",
+    "x-theora+ogg",
+)  # fmt: skip
+
+
+async def vlc_config(ctx: Context, config: dict[str, Any]) -> Any:
+    """VLC's settings file (vlcrc), copied as ``dest``; None when VLC never saved one."""
+    return await vm_file(ctx, {"path": VLC_CONFIG, "dest": config["dest"]})
+
+
+async def gimp_config_file(ctx: Context, config: dict[str, Any]) -> Any:
+    """One of GIMP 2.10's settings files (``file_name``: gimprc, sessionrc ...), copied as ``dest``."""
+    return await vm_file(ctx, {"path": f"{GIMP_CONFIG_DIR}/{config['file_name']}", "dest": config["dest"]})
+
+
+async def default_video_player(ctx: Context, config: dict[str, Any]) -> str:
+    """The desktop file most video types open with (xdg-mime's answer), or ``unknown``, as OSWorld's."""
+    if await missing_program(ctx.session, "xdg-mime"):
+        raise PlatformError("default_video_player: xdg-mime is not on this computer (Debian: xdg-utils)")
+    types = " ".join(f"video/{t}" for t in _VIDEO_TYPES)
+    line = f"for t in {types}; do xdg-mime query default $t; echo; done"
+    try:
+        result = await ctx.session.run_command(line, timeout=ctx.command_timeout)
+    except NotSupported as exc:
+        raise TaskSkipped("backend has no shell") from exc
+    apps = [a.strip() for a in str(result.stdout).splitlines() if a.strip()]
+    return Counter(apps).most_common(1)[0][0] if apps else "unknown"
+
+
 async def accessibility_tree(ctx: Context, config: dict[str, Any]) -> str:
     """The whole desktop's accessibility tree in OSWorld's XML (what ``check_accessibility_tree`` reads)."""
     nodes = await ctx.session.accessibility_tree()
@@ -158,6 +196,9 @@ GETTERS: dict[str, Callable[[Context, dict[str, Any]], Awaitable[Any]]] = {
     "vm_screen_size": vm_screen_size,
     "vm_window_size": vm_window_size,
     "accessibility_tree": accessibility_tree,
+    "vlc_config": vlc_config,
+    "gimp_config_file": gimp_config_file,
+    "default_video_player": default_video_player,
 }
 
 

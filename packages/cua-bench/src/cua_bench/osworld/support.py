@@ -56,9 +56,12 @@ GETTERS = frozenset(
         "vm_window_size",
         "vm_screen_size",
         "accessibility_tree",
+        "vlc_config",
+        "gimp_config_file",
+        "default_video_player",
     }
 )
-SHELL_GETTERS = frozenset({"vm_command_line", "vm_command_error"})
+SHELL_GETTERS = frozenset({"vm_command_line", "vm_command_error", "default_video_player"})
 _GOOGLE_DRIVE_STEPS = frozenset({"googledrive", "login"})
 _GOOGLE_DRIVE_GETTERS = frozenset({"googledrive_file"})
 _PROXY_STEPS = frozenset({"proxy"})
