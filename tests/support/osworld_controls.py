@@ -107,6 +107,13 @@ def _mimeapps(app: str) -> bytes:
     return ("[Default Applications]\n" + "".join(f"video/{t}={app}\n" for t in types)).encode()
 
 
+def _bookmarks(folders: list[str]) -> bytes:
+    """Chrome's Bookmarks file with these folders on the bookmark bar (and one link)."""
+    children = [{"type": "folder", "name": name, "children": []} for name in folders]
+    children.append({"type": "url", "name": "Example", "url": "https://example.org/"})
+    return _json({"roots": {"bookmark_bar": {"children": children}, "other": {"children": []}}, "version": 1})
+
+
 def _json(data: Any) -> bytes:
     return json.dumps(data, indent=2).encode()
 
@@ -139,6 +146,7 @@ _SCORES: list[list[Any]] = [["Name", "Score", "Level"], ["Ann", 91, "A"], ["Bob"
 _SCORES_UNFILLED: list[list[Any]] = [["Name", "Score", "Level"], ["Ann", 91, None], ["Bob", 78, None], ["Cy", 64, None]]
 # Where xdg-mime reads a user's default apps outside GNOME (it asks gio there; OSWorld's VM is GNOME).
 _DEFAULTS = "/home/user/.local/share/applications/defaults.list"
+_CHROMIUM = "/home/user/.config/chromium/Default"
 _TB_PREFS = "/home/user/.thunderbird/t5q2a5hp.default-release/prefs.js"
 
 CONTROLS: tuple[Control, ...] = (
@@ -247,6 +255,19 @@ CONTROLS: tuple[Control, ...] = (
         "osworld_more/multi_apps/937087b6-f668-4ba6-9110-60682ee33441.json",
         worked=lambda: {_DEFAULTS: _mimeapps("vlc.desktop")},
         before=lambda: {_DEFAULTS: _mimeapps("org.gnome.Totem.desktop")},
+    ),
+    # Chrome's settings getters, from Chromium's profile (the osworld image's google-chrome is Chromium).
+    Control(
+        "general",
+        "osworld/chrome/030eeff7-b492-4218-b312-701ec99ee0cc.json",
+        worked=lambda: {f"{_CHROMIUM}/Preferences": _json({"enable_do_not_track": True})},
+        before=lambda: {f"{_CHROMIUM}/Preferences": _json({"enable_do_not_track": False})},
+    ),
+    Control(
+        "chrome",
+        "osworld_more/chrome/2ad9387a-65d8-4e33-ad5b-7580065a27ca.json",
+        worked=lambda: {f"{_CHROMIUM}/Bookmarks": _bookmarks(["Favorites"])},
+        before=lambda: {f"{_CHROMIUM}/Bookmarks": _bookmarks([])},
     ),
     Control(
         "basic_os",

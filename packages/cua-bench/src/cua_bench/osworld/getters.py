@@ -14,6 +14,7 @@ is an error with the reason rather than a 0 the agent did not earn.
 from __future__ import annotations
 
 import datetime as dt
+import json
 import os
 from collections import Counter
 from collections.abc import Awaitable, Callable
@@ -180,6 +181,76 @@ async def default_video_player(ctx: Context, config: dict[str, Any]) -> str:
     return Counter(apps).most_common(1)[0][0] if apps else "unknown"
 
 
+# Chrome's profile as OSWorld's getters read it, then Chromium's: the docker osworld image's
+# google-chrome is Chromium, which keeps its own profile folder unless told otherwise.
+CHROME_PROFILES = ("/home/user/.config/google-chrome/Default", "/home/user/.config/chromium/Default")
+
+
+async def _chrome_json(ctx: Context, name: str) -> Any:
+    """The browser's ``name`` file (Preferences, Bookmarks) as JSON: from the first profile that has
+    it; None when none has it or it does not parse (OSWorld's getters then give their fallback)."""
+    for folder in CHROME_PROFILES:
+        path = f"{folder}/{name}"
+        try:
+            data = await ctx.session.read_bytes(path)
+        except NotSupported as exc:
+            raise TaskSkipped(f"backend cannot read files: {exc}") from exc
+        except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+            continue
+        except Exception as exc:
+            raise PlatformError(f"the computer cannot read {path}: {type(exc).__name__}: {exc}") from exc
+        try:
+            return json.loads(data)
+        except ValueError:
+            return None
+    return None
+
+
+async def _preferences(ctx: Context) -> dict[str, Any] | None:
+    data = await _chrome_json(ctx, "Preferences")
+    return data if isinstance(data, dict) else None
+
+
+# OSWorld's getters of Chrome's settings, each with the value OSWorld's gives when the file is
+# missing or unreadable (its ``except Exception`` fallbacks).
+async def profile_name(ctx: Context, config: dict[str, Any]) -> Any:
+    prefs = await _preferences(ctx)
+    return None if prefs is None else prefs.get("profile", {}).get("name", None)
+
+
+async def enable_do_not_track(ctx: Context, config: dict[str, Any]) -> str:
+    prefs = await _preferences(ctx)
+    return "true" if prefs is not None and prefs.get("enable_do_not_track", {}) else "false"
+
+
+async def enable_safe_browsing(ctx: Context, config: dict[str, Any]) -> str:
+    prefs = await _preferences(ctx)
+    safe = {} if prefs is None else prefs.get("safebrowsing", {})
+    return "true" if bool(safe.get("enhanced", False)) or bool(safe.get("enabled", False)) else "false"
+
+
+async def new_startup_page(ctx: Context, config: dict[str, Any]) -> str:
+    prefs = await _preferences(ctx)
+    if prefs is None:
+        return "Google"
+    if "session" not in prefs:  # a fresh profile opens the new tab page
+        return "true"
+    return "true" if prefs.get("session", {}).get("restore_on_startup", {}) == 5 else "false"
+
+
+async def chrome_font_size(ctx: Context, config: dict[str, Any]) -> Any:
+    defaults = {"default_fixed_font_size": 13, "default_font_size": 16, "minimum_font_size": 13}
+    prefs = await _preferences(ctx)
+    if prefs is None:
+        return {"default_fixed_font_size": 13, "default_font_size": 16}
+    return prefs.get("webkit", {}).get("webprefs", defaults)
+
+
+async def bookmarks(ctx: Context, config: dict[str, Any]) -> Any:
+    data = await _chrome_json(ctx, "Bookmarks")
+    return [] if not data else data.get("roots", {})
+
+
 async def accessibility_tree(ctx: Context, config: dict[str, Any]) -> str:
     """The whole desktop's accessibility tree in OSWorld's XML (what ``check_accessibility_tree`` reads)."""
     nodes = await ctx.session.accessibility_tree()
@@ -199,6 +270,12 @@ GETTERS: dict[str, Callable[[Context, dict[str, Any]], Awaitable[Any]]] = {
     "vlc_config": vlc_config,
     "gimp_config_file": gimp_config_file,
     "default_video_player": default_video_player,
+    "profile_name": profile_name,
+    "enable_do_not_track": enable_do_not_track,
+    "enable_safe_browsing": enable_safe_browsing,
+    "new_startup_page": new_startup_page,
+    "chrome_font_size": chrome_font_size,
+    "bookmarks": bookmarks,
 }
 
 

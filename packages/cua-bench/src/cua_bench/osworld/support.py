@@ -59,6 +59,12 @@ GETTERS = frozenset(
         "vlc_config",
         "gimp_config_file",
         "default_video_player",
+        "profile_name",
+        "enable_do_not_track",
+        "enable_safe_browsing",
+        "new_startup_page",
+        "chrome_font_size",
+        "bookmarks",
     }
 )
 SHELL_GETTERS = frozenset({"vm_command_line", "vm_command_error", "default_video_player"})
