@@ -69,7 +69,7 @@ class Row:
 
 def short(reason: str) -> str:
     """A skip reason without its particulars (the paths a command needs, how to get an app)."""
-    return reason.split(" (", maxsplit=1)[0].split(": its commands", maxsplit=1)[0]
+    return reason.split(" (", maxsplit=1)[0].split(": its commands", maxsplit=1)[0].split("; ", maxsplit=1)[0]
 
 
 def load_all(folders: list[Path]) -> tuple[list[OSWorldTask], dict[str, str]]:
@@ -294,7 +294,7 @@ def measure(args: argparse.Namespace, folder: Path) -> int:
                     errors += 1
                     print(f"  platform error: {task.domain}/{task.id}: {str(episode.get('error'))[:200]}")
                 else:
-                    skipped_offline[str(episode.get("error"))[:140]] += 1
+                    skipped_offline[short(str(episode.get("error")).removeprefix("skipped: "))] += 1
             controls = run_controls(backend, folder / "controls")
     print(f"OSWorld published tasks: {len(tasks)} loaded, {len(invalid)} invalid; backend {backend}")
     print("\n".join(table(rows, backend)))
