@@ -262,6 +262,8 @@ def measure(args: argparse.Namespace, folder: Path) -> int:
     rows: dict[str, Row] = {}
     reasons: Counter[str] = Counter()
     offline, no_mirror = [], 0
+    predicted: set[str] = set()  # offline tasks the report calls supported on this backend
+    ran: set[str] = set()  # ... and those the runner did not skip
     for task in tasks:
         row = rows.setdefault(task.domain, Row())
         row.loaded += 1
@@ -274,6 +276,8 @@ def measure(args: argparse.Namespace, folder: Path) -> int:
         if is_offline(task):
             row.offline += 1
             offline.append(task)
+            if check_support(task, mirror=None, backend=JUDGED[backend]).supported:
+                predicted.add(task.id)
     errors, statuses, skipped_offline = 0, Counter[str](), Counter[str]()
     controls = (0, 0, ["not run (--no-run)"])
     mib: float | None = None
@@ -287,6 +291,7 @@ def measure(args: argparse.Namespace, folder: Path) -> int:
             for episode in run_offline(offline, backend, folder, args.max_parallel):
                 task = by_id[episode["task"]]
                 statuses[episode["status"]] += 1
+                ran |= {task.id} if episode["status"] != "skipped" else set()
                 if episode["status"] == "ok":
                     rows[task.domain].ran_ok += 1
                     rows[task.domain].scored_zero += episode["reward"] == 0.0
@@ -305,8 +310,12 @@ def measure(args: argparse.Namespace, folder: Path) -> int:
         print("offline tasks skipped when run, by reason:")
         for reason, count in skipped_offline.most_common():
             print(f"  {count:>4}  {reason}")
-    passed, ran, failures = controls
-    print(f"positive controls on {backend}: {passed} of {ran}" + "".join(f"\n  failed: {f}" for f in failures))
+    # Support means "this backend can score it": the report's judgement must be the runner's.
+    for task_id in sorted(predicted ^ ran if statuses else set()):
+        said = "supported" if task_id in predicted else "skipped"
+        print(f"  report/runner disagree: {task_id}: the report says {said}, the runner did the opposite")
+    passed, tried, failures = controls
+    print(f"positive controls on {backend}: {passed} of {tried}" + "".join(f"\n  failed: {f}" for f in failures))
     total_offline = len(offline)
     ok = sum(r.ran_ok for r in rows.values())
     judged_ok = sum(r.mirror_backend for r in rows.values())
@@ -314,12 +323,13 @@ def measure(args: argparse.Namespace, folder: Path) -> int:
         "osworld_offline_ok_ratio": f"{ok / total_offline:.3f}" if statuses else "n/a",
         "osworld_mirror_supported_ratio": f"{sum(r.mirror for r in rows.values()) / len(tasks):.3f}",
         "osworld_platform_errors": str(errors) if statuses else "n/a",
-        "osworld_positive_controls_ok": f"{passed / ran:.3f}" if ran else "n/a",
+        "osworld_positive_controls_ok": f"{passed / tried:.3f}" if tried else "n/a",
         "osworld_image_mib": f"{mib:.0f}" if mib is not None else "n/a",
         "backend": backend,
         "osworld_mirror_supported_ratio_apps_judged": f"{judged_ok / len(tasks):.3f}",
         "osworld_supported_ratio_no_mirror": f"{no_mirror / len(tasks):.3f}",
         "osworld_offline_tasks": str(total_offline),
+        "osworld_report_runner_disagree": str(len(predicted ^ ran)) if statuses else "n/a",
     }
     print(" ".join(f"{key}={value}" for key, value in figures.items()))
     return 0
