@@ -49,10 +49,13 @@ from typing import Any
 
 from cua_bench.osworld import OSWorldTask, check_support, load_task
 from cua_bench.osworld.loader import OSWorldFormatError, find_task_files
-from cua_bench.osworld.sources import classify, mirror_path
+from cua_bench.osworld.sources import classify
 from cua_bench.osworld.support import _urls
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))
+from support.osworld_controls import CONTROLS, build_variant, complete_mirror  # type: ignore[import-not-found]  # noqa: E402
+
 FIXTURES = ROOT.parent / "shared" / "fixtures"
 JUDGED = {"docker-osworld": "docker-osworld", "docker": "docker", "local": "local"}  # apps.BACKEND_PACKAGES keys
 
@@ -86,16 +89,6 @@ def load_all(folders: list[Path]) -> tuple[list[OSWorldTask], dict[str, str]]:
 def is_offline(task: OSWorldTask) -> bool:
     """No download, no proxy: nothing from the network."""
     return not task.proxy and all(classify(u, base=task.path.parent).kind != "network" for u in _urls(task))
-
-
-def complete_mirror(tasks: list[OSWorldTask], folder: Path) -> Path:
-    for task in tasks:
-        for url in _urls(task):
-            if classify(url, base=task.path.parent).kind == "network":
-                local = mirror_path(url, folder)
-                local.parent.mkdir(parents=True, exist_ok=True)
-                local.touch()
-    return folder
 
 
 # --- the backend ----------------------------------------------------------------------------------
@@ -169,9 +162,6 @@ def run_offline(tasks: list[OSWorldTask], backend: str, folder: Path, parallel: 
 
 def run_controls(backend: str, folder: Path) -> tuple[int, int, list[str]]:
     """The positive controls marked for this backend: (passed, run, failures)."""
-    sys.path.insert(0, str(ROOT / "tests"))
-    from support.osworld_controls import CONTROLS, build_variant  # type: ignore[import-not-found]
-
     from cua_bench.client import EnvClient
     from cua_bench.registry import backends
     from cua_core.actions import Done, Fail

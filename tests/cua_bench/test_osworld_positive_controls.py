@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from support.osworld_controls import CONTROLS, Control, build_variant, family_of
+from support.osworld_controls import CONTROLS, Control, build_variant, complete_mirror, family_of
 
 from cua_bench.backends.base import Computer
 from cua_bench.backends.local import LocalBackend, unavailable
@@ -27,8 +27,6 @@ from cua_bench.client import EnvClient
 from cua_bench.osworld import check_support, load_task
 from cua_bench.osworld.loader import find_task_files
 from cua_bench.osworld.official import official_metrics
-from cua_bench.osworld.sources import classify, mirror_path
-from cua_bench.osworld.support import _urls
 from cua_core.actions import Done, Fail
 
 PROBLEM = unavailable()
@@ -55,20 +53,14 @@ def computer(root: Path) -> Iterator[Computer]:
 def published(shared_fixtures: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[str]]:
     """The families of the metric functions of every published task supported given a complete
     mirror (an empty file for each remote URL), with the tasks that use each."""
-    mirror = tmp_path_factory.mktemp("mirror")
+    tasks = [load_task(p) for folder in ("osworld", "osworld_more") for p in find_task_files(shared_fixtures / folder)]
+    mirror = complete_mirror(tasks, tmp_path_factory.mktemp("mirror"))
     official = official_metrics().functions
     families: dict[str, list[str]] = {}
-    for folder in ("osworld", "osworld_more"):
-        for path in find_task_files(shared_fixtures / folder):
-            task = load_task(path)
-            for url in _urls(task):
-                if classify(url, base=path.parent).kind == "network":
-                    local = mirror_path(url, mirror)
-                    local.parent.mkdir(parents=True, exist_ok=True)
-                    local.touch()
-            if check_support(task, mirror=mirror).supported:
-                for name in set(task.evaluator.funcs):
-                    families.setdefault(family_of(name, official), []).append(task.id)
+    for task in tasks:
+        if check_support(task, mirror=mirror).supported:
+            for name in set(task.evaluator.funcs):
+                families.setdefault(family_of(name, official), []).append(task.id)
     return families
 
 

@@ -21,14 +21,30 @@ from __future__ import annotations
 
 import io
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["CONTROLS", "Control", "build_variant", "family_of"]
+from cua_bench.osworld.loader import OSWorldTask
+from cua_bench.osworld.sources import classify, mirror_path
+from cua_bench.osworld.support import _urls
+
+__all__ = ["CONTROLS", "Control", "build_variant", "complete_mirror", "family_of"]
 
 Files = dict[str, bytes]  # a path on the computer (or a cloud URL for gold files) -> content
+
+
+def complete_mirror(tasks: Iterable[OSWorldTask], folder: Path) -> Path:
+    """A mirror holding every remote file ``tasks`` use, as an empty file at its mirror path: support
+    is judged on the task file (a file is there or not), so this is what a complete mirror gives."""
+    for task in tasks:
+        for url in _urls(task):
+            if classify(url, base=task.path.parent).kind == "network":
+                local = mirror_path(url, folder)
+                local.parent.mkdir(parents=True, exist_ok=True)
+                local.touch()
+    return folder
 
 
 def family_of(function: str, official: dict[str, Any]) -> str:
