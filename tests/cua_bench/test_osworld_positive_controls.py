@@ -26,7 +26,7 @@ from cua_bench.backends.local import LocalBackend, unavailable
 from cua_bench.client import EnvClient
 from cua_bench.osworld import check_support, load_task
 from cua_bench.osworld.loader import find_task_files
-from cua_bench.osworld.official import official_metrics
+from cua_bench.osworld.official import INSTALL_HINT, official_metrics
 from cua_core.actions import Done, Fail
 
 PROBLEM = unavailable()
@@ -34,10 +34,14 @@ LOCAL = [c for c in CONTROLS if c.backend == "local"]
 
 
 def _needs_local() -> None:
-    if PROBLEM is not None:
+    """The local backend, and OSWorld's metric functions (the controls score with them)."""
+    problem = f"local backend unavailable: {PROBLEM}" if PROBLEM is not None else None
+    if problem is None and not official_metrics().functions:
+        problem = f"OSWorld's metric functions are not installed: {INSTALL_HINT}"
+    if problem is not None:
         if os.environ.get("CI"):
-            pytest.fail(f"CI is set but the local backend cannot run here: {PROBLEM}")
-        pytest.skip(f"local backend unavailable: {PROBLEM}")
+            pytest.fail(f"CI is set but the controls cannot run here: {problem}")
+        pytest.skip(problem)
 
 
 @pytest.fixture(scope="module")
