@@ -7,7 +7,7 @@
   Measured alternately, ``--rounds`` times each, on the same workers, after a warm-up (the
   loader's is longer: its steady state keeps every turn of unfinished groups, ~600 full frames);
   the ratio of the medians. Target: 0.8 or more. The policy observes the full 1280x800 RGB frame
-  (copied out of shared memory on both sides); the loader keeps each in its turns' history, as
+  (through shared memory on both sides); the loader keeps each in its turns' history, as
   training does, while the raw loop drops it at once. Beside it, ``shm_throughput_gain_16``: raw
   steps/s with frames through shared memory over raw steps/s with frames on the socket.
 - ``sim_rpc_overhead_ratio``: bench/env.py's figure (a step through the env server, 1280x800 RGB

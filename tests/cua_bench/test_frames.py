@@ -7,16 +7,19 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from cua_bench.backends.base import Computer
 from cua_bench.backends.sim import SimBackend
 from cua_bench.client import EnvClient
-from cua_bench.frames import FrameError, FrameReader, FrameWriter, shm_dir
+from cua_bench.frames import HOLD, SLOTS, FrameError, FrameReader, FrameWriter, shm_dir
 from cua_bench.server import EnvServer
 from cua_bench.sim import SimDesktop, SimSession
 from cua_core.actions import Action, Click, Done, Point, TypeText
@@ -60,7 +63,9 @@ def test_shm_frames_equal_socket_frames_pixel_for_pixel(computer: Computer) -> N
         assert a.shape == (400, 640, 3) and a.dtype == np.uint8
         assert np.array_equal(a, b)
     assert not np.array_equal(through_shm[0], through_shm[2])  # the frames did change
-    assert through_shm[1].flags.writeable and through_shm[1].base is None  # the caller owns a copy
+    assert not through_shm[1].flags.writeable  # the caller holds the slot itself, read-only
+    with pytest.raises(ValueError, match="read-only"):
+        through_shm[1][0, 0] = 0
     assert _segments() == []
 
 
@@ -168,21 +173,90 @@ def test_a_server_older_than_shared_frames_is_still_served() -> None:
     assert _segments() == []
 
 
-def test_a_torn_read_is_an_error_not_wrong_pixels(tmp_path: Path) -> None:
+def _pair(tmp_path: Path, frame_bytes: int) -> tuple[FrameReader, FrameWriter]:
     reader = FrameReader(tmp_path)
-    writer = FrameWriter(str(reader.path), reader.token, 12)
+    writer = FrameWriter(str(reader.path), reader.token, frame_bytes)
     reader.attach()
+    return reader, writer
+
+
+def _write(writer: FrameWriter, value: int, shape: tuple[int, ...] = (2, 2, 3)) -> dict[str, object]:
+    ref = writer.write(np.full(shape, value, np.uint8))
+    assert ref is not None
+    return ref
+
+
+def test_a_reference_to_a_slot_written_again_is_an_error_not_wrong_pixels(tmp_path: Path) -> None:
+    reader, writer = _pair(tmp_path, 12)
     assert list(tmp_path.iterdir()) == []  # attached: the name is gone
-    first = writer.write(np.full((2, 2, 3), 7, np.uint8))
-    assert first is not None
-    assert (reader.read(first) == 7).all()
-    writer.write(np.zeros((2, 2, 3), np.uint8))
-    writer.write(np.zeros((2, 2, 3), np.uint8))  # the first frame's slot again
+    first = _write(writer, 7)
+    shown = reader.read(first)
+    assert (shown == 7).all()
+    del shown  # dropped: its slot goes back to the server at the next read
+    assert (reader.read(_write(writer, 8)) == 8).all()
+    again = _write(writer, 9)
+    assert again["slot"] == first["slot"]  # the lowest returned slot: the first one's
     with pytest.raises(FrameError, match="another client is stepping the same env server"):
-        reader.read(first)
+        reader.read(first)  # as a second client reading the first one's references would
     assert writer.write(np.zeros((40, 40, 3), np.uint8)) is None  # beyond its slot (a page): sent inline
     writer.close()
     reader.close()
+
+
+def test_frames_kept_are_never_written_over_and_beyond_hold_are_copies(tmp_path: Path) -> None:
+    reader, writer = _pair(tmp_path, 12)
+    kept = [reader.read(_write(writer, value)) for value in range(HOLD)]
+    assert reader.lent == HOLD and not any(a.flags.writeable for a in kept)
+    extra = [reader.read(_write(writer, 100 + value)) for value in range(3 * SLOTS)]
+    assert all(a.flags.writeable for a in extra) and reader.copies == 3 * SLOTS  # owned copies past HOLD
+    assert [int(a[0, 0, 0]) for a in kept] == list(range(HOLD))  # as they were
+    assert [int(a[0, 0, 0]) for a in extra] == [100 + v for v in range(3 * SLOTS)]
+    corner = kept[0][:1, :1]  # a view keeps its slot
+    del kept
+    shown = reader.read(_write(writer, 50))  # the slots of the dropped frames come back...
+    assert not shown.flags.writeable and reader.lent == 2  # ...but the first, under ``corner``
+    assert int(corner[0, 0, 0]) == 0
+    writer.close()
+    reader.close()
+    assert int(corner[0, 0, 0]) == 0 and int(shown[0, 0, 0]) == 50  # the mapping lives on under them
+
+
+def test_a_client_that_drops_each_frame_keeps_touching_the_same_two_slots(tmp_path: Path) -> None:
+    reader, writer = _pair(tmp_path, 12)
+    slots = set()
+    for value in range(50):
+        ref = _write(writer, value)
+        slots.add(ref["slot"])
+        assert int(reader.read(ref)[0, 0, 0]) == value
+    assert slots == {0, 1} and reader.copies == 0
+    writer.close()
+    reader.close()
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.booleans(), st.booleans(), st.booleans(), st.integers(0, 9)), min_size=1, max_size=60))
+def test_every_frame_kept_stays_as_it_was_whatever_is_kept_or_dropped(
+    plan: list[tuple[bool, bool, bool, int]],
+) -> None:
+    with tempfile.TemporaryDirectory() as scratch:
+        reader, writer = _pair(Path(scratch), 12)
+        kept: list[tuple[int, np.ndarray]] = []
+        pixels = bytes(12)
+        for step, (keep, crop, same, drop) in enumerate(plan):
+            if not same:  # a new screen, else the unchanged one (the same bytes: handed out again)
+                pixels = bytes([step % 256]) * 12
+            ref = writer.write(np.frombuffer(pixels, np.uint8).reshape(2, 2, 3))
+            assert ref is not None  # a free slot always: copies beyond HOLD give slots back
+            shown = reader.read(ref)
+            assert shown.tobytes() == pixels
+            if keep:  # the frame, or only a crop of it (which must hold the slot as well)
+                kept.append((pixels[0], shown[1:, 1:] if crop else shown))
+            del shown
+            if kept and drop < len(kept) and drop % 3 == 0:
+                del kept[drop]
+            assert all(int(a[0, 0, 0]) == value for value, a in kept)
+        writer.close()
+        reader.close()
 
 
 def test_solve_steps_plays_a_prefix_of_the_oracle(computer: Computer) -> None:
@@ -217,17 +291,15 @@ def test_solve_steps_plays_a_prefix_of_the_oracle(computer: Computer) -> None:
 
 
 def test_copies_land_in_recycled_arrays_only_once_nothing_refers_to_them(tmp_path: Path) -> None:
-    reader = FrameReader(tmp_path)
-    writer = FrameWriter(str(reader.path), reader.token, 5 * 7 * 3)
-    reader.attach()
+    reader, writer = _pair(tmp_path, 5 * 7 * 3)
+    held = [reader.read(_write(writer, 200 + v, (5, 7, 3))) for v in range(HOLD)]  # every slot it may keep
 
     def frame(value: int) -> np.ndarray:
-        ref = writer.write(np.full((5, 7, 3), value, np.uint8))
-        assert ref is not None
-        return reader.read(ref)
+        return reader.read(_write(writer, value, (5, 7, 3)))
 
     kept = frame(1)
     dropped = frame(2)
+    assert kept.flags.writeable and dropped.flags.writeable  # copies, past HOLD
     dropped_at = dropped.ctypes.data
     del dropped
     again = frame(3)
@@ -237,21 +309,26 @@ def test_copies_land_in_recycled_arrays_only_once_nothing_refers_to_them(tmp_pat
     fourth = frame(4)
     assert not np.shares_memory(fourth, corner) and not np.shares_memory(fourth, kept)
     assert (kept == 1).all() and (corner == 3).all() and (fourth == 4).all()
+    assert [int(a[0, 0, 0]) for a in held] == [200 + v for v in range(HOLD)]
     writer.close()
     reader.close()
 
 
-def test_an_unchanged_screen_is_not_copied_again(tmp_path: Path) -> None:
-    reader = FrameReader(tmp_path)
-    writer = FrameWriter(str(reader.path), reader.token, 2 * 2 * 3)
-    reader.attach()
+def test_an_unchanged_screen_is_not_copied_again_and_its_slot_is_lent_again(tmp_path: Path) -> None:
+    reader, writer = _pair(tmp_path, 2 * 2 * 3)
     pixels = bytes(range(12))
     first = writer.write(np.frombuffer(pixels, np.uint8).reshape(2, 2, 3))
+    assert first is not None
+    assert reader.read(first).tobytes() == pixels  # read and dropped at once: the slot is returned...
     same = writer.write(np.frombuffer(pixels, np.uint8).reshape(2, 2, 3))  # the same cached bytes
-    assert first is not None and same == first
-    other = writer.write(np.frombuffer(bytes(range(1, 13)), np.uint8).reshape(2, 2, 3))
-    assert other is not None and other["seq"] == first["seq"] + 1
-    assert reader.read(first).tobytes() == pixels  # still in its slot: the next frame took the other
+    assert same is not None and (same["slot"], same["seq"]) == (first["slot"], first["seq"])
+    assert same["handout"] > first["handout"]
+    held = reader.read(same)  # ...and lent again: the next frames must go elsewhere
+    for value in range(3):
+        other = _write(writer, value)
+        assert other["slot"] != same["slot"]
+        assert reader.read(other).tobytes() == bytes([value]) * 12
+    assert held.tobytes() == pixels
     writer.close()
     reader.close()
 
@@ -270,7 +347,8 @@ def test_the_sim_renders_straight_into_the_slot_and_an_unchanged_screen_is_writt
     assert session.frame_key() != key
     again = writer.write_into(shape, session.frame_key(), session.frame_into)
     assert again is not None and again["seq"] == first["seq"] + 1
-    assert writer.write_into(shape, session.frame_key(), session.frame_into) == again  # unchanged: not rewritten
+    unchanged = writer.write_into(shape, session.frame_key(), session.frame_into)
+    assert unchanged is not None and (unchanged["seq"], unchanged["slot"]) == (again["seq"], again["slot"])
     session.frame()  # cached bytes now exist: frame_into copies them
     session.sim._dirty = True
     cached = writer.write_into(shape, session.frame_key(), session.frame_into)

@@ -5,32 +5,43 @@ of ZeroMQ's I/O threads, which was most of a step's RPC overhead. Instead:
 
 - the **client** creates a file under ``/dev/shm`` (``shm_dir()``) holding a small header with a
   random token, and names it in its ``reset`` (option ``frames``);
-- the **server** opens that file (and only that file: the token must match), sizes it for two
-  frames, maps it, and from then on writes each observation's frame into it, answering with a
-  small reference (``{"seq", "slot", "offset", "shape", "dtype"}``) in place of the pixels;
+- the **server** opens that file (and only that file: the token must match), sizes it for
+  ``SLOTS`` frames, maps it, and from then on writes each observation's frame into a free slot,
+  answering with a small reference (``{"seq", "slot", "offset", "shape", "dtype"}``) in place of
+  the pixels;
 - the server unlinks the name as soon as it has mapped the file, and the client maps it through
   the descriptor it kept (unlinking too, should the server have failed), so nothing is left in
   ``/dev/shm`` whichever process dies, however (a ``kill -9`` included): the memory lives exactly
-  as long as one of the two mappings. A client killed during the reset that offered its segment
+  as long as one of the mappings. A client killed during the reset that offered its segment
   leaves a 64-byte file, which the next client on the host removes.
 
-Frames alternate between two slots, and each slot carries the sequence number of the frame being
-written (set before the pixels) and of the frame completed (set after), so a reader can tell a
-frame overwritten while it copied it (two clients stepping one server) and says so rather than
-returning torn pixels. The client copies a frame out with one ``memcpy`` (``FrameReader.read``):
-the agent owns its array, and a history of observations stays valid. The arrays it copies into
-are recycled once nothing refers to them any more (``_Buffers``): a learner keeps hundreds of
-frames of history alive, and copying each into fresh memory cost 3-5x the copy itself in page
-faults (measured: 0.3 ms into reused memory, 1.4-3 ms into new).
+**The client hands out the slot itself, not a copy** (a read-only array over the mapping): the
+copy out of the segment was about half of a step's overhead. A slot is the client's from the
+moment the server hands a frame out in it until the client returns it, which it does once
+nothing refers to the arrays it handed out over it any more (CPython's refcount). Each frame is
+handed out over its own read-only ``memoryview`` of the slot, at the end of the ``base`` chain of
+the array and of every view and slice taken of it, so a crop kept alone keeps the slot too. The
+server writes only into returned slots, so an observation kept stays as it was however many
+frames follow. Each slot has four words: ``begun`` and ``done`` (the server's: the sequence
+number of the frame being written, then completed), ``handed`` (the server's: the number of its
+newest hand-out, from one counter over all slots) and ``returned`` (the client's: the newest
+hand-out of the slot it has finished with); a slot is free when ``returned == handed``. An
+unchanged screen (the same key, or the same immutable bytes) is not written again but handed out
+again, which makes its slot the client's until that hand-out is returned too, even if it had
+returned the earlier one. A client that keeps ``HOLD`` slots in use (a learner keeping a long
+history) gets the frames after that copied out (one ``memcpy``) into arrays it owns, and the slot
+back at once, so the server always finds a free one.
 
-A server that cannot open the file (another host, a container with its own ``/dev/shm``) answers
-with the pixels on the socket and says why in ``info["frames_refused"]``; the client then stops
-asking.
+A reference whose slot no longer holds its frame (two clients stepping one server) is an error
+that says so rather than wrong pixels. A server that cannot open the file (another host, a
+container with its own ``/dev/shm``) answers with the pixels on the socket and says why in
+``info["frames_refused"]``; the client then stops asking.
 """
 
 from __future__ import annotations
 
 import contextlib
+import math
 import mmap
 import os
 import secrets
@@ -45,12 +56,15 @@ import numpy as np
 from cua_core.addresses import runtime_dir
 from cua_core.errors import CuaError
 
-__all__ = ["FrameError", "FrameReader", "FrameWriter", "shm_dir"]
+__all__ = ["HOLD", "SLOTS", "FrameError", "FrameReader", "FrameWriter", "shm_dir"]
 
-MAGIC = b"CUAFRAM1"
-SLOTS = 2
-_HEADER = 64  # magic (8) + token (16) + padding
-_SLOT_HEADER = 64  # begun (u64) + done (u64) per slot, one cache line each
+MAGIC = b"CUAFRAM2"  # 2: slots are lent to the client (a reader of version 1 is refused by the token check)
+HOLD = 6  # slots a client keeps as handed-out arrays before it copies frames out instead
+SLOTS = HOLD + 2  # so the server always finds a free slot for the next frame (and one more in flight)
+_HEADER = 64  # magic (8) + token (8) + padding
+_SLOT_HEADER = 64  # begun, done, handed, returned (u64 each) per slot, one cache line each
+_WORDS = _SLOT_HEADER // 8
+_BEGUN, _DONE, _HANDED, _RETURNED = 0, 1, 2, 3
 _DATA = _HEADER + SLOTS * _SLOT_HEADER
 _ALIGN = 4096
 
@@ -73,11 +87,11 @@ def _round_up(n: int, to: int) -> int:
 
 
 class _Buffers:
-    """Frame arrays handed out and taken back once nothing refers to them (CPython's refcount: the
-    pool's list and the scan's own name are the only references left). Views and slices of a
-    handed-out array keep it in use, since numpy's ``base`` points at it. One pool per process, so
-    a frame dropped by one client's episode serves the next frame of another; free arrays beyond
-    ``max_idle`` are let go, so memory follows the history actually kept."""
+    """Frame arrays handed out and taken back once nothing refers to them. One pool per process,
+    so a frame dropped by one client's episode serves the next frame of another; free arrays
+    beyond ``max_idle`` are let go, so memory follows the history actually kept. Copying into
+    fresh memory cost 3-5x the copy itself in page faults (measured: 0.3 ms into reused memory,
+    1.4-3 ms into new)."""
 
     def __init__(self, max_idle: int = 32) -> None:
         self._items: dict[tuple[tuple[int, ...], str], list[np.ndarray[Any, Any]]] = {}
@@ -138,8 +152,23 @@ def _sweep(folder: Path) -> None:
             continue
 
 
+class _Lent:
+    """The buffers handed out over one slot (each at the end of its frame's arrays' ``base``
+    chain), and the server's newest hand-out among them."""
+
+    __slots__ = ("buffers", "handout")
+
+    def __init__(self, handout: int) -> None:
+        self.handout = handout
+        self.buffers: list[memoryview] = []
+
+    def unused(self) -> bool:
+        # Nothing but the list, ``buffer`` and getrefcount's argument: no array over it is left.
+        return all(sys.getrefcount(buffer) <= 3 for buffer in self.buffers)
+
+
 class FrameReader:
-    """The client's half: creates the segment, maps it once the server has sized it, copies frames out."""
+    """The client's half: creates the segment, maps it once the server has sized it, hands frames out."""
 
     def __init__(self, directory: Path | None = None) -> None:
         self.token = secrets.token_hex(8)
@@ -155,16 +184,18 @@ class FrameReader:
             raise
         self._fd: int | None = fd
         self._map: mmap.mmap | None = None
-        self._seqs: np.ndarray[Any, Any] | None = None
-        self._lock = threading.Lock()  # a copy on a worker thread and close() never overlap
-        self.frames = 0
+        self._words: np.ndarray[Any, Any] | None = None
+        self._lent: dict[int, _Lent] = {}
+        self._lock = threading.Lock()  # reads on worker threads and close() never overlap
+        self.frames = 0  # frames handed out
+        self.copies = 0  # of which copied out (more than HOLD slots in use)
 
     def offer(self, *, known: bool) -> dict[str, Any]:
         """The ``frames`` reset option naming this segment (by path until the server holds it)."""
         return {"shm": None if known else str(self.path), "token": self.token}
 
     def unlink(self) -> None:
-        """Remove the name: from now on only the two mappings keep the memory."""
+        """Remove the name: from now on only the mappings keep the memory."""
         if self.path is not None:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(self.path)
@@ -178,54 +209,91 @@ class FrameReader:
             size = os.fstat(self._fd).st_size
             if size <= _DATA:
                 raise FrameError(f"the env server did not size the shared-memory segment {self.path} ({size} bytes)")
-            self._map = mmap.mmap(self._fd, size, mmap.MAP_SHARED, mmap.PROT_READ)
+            self._map = mmap.mmap(self._fd, size, mmap.MAP_SHARED, mmap.PROT_READ | mmap.PROT_WRITE)
             os.close(self._fd)
             self._fd = None
-            self._seqs = np.frombuffer(self._map, np.uint64, count=SLOTS * 8, offset=_HEADER)
+            self._words = np.frombuffer(self._map, np.uint64, count=SLOTS * _WORDS, offset=_HEADER)
         self.unlink()
 
     @property
     def attached(self) -> bool:
         return self._map is not None
 
+    @property
+    def lent(self) -> int:
+        """Slots whose frames the caller still holds."""
+        return len(self._lent)
+
+    def copies_next(self, ref: dict[str, Any]) -> bool:
+        """Whether reading ``ref`` would copy (every slot the client may keep is in use): worth a
+        worker thread for an asyncio client, where handing out a slot is not."""
+        return int(ref["slot"]) not in self._lent and len(self._lent) >= HOLD
+
     def read(self, ref: dict[str, Any]) -> np.ndarray[Any, Any]:
-        """The frame ``ref`` names, copied out (one memcpy) into an array the caller owns (one recycled
-        once the caller has dropped every reference to it)."""
+        """The frame ``ref`` names: a read-only array over its slot (the slot stays the caller's until
+        nothing refers to the array), or, with ``HOLD`` slots in use, a copy the caller owns."""
         with self._lock:
             return self._read(ref)
 
     def _read(self, ref: dict[str, Any]) -> np.ndarray[Any, Any]:
-        if self._map is None or self._seqs is None:
+        if self._map is None or self._words is None:
             raise FrameError("a shared-memory frame arrived before the segment was attached (reset with frames='shm')")
-        seqs = self._seqs
+        words = self._words
         seq, slot = int(ref["seq"]), int(ref["slot"])
         shape = tuple(int(n) for n in ref["shape"])
         dtype = np.dtype(ref["dtype"])
-        count, offset = int(np.prod(shape)), int(ref["offset"])
-        if slot >= SLOTS or offset + count * dtype.itemsize > len(self._map):
+        count, offset = math.prod(shape), int(ref["offset"])
+        if not 0 <= slot < SLOTS or offset < _DATA or offset + count * dtype.itemsize > len(self._map):
             raise FrameError(f"frame reference {ref} lies beyond the {len(self._map)}-byte segment")
-        if int(seqs[slot * 8 + 1]) != seq:
+        if int(words[slot * _WORDS + _DONE]) != seq:
             raise FrameError(
-                f"shared-memory frame {seq} is not in slot {slot} (it holds frame {int(seqs[slot * 8 + 1])}): "
-                "another client is stepping the same env server; give each client its own server"
+                f"shared-memory frame {seq} is not in slot {slot} (it holds frame "
+                f"{int(words[slot * _WORDS + _DONE])}): another client is stepping the same env server; give each "
+                "client its own server"
             )
-        out = _BUFFERS.take(shape, dtype)
-        np.copyto(out, np.frombuffer(self._map, dtype, count=count, offset=offset).reshape(shape))
-        if int(seqs[slot * 8]) != seq:
-            raise FrameError(
-                f"shared-memory frame {seq} was overwritten while it was read: another client is stepping the "
-                "same env server; give each client its own server, or reset with frames='socket'"
-            )
+        self._release_unused()
         self.frames += 1
-        return out
+        lent = self._lent.get(slot)
+        if lent is None and len(self._lent) >= HOLD:
+            out = _BUFFERS.take(shape, dtype)
+            np.copyto(out, np.frombuffer(self._map, dtype, count=count, offset=offset).reshape(shape))
+            if int(words[slot * _WORDS + _BEGUN]) != seq:
+                raise FrameError(
+                    f"shared-memory frame {seq} was overwritten while it was read: another client is stepping the "
+                    "same env server; give each client its own server, or reset with frames='socket'"
+                )
+            words[slot * _WORDS + _RETURNED] = int(ref["handout"])
+            self.copies += 1
+            return out
+        with memoryview(self._map) as whole, whole[offset : offset + count * dtype.itemsize] as part:
+            pixels = np.frombuffer(part.toreadonly(), dtype).reshape(shape)
+        buffer: object = pixels
+        while isinstance(buffer, np.ndarray):  # the reshape's base is frombuffer's array, whose base is a
+            buffer = buffer.base  # memoryview of its own: every view and slice of ``pixels`` leads there
+        assert isinstance(buffer, memoryview)
+        if lent is None:
+            lent = self._lent[slot] = _Lent(int(ref["handout"]))
+        lent.handout = max(lent.handout, int(ref["handout"]))  # an unchanged screen, handed out again
+        lent.buffers.append(buffer)
+        return pixels
+
+    def _release_unused(self) -> None:
+        """Give the server back every slot whose arrays nobody refers to any more."""
+        assert self._words is not None
+        for slot in [s for s, lent in self._lent.items() if lent.unused()]:
+            self._words[slot * _WORDS + _RETURNED] = self._lent.pop(slot).handout
 
     def close(self) -> None:
         self.unlink()
         _BUFFERS.trim()
         with self._lock:
-            self._seqs = None
+            self._words = None
+            self._lent.clear()
             if self._map is not None:
-                self._map.close()
+                # Arrays still handed out keep the mapping alive (each holds it as its buffer); it
+                # goes when the last of them does.
+                with contextlib.suppress(BufferError):
+                    self._map.close()
                 self._map = None
             if self._fd is not None:
                 os.close(self._fd)
@@ -233,7 +301,8 @@ class FrameReader:
 
 
 class FrameWriter:
-    """The server's half: opens the client's segment, sizes it for two frames, writes frames into it."""
+    """The server's half: opens the client's segment, sizes it for ``SLOTS`` frames, writes frames
+    into slots the client has returned."""
 
     def __init__(self, path: str, token: str, frame_bytes: int) -> None:
         fd = os.open(path, os.O_RDWR | os.O_NOFOLLOW)
@@ -242,7 +311,7 @@ class FrameWriter:
             if head[: len(MAGIC)] != MAGIC or head[len(MAGIC) : len(MAGIC) + 8].hex() != token:
                 raise FrameError(f"{path} is not the frame segment the client named (token mismatch)")
             self.slot_bytes = _round_up(frame_bytes, _ALIGN)
-            size = _round_up(_DATA, _ALIGN) + SLOTS * self.slot_bytes
+            size = _round_up(_DATA, _ALIGN) + SLOTS * self.slot_bytes  # pages are real only once written
             os.ftruncate(fd, size)
             self._map: mmap.mmap | None = mmap.mmap(fd, size, mmap.MAP_SHARED, mmap.PROT_READ | mmap.PROT_WRITE)
         finally:
@@ -251,60 +320,95 @@ class FrameWriter:
             os.unlink(path)  # it dies before its reset returns, no name is left behind either
         self.token = token
         self._base = _round_up(_DATA, _ALIGN)
-        self._seqs: np.ndarray[Any, Any] | None = np.frombuffer(self._map, np.uint64, count=SLOTS * 8, offset=_HEADER)
+        self._words: np.ndarray[Any, Any] | None = np.frombuffer(
+            self._map, np.uint64, count=SLOTS * _WORDS, offset=_HEADER
+        )
         self.seq = 0
+        self.handouts = 0
         # The newest frame's immutable source (bytes, compared by identity) or key (by equality).
         self._last: tuple[Hashable, dict[str, Any]] | None = None
 
+    def _free_slot(self) -> int | None:
+        """The lowest slot the client has returned (low first: a client that drops its frames at once
+        keeps touching the same few pages); None when it holds them all (send the frame inline)."""
+        assert self._words is not None
+        words = self._words
+        for slot in range(SLOTS):
+            if words[slot * _WORDS + _RETURNED] == words[slot * _WORDS + _HANDED]:
+                return slot
+        return None
+
+    def _hand_out(self, ref: dict[str, Any]) -> dict[str, Any]:
+        """Lend ``ref``'s slot to the client under a new hand-out number (also for a frame handed out
+        before: the client may have returned that one already)."""
+        assert self._words is not None
+        self.handouts += 1
+        self._words[int(ref["slot"]) * _WORDS + _HANDED] = self.handouts
+        ref["handout"] = self.handouts
+        return dict(ref)
+
+    def _begin(self, nbytes: int) -> tuple[int, int] | None:
+        """A free slot for a frame of ``nbytes``, marked begun: (slot, offset), or None (send inline)."""
+        if self._map is None or self._words is None or nbytes > self.slot_bytes:
+            return None
+        slot = self._free_slot()
+        if slot is None:
+            return None
+        self.seq += 1
+        self._last = None  # until the slot is complete, nothing may be handed out twice
+        self._words[slot * _WORDS + _BEGUN] = self.seq
+        return slot, self._base + slot * self.slot_bytes
+
+    def _finish(self, slot: int, offset: int, shape: list[int], dtype: str, source: Hashable | None) -> dict[str, Any]:
+        assert self._words is not None
+        self._words[slot * _WORDS + _DONE] = self.seq
+        ref = {"seq": self.seq, "slot": slot, "offset": offset, "shape": shape, "dtype": dtype}
+        self._last = (source, ref) if source is not None else None
+        return self._hand_out(ref)
+
     def write(self, frame: np.ndarray[Any, Any]) -> dict[str, Any] | None:
-        """Put ``frame`` in the next slot; its reference, or None when it does not fit (send it inline).
+        """Put ``frame`` in a free slot; its reference, or None when it does not fit or no slot is
+        free (send it inline).
 
         A frame over the same immutable bytes as the newest one (a screen that did not change, which
-        the sim desktop hands out as the same cached bytes) is not copied again: its reference is."""
-        if self._map is None or self._seqs is None or frame.nbytes > self.slot_bytes:
-            return None
+        the sim desktop hands out as the same cached bytes) is not copied again, only handed out again."""
         source: object = frame.base
         while isinstance(source, np.ndarray):  # reshape's view of frombuffer's view of the bytes
             source = source.base
         if self._last is not None and isinstance(self._last[0], bytes) and source is self._last[0]:
-            return dict(self._last[1])
-        self.seq += 1
-        slot = self.seq % SLOTS
-        offset = self._base + slot * self.slot_bytes
-        self._seqs[slot * 8] = self.seq  # begun: a reader of the previous frame here now sees it is gone
+            return self._hand_out(self._last[1])
+        begun = self._begin(frame.nbytes)
+        if begun is None:
+            return None
+        slot, offset = begun
+        assert self._map is not None
         target = np.frombuffer(self._map, frame.dtype, count=frame.size, offset=offset).reshape(frame.shape)
         np.copyto(target, frame)
         del target
-        self._seqs[slot * 8 + 1] = self.seq  # done
-        ref = {"seq": self.seq, "slot": slot, "offset": offset, "shape": list(frame.shape), "dtype": frame.dtype.str}
-        self._last = (source, ref) if isinstance(source, bytes) else None
-        return dict(ref)
+        return self._finish(
+            slot, offset, list(frame.shape), frame.dtype.str, source if isinstance(source, bytes) else None
+        )
 
     def write_into(
         self, shape: tuple[int, ...], key: Hashable, fill: Callable[[memoryview], None]
     ) -> dict[str, Any] | None:
         """``write`` for a renderer that fills the slot itself (``fill(slot_bytes)``): no intermediate
-        frame, no copy. A screen whose ``key`` was written last is not written again; None when it
-        does not fit (send it inline)."""
-        nbytes = int(np.prod(shape))
-        if self._map is None or self._seqs is None or nbytes > self.slot_bytes:
-            return None
+        frame, no copy. A screen whose ``key`` was written last is handed out again, not written again;
+        None when it does not fit or no slot is free (send it inline)."""
         if self._last is not None and self._last[0] == key and self._last[1]["shape"] == list(shape):
-            return dict(self._last[1])
-        self.seq += 1
-        slot = self.seq % SLOTS
-        offset = self._base + slot * self.slot_bytes
-        self._seqs[slot * 8] = self.seq  # begun: a reader of the previous frame here now sees it is gone
-        self._last = None  # until the slot is complete, nothing may be handed out twice
+            return self._hand_out(self._last[1])
+        nbytes = math.prod(shape)
+        begun = self._begin(nbytes)
+        if begun is None:
+            return None
+        slot, offset = begun
+        assert self._map is not None
         with memoryview(self._map) as whole, whole[offset : offset + nbytes] as target:
             fill(target)
-        self._seqs[slot * 8 + 1] = self.seq  # done
-        ref = {"seq": self.seq, "slot": slot, "offset": offset, "shape": list(shape), "dtype": "|u1"}
-        self._last = (key, ref)
-        return dict(ref)
+        return self._finish(slot, offset, list(shape), "|u1", key)
 
     def close(self) -> None:
-        self._seqs = None
+        self._words = None
         if self._map is not None:
             self._map.close()
             self._map = None
