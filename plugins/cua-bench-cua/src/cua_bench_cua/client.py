@@ -85,7 +85,7 @@ class ComputerServer:
         if self._ws is None:
             ws_url = "ws" + self.url.removeprefix("http") + "/ws"
             try:
-                self._ws = await connect(ws_url, max_size=None, additional_headers=_auth_headers())
+                self._ws = await connect(ws_url, max_size=None, additional_headers=_auth_headers(), ping_interval=None)
             except (OSError, WebSocketException) as exc:
                 raise _unreachable(self.url, exc) from exc
             key, name = os.environ.get("CUA_API_KEY"), os.environ.get("CUA_CONTAINER_NAME")

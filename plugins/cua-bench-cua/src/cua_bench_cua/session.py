@@ -15,6 +15,7 @@ import asyncio
 import atexit
 import base64
 import contextlib
+import os
 import shlex
 import time
 import uuid
@@ -47,11 +48,20 @@ from cua_core.errors import CuaError
 
 __all__ = ["CuaSession"]
 
+# Cua's server (under uvloop) waits for every process that holds a copy of its output pipe, and its
+# children inherit the pipe at fds above 2: a command that starts an app in the background would not
+# return until the app exits. So each command's shell closes those first.
+CLOSE_INHERITED = 'for fd in /proc/$$/fd/*; do n=${fd##*/}; [ "$n" -gt 2 ] && eval "exec $n>&-"; done; '
+# How text is typed (CUA_COMPUTER_SERVER_TYPING). ``keys``, the default: one ``press_key`` (pyautogui)
+# per character. ``type_text`` is the server's own command, one call, but it types with pynput, which
+# on a plain Xvfb drops every letter (measured with 0.1.25: "q" lost, a space typed).
+TYPING_ENV = "CUA_COMPUTER_SERVER_TYPING"
+TYPED_KEYS = {"\n": "enter", "\t": "tab", " ": "space"}
 # Our key names to pyautogui's, where they differ (pyautogui presses what the server is given).
 PYAUTOGUI_KEYS = {"super": "winleft", "kp_enter": "enter", "escape": "esc"}
 WINDOWS_SCRIPT = r"""
 active=$(xdotool getactivewindow 2>/dev/null || echo 0)
-for id in $(xdotool search --onlyvisible --name '' 2>/dev/null); do
+for id in $(xdotool search --onlyvisible --name '.' 2>/dev/null); do
   eval "$(xdotool getwindowgeometry --shell "$id" 2>/dev/null)" || continue
   pid=$(xdotool getwindowpid "$id" 2>/dev/null || echo 0)
   app=$(cat /proc/$pid/comm 2>/dev/null || echo '')
@@ -70,6 +80,9 @@ class CuaSession(Session):
         self.width, self.height = width, height
         self.home = home
         self.pids: list[int] = []
+        self.typing = os.environ.get(TYPING_ENV, "keys")
+        if self.typing not in ("keys", "type_text"):
+            raise NotSupported(f"{TYPING_ENV}={self.typing!r}: give keys (press_key per character) or type_text")
         atexit.register(self.close)
 
     @classmethod
@@ -119,8 +132,11 @@ class CuaSession(Session):
             else:
                 await call("scroll", x=action.amount if action.direction == "right" else -action.amount, y=0)
         elif isinstance(action, TypeText):
-            if action.text:
+            if action.text and self.typing == "type_text":
                 await call("type_text", text=action.text)
+            else:
+                for char in action.text:
+                    await call("press_key", key=TYPED_KEYS.get(char, char))
             if action.press_enter:
                 await call("press_key", key="enter")
         elif isinstance(action, KeyPress):
@@ -185,7 +201,7 @@ class CuaSession(Session):
             if len(fields) != 8 or not all(f.lstrip("-").isdigit() for f in fields[:6]):
                 continue
             wid, x, y, w, h, pid = (int(f) for f in fields[:6])
-            if w <= 1 or h <= 1:
+            if w <= 1 or h <= 1 or (pid == 0 and not fields[7]):  # the root window, frames
                 continue
             bounds = [
                 max(0.0, min(1000.0, v * 1000 / size))
@@ -261,7 +277,7 @@ class CuaSession(Session):
 
     async def run_shell(self, command: str, timeout: float) -> CommandResult:
         home = shlex.quote(self.home)
-        wrapped = f"cd {home} && HOME={home} timeout -k 1 {timeout:g} bash -c {shlex.quote(command)}"
+        wrapped = f"cd {home} && HOME={home} timeout -k 1 {timeout:g} bash -c {shlex.quote(CLOSE_INHERITED + command)}"
         reply = await self.server.call("run_command", command=wrapped)
         return CommandResult(int(reply.get("return_code", 0)), reply.get("stdout", ""), reply.get("stderr", ""))
 
