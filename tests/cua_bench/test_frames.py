@@ -379,3 +379,34 @@ def test_names_go_when_the_server_maps_and_dead_clients_files_are_swept(tmp_path
     alive.write_bytes(b"x" * 64)
     FrameReader(tmp_path).close()
     assert sorted(p.name for p in tmp_path.iterdir()) == [alive.name]
+
+
+@pytest.fixture
+def tiny_tmpfs(tmp_path: Path) -> Iterator[Path]:
+    """A real 64 KiB tmpfs, like a container's small /dev/shm (mounting one needs root)."""
+    folder = tmp_path / "shm"
+    folder.mkdir()
+    mount = ["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(folder)]
+    mounted = subprocess.run(mount, check=False, capture_output=True)
+    if mounted.returncode != 0:
+        if os.environ.get("CI"):
+            pytest.fail(f"cannot mount a tmpfs (CI runs as root): {mounted.stderr.decode().strip()}")
+        pytest.skip(f"mounting a tmpfs needs root: {mounted.stderr.decode().strip()}")
+    yield folder
+    subprocess.run(["umount", "-l", str(folder)], check=True)
+
+
+def test_a_full_tmpfs_sends_frames_inline_instead_of_killing_the_server(tiny_tmpfs: Path) -> None:
+    # 16 KiB frames: the header page and three slots fit in 64 KiB, the fourth does not. Writing into
+    # an unreserved page there would be a SIGBUS; the writer reserves each slot and says no instead.
+    reader, writer = _pair(tiny_tmpfs, 16 * 1024)
+    shape = (64, 64, 4)
+    kept = [reader.read(_write(writer, value, shape)) for value in range(3)]
+    assert writer.write(np.full(shape, 9, np.uint8)) is None  # inline: no room for a fourth slot
+    assert [int(a[0, 0, 0]) for a in kept] == [0, 1, 2]
+    del kept
+    reader.give_back()  # as the client does when a frame came inline
+    again = _write(writer, 5, shape)
+    assert again["slot"] == 0 and int(reader.read(again)[0, 0, 0]) == 5  # a reserved slot serves again
+    writer.close()
+    reader.close()

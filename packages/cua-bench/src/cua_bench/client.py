@@ -84,7 +84,12 @@ class _Frames:
         if mode != "shm" or self.refused is not None:
             return False  # the parameter stays out: servers older than shared frames keep working
         if self.reader is None:
-            self.reader, self.held = FrameReader(), False
+            try:
+                self.reader, self.held = FrameReader(), False
+            except OSError as exc:  # a full or unwritable /dev/shm: the socket still works
+                self.refused = f"cannot create a shared-memory segment: {exc}"
+                log.warning("frames from %s travel on the socket: %s", self.address, self.refused)
+                return False
         params["frames"] = self.reader.offer(known=self.held)
         return True
 
@@ -116,6 +121,8 @@ class _Frames:
         ref = obs.pop("frame", None)
         if ref is not None:
             obs["screenshot"] = self._reader().read(ref)
+        elif self.reader is not None and self.reader.attached:
+            self.reader.give_back()  # inline (no slot was free): free the ones dropped since
         return obs
 
     async def resolve_async(self, obs: dict[str, Any]) -> dict[str, Any]:
@@ -129,6 +136,8 @@ class _Frames:
                 obs["screenshot"] = await asyncio.get_running_loop().run_in_executor(_copiers(), reader.read, ref)
             else:
                 obs["screenshot"] = reader.read(ref)
+        elif self.reader is not None and self.reader.attached:
+            self.reader.give_back()
         return obs
 
     def _reader(self) -> FrameReader:

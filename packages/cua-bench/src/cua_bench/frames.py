@@ -41,6 +41,7 @@ container with its own ``/dev/shm``) answers with the pixels on the socket and s
 from __future__ import annotations
 
 import contextlib
+import logging
 import math
 import mmap
 import os
@@ -58,8 +59,13 @@ from cua_core.errors import CuaError
 
 __all__ = ["HOLD", "SLOTS", "FrameError", "FrameReader", "FrameWriter", "shm_dir"]
 
+log = logging.getLogger(__name__)
+
 MAGIC = b"CUAFRAM2"  # 2: slots are lent to the client (a reader of version 1 is refused by the token check)
-HOLD = 6  # slots a client keeps as handed-out arrays before it copies frames out instead
+# Slots a client keeps as handed-out arrays before it copies frames out instead: an RL loader keeps
+# every turn of its unfinished groups (some 40 frames an environment in bench/rl.py). Only slots
+# written to take memory, and the server reserves each before its first frame (``_reserve``).
+HOLD = 32
 SLOTS = HOLD + 2  # so the server always finds a free slot for the next frame (and one more in flight)
 _HEADER = 64  # magic (8) + token (8) + padding
 _SLOT_HEADER = 64  # begun, done, handed, returned (u64 each) per slot, one cache line each
@@ -277,8 +283,14 @@ class FrameReader:
         lent.buffers.append(buffer)
         return pixels
 
+    def give_back(self) -> None:
+        """Give the server back every slot whose arrays nobody refers to any more (each read does;
+        call it too when a frame came inline, or the server may find none free again)."""
+        with self._lock:
+            if self._words is not None:
+                self._release_unused()
+
     def _release_unused(self) -> None:
-        """Give the server back every slot whose arrays nobody refers to any more."""
         assert self._words is not None
         for slot in [s for s, lent in self._lent.items() if lent.unused()]:
             self._words[slot * _WORDS + _RETURNED] = self._lent.pop(slot).handout
@@ -314,8 +326,12 @@ class FrameWriter:
             size = _round_up(_DATA, _ALIGN) + SLOTS * self.slot_bytes  # pages are real only once written
             os.ftruncate(fd, size)
             self._map: mmap.mmap | None = mmap.mmap(fd, size, mmap.MAP_SHARED, mmap.PROT_READ | mmap.PROT_WRITE)
-        finally:
+        except BaseException:
             os.close(fd)
+            raise
+        self._fd: int | None = fd  # kept to reserve each slot's memory before its first frame
+        self._reserved: set[int] = set()
+        self._full: str | None = None  # why a slot could not be reserved: frames go inline from then on
         with contextlib.suppress(FileNotFoundError):  # the client maps it by its open descriptor: if
             os.unlink(path)  # it dies before its reset returns, no name is left behind either
         self.token = token
@@ -334,6 +350,8 @@ class FrameWriter:
         assert self._words is not None
         words = self._words
         for slot in range(SLOTS):
+            if self._full is not None and slot not in self._reserved:
+                continue  # only slots that already have their memory
             if words[slot * _WORDS + _RETURNED] == words[slot * _WORDS + _HANDED]:
                 return slot
         return None
@@ -352,12 +370,29 @@ class FrameWriter:
         if self._map is None or self._words is None or nbytes > self.slot_bytes:
             return None
         slot = self._free_slot()
-        if slot is None:
+        if slot is None or not self._reserve(slot):
             return None
         self.seq += 1
         self._last = None  # until the slot is complete, nothing may be handed out twice
         self._words[slot * _WORDS + _BEGUN] = self.seq
         return slot, self._base + slot * self.slot_bytes
+
+    def _reserve(self, slot: int) -> bool:
+        """Give ``slot`` its memory before its first frame. The segment is sparse, and writing into a
+        page a full tmpfs (a container's 64 MB ``/dev/shm``) cannot supply kills the writer with
+        SIGBUS; ``posix_fallocate`` says ENOSPC instead, and the frames go on the socket."""
+        if slot in self._reserved:
+            return True
+        if self._fd is None or self._full is not None:
+            return False
+        try:
+            os.posix_fallocate(self._fd, self._base + slot * self.slot_bytes, self.slot_bytes)
+        except OSError as exc:
+            self._full = f"no memory for a frame slot in the shared-memory segment ({exc.strerror})"
+            log.warning("frames travel on the socket from now on: %s", self._full)
+            return False
+        self._reserved.add(slot)
+        return True
 
     def _finish(self, slot: int, offset: int, shape: list[int], dtype: str, source: Hashable | None) -> dict[str, Any]:
         assert self._words is not None
@@ -412,3 +447,6 @@ class FrameWriter:
         if self._map is not None:
             self._map.close()
             self._map = None
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
