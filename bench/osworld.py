@@ -130,12 +130,15 @@ def image_mib(client: Any, variant: str, build: bool) -> float | None:
     return float(client.images.get(tag).attrs["Size"]) / 2**20
 
 
-def backend_env(backend: str) -> tuple[str, dict[str, str]]:
-    """The registered backend name and the environment that selects the image."""
-    if backend == "docker-osworld":
-        return "docker", {**os.environ, "CUA_DOCKER_VARIANT": "osworld"}
+def backend_env(backend: str, folder: Path) -> tuple[str, dict[str, str]]:
+    """The registered backend name and the environment that selects the image; a container sees the
+    task copies under ``folder`` at the same path (``CUA_DOCKER_MOUNTS``), never the host's other files."""
     env = dict(os.environ)
     env.pop("CUA_DOCKER_VARIANT", None)
+    if backend.startswith("docker"):
+        env["CUA_DOCKER_MOUNTS"] = ":".join(filter(None, [env.get("CUA_DOCKER_MOUNTS", ""), str(folder)]))
+    if backend == "docker-osworld":
+        return "docker", {**env, "CUA_DOCKER_VARIANT": "osworld"}
     return backend, env
 
 
@@ -149,7 +152,7 @@ def run_offline(tasks: list[OSWorldTask], backend: str, folder: Path, parallel: 
         target = tasks_dir / task.domain / task.path.name
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(task.path, target)
-    name, env = backend_env(backend)
+    name, env = backend_env(backend, folder)
     out = folder / "run"
     command = [str(ROOT / ".venv" / "bin" / "cua-bench"), "run", str(tasks_dir), "--backend", name, "--agent", "noop"]
     command += ["--max-parallel", str(parallel), "--output", str(out), "--no-record", "--allow-errors"]
@@ -166,9 +169,10 @@ def run_controls(backend: str, folder: Path) -> tuple[int, int, list[str]]:
     from cua_bench.registry import backends
     from cua_core.actions import Done, Fail
 
-    name, env = backend_env(backend)
-    saved = os.environ.get("CUA_DOCKER_VARIANT")
-    _set_variant(env.get("CUA_DOCKER_VARIANT"))
+    folder.mkdir(parents=True, exist_ok=True)
+    name, env = backend_env(backend, folder)
+    saved = {key: os.environ.get(key) for key in ("CUA_DOCKER_VARIANT", "CUA_DOCKER_MOUNTS")}
+    _set_env({key: env.get(key) for key in saved})
     chosen = [c for c in CONTROLS if c.backend in ("local", backend)]
     impl = backends()[name]()
     computer = impl.provision(width=1280, height=800)
@@ -190,22 +194,23 @@ def run_controls(backend: str, folder: Path) -> tuple[int, int, list[str]]:
                     good = score(worked, control.finish == "fail")
                     bad = score(worked, False) if control.finish == "fail" else score(before, False)
                     ok = good == 1.0 and bad <= control.before_at_most
-                    failures += [] if ok else [f"{control.family}: worked {good}, before {bad}"]
+                    failures += [] if ok else [f"{control.family} ({control.task}): worked {good}, before {bad}"]
                 except Exception as exc:  # an error is a failed control, with its reason
                     ok = False
-                    failures.append(f"{control.family}: {type(exc).__name__}: {exc}")
+                    failures.append(f"{control.family} ({control.task}): {type(exc).__name__}: {exc}")
                 passed += ok
     finally:
         impl.teardown(computer)
-        _set_variant(saved)
+        _set_env(saved)
     return passed, len(chosen), failures
 
 
-def _set_variant(value: str | None) -> None:
-    if value is None:
-        os.environ.pop("CUA_DOCKER_VARIANT", None)
-    else:
-        os.environ["CUA_DOCKER_VARIANT"] = value
+def _set_env(values: dict[str, str | None]) -> None:
+    for key, value in values.items():
+        if value is None:
+            os.environ.pop(key, None)
+        else:
+            os.environ[key] = value
 
 
 # --- the report -----------------------------------------------------------------------------------
@@ -239,6 +244,7 @@ def main() -> int:
     if not FIXTURES.is_dir():
         raise SystemExit(f"the published tasks are missing: expected {FIXTURES}/osworld and osworld_more")
     folder = Path(tempfile.mkdtemp(prefix="cua-bench-osworld-"))
+    folder.chmod(0o755)  # the osworld container's user reads the task copies mounted from here
     try:
         return measure(args, folder)
     finally:

@@ -160,8 +160,9 @@ def _same(path: str, good: Callable[[], bytes], bad: Callable[[], bytes]) -> dic
 
 _SCORES: list[list[Any]] = [["Name", "Score", "Level"], ["Ann", 91, "A"], ["Bob", 78, "B"], ["Cy", 64, "C"]]
 _SCORES_UNFILLED: list[list[Any]] = [["Name", "Score", "Level"], ["Ann", 91, None], ["Bob", 78, None], ["Cy", 64, None]]
-# Where xdg-mime reads a user's default apps outside GNOME (it asks gio there; OSWorld's VM is GNOME).
-_DEFAULTS = "/home/user/.local/share/applications/defaults.list"
+# Where a user's default apps live: gio (xdg-mime under GNOME, as on OSWorld's VM) reads mimeapps.list,
+# xdg-mime's generic lookup (openbox) defaults.list; a choice made in either desktop's settings lands there.
+_DEFAULTS = ("/home/user/.config/mimeapps.list", "/home/user/.local/share/applications/defaults.list")
 _CHROMIUM = "/home/user/.config/chromium/Default"
 _TB_PREFS = "/home/user/.thunderbird/t5q2a5hp.default-release/prefs.js"
 
@@ -269,8 +270,8 @@ CONTROLS: tuple[Control, ...] = (
     Control(
         "general",
         "osworld_more/multi_apps/937087b6-f668-4ba6-9110-60682ee33441.json",
-        worked=lambda: {_DEFAULTS: _mimeapps("vlc.desktop")},
-        before=lambda: {_DEFAULTS: _mimeapps("org.gnome.Totem.desktop")},
+        worked=lambda: dict.fromkeys(_DEFAULTS, _mimeapps("vlc.desktop")),
+        before=lambda: dict.fromkeys(_DEFAULTS, _mimeapps("org.gnome.Totem.desktop")),
     ),
     # Chrome's settings getters, from Chromium's profile (the osworld image's google-chrome is Chromium).
     Control(
