@@ -118,9 +118,11 @@ def _image(kind: str, fmt: str = "PNG") -> bytes:
 
 
 def _mimeapps(app: str) -> bytes:
-    """Default apps (as ``xdg-mime query default`` reads them) opening the common video types with ``app``."""
-    types = ("mp4", "x-matroska", "webm", "x-msvideo", "mpeg", "quicktime", "ogg", "x-flv")
-    return ("[Default Applications]\n" + "".join(f"video/{t}={app}\n" for t in types)).encode()
+    """Default apps (as ``xdg-mime query default`` reads them) opening every video type OSWorld's getter
+    asks about with ``app``: a desktop with VLC installed answers vlc.desktop for any type left out."""
+    from cua_bench.osworld.getters import VIDEO_TYPES
+
+    return ("[Default Applications]\n" + "".join(f"video/{t}={app}\n" for t in VIDEO_TYPES)).encode()
 
 
 def _bookmarks(folders: list[str]) -> bytes:

@@ -148,7 +148,7 @@ async def vm_window_size(ctx: Context, config: dict[str, Any]) -> dict[str, int]
 VLC_CONFIG = "/home/user/.config/vlc/vlcrc"
 GIMP_CONFIG_DIR = "/home/user/.config/GIMP/2.10"
 # The video types whose default app ``default_video_player`` asks xdg-mime for (OSWorld's list).
-_VIDEO_TYPES = (
+VIDEO_TYPES = (
     "3gp", "3gpp", "3gpp2", "avi", "divx", "dv", "fli", "flv", "mp2t", "mp4", "mp4v-es", "mpeg", "mpeg-system",
     "msvideo", "ogg", "quicktime", "vnd.divx", "vnd.mpegurl", "vnd.rn-realvideo", "webm", "x-anim", "x-avi", "x-flc",
     "x-fli", "x-flv", "x-m4v", "x-matroska", "x-mpeg", "x-mpeg-system", "x-mpeg2", "x-ms-asf", "x-ms-asf-plugin",
@@ -171,7 +171,7 @@ async def default_video_player(ctx: Context, config: dict[str, Any]) -> str:
     """The desktop file most video types open with (xdg-mime's answer), or ``unknown``, as OSWorld's."""
     if await missing_program(ctx.session, "xdg-mime"):
         raise PlatformError("default_video_player: xdg-mime is not on this computer (Debian: xdg-utils)")
-    types = " ".join(f"video/{t}" for t in _VIDEO_TYPES)
+    types = " ".join(f"video/{t}" for t in VIDEO_TYPES)
     line = f"for t in {types}; do xdg-mime query default $t; echo; done"
     try:
         result = await ctx.session.run_command(line, timeout=ctx.command_timeout)
