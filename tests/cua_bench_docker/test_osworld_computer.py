@@ -8,6 +8,7 @@ Thunderbird take many minutes to install): the full image is built and run by ``
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -141,3 +142,23 @@ def test_the_support_table_holds_the_image_and_skips_vs_code_there(shared_fixtur
     assert {"Google Chrome", "pyautogui", "sudo", "LibreOffice Calc", "GIMP", "VLC", "Thunderbird"} <= apps
     missing = {app.name for app in apps_missing_on("docker-osworld", [a for a in APPS if a.name in apps])}
     assert missing == {"VS Code", "Files (nautilus)"} & apps, missing
+
+
+def test_tasks_in_a_folder_only_the_hosts_user_reads_still_load(
+    computer_image: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The server runs as ``user`` but keeps the right to read task folders (a 0700 temp folder of root's)."""
+    tasks = tmp_path / "private"
+    shutil.copytree(CONFORMANCE_TASK, tasks / "conformance")
+    tasks.chmod(0o700)
+    monkeypatch.setenv("CUA_DOCKER_MOUNTS", str(tasks))
+    backend = DockerBackend(DockerSettings(variant="osworld", image=computer_image))
+    computer = backend.provision(width=640, height=480)
+    try:
+        with EnvClient(computer.address) as client:
+            client.reset(options={"task": str(tasks / "conformance"), "obs": "none"})
+            seen = _run(client, f"id -un; ls {tasks} 2>&1; grep CapEff /proc/self/status")["stdout"]
+            assert seen.split("\n")[0] == "user" and "Permission denied" in seen
+            assert seen.split()[-2:] == ["CapEff:", "0" * 16]  # the task's commands have no capability
+    finally:
+        backend.teardown(computer)

@@ -98,6 +98,9 @@ class Session(HtmlWindows, ABC):
     # True where a task's commands run on the host itself, outside any isolation (the local backend
     # on a host it shares): tasks that would take root or touch paths outside the home are skipped.
     shares_host: bool = False
+    # False where the computer gives a task's commands no root (an isolated local environment: root
+    # in a mount namespace alone would be the host's): tasks that need root are skipped.
+    has_root: bool = True
 
     @abstractmethod
     async def apply(self, actions: Sequence[Action]) -> list[str | None]:

@@ -92,22 +92,25 @@ class ProcessBackend(Backend):
     """A computer that is a process on this host: the env server itself (``python -m cua_bench.server``)."""
 
     def provision(self, *, width: int = 1280, height: int = 800, timeout: float = 60.0) -> Computer:
-        address = ipc_address(f"env-{uuid.uuid4().hex[:12]}")
+        address = self.server_address()
         proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "cua_bench.server",
-                "--backend",
-                self.name,
-                "--address",
+            self.server_command(
+                [
+                    sys.executable,
+                    "-m",
+                    "cua_bench.server",
+                    "--backend",
+                    self.name,
+                    "--address",
+                    address,
+                    "--width",
+                    str(width),
+                    "--height",
+                    str(height),
+                    "--exit-with-parent",  # a runner killed with -9 must not leave its computers running
+                ],
                 address,
-                "--width",
-                str(width),
-                "--height",
-                str(height),
-                "--exit-with-parent",  # a runner killed with -9 must not leave its computers running
-            ],
+            ),
             stdout=subprocess.PIPE,
             stdin=subprocess.DEVNULL,
             text=True,
@@ -122,6 +125,14 @@ class ProcessBackend(Backend):
                 f"run `python -m cua_bench.server --backend {self.name} --address {address}` to see why"
             )
         return Computer(self.name, line.split(" ", 1)[1], width, height, proc, {"pid": proc.pid})
+
+    def server_address(self) -> str:
+        """Where the next server listens."""
+        return ipc_address(f"env-{uuid.uuid4().hex[:12]}")
+
+    def server_command(self, argv: list[str], address: str) -> list[str]:
+        """The command line that starts the server ``argv`` (local wraps it in namespaces of its own)."""
+        return argv
 
     def teardown(self, computer: Computer, *, timeout: float = 10.0) -> None:
         proc: subprocess.Popen[str] = computer.handle

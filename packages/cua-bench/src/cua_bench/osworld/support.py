@@ -80,7 +80,7 @@ _ORDER = (
     "unsupported config step",
     "unsupported getter",
     "unsupported metric",
-    "unsupported on a shared host",  # on local, before the app: installing sudo on the host is no fix
+    "unsupported on a",  # on local, before the app: installing sudo on the host is no fix
     "unsupported app",
 )
 
@@ -152,15 +152,19 @@ def _why_not(official: Collection[str] | None) -> Callable[[str], str | None]:
     return official_metrics().needs
 
 
-def host_reason(task: OSWorldTask) -> str | None:
-    """Why ``task`` must not run where its commands run on the host itself (the local backend without
-    isolation: they would take root, kill the host's processes or touch the host's /home/user), or None."""
-    reach = host_reach(task)
+def host_reason(task: OSWorldTask, *, shared: bool = True) -> str | None:
+    """Why ``task`` must not run where its commands run on the host itself (``shared``: the local backend
+    without isolation, where they would take root, kill the host's processes or touch the host's
+    /home/user), or in an isolated local environment, which has no root (not ``shared``); or None."""
+    reach = [need for need in host_reach(task) if shared or need.startswith("root")]
     if not reach:
         return None
+    where = "a shared host: its commands need {}, and here they would run on this host itself"
+    if not shared:
+        where = "an isolated local environment: its commands need {}, which it does not give"
     return (
-        f"unsupported on a shared host: its commands need {', '.join(reach)}, and here they would run on this "
-        "host itself; use --backend docker with CUA_DOCKER_VARIANT=osworld (OSWorld's computer, isolated)"
+        f"unsupported on {where.format(', '.join(reach))}; use --backend docker with CUA_DOCKER_VARIANT=osworld "
+        "(OSWorld's computer, isolated)"
     )
 
 

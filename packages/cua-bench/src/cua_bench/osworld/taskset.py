@@ -89,7 +89,7 @@ def task_module(path: Path | str, *, mirror: Path | bool | None = True) -> TaskM
             raise TaskSkipped(support.reason)
         if support.needs_shell and not await has_shell(session):
             raise TaskSkipped("backend has no shell")
-        shared = host_reason(task) if session.shares_host else None
+        shared = host_reason(task, shared=session.shares_host) if session.shares_host or not session.has_root else None
         if shared is not None:
             raise TaskSkipped(shared)
         lacking = await apps_lacking(session, needed_apps(task))

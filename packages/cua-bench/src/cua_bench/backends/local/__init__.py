@@ -5,6 +5,11 @@ owns an Xvfb display, openbox, a home and a temp dir, and drives them with XTest
 capture (``LocalSession``). Needs Xvfb and openbox (``apt-get install xvfb openbox``) and the
 ``local`` extra (python-xlib, mss). Settling after actions is tuned with ``CUA_LOCAL_SETTLE_QUIET``,
 ``CUA_LOCAL_SETTLE_GRACE`` and ``CUA_LOCAL_SETTLE_MAX`` (seconds; MAX=0 turns it off).
+
+An environment shares this host unless ``CUA_LOCAL_ISOLATE=1`` (root on Linux): then each one runs
+as a user of its own in namespaces of its own, with its home at ``/home/user`` (``isolate``). On a
+shared host, OSWorld tasks whose commands would take root or touch paths outside the home are
+skipped (``Session.shares_host``).
 """
 
 from __future__ import annotations
@@ -15,14 +20,18 @@ import shutil
 import signal
 import subprocess
 import sys
+import uuid
+from pathlib import Path
 from typing import Any, ClassVar
 
 from cua_bench.backends.base import Backend, BackendError, Computer, ProcessBackend
 from cua_bench.backends.local.apps import APP_ALIASES
 from cua_bench.backends.local.display import missing_programs, remove_stale_display
-from cua_bench.backends.local.procs import env_root, env_roots, kill_marked
+from cua_bench.backends.local.isolate import ISOLATE, env_uid, isolation_unavailable, wrap
+from cua_bench.backends.local.procs import env_root, env_roots, kill_marked, kill_uid
 from cua_bench.hookspecs import hookimpl
 from cua_bench.session import Session
+from cua_core.addresses import runtime_dir
 from cua_core.plugins import Register
 
 __all__ = ["LocalBackend"]
@@ -39,13 +48,37 @@ class LocalBackend(ProcessBackend):
         "a11y": "atspi",  # GTK, Qt and Chromium widgets; one bare node for windows of apps without
     }
 
+    def __init__(self) -> None:
+        self.isolate = os.environ.get(ISOLATE, "0") == "1"
+        self._sockets = Path()  # the isolated server's socket folder, while it starts
+
     def provision(self, *, width: int = 1280, height: int = 800, timeout: float = 60.0) -> Computer:
-        problem = unavailable()
+        problem = unavailable() or (isolation_unavailable() if self.isolate else None)
         if problem:
-            raise BackendError(problem)
-        computer = super().provision(width=width, height=height, timeout=timeout)
-        computer.info["root"] = str(env_root(computer.info["pid"]))
+            raise BackendError(f"{problem} ({ISOLATE}=1)" if self.isolate and not unavailable() else problem)
+        try:
+            computer = super().provision(width=width, height=height, timeout=timeout)
+        except BaseException:
+            if self.isolate:
+                shutil.rmtree(self._sockets, ignore_errors=True)
+            raise
+        if self.isolate:  # its folders live in its own namespace; its processes are those of its uid
+            computer.info["uid"] = env_uid(computer.info["pid"])
+            computer.info["sockets"] = os.path.dirname(computer.address.removeprefix("ipc://"))
+        else:
+            computer.info["root"] = str(env_root(computer.info["pid"]))
         return computer
+
+    def server_address(self) -> str:
+        if not self.isolate:
+            return super().server_address()
+        sockets = runtime_dir() / "local" / f"env-{uuid.uuid4().hex[:12]}"  # handed to the env's uid
+        sockets.mkdir(parents=True, mode=0o700)
+        self._sockets = sockets
+        return f"ipc://{sockets}/env.sock"
+
+    def server_command(self, argv: list[str], address: str) -> list[str]:
+        return wrap(argv, Path(address.removeprefix("ipc://")).parent) if self.isolate else argv
 
     def teardown(self, computer: Computer, *, timeout: float = 10.0) -> None:
         """Stop the server (it cleans up after itself), then remove whatever a killed server left.
@@ -68,6 +101,9 @@ class LocalBackend(ProcessBackend):
         if computer.address.startswith("ipc://"):
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(socket)
+        if "uid" in computer.info:
+            kill_uid(computer.info["uid"])
+            shutil.rmtree(computer.info["sockets"], ignore_errors=True)
         for root in env_roots(computer.info["pid"]):
             kill_marked(root)
             try:

@@ -25,6 +25,7 @@ __all__ = [
     "env_root",
     "env_roots",
     "kill_marked",
+    "kill_uid",
     "marked_pids",
     "pdeathsig",
     "spawn",
@@ -150,10 +151,15 @@ def kill_marked(root: Path | str, *, exclude: Iterable[int] = (), timeout: float
     Repeated a few times: a process may fork while we scan.
     """
     skip = set(exclude)
+    return _kill_found(lambda: [pid for pid in marked_pids(root) if pid not in skip], timeout)
+
+
+def _kill_found(find: Callable[[], list[int]], timeout: float) -> list[int]:
+    """SIGKILL what ``find`` finds, three times over (a process may fork while we scan); the survivors."""
     deadline = time.monotonic() + timeout
     left: list[int] = []
     for _ in range(3):
-        pids = [pid for pid in marked_pids(root) if pid not in skip]
+        pids = find()
         if not pids:
             return []
         for pid in pids:
@@ -161,3 +167,20 @@ def kill_marked(root: Path | str, *, exclude: Iterable[int] = (), timeout: float
                 os.kill(pid, signal.SIGKILL)
         left = wait_gone(pids, max(0.0, deadline - time.monotonic()))
     return left
+
+
+def _uid(pid: int) -> int | None:
+    try:
+        with open(f"/proc/{pid}/status", "rb") as fh:
+            for line in fh:
+                if line.startswith(b"Uid:"):
+                    return int(line.split()[1])
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def kill_uid(uid: int, *, timeout: float = 2.0) -> list[int]:
+    """SIGKILL every process running as ``uid`` (an isolated environment's own user: all of them are
+    its); returns those that survived ``timeout``."""
+    return _kill_found(lambda: [int(n) for n in os.listdir("/proc") if n.isdigit() and _uid(int(n)) == uid], timeout)

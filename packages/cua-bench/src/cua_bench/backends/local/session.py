@@ -41,6 +41,7 @@ from cua_bench.backends.local.chromium import (
 from cua_bench.backends.local.display import Desktop, start_desktop
 from cua_bench.backends.local.home import clear_dir, env_path, restore_home
 from cua_bench.backends.local.input import XInput
+from cua_bench.backends.local.isolate import HOST_TMP, ISOLATED
 from cua_bench.backends.local.procs import env_root
 from cua_bench.backends.local.settle import SettleConfig, Settler
 from cua_bench.backends.local.windows import Windows, parse_id
@@ -73,6 +74,12 @@ def settle_config_from_env() -> SettleConfig:
     return config
 
 
+def _tmp_keep() -> tuple[str, ...]:
+    """What reset leaves in the machine's /tmp: the display's sockets, and the host's entries an
+    isolated environment sees there (``isolate``)."""
+    return MACHINE_TMP_KEEP + tuple(name for name in os.environ.get(HOST_TMP, "").split("/") if name)
+
+
 def _home_and_tmp(root: Path) -> tuple[Path, Path]:
     """The environment's home and tmp: its own folders under ``root``, or on a whole machine the real ones."""
     if whole_machine():
@@ -88,6 +95,7 @@ class LocalSession(Session):
     ) -> None:
         self.root = root
         self.shares_host = not whole_machine()  # a machine of its own (a container) has nothing of the host's
+        self.has_root = whole_machine() and os.environ.get(ISOLATED) != "1"  # sudo in the osworld container
         self.home, self.tmp = _home_and_tmp(root)
         self.run, self.skeleton = root / "run", root / "skel"
         self._settle_config, self._timeout = settle, timeout
@@ -188,7 +196,7 @@ class LocalSession(Session):
         # apps look first: gone, they ask the session bus, which starts a new one.
         self.conn.screen().root.delete_property(self.conn.intern_atom("AT_SPI_BUS"))
         restore_home(self.home, self.skeleton)
-        clear_dir(self.tmp, MACHINE_TMP_KEEP if whole_machine() else ())
+        clear_dir(self.tmp, _tmp_keep() if whole_machine() else ())
         clear_dir(self.run)
         self.input.move((self.width // 2, self.height // 2))
         self.conn.sync()

@@ -1,0 +1,221 @@
+"""A local environment isolated from its host: a user of its own in mount and network namespaces of its own.
+
+With ``CUA_LOCAL_ISOLATE=1`` (root on Linux), the local backend starts each env server as
+``unshare --mount --net --propagation private -- python -c 'isolate.main' SOCKETS -- SERVER...``.
+The launcher (``main``), still root and single-threaded (the namespace and its mounts must come
+before zmq's threads), gives the environment:
+
+- fresh tmpfs on ``/tmp``, ``/var/tmp`` and ``/home``, with ``/home/user`` its home: a task's
+  ``rm -rf /home/user/x`` or ``/tmp`` files stay in the environment and vanish with it. The host's
+  entries of ``/tmp`` and ``/home`` at start (task folders, other users' homes) are bound back at
+  their paths, with their own permissions; reset leaves them alone;
+- a network namespace with loopback only: Xvfb's abstract sockets are per network namespace, so
+  environments cannot collide on display numbers, and Chrome's debugging port is its own;
+- a uid of its own (``UID_BASE`` + the server's pid), named ``user`` through a private
+  ``/etc/passwd``: it cannot write the host's files (``/etc``), nor signal other users' processes
+  (``pkill``); the env server, its desktop, bus, apps and the task's commands all run as that uid
+  (a folder on the interpreter's path that others cannot enter, like root's 0700 home holding a
+  pyenv, is covered by a tmpfs with only the interpreter's subfolder bound back);
+- no root: root inside a mount namespace alone is the host's root, so sudo is not given and tasks
+  that need it stay skipped (``Session.has_root``).
+
+The server's socket folder (``SOCKETS``, on the host) is bound back into the private ``/tmp`` when
+it lies there, and handed to the uid. ``/dev/shm`` stays the host's (shared-memory frames are
+refused by the server, which cannot open root's segments, and travel on the socket instead).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import fcntl
+import os
+import shutil
+import socket
+import stat
+import struct
+import subprocess
+import sys
+from pathlib import Path
+
+from cua_bench.backends.local.apps import WHOLE_MACHINE
+
+__all__ = ["HOST_TMP", "ISOLATE", "ISOLATED", "UID_BASE", "env_uid", "isolation_unavailable", "serve_as", "wrap"]
+
+ISOLATE = "CUA_LOCAL_ISOLATE"  # "1": isolate every local environment (an error where the host cannot)
+ISOLATED = "CUA_LOCAL_ISOLATED"  # set inside an isolated environment: the session knows it has no root
+HOST_TMP = "CUA_LOCAL_HOST_TMP"  # the host's /tmp entries bound into it, /-separated: reset keeps them
+UID_BASE = 1_900_000_000  # far above any account, subuid range or nobody (65534)
+_MS_BIND, _MS_NOSUID, _MS_NODEV = 4096, 2, 4
+_SIOCGIFFLAGS, _SIOCSIFFLAGS, _IFF_UP = 0x8913, 0x8914, 0x1
+_PR_SET_KEEPCAPS, _CAP_VERSION_3, _CAP_DAC_OVERRIDE, _CAP_DAC_READ_SEARCH = 8, 0x20080522, 1, 2
+
+
+def env_uid(server_pid: int) -> int:
+    return UID_BASE + server_pid
+
+
+def isolation_unavailable() -> str | None:
+    """Why this host cannot isolate local environments, or None."""
+    if not sys.platform.startswith("linux"):
+        return "isolation needs Linux namespaces"
+    if os.geteuid() != 0:
+        return "isolation needs root (to make namespaces and switch to the environment's own user); run as root"
+    if shutil.which("unshare") is None:
+        return "isolation needs unshare: apt-get install util-linux"
+    done = subprocess.run(["unshare", "--mount", "--net", "true"], capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        return f"unshare --mount --net failed here ({done.stderr.strip()}); a container needs CAP_SYS_ADMIN for it"
+    return None
+
+
+def wrap(argv: list[str], sockets: Path) -> list[str]:
+    """The command line that starts ``argv`` (``python -m cua_bench.server ...``) isolated; its socket
+    goes in ``sockets``. The launcher runs the server in its own process (``serve_as``)."""
+    if argv[1:3] != ["-m", "cua_bench.server"]:
+        raise ValueError(f"not an env server's command line: {argv[:3]}")
+    # -c rather than -m: the package imports this module first, which runpy warns about.
+    code = "import sys; from cua_bench.backends.local.isolate import main; main(sys.argv[1:])"
+    launcher = [argv[0], "-c", code, str(sockets), "--"]
+    return ["unshare", "--mount", "--net", "--propagation", "private", "--", *launcher, *argv[3:]]
+
+
+def _mount(source: str, target: str, fstype: str | None, flags: int, data: str | None = None) -> None:
+    libc = ctypes.CDLL(None, use_errno=True)
+    encoded = [None if v is None else v.encode() for v in (source, target, fstype, data)]
+    if libc.mount(encoded[0], encoded[1], encoded[2], ctypes.c_ulong(flags), encoded[3]) != 0:
+        error = ctypes.get_errno()
+        raise OSError(error, f"mount {source} on {target}: {os.strerror(error)}")
+
+
+def _loopback_up() -> None:
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
+        request = struct.pack("16sH14x", b"lo", 0)
+        flags = struct.unpack("16sH14x", fcntl.ioctl(sock, _SIOCGIFFLAGS, request))[1]
+        fcntl.ioctl(sock, _SIOCSIFFLAGS, struct.pack("16sH14x", b"lo", flags | _IFF_UP))
+
+
+def _account(uid: int, private: Path) -> None:
+    """``user`` (and its group) in private copies of /etc/passwd and /etc/group bound over the host's."""
+    for name, line in (("passwd", f"user:x:{uid}:{uid}:user:/home/user:/bin/bash\n"), ("group", f"user:x:{uid}:\n")):
+        source = Path("/etc") / name
+        lines = [entry for entry in source.read_text().splitlines(keepends=True) if not entry.startswith("user:")]
+        copy = private / name
+        copy.write_text("".join(lines) + line)
+        copy.chmod(0o644)
+        _mount(str(copy), str(source), None, _MS_BIND)
+
+
+def _needed() -> dict[Path, Path]:
+    """Folders the environment's user cannot reach that its Python needs (a pyenv under root's 0700
+    home, say): each closed folder -> the subfolders on the way to what the interpreter reads."""
+    found: dict[Path, Path] = {}
+    wanted = {Path(os.path.realpath(p)) for p in (sys.executable, sys.prefix, sys.base_prefix, *sys.path) if p}
+    for path in wanted:
+        for ancestor in [*reversed(path.parents), path][:-1]:
+            if not os.stat(ancestor).st_mode & stat.S_IXOTH:
+                child = path.parents[len(path.parents) - len(ancestor.parts) - 1] if ancestor != path else path
+                found[child] = ancestor
+                break
+    return found
+
+
+def _open_closed_folders() -> None:
+    """Cover each closed folder with a tmpfs holding only what the interpreter needs, bound back."""
+    needed = _needed()
+    handles = {child: os.open(child, os.O_PATH) for child in needed}
+    for closed in set(needed.values()):
+        _mount("tmpfs", str(closed), "tmpfs", _MS_NOSUID | _MS_NODEV, "mode=755")
+    for child, handle in handles.items():
+        child.mkdir(exist_ok=True) if os.path.isdir(f"/proc/self/fd/{handle}") else child.touch()
+        _mount(f"/proc/self/fd/{handle}", str(child), None, _MS_BIND)
+        os.close(handle)
+
+
+def _cover(folder: str, mode: str, skip: tuple[str, ...]) -> list[str]:
+    """A tmpfs over ``folder``, with the host's entries there now bound back (task folders under /tmp
+    or someone's home stay reachable at their paths; links made again) but those starting with one of
+    ``skip``; returns the names brought back."""
+    handles, links = {}, {}
+    for entry in os.scandir(folder):
+        if entry.name.startswith(skip):
+            continue
+        if entry.is_symlink():
+            links[entry.name] = os.readlink(entry.path)
+        elif entry.is_dir() or entry.is_file():
+            handles[entry.name] = (os.open(entry.path, os.O_PATH), entry.is_dir())
+    _mount("tmpfs", folder, "tmpfs", _MS_NOSUID | _MS_NODEV, mode)
+    for name, (handle, is_dir) in handles.items():
+        target = Path(folder) / name
+        target.mkdir() if is_dir else target.touch()
+        _mount(f"/proc/self/fd/{handle}", str(target), None, _MS_BIND)
+        os.close(handle)
+    for name, points_to in links.items():
+        os.symlink(points_to, Path(folder) / name)
+    return sorted([*handles, *links])
+
+
+def enter(sockets: Path) -> tuple[int, list[str]]:
+    """Set up the namespace (we are its root, single-threaded); the uid to become and the names of
+    the host's /tmp entries bound back (reset must leave them alone)."""
+    uid = env_uid(os.getpid())
+    handle = os.open(sockets, os.O_PATH | os.O_DIRECTORY)  # reachable after /tmp is covered
+    os.chown(sockets, uid, uid)
+    # The runtime folder holding the socket is the host user's own (0700): only the socket's is bound.
+    runtime = sockets.parts[2] if sockets.parts[:2] == ("/", "tmp") and len(sockets.parts) > 2 else ""
+    host_tmp = _cover("/tmp", "mode=1777", (".X", ".ICE-unix", runtime) if runtime else (".X", ".ICE-unix"))
+    _mount("tmpfs", "/var/tmp", "tmpfs", _MS_NOSUID | _MS_NODEV, "mode=1777")
+    _cover("/home", "mode=755", ("user",))
+    private = Path("/home/.cua")  # root's: the account files; the env server's folders beside them
+    private.mkdir(mode=0o755)
+    _account(uid, private)
+    for mine, mode in ((Path("/home/user"), 0o755), (private / "env", 0o700)):
+        mine.mkdir(mode=mode)
+        os.chown(mine, uid, uid)
+    if not sockets.is_dir():  # it was under /tmp: bind the host's folder back at its path
+        sockets.mkdir(parents=True)
+        _mount(f"/proc/self/fd/{handle}", str(sockets), None, _MS_BIND)
+    os.close(handle)
+    _open_closed_folders()
+    _loopback_up()
+    return uid, [*host_tmp, runtime] if runtime else host_tmp
+
+
+def _permitted() -> int:
+    with open("/proc/self/status") as status:
+        return next(int(line.split()[1], 16) for line in status if line.startswith("CapPrm:"))
+
+
+def serve_as(uid: int, gid: int, args: list[str]) -> None:
+    """Run the env server (``args``: its options) in this process as ``uid``, keeping one capability,
+    CAP_DAC_READ_SEARCH, in the server alone: it reads task files wherever the host's user keeps them
+    (a 0700 temp folder of root's), while its children (apps, the task's commands) lose it at exec.
+    Also the osworld image's entrypoint (as ``user``)."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    held = _permitted()
+    # Docker's default set lacks DAC_READ_SEARCH; there DAC_OVERRIDE does (task folders are mounted read-only).
+    keep = next((1 << cap for cap in (_CAP_DAC_READ_SEARCH, _CAP_DAC_OVERRIDE) if held >> cap & 1), 0)
+    os.setgroups([])
+    os.setgid(gid)
+    libc.prctl(_PR_SET_KEEPCAPS, 1, 0, 0, 0)
+    os.setuid(uid)
+    header = struct.pack("Ii", _CAP_VERSION_3, 0)
+    data = ctypes.create_string_buffer(struct.pack("6I", keep, keep, 0, 0, 0, 0))  # effective, permitted, inheritable
+    if libc.capset(ctypes.c_char_p(header), data) != 0:
+        error = ctypes.get_errno()
+        raise OSError(error, f"capset: {os.strerror(error)}")
+    from cua_bench.server import main as server
+
+    raise SystemExit(server(args))
+
+
+def main(argv: list[str]) -> None:
+    if len(argv) < 2 or argv[1] != "--":
+        raise SystemExit("usage: main([SOCKETS, '--', SERVER OPTIONS...]): the local backend starts it (wrap)")
+    uid, host_tmp = enter(Path(argv[0]))
+    os.chdir("/home/user")
+    for key in [key for key in os.environ if key.startswith(("XDG_", "DBUS_"))]:
+        del os.environ[key]
+    os.environ.update({"HOME": "/home/user", "USER": "user", "LOGNAME": "user", "TMPDIR": "/tmp"})
+    os.environ.update({WHOLE_MACHINE: "1", ISOLATED: "1", "CUA_LOCAL_ROOT": "/home/.cua/env"})
+    os.environ[HOST_TMP] = "/".join(host_tmp)
+    serve_as(uid, uid, argv[2:])

@@ -1,0 +1,134 @@
+"""The local backend with ``CUA_LOCAL_ISOLATE=1``: each environment is a user of its own in mount and
+network namespaces of its own, with its home at /home/user, so a task's commands cannot touch the host.
+
+Real env servers, real commands through the session API; the host's files and processes are checked after.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from cua_bench.backends.base import BackendError
+from cua_bench.backends.local import LocalBackend, unavailable
+from cua_bench.backends.local.isolate import UID_BASE, isolation_unavailable
+from cua_bench.cli import main
+from cua_bench.client import EnvClient
+from cua_bench.conformance import CONFORMANCE_TASK
+
+MISSING = unavailable() or isolation_unavailable()
+
+
+@pytest.fixture
+def isolated(monkeypatch: pytest.MonkeyPatch) -> LocalBackend:
+    if MISSING is not None:
+        if os.environ.get("CI"):
+            pytest.fail(f"CI is set but local environments cannot be isolated here: {MISSING}")
+        pytest.skip(f"local environments cannot be isolated here: {MISSING}")
+    monkeypatch.setenv("CUA_LOCAL_ISOLATE", "1")
+    return LocalBackend()
+
+
+@pytest.fixture
+def host_files() -> Iterator[Path]:
+    """/home/user/x/keep on the host (made for the test where /home/user is missing), and no /etc/cua-test."""
+    assert not os.path.exists("/etc/cua-test"), "/etc/cua-test exists already: an earlier run touched the host"
+    made_home = not os.path.exists("/home/user")
+    victim = Path("/home/user/x")
+    victim.mkdir(parents=True, exist_ok=True)
+    (victim / "keep").write_text("mine")
+    try:
+        yield victim
+        assert (victim / "keep").read_text() == "mine"
+        assert not os.path.exists("/etc/cua-test")
+    finally:
+        shutil.rmtree("/home/user" if made_home else victim, ignore_errors=True)
+
+
+def _run(env: EnvClient, command: str) -> dict[str, Any]:
+    result: dict[str, Any] = env.session("run_command", command=command, timeout=30)
+    return result
+
+
+def test_a_tasks_commands_stay_in_the_environment(isolated: LocalBackend, host_files: Path) -> None:
+    marker = f"cua-host-process-{uuid.uuid4().hex[:8]}"
+    host_process = subprocess.Popen(["bash", "-c", f"exec -a {marker} sleep 300"])
+    computer = isolated.provision(width=640, height=480, timeout=30)
+    try:
+        assert computer.info["uid"] == UID_BASE + computer.info["pid"]
+        with EnvClient(computer.address) as env:
+            env.reset(options={"task": str(CONFORMANCE_TASK), "obs": "rgb"})
+            seen = _run(env, 'id -un; id -u; echo "$HOME"; pwd')["stdout"].split()
+            assert seen == ["user", str(computer.info["uid"]), "/home/user", "/home/user"]
+            pattern = f"{marker[:-1]}[{marker[-1]}]"  # not matching the shell's own command line
+            harm = _run(
+                env, f"rm -rf /home/user/x; touch /etc/cua-test; echo made > /home/user/m; pkill -f '{pattern}'"
+            )
+            assert "Permission denied" in harm["stderr"]
+            # The environment's own /home/user and /tmp are what its file calls see.
+            assert env.session("read_file", path="/home/user/m") == "made\n"
+            env.session("write_file", path="/tmp/t.txt", content="t")
+            assert _run(env, "cat /tmp/t.txt; ls /tmp")["stdout"].startswith("t")
+            assert env.observe()["screenshot"].shape == (480, 640, 3)  # its own display works
+            # Settings persist (dconf in its home), and it has no root.
+            _run(env, "gsettings set org.gnome.desktop.interface font-name 'Iso 9'")
+            assert _run(env, "gsettings get org.gnome.desktop.interface font-name")["stdout"].strip() == "'Iso 9'"
+            assert _run(env, "sudo -n true")["returncode"] != 0
+            # The server reads task files anywhere; what it starts has no capability at all.
+            assert _run(env, "grep CapEff /proc/self/status")["stdout"].split() == ["CapEff:", "0" * 16]
+        assert host_process.poll() is None, "a command in the environment killed a host process"
+        assert not os.path.exists("/home/user/m")
+    finally:
+        isolated.teardown(computer)
+        host_process.kill()
+        host_process.wait()
+    assert not Path(computer.info["sockets"]).exists()
+    listed = subprocess.run(
+        ["ps", "-o", "stat=,args=", "-u", str(computer.info["uid"])], capture_output=True, text=True, check=False
+    )
+    alive = [line for line in listed.stdout.splitlines() if not line.strip().startswith("Z")]  # zombies are dead
+    assert alive == [], "processes of the environment's user outlived teardown"
+
+
+def _task(folder: Path, task_id: str, command: str) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    data = {
+        "id": task_id,
+        "instruction": "Nothing to do.",
+        "config": [{"type": "execute", "parameters": {"command": command, "shell": True}}],
+        "evaluator": {"func": "infeasible"},
+    }
+    (folder / f"{task_id}.json").write_text(json.dumps(data))
+
+
+def test_osworld_tasks_run_isolated_but_those_needing_root_are_skipped(
+    isolated: LocalBackend, host_files: Path, tmp_path: Path
+) -> None:
+    _task(tmp_path / "tasks" / "os", "paths", "rm -rf /home/user/x; touch /etc/cua-test; mkdir -p /home/user/Desktop")
+    _task(tmp_path / "tasks" / "os", "root", "echo password | sudo -S touch /etc/cua-test")
+    out = tmp_path / "run"
+    args = ["run", str(tmp_path / "tasks"), "--backend", "local", "--agent", "noop", "--output", str(out)]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    episodes = {e["task"]: e for e in map(json.loads, (out / "episodes.jsonl").read_text().splitlines())}
+    assert episodes["paths"]["status"] == "ok", episodes["paths"]  # run, in its own /home/user
+    assert episodes["root"]["status"] == "skipped"
+    assert episodes["root"]["error"].startswith(
+        "skipped: unsupported on an isolated local environment: its commands need root (sudo), which it does not give"
+    )
+
+
+def test_isolation_where_the_host_cannot_is_an_error_naming_why(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CUA_LOCAL_ISOLATE", "1")
+    monkeypatch.setattr("cua_bench.backends.local.isolation_unavailable", lambda: "isolation needs root; run as root")
+    with pytest.raises(BackendError, match=r"isolation needs root; run as root \(CUA_LOCAL_ISOLATE=1\)"):
+        LocalBackend().provision(width=320, height=240)
