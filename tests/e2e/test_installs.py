@@ -50,6 +50,7 @@ DOCUMENTED = {
     "pip install --no-deps -e plugins/cua-trainer-mlx": {"cua-trainer-mlx"},
     "pip install --no-deps -e plugins/cua-trainer-trl": {"cua-trainer-trl"},
     "pip install --no-deps -e plugins/cua-adapters-qwen": {"cua-adapters-qwen"},
+    "pip install --no-deps -e plugins/cua-bench-cua": {"cua-bench-cua"},
 }  # fmt: skip
 MEMBERS = sorted(
     p.parent.relative_to(ROOT)
