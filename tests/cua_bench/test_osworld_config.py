@@ -390,8 +390,8 @@ def test_command_getters_rule_and_sizes(ctx: Context) -> None:
     assert asyncio.run(get(ctx, {"type": "vm_window_size", "app_class_name": "vlc"})) is None
     with pytest.raises(FileNotFoundError):
         asyncio.run(get(ctx, {"type": "cache_file", "path": "absent"}))
-    with pytest.raises(TaskSkipped, match="unsupported getter: enable_do_not_track"):
-        asyncio.run(get(ctx, {"type": "enable_do_not_track"}))
+    with pytest.raises(TaskSkipped, match="unsupported getter: find_unpacked_extension_path"):
+        asyncio.run(get(ctx, {"type": "find_unpacked_extension_path"}))
     session.shell = False
     with pytest.raises(TaskSkipped, match="backend has no shell"):
         asyncio.run(get(ctx, {"type": "vm_command_line", "command": "ls"}))

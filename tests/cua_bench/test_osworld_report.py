@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from cua_bench.cli import main
+from cua_bench.cli import main, osworld_report
 from cua_bench.osworld import build_report, check_support, format_report, getters, load_task, official, support
 from cua_bench.osworld.apps import APPS, BACKEND_PACKAGES, needed_apps, programs_in
 
@@ -46,7 +46,9 @@ def test_json_lists_supported_tasks_as_well_as_skipped(osworld: Path) -> None:
     result = CliRunner().invoke(main, ["osworld", "report", str(osworld), "--builtin-metrics", "--json"])
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
-    assert len(data["supported_tasks"]) == data["supported"] == 5
+    # 6 with built-in metrics alone: chrome/030eeff7 joined when its getter (enable_do_not_track) came in.
+    assert len(data["supported_tasks"]) == data["supported"] == 6
+    assert data["supported_tasks"]["030eeff7-b492-4218-b312-701ec99ee0cc"]["domain"] == "chrome"
     assert data["supported_tasks"][VS_CODE_TASK]["domain"] == "vs_code"
     assert set(data["supported_tasks"]).isdisjoint(data["skipped_tasks"])
     assert len(data["supported_tasks"]) + len(data["skipped_tasks"]) == data["tasks"] == 22
@@ -105,7 +107,12 @@ def test_judged_against_a_backend_tasks_that_need_an_app_it_lacks_are_skipped_na
     result = CliRunner().invoke(main, ["osworld", "report", str(osworld), "--builtin-metrics", "--backend", "sim"])
     assert result.exit_code == 0 and "(not on the sim backend's desktop;" in result.output
     result = CliRunner().invoke(main, ["osworld", "report", str(osworld), "--backend", "vm"])
-    assert result.exit_code == 2 and "'vm' is not one of 'local', 'docker', 'sim'" in result.output
+    assert result.exit_code == 2 and "'vm' is not one of 'local', 'docker', 'docker-osworld', 'sim'" in result.output
+    choices = next(p for p in osworld_report.params if p.name == "backend").type.choices  # type: ignore[attr-defined]
+    assert set(choices) == set(BACKEND_PACKAGES)  # every desktop with a table of apps, and only those
+    result = CliRunner().invoke(main, ["osworld", "report", str(osworld), "--backend", "docker-osworld", "--json"])
+    judged = json.loads(result.output)
+    assert result.exit_code == 0 and judged["backend"] == "docker-osworld" and judged["supported_tasks"]
     with pytest.raises(ValueError, match="no table of apps for backend 'vm'"):
         check_support(load_task(local.entries[0].path), backend="vm")
 

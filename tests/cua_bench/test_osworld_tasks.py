@@ -41,17 +41,16 @@ SUPPORTED = {
     "4783cc41-c03c-4e1b-89b4-50658f642bd5",  # os: infeasible after execute steps
     "7882ed6e-bece-4bf0-bada-c32dc1ddae72",  # vlc: infeasible after a shell launch
     "276cc624-87ea-4f08-ab93-f770e3790175",  # vs_code: vm_file + check_json_settings
+    "030eeff7-b492-4218-b312-701ec99ee0cc",  # chrome: enable_do_not_track (Chrome's Preferences) + exact_match
 }
 SKIPPED_BY_REASON = {
     "unsupported: network download": 14,  # every Hugging Face download / cloud_file
     "unsupported: proxy": 2,  # 47543840 (chrome), df67aebb (multi_apps)
-    "unsupported getter: enable_do_not_track": 1,  # 030eeff7 (chrome)
 }
 # With every remote file in a local mirror, the downloads stop being a reason.
 SKIPPED_WITH_MIRROR = {
     "unsupported: proxy": 2,
     "unsupported getter: find_unpacked_extension_path": 2,  # 6766f2b8, a74b607e
-    "unsupported getter: enable_do_not_track": 1,
     "unsupported metric: compare_docx_files": 1,  # e528b65e: OSWorld's docs metrics only
 }
 
@@ -90,14 +89,15 @@ def test_report_on_the_fixtures(osworld: Path) -> None:
     report = build_report(osworld, official=(), mirror=None)
     assert {e.id for e in report.supported} == SUPPORTED
     assert report.by_reason() == SKIPPED_BY_REASON
-    assert len(report.skipped) == 17 and not report.invalid
+    assert len(report.skipped) == 16 and not report.invalid
     assert all(e.needs_shell for e in report.supported)
     domains = report.by_domain()
     assert {d: row["tasks"] for d, row in domains.items()} == DOMAINS
-    assert {d: row["supported"] for d, row in domains.items() if row["supported"]} == {"os": 3, "vlc": 1, "vs_code": 1}
+    supported = {d: row["supported"] for d, row in domains.items() if row["supported"]}
+    assert supported == {"chrome": 1, "os": 3, "vlc": 1, "vs_code": 1}
     text = format_report(report)
     print(text)  # the report, for the record (pytest -s)
-    assert "22 (5 supported, 17 skipped)" in text
+    assert "22 (6 supported, 16 skipped)" in text
     assert "14  unsupported: network download" in text
     # OSWorld's own metrics change nothing here: every metric of a supported task is built in.
     assert build_report(osworld, mirror=None).by_reason() == SKIPPED_BY_REASON
@@ -121,7 +121,7 @@ def test_report_with_a_local_mirror_of_the_remote_files(osworld: Path, tmp_path:
     _mirror_everything(osworld, tmp_path / "files")
     report = build_report(osworld, official=(), mirror=tmp_path / "files")
     assert report.by_reason() == SKIPPED_WITH_MIRROR
-    assert len(report.supported) == 16
+    assert len(report.supported) == 17
     # the Hugging Face layout: <domain>/<task id>/<file name>, unquoted
     url = "https://huggingface.co/datasets/xlangai/ubuntu_osworld_file_cache/resolve/main/multi_apps/a74b607e/Hello%20Extension.zip"
     assert mirror_path(url, tmp_path) == tmp_path / "multi_apps" / "a74b607e" / "Hello Extension.zip"
@@ -146,7 +146,7 @@ def test_cli_report(osworld: Path) -> None:
     result = CliRunner().invoke(main, ["osworld", "report", str(osworld), "--builtin-metrics", "--json"])
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
-    assert (data["tasks"], data["supported"], data["skipped"]) == (22, 5, 17)
+    assert (data["tasks"], data["supported"], data["skipped"]) == (22, 6, 16)
     assert data["by_reason"] == SKIPPED_BY_REASON
     assert data["by_domain"]["os"] == {"tasks": 4, "supported": 3, "skipped": 1}
     result = CliRunner().invoke(main, ["osworld", "report", str(osworld)])

@@ -459,8 +459,9 @@ def osworld() -> None:
 @click.option("--builtin-metrics", is_flag=True, help="Count only our built-in metrics, not desktop-env's.")
 @click.option(
     "--backend",
-    type=click.Choice(["local", "docker", "sim"]),
-    help="Judge the apps of this backend's desktop too (a task that needs an app it lacks is skipped).",
+    type=click.Choice(["local", "docker", "docker-osworld", "sim"]),  # osworld.apps.BACKEND_PACKAGES (a test holds it)
+    help="Judge the apps of this backend's desktop too (a task that needs an app it lacks is skipped); "
+    "docker-osworld: the docker backend's osworld image (CUA_DOCKER_VARIANT=osworld).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Every task: supported_tasks and skipped_tasks with reasons.")
 def osworld_report(folder: Path, files: Path | None, builtin_metrics: bool, backend: str | None, as_json: bool) -> None:
