@@ -5,8 +5,10 @@ set -euo pipefail
 # dbus and at-spi2-core: each environment's own session bus and the accessibility bus it activates.
 # docker.io and debootstrap: the docker backend's engine (its tests start their own dockerd) and image base.
 # gnome-screenshot: how Cua's computer-server (pyautogui) takes screenshots on Linux, for cua-bench-cua's tests.
+# dconf-service, libglib2.0-bin, gsettings-desktop-schemas: gsettings kept by dconf in an isolated local
+# environment (CUA_LOCAL_ISOLATE=1), as on OSWorld's computer.
 packages=(xvfb openbox dbus at-spi2-core xterm xdotool xclip x11-xserver-utils mousepad gnumeric pcmanfm chromium
-  fonts-dejavu-core docker.io debootstrap gnome-screenshot)
+  fonts-dejavu-core docker.io debootstrap gnome-screenshot dconf-service libglib2.0-bin gsettings-desktop-schemas)
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

@@ -44,6 +44,8 @@ def test_what_a_tasks_commands_reach_beyond_its_home(tmp_path: Path) -> None:
     assert host_reach(harm) == [
         "root (sudo)", "processes by name (pkill)", "the path /home/user/x", "the path /etc/cua-test",
     ]  # fmt: skip
+    gsettings = load_task(_task(tmp_path / "os", "gsettings set org.gnome.desktop.interface font-name 'A 9'", "gs"))
+    assert host_reach(gsettings) == ["settings that persist (gsettings)"]  # in memory on a shared host
     # Programs by their full path, ~, $HOME, /dev/null and URLs stay within the environment.
     fine = "/usr/bin/python3 -c 'print(1)' > /dev/null; ls ~/Desktop $HOME/x; curl https://example.org/a/b"
     assert host_reach(load_task(_task(tmp_path / "os", fine, "fine"))) == []

@@ -93,7 +93,8 @@ BACKEND_PACKAGES: dict[str, frozenset[str]] = {
     "local": frozenset(
         {
             "xvfb", "openbox", "dbus", "at-spi2-core", "xterm", "xdotool", "xclip", "x11-xserver-utils", "mousepad",
-            "gnumeric", "pcmanfm", "chromium", "fonts-dejavu-core", "docker.io", "debootstrap",
+            "gnumeric", "pcmanfm", "chromium", "fonts-dejavu-core", "docker.io", "debootstrap", "gnome-screenshot",
+            "dconf-service", "libglib2.0-bin", "gsettings-desktop-schemas",
         }
     ),
     "docker": frozenset(
@@ -193,11 +194,13 @@ def _imports(text: str) -> set[str]:
 
 
 # What a task's commands reach beyond the environment when they run on the host itself (the local
-# backend without a namespace of its own): root, other processes by name, and absolute paths other
-# than the programs' own folders (``/home/user`` there is the host's, and so is ``/tmp``).
+# backend without a namespace of its own): root, other processes by name, settings (kept in memory
+# there, or they would land in the host user's dconf), and absolute paths other than the programs'
+# own folders (``/home/user`` there is the host's, and so is ``/tmp``).
 _HOST_PROGRAMS = {
     "sudo": "root (sudo)", "su": "root (su)", "pkexec": "root (pkexec)",
     "killall": "processes by name (killall)", "pkill": "processes by name (pkill)",
+    "gsettings": "settings that persist (gsettings)", "dconf": "settings that persist (dconf)",
 }  # fmt: skip
 _ABSOLUTE = re.compile(r"(?<![\w.:/~$-])/[A-Za-z][^\s'\"`;|&)(<>,]*")
 _SYSTEM_PATHS = ("/usr/", "/bin/", "/sbin/", "/lib", "/opt/", "/dev/null", "/proc/self", "/snap/bin/")
