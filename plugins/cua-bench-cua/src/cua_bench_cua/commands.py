@@ -236,6 +236,8 @@ class Commands:
             await self.env.session("apply", actions=[], settle=True)
             self.dirty = False
         png: bytes = await self.env.session("screenshot")
+        if png[12:16] == b"IHDR":  # a task's computer block may have resized the screen at reset
+            self.width, self.height = int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")
         return {"image_data": base64.b64encode(png).decode()}
 
     async def cmd_get_screen_size(self) -> Reply:
