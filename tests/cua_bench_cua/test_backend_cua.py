@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -57,3 +58,12 @@ def test_desktop_tasks_score_as_on_local(task: str, computer_server: str, monkey
     local = rewards(task, "local")
     monkeypatch.setenv("CUA_COMPUTER_SERVER_URL", computer_server)
     assert rewards(task, "cua") == local == (1.0, 0.0)
+
+
+def test_the_cua_backend_drives_our_own_endpoint(desktop: None, endpoint: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Both ways at once: our endpoint serves a local desktop, and the cua backend, as a client of
+    that endpoint, runs a desktop task on it (WebSocket, run_command, files, keys, xdotool windows)."""
+    with endpoint("--backend", "local") as (url, _):
+        monkeypatch.setenv("CUA_COMPUTER_SERVER_URL", url)
+        monkeypatch.setenv("CUA_COMPUTER_SERVER_TYPING", "type_text")  # ours types whole strings
+        assert rewards("desktop/xterm-create-file", "cua") == (1.0, 0.0)
