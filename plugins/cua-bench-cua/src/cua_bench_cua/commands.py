@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import base64
 import inspect
+import logging
 import shlex
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from importlib.metadata import PackageNotFoundError, version
@@ -38,6 +39,8 @@ from cua_core.actions import (
     to_pixels,
 )
 from cua_core.errors import CuaError
+
+log = logging.getLogger(__name__)
 
 __all__ = ["PROTOCOL_VERSION", "UNSUPPORTED", "Commands", "Environment", "Reply"]
 
@@ -105,6 +108,9 @@ class Commands:
             return {"success": True, **await handler(**kwargs)}
         except (CuaError, ValueError, TypeError, OSError) as exc:
             return {"success": False, "error": f"{command}: {exc}"}
+        except Exception as exc:  # as Cua's server: any failure is the command's answer, never the connection's end
+            log.exception("%s failed", command)
+            return {"success": False, "error": f"{command}: unexpected {type(exc).__name__}: {exc}"}
 
     # -- helpers ------------------------------------------------------------------------------
 
