@@ -192,3 +192,9 @@ def endpoint() -> Any:
 def desktop() -> None:
     """What a real X desktop and Cua's computer-server need on this host."""
     need(desktop_problem())
+
+
+@pytest.fixture
+def port() -> int:
+    """A free port, for an endpoint no SDK has to find."""
+    return free_port()
