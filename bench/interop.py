@@ -28,11 +28,11 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 from cua_bench.backends.local import LocalBackend
+from cua_bench_cua.client import ServerUnreachable, call_once
 
 ROOT = Path(__file__).resolve().parents[1]
 SDK_PYTHON = ROOT / ".venv" / "cua-sdk" / "bin" / "python"
@@ -48,15 +48,12 @@ def cua_env() -> dict[str, str]:
 
 def wait_listening(proc: subprocess.Popen[bytes], what: str, timeout: float = 60) -> None:
     deadline = time.monotonic() + timeout
-    body = json.dumps({"command": "version", "params": {}}).encode()
     while time.monotonic() < deadline:
         if proc.poll() is not None:
             sys.exit(f"{what} exited with code {proc.returncode}")
-        with contextlib.suppress(OSError):
-            request = urllib.request.Request(f"http://127.0.0.1:{PORT}/cmd", data=body, method="POST")
-            with urllib.request.urlopen(request, timeout=2) as response:
-                if response.read().startswith(b"data: "):
-                    return
+        with contextlib.suppress(ServerUnreachable):
+            call_once(f"http://127.0.0.1:{PORT}", "version", timeout=2)
+            return
         time.sleep(0.2)
     sys.exit(f"{what} did not answer on port {PORT} within {timeout:g} s")
 

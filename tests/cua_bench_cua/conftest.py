@@ -13,13 +13,13 @@ import socket
 import subprocess
 import sys
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from cua_bench_cua.client import ServerUnreachable, call_once
 
 ROOT = Path(__file__).resolve().parents[2]
 SDK_PYTHON = ROOT / ".venv" / "cua-sdk" / "bin" / "python"
@@ -69,23 +69,6 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
-
-
-def post(url: str, body: bytes, headers: dict[str, str] | None = None) -> tuple[int, str]:
-    """``POST url`` as raw bytes; the status and the body, errors included."""
-    request = urllib.request.Request(url, data=body, headers=headers or {}, method="POST")
-    try:
-        with urllib.request.urlopen(request, timeout=30) as response:
-            return response.status, response.read().decode()
-    except urllib.error.HTTPError as exc:
-        return exc.code, exc.read().decode()
-
-
-def command(url: str, name: str, **params: Any) -> dict[str, Any]:
-    status, text = post(f"{url}/cmd", json.dumps({"command": name, "params": params}).encode())
-    assert status == 200 and text.startswith("data: "), (status, text)
-    reply: dict[str, Any] = json.loads(text.removeprefix("data: "))
-    return reply
 
 
 def drive(*steps: list[Any], timeout: float = 120) -> list[Any]:
@@ -160,9 +143,9 @@ def computer_server(tmp_path: Path) -> Iterator[str]:
     try:
         deadline = time.monotonic() + 60
         while True:
-            with contextlib.suppress(OSError):
-                if command(url, "version")["success"]:
-                    break
+            with contextlib.suppress(ServerUnreachable):
+                call_once(url, "version", timeout=2)
+                break
             if proc.poll() is not None or time.monotonic() > deadline:
                 pytest.fail(
                     f"Cua's computer-server did not start: {(root / 'computer-server.log').read_text()[-2000:]}"
