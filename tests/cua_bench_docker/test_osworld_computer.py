@@ -3,7 +3,8 @@ python3 with pyautogui on the display, gsettings kept by dconf, google-chrome wi
 
 CI builds the osworld variant's Dockerfile on the default image with OSWorld's computer alone (its
 packages, user, sudo, pyautogui; a minute), not with OSWorld's apps (LibreOffice, GIMP, VLC and
-Thunderbird take many minutes to install): the full image is built and run by ``bench/osworld.py``.
+Thunderbird take minutes to install) nor its metric modules (scipy, opencv, librosa ...): the full
+image is built and run by ``bench/osworld.py``.
 """
 
 from __future__ import annotations
@@ -34,7 +35,9 @@ def computer_image(docker_image: str) -> str:
     """The osworld variant without OSWorld's apps, on the default image (``docker_image``)."""
     client = connect()
     if not image_exists(client, COMPUTER_IMAGE):
-        build_image(client, variant="osworld", tag=COMPUTER_IMAGE, base=docker_image, packages=COMPUTER_PACKAGES)
+        build_image(
+            client, variant="osworld", tag=COMPUTER_IMAGE, base=docker_image, packages=COMPUTER_PACKAGES, metrics=False
+        )
     return COMPUTER_IMAGE
 
 

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import importlib
 import platform
+import re
 import shutil
 import subprocess
 import sys
 import tarfile
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
@@ -42,6 +43,7 @@ IMAGE = "cua-bench/desktop:0.1.0"
 OSWORLD_IMAGE = "cua-bench/desktop-osworld:0.1.0"
 BASE_IMAGE = "cua-bench/debian:bookworm"
 SUITE = "bookworm"
+IMAGE_PYTHON = "3.11.2"  # bookworm's python3, which runs the env server
 MIRROR = "http://deb.debian.org/debian"
 # The local backend's desktop (scripts/system-deps.sh) and the Python the env server runs on.
 APT_PACKAGES = (
@@ -77,11 +79,18 @@ class Variant:
     dockerfile: str  # beside this module
     packages: tuple[str, ...]
     computer: bool = False  # OSWorld's computer: user ``user``, sudo, pyautogui (the ``osworld`` folder here)
+    metrics: bool = False  # the env server gets cua-bench[osworld] and desktop-env: OSWorld's metrics score inside
 
 
 VARIANTS = {
     "default": Variant(IMAGE, "Dockerfile", APT_PACKAGES),
-    "osworld": Variant(OSWORLD_IMAGE, "Dockerfile.osworld", APT_PACKAGES + COMPUTER_PACKAGES + OSWORLD_APPS, True),
+    "osworld": Variant(
+        OSWORLD_IMAGE,
+        "Dockerfile.osworld",
+        APT_PACKAGES + COMPUTER_PACKAGES + OSWORLD_APPS,
+        computer=True,
+        metrics=True,
+    ),
 }
 
 # What the env server imports (cua-core's, cua-bench's and its `local` extra's dependencies), at
@@ -147,27 +156,73 @@ def build_base(client: Any, *, tag: str = BASE_IMAGE, mirror: str = MIRROR, log:
         client.api.import_image_from_file(str(archive), repository=repository, tag=version or "latest")
 
 
-def _download_wheels(folder: Path, log: Log) -> None:
+def _pins(names: Iterable[str], hint: str) -> list[str]:
     pins = []
-    for name in SERVER_DISTRIBUTIONS:
+    for name in names:
         try:
             pins.append(f"{name}=={metadata.version(name)}")
         except metadata.PackageNotFoundError as exc:
-            raise BackendError(
-                f"{name} is not installed here; pip install './packages/cua-bench[local]' from a clone of cua"
-            ) from exc
+            raise BackendError(f"{name} is not installed here; {hint}") from exc
+    return pins
+
+
+def _extra_closure(extra: str) -> list[str]:
+    """What cua-bench's ``extra`` needs, with everything those need, as installed here (pinned)."""
+    from packaging.requirements import Requirement
+
+    wanted = [
+        Requirement(text) for text in metadata.requires("cua-bench") or []
+        if "extra ==" in text and Requirement(text).marker.evaluate({"extra": extra})  # type: ignore[union-attr]
+    ]  # fmt: skip
+    seen: dict[str, str] = {}
+    while wanted:
+        name = wanted.pop().name
+        key = name.lower().replace("_", "-")
+        if key in seen:
+            continue
+        seen[key] = name
+        for text in metadata.requires(name) or []:
+            requirement = Requirement(text)
+            if requirement.marker is None or requirement.marker.evaluate({"extra": ""}):
+                wanted.append(requirement)
+    return _pins(sorted(seen.values()), f"pip install './packages/cua-bench[{extra}]' from a clone of cua")
+
+
+def _download_wheels(folder: Path, log: Log, pins: list[str]) -> None:
+    """Wheels of ``pins`` for the image's Python (Debian's 3.11.2, manylinux). A version that needs a
+    newer Python than the image's (soupsieve 4.1 wants 3.11.5) gives way to the newest that fits, and
+    a pin with only a source distribution is built into a wheel here (this host's Python must be 3.11)."""
     machine = {"x86_64": "x86_64", "amd64": "x86_64", "aarch64": "aarch64", "arm64": "aarch64"}.get(
         platform.machine().lower(), platform.machine()
     )
     platforms = [f"manylinux_2_{minor}_{machine}" for minor in (36, 34, 28, 17)] + [f"manylinux2014_{machine}"]
     log(f"pip download {' '.join(pins)}")
-    done = subprocess.run(
-        [sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--only-binary=:all:", "--python-version", "3.11",
-         "--implementation", "cp", *(arg for p in platforms for arg in ("--platform", p)), "-d", str(folder), *pins],
-        capture_output=True, text=True, check=False,
-    )  # fmt: skip
+    for _ in range(len(pins) + 1):
+        done = subprocess.run(
+            [sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--prefer-binary", "--python-version",
+             IMAGE_PYTHON, "--implementation", "cp", *(arg for p in platforms for arg in ("--platform", p)),
+             "-d", str(folder), *pins],
+            capture_output=True, text=True, check=False,
+        )  # fmt: skip
+        unfit = re.search(r"No matching distribution found for (\S+)==\S+", done.stderr)
+        if done.returncode == 0 or unfit is None or unfit.group(0).split()[-1] not in pins:
+            break
+        pinned = unfit.group(0).split()[-1]
+        log(f"{pinned} does not run on Python {IMAGE_PYTHON}: the newest {unfit.group(1)} that does")
+        pins = [unfit.group(1) if pin == pinned else pin for pin in pins]
     if done.returncode != 0:
         raise BackendError(f"pip download of the env server's wheels failed:\n{done.stderr[-2000:]}")
+    for sdist in [*folder.glob("*.tar.gz"), *folder.glob("*.zip")]:
+        if sys.version_info[:2] != (3, 11):
+            raise BackendError(f"{sdist.name} has no wheel: build the image from a host whose Python is 3.11")
+        log(f"pip wheel {sdist.name}")
+        built = subprocess.run(
+            [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(folder), str(sdist)],
+            capture_output=True, text=True, check=False,
+        )  # fmt: skip
+        if built.returncode != 0:
+            raise BackendError(f"pip wheel of {sdist.name} failed:\n{built.stderr[-2000:]}")
+        sdist.unlink()
 
 
 def _copy_packages(folder: Path) -> None:
@@ -196,10 +251,12 @@ def build_image(
     base: str = BASE_IMAGE,
     rebuild_base: bool = False,
     packages: tuple[str, ...] | None = None,
+    metrics: bool | None = None,
     log: Log = print,
 ) -> BuildResult:
     """Build ``variant``'s image as ``tag`` (default: the variant's; the base first when it is missing);
-    ``packages`` replaces the variant's Debian packages (the tests build OSWorld's computer without its apps).
+    ``packages`` replaces the variant's Debian packages and ``metrics`` whether OSWorld's metric modules go
+    in (the tests build OSWorld's computer without its apps and metrics).
     Returns what was done and the size."""
     if variant not in VARIANTS:
         raise BackendError(f"no image variant {variant!r}; choose one of {', '.join(VARIANTS)}")
@@ -215,7 +272,13 @@ def build_image(
         if chosen.computer:
             _computer(context / "computer", log)
         (context / "wheels").mkdir()
-        _download_wheels(context / "wheels", log)
+        pins = _pins(SERVER_DISTRIBUTIONS, "pip install './packages/cua-bench[local]' from a clone of cua")
+        if (
+            chosen.metrics if metrics is None else metrics
+        ):  # OSWorld's metric modules, which the env server inside imports to score
+            hint = "pip install --no-deps desktop-env==1.0.2"
+            pins = list(dict.fromkeys([*pins, *_extra_closure("osworld"), *_pins(["desktop-env"], hint)]))
+        _download_wheels(context / "wheels", log, pins)
         _copy_packages(context / "lib")
         log(f"docker build {tag}")
         last: list[str] = []
