@@ -67,3 +67,16 @@ def test_the_cua_backend_drives_our_own_endpoint(desktop: None, endpoint: Any, m
         monkeypatch.setenv("CUA_COMPUTER_SERVER_URL", url)
         monkeypatch.setenv("CUA_COMPUTER_SERVER_TYPING", "type_text")  # ours types whole strings
         assert rewards("desktop/xterm-create-file", "cua") == (1.0, 0.0)
+
+
+def test_one_environment_per_server(computer_server: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CUA_COMPUTER_SERVER_URL", computer_server)
+    first, second = backends()["cua"](), backends()["cua"]()
+    computer = first.provision()
+    try:
+        with pytest.raises(BackendError, match=r"already serves an environment .*--max-parallel 1"):
+            second.provision()
+    finally:
+        first.teardown(computer)
+    again = second.provision()  # free once the first is torn down
+    second.teardown(again)
