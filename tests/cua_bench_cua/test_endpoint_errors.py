@@ -142,6 +142,19 @@ def test_extra_params_are_dropped_as_cua_drops_them(url: str) -> None:
     assert cmd(url, "get_cursor_position") == (200, {"success": True, "position": {"x": 10, "y": 10}})
 
 
+def test_a_chunked_body_is_refused_by_name(url: str) -> None:
+    import http.client
+
+    host, port = url.removeprefix("http://").split(":")
+    conn = http.client.HTTPConnection(host, int(port), timeout=10)
+    conn.request("POST", "/cmd", body=iter([b'{"command": "version"}']), encode_chunked=True)
+    response = conn.getresponse()
+    assert response.status == 400
+    assert json.loads(response.read()) == {"detail": "chunked request bodies are not supported: send Content-Length"}
+    conn.close()
+    still_serving(url)
+
+
 def test_other_paths_and_methods(url: str) -> None:
     import urllib.error
     import urllib.request

@@ -131,6 +131,10 @@ class CuaEndpoint:
 
     async def _http(self, request: _Http, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
         """Answer one request; False when the connection must close."""
+        if "chunked" in request.headers.get("transfer-encoding", "").lower():
+            detail = "chunked request bodies are not supported: send Content-Length"
+            await self._respond(writer, 400, {"detail": detail}, close=True)
+            return False
         length_text = request.headers.get("content-length", "0")
         if not length_text.isdigit() or int(length_text) > MAX_BODY:
             await self._respond(
