@@ -65,6 +65,7 @@ class TurnBatch:
         self._asks = asks
         self.turns: list[Turn] = [a.turn for a in asks]
         self.responded = False
+        self._handed_at = time.monotonic()
 
     def __len__(self) -> int:
         return len(self.turns)
@@ -84,6 +85,7 @@ class TurnBatch:
                 raise TypeError(f"respond takes cua_bench_rl Decision objects, got {type(decision).__name__}")
             stamped.append(dataclasses.replace(decision, version=version))  # never mutate a shared decision
         self.responded = True
+        self._loader._policy_took(time.monotonic() - self._handed_at)
         self._loader._deliver(list(zip(self._asks, stamped, strict=True)))
 
 
@@ -150,6 +152,7 @@ class RolloutLoader:
             ("episodes", "env_steps", "retried", "dropped", "replaced", "groups", "groups_dropped"), 0
         )
         self._started_at = 0.0
+        self._policy_s: float | None = None  # how long the policy takes to answer a batch (moving average)
         self._thread: threading.Thread | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._main: asyncio.Task[None] | None = None
@@ -167,9 +170,11 @@ class RolloutLoader:
 
     def batches(self, max_batch: int = 32, wait: float = 0.005) -> Iterator[TurnBatch]:
         """Batches of waiting turns: blocks until at least one waits, then up to ``wait`` seconds more
-        for up to ``max_batch`` (not at all once every environment waits: none can add a turn). Ends
-        when the loader closes (or, with ``once``, when all is played); raises what stopped the
-        rollouts."""
+        for up to ``max_batch`` (not at all once every environment waits: none can add a turn), but
+        never longer than the policy has been taking to answer a batch: waiting for more turns pays
+        only where a call costs more than the turns it gathers wait (a model's forward pass), and a
+        policy that answers in microseconds gets each turn at once. Ends when the loader closes (or,
+        with ``once``, when all is played); raises what stopped the rollouts."""
         if max_batch < 1:
             raise ValueError(f"max_batch must be at least 1, got {max_batch}")
         self.start()
@@ -180,7 +185,7 @@ class RolloutLoader:
                 self._raise_error()
                 if self._finished or not self._pending:
                     return  # closed, or (once) everything played: turns left here wait for nobody
-                deadline = time.monotonic() + wait
+                deadline = time.monotonic() + self._batch_wait(wait)
                 while len(self._pending) < max_batch and self._asked < self._alive and self._error is None:
                     left = deadline - time.monotonic()
                     if left <= 0:
@@ -226,6 +231,13 @@ class RolloutLoader:
     def _raise_error(self) -> None:
         if self._error is not None:
             raise self._error
+
+    def _policy_took(self, seconds: float) -> None:
+        self._policy_s = seconds if self._policy_s is None else 0.8 * self._policy_s + 0.2 * seconds
+
+    def _batch_wait(self, wait: float) -> float:
+        """How long a batch waits for more turns: ``wait``, or less once the policy is known to be faster."""
+        return wait if self._policy_s is None else min(wait, self._policy_s)
 
     def _deliver(self, answered: list[tuple[_Ask, Decision]]) -> None:
         with self._cond:
