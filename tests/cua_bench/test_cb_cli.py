@@ -12,6 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from cua_bench.cb_cli import main
+from cua_bench.settings import load_settings
 
 
 def cb(*args: object, stdin: str | None = None) -> tuple[int, str]:
@@ -61,7 +62,7 @@ def test_scaffold_passes_with_its_oracle_and_scores_zero_doing_nothing(here: Pat
     # the default output folder is cua-bench's runs/<time>, printed
     code, out = cb("run", task)
     assert code == 0, out
-    assert "Results: runs/" in out and "success 100.0%" in out
+    assert "run folder: runs/" in out and "success 100.0%" in out
     # a folder that holds anything is refused, as Cua's cb refuses it
     code, out = cb("task", "create", task)
     assert code == 1
@@ -75,6 +76,8 @@ def test_variant_id_max_variants_parallel_and_datasets(here: Path) -> None:
     assert code == 0, out
     keys = [json.loads(line)["key"] for line in (here / "runs/v2/episodes.jsonl").read_text().splitlines()]
     assert keys == ["alpha/train/2"]
+    recorded = load_settings(here / "runs/v2")["results"]  # what it ran, not the first 3 of which 2 ran
+    assert (recorded["variant"], recorded["variants"]) == (2, None)
     code, out = cb("run", "tasks/alpha", "--max-variants", "2", "-j", "2", "--json", "--output-dir", "runs/k2")
     assert code == 0, out
     assert json.loads(out)["episodes"] == 2
@@ -87,7 +90,7 @@ def test_variant_id_max_variants_parallel_and_datasets(here: Path) -> None:
     assert list(json.loads(out)["tasks"]) == ["beta"] and json.loads(out)["episodes"] == 1
     code, out = cb("run", "tasks/alpha", "--variant-id", "9", "--output-dir", "runs/v9")
     assert code == 1
-    assert errors(out) == ["Error: tasks/alpha: no task has variant 9 in split 'train'"]
+    assert errors(out) == ["Error: tasks/alpha: nothing to run (no task has variant 9 in split 'train')"]
     # a registered task's name runs as a task (variant 0); --dry-run starts nothing
     code, out = cb("run", "sim/click-button", "--dry-run")
     assert code == 0, out

@@ -9,6 +9,7 @@ from click.testing import CliRunner
 from support.bench_tasks import make_taskset
 
 from cua_bench.cli import main
+from cua_bench.settings import load_settings
 
 
 def run(*args: object, stdin: str | None = None) -> tuple[int, str]:
@@ -59,6 +60,23 @@ def test_run_refuses_bad_input_clearly(tmp_path: Path) -> None:
     code, out = run("report", tmp_path)
     assert code == 1
     assert "no episodes.jsonl" in out
+
+
+def test_run_one_variant_index_records_that_index(tmp_path: Path) -> None:
+    tasks = make_taskset(tmp_path / "ts", {"press-a": ("fast", 4), "press-b": ("fast", 2)})
+    code, out = run("run", tasks, "--variant", "3", "--output", tmp_path / "v3", "--json")
+    assert code == 0, out
+    assert json.loads(out)["episodes"] == 1  # press-b has no variant 3
+    assert [json.loads(line)["key"] for line in (tmp_path / "v3/episodes.jsonl").read_text().splitlines()] == [
+        "press-a/test/3"
+    ]
+    assert load_settings(tmp_path / "v3")["results"]["variant"] == 3
+    code, out = run("run", tasks, "--variant", "1", "--variants", "2", "--output", tmp_path / "both")
+    assert code == 2 and "give --variant or --variants, not both" in out
+    code, out = run("run", tasks, "--variant", "7", "--output", tmp_path / "v7")
+    assert code == 1 and "nothing to run (no task has variant 7 in split 'test')" in out
+    code, out = run("run", tasks, "--variants", "1", "--output", tmp_path / "k1", "--json", "--no-record")
+    assert code == 0 and "variant" not in load_settings(tmp_path / "k1")["results"]  # older runs still resume
 
 
 def test_check_and_conformance(tmp_path: Path) -> None:

@@ -19,13 +19,12 @@ from typing import Any, TypeVar
 import click
 
 from cua_bench import cli
-from cua_bench.progress import Progress
 from cua_bench.registry import agents, backends, resolve_task, tasksets
 from cua_bench.run_marker import marker_alive, read_run_marker
 from cua_bench.runner import RunConfig, Runner
-from cua_bench.summary import format_summary, load_results
+from cua_bench.summary import load_results
 from cua_bench.tasks import TaskError, load_task_module
-from cua_bench.taskset import Episode, default_split, resolve_episodes, task_folders, task_name
+from cua_bench.taskset import default_split, task_folders, task_name
 from cua_core.command import CONTEXT, CuaGroup
 
 __all__ = ["main"]
@@ -136,22 +135,6 @@ def _agent(oracle: bool, noop: bool, agent: str | None, import_path: str | None,
     return spec
 
 
-def _episodes_of(config: RunConfig, variant: int | None) -> list[Episode]:
-    found = resolve_episodes(config.taskset, config.split, config.variants, config.tasks)
-    return found if variant is None else [e for e in found if e.variant == variant]
-
-
-class _OneVariant(Runner):
-    """The Runner, narrowed to one variant index of each task (Cua's --variant-id)."""
-
-    def __init__(self, config: RunConfig, variant: int | None, **kwargs: Any) -> None:
-        super().__init__(config, **kwargs)
-        self.only = variant
-
-    def episodes(self) -> list[Episode]:
-        return _episodes_of(self.config, self.only)
-
-
 def _target(path: str) -> tuple[str, str | None]:
     """PATH as (what the Runner takes, --tasks): a folder, a registered dataset, or a registered task
     name (sim/click-button) run as its dataset narrowed to that task."""
@@ -235,9 +218,8 @@ def _run(what: str, path: str, **flags: Any) -> None:
         variant = 0  # Cua's `cb run task` runs one variant, 0 unless --variant-id says
     if variant is not None and flags["max_variants"] is not None:
         raise click.UsageError("give --variant-id or --max-variants, not both")
-    limit = variant + 1 if variant is not None else flags["max_variants"]
     split = flags["split"] or default_split(taskset, tasks)
-    options = cli._options(flags["agent_options"])
+    options = cli.parse_options(flags["agent_options"])
     if flags["model"] is not None:
         options["model"] = flags["model"]
     output = flags["output_dir"] or RUNS / time.strftime("%Y%m%d-%H%M%S")
@@ -249,42 +231,19 @@ def _run(what: str, path: str, **flags: Any) -> None:
         options,
         flags["max_parallel"],
         flags["max_steps"],
-        limit,
+        flags["max_variants"],
         split,
         tasks=tasks,
+        variant=variant,
     )
     if flags["dry_run"]:
-        episodes = _episodes_of(config, variant)
+        episodes = Runner(config).episodes()
         for episode in episodes:
             click.echo(f"  {episode.task} v{episode.variant} ({episode.split}) on {flags['backend']} with {spec}")
         click.echo(f"Dry run: {len(episodes)} variant(s); nothing was started.")
         sys.exit(0 if episodes else 1)
-    progress: Progress | None = None
-
-    def advance(result: Any) -> None:
-        if progress is not None:
-            progress.advance(f"{result.key}: {cli._outcome(result)}")
-
-    runner = _OneVariant(config, variant, progress=advance)
-    episodes = runner.episodes()
-    if not episodes:
-        raise click.ClickException(f"{path}: no task has variant {variant} in split {split!r}")
-    click.echo(f"Run ID: {runner.run_id}  Output: {output}", err=True)
-    progress = Progress(len(episodes))
-    try:
-        summary = runner.run()
-    except KeyboardInterrupt:
-        progress.close()
-        click.echo(f"interrupted: finished episodes are kept in {output} (cua-bench run --resume)", err=True)
-        sys.exit(130)
-    finally:
-        progress.close()
-    if flags["as_json"]:
-        click.echo(json.dumps(summary, indent=2))
-    else:
-        click.echo(format_summary(summary))
-        click.echo(f"Results: {output}")
-    cli._exit_for(summary, output, allow_errors=False)
+    click.echo(f"Output: {output}", err=True)
+    cli.run_and_report(config, as_json=flags["as_json"])
 
 
 @run.command("task", context_settings=CONTEXT)

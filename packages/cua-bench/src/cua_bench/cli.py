@@ -23,7 +23,7 @@ from cua_bench.runner import RunConfig, Runner
 from cua_bench.settings import load_settings
 from cua_bench.summary import EpisodeResult, format_summary, load_results, summarize
 from cua_bench.tasks import load_task_module
-from cua_bench.taskset import default_split, locate_task, resolve_episodes, select_tasks, task_folders
+from cua_bench.taskset import default_split, locate_task, select_tasks, task_folders
 from cua_core.actions import format_action, parse_actions
 from cua_core.command import CONTEXT, CuaGroup
 from cua_core.errors import ActionError, CuaError
@@ -39,7 +39,8 @@ def main() -> None:
     """Verifiable computer-use tasks on the embedded desktop and on real ones."""
 
 
-def _options(pairs: tuple[str, ...], hint: str = "--agent-option") -> dict[str, Any]:
+def parse_options(pairs: tuple[str, ...], hint: str = "--agent-option") -> dict[str, Any]:
+    """``KEY=VALUE`` pairs as a dict, each value read as JSON where it is JSON (``3``, ``true``)."""
     out: dict[str, Any] = {}
     for pair in pairs:
         key, sep, value = pair.partition("=")
@@ -67,6 +68,7 @@ def _options(pairs: tuple[str, ...], hint: str = "--agent-option") -> dict[str, 
 @click.option("--max-parallel", default=4, show_default=True, type=POSITIVE, help="Environments at once.")
 @click.option("--max-steps", type=POSITIVE, help="Steps before an episode is truncated (default: each task's own).")
 @click.option("--variants", type=POSITIVE, help="Only the first K variants of each task.")
+@click.option("--variant", type=click.IntRange(min=0), help="Only this variant index of each task.")
 @click.option("--split", help="Default: test, or the one split the tasks declare (Cua Bench tasks: train).")
 @click.option("--output", type=click.Path(file_okay=False, path_type=Path), help="Run folder (default runs/<time>).")
 @click.option("--resume", is_flag=True, help="Continue the run in --output (same settings) without redoing episodes.")
@@ -88,6 +90,7 @@ def run(
     max_parallel: int,
     max_steps: int | None,
     variants: int | None,
+    variant: int | None,
     split: str | None,
     output: Path | None,
     resume: bool,
@@ -106,11 +109,13 @@ def run(
     if resume and output is None:
         raise click.UsageError("--resume needs --output RUN_FOLDER: the run to continue")
     output = output or Path("runs") / time.strftime("%Y%m%d-%H%M%S")
-    options = _options(agent_options)
+    if variant is not None and variants is not None:
+        raise click.UsageError("give --variant or --variants, not both")
+    options = parse_options(agent_options)
     shortcuts = {"model": model, "adapter": adapter, "base_url": base_url, "history": history}
     options |= {k: v for k, v in shortcuts.items() if v is not None}
     if adapter_options:
-        options["adapter_options"] = _options(adapter_options, "--adapter-option")
+        options["adapter_options"] = parse_options(adapter_options, "--adapter-option")
     try:
         observes = Observes.parse(obs) if obs is not None else None
     except ValueError as exc:
@@ -118,17 +123,32 @@ def run(
     split = split or default_split(taskset, tasks)
     config = RunConfig(
         taskset, output, backend, agent, options, max_parallel, max_steps, variants, split, resume, not no_record,
-        observes=observes, tasks=tasks,
+        observes=observes, tasks=tasks, variant=variant,
     )  # fmt: skip
-    total = len(resolve_episodes(taskset, split, variants, tasks))
-    already = len(load_results(output / "episodes.jsonl")) if resume else 0
-    progress = Progress(total, already=already)
+    run_and_report(config, as_json=as_json, allow_errors=allow_errors)
+
+
+def run_and_report(config: RunConfig, *, as_json: bool = False, allow_errors: bool = False) -> None:
+    """Run ``config`` with progress, then print its summary and exit as ``run`` does (``cb run`` too).
+
+    Ctrl-C keeps the finished episodes and exits 130 naming the ``--resume`` to continue."""
     runner = Runner(config, progress=lambda r: progress.advance(f"{r.key}: {_outcome(r)}"))
+    episodes = runner.episodes()
+    if not episodes:
+        raise click.ClickException(
+            f"{config.taskset}: nothing to run (no task has "
+            + (f"variant {config.variant}" if config.variant is not None else "a variant")
+            + f" in split {config.split!r}{f' among tasks {config.tasks!r}' if config.tasks else ''})"
+        )
+    already = len(load_results(config.output / "episodes.jsonl")) if config.resume else 0
+    progress = Progress(len(episodes), already=already)
     try:
         summary = runner.run()
     except KeyboardInterrupt:
         progress.close()
-        click.echo(f"interrupted: finished episodes are kept; continue with --resume --output {output}", err=True)
+        click.echo(
+            f"interrupted: finished episodes are kept; continue with --resume --output {config.output}", err=True
+        )
         sys.exit(130)
     finally:
         progress.close()
@@ -136,8 +156,8 @@ def run(
         click.echo(json.dumps(summary, indent=2))
     else:
         click.echo(format_summary(summary))
-        click.echo(f"run folder: {output}")
-    _exit_for(summary, output, allow_errors)
+        click.echo(f"run folder: {config.output}")
+    _exit_for(summary, config.output, allow_errors)
 
 
 def _outcome(result: EpisodeResult) -> str:

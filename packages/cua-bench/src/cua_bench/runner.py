@@ -67,6 +67,7 @@ class RunConfig:
     heartbeat_timeout: float = 5.0  # how soon a dead env server is noticed
     observes: Observes | None = None  # overrides what the agent declares it observes (--obs)
     tasks: str | None = None  # only these tasks: names or globs, comma-separated (--tasks)
+    variant: int | None = None  # only this variant index of each task (--variant; Cua's --variant-id)
 
 
 class _Recorder:
@@ -136,7 +137,8 @@ class Runner:
         self.crashes: list[BaseException] = []  # workers that died of something unexpected
 
     def episodes(self) -> list[Episode]:
-        return resolve_episodes(self.config.taskset, self.config.split, self.config.variants, self.config.tasks)
+        config = self.config
+        return resolve_episodes(config.taskset, config.split, config.variants, config.tasks, only=config.variant)
 
     def preflight(self) -> Computer:
         """One computer, started before anything is written: a backend that cannot start one fails the

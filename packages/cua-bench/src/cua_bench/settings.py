@@ -78,6 +78,8 @@ def run_settings(config: RunConfig, agent_name: str) -> dict[str, Any]:
                 "observes": observes,
                 "max_steps": config.max_steps,
                 "variants": config.variants,
+                # only when given, so that runs recorded before it existed still resume
+                **({"variant": config.variant} if config.variant is not None else {}),
                 "split": config.split,
                 "screen": [config.width, config.height],
                 "seed": "the variant index (reset(seed=None))",

@@ -106,10 +106,16 @@ def default_split(taskset: str | Path, tasks: str | None = None) -> str:
 
 
 def resolve_episodes(
-    taskset: str | Path, split: str | None = "test", variants: int | None = None, tasks: str | None = None
+    taskset: str | Path,
+    split: str | None = "test",
+    variants: int | None = None,
+    tasks: str | None = None,
+    *,
+    only: int | None = None,
 ) -> list[Episode]:
     """Every (task, variant) of ``split`` (None: each task's default split), the first ``variants`` of
-    each task when given, of the tasks ``tasks`` selects (names or globs, comma-separated) when given."""
+    each task when given, of the tasks ``tasks`` selects (names or globs, comma-separated) when given;
+    with ``only``, just that variant index of each task that has it."""
     named = not Path(taskset).exists() and str(taskset) in tasksets()
     episodes = []
     for folder in select_tasks(task_folders(taskset), tasks):
@@ -118,7 +124,8 @@ def resolve_episodes(
         count = len(module.variants(its_split))
         ref = f"{taskset}/{task_name(folder)}" if named else str(folder)
         for variant in range(count if variants is None else min(variants, count)):
-            episodes.append(Episode(folder, module.name, variant, its_split, ref))
+            if only is None or variant == only:
+                episodes.append(Episode(folder, module.name, variant, its_split, ref))
     return episodes
 
 
