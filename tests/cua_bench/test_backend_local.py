@@ -7,6 +7,7 @@ CI is set: there a missing Xvfb is a broken CI image and must fail.
 from __future__ import annotations
 
 import asyncio
+import io
 import os
 import shutil
 import signal
@@ -18,6 +19,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from PIL import Image
 from support.local_envs import marked
 
 from cua_bench.a11y_xml import to_osworld_xml
@@ -230,6 +232,30 @@ def test_session_extras_in_process(root: Path) -> None:
             session.close()
 
     assert not asyncio.run(scenario()).exists()
+
+
+def test_an_unchanged_screen_is_not_encoded_again(root: Path) -> None:
+    from cua_bench.backends.local.session import LocalSession
+
+    async def scenario() -> None:
+        session = LocalSession.start(320, 240)
+        try:
+            first = await session.screenshot()
+            assert await session.screenshot() is first  # the same screen: the PNG kept, not encoded again
+            await session.launch("xterm")
+            deadline = time.monotonic() + 10
+            while (shot := await session.screenshot()) == first:
+                assert time.monotonic() < deadline, "the xterm never showed"
+                await asyncio.sleep(0.05)
+            await session.settle()
+            shot = await session.screenshot()
+            frame = session.frame()
+            assert frame is not None
+            assert np.array_equal(np.asarray(Image.open(io.BytesIO(shot)).convert("RGB")), frame)
+        finally:
+            session.close()
+
+    asyncio.run(scenario())
 
 
 @needs_x
