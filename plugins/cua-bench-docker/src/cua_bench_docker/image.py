@@ -8,6 +8,7 @@ copied as they are installed here, so the container runs the same code as the ho
 from __future__ import annotations
 
 import importlib
+import os
 import platform
 import re
 import shutil
@@ -218,8 +219,11 @@ def _download_wheels(folder: Path, log: Log, pins: list[str]) -> None:
         log(f"pip wheel {sdist.name}")
         built = subprocess.run(
             [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(folder), str(sdist)],
-            capture_output=True, text=True, check=False,
-        )  # fmt: skip
+            capture_output=True,
+            text=True,
+            check=False,
+            env={**os.environ, "SOURCE_DATE_EPOCH": "315532800"},
+        )  # fmt: skip  (fixed timestamps: the same wheel bytes each build, so docker's layer cache holds)
         if built.returncode != 0:
             raise BackendError(f"pip wheel of {sdist.name} failed:\n{built.stderr[-2000:]}")
         sdist.unlink()
