@@ -23,7 +23,7 @@ from textual.screen import Screen
 from cua_core.events import BusAddresses, ensure_forwarder
 from cua_tui.backfill import scan_runs
 from cua_tui.feed import BusBatch, ControllerLink, ControllerSnapshot, ControllerUpdate, read_bus
-from cua_tui.model import Model
+from cua_tui.model import Model, Run
 from cua_tui.screens.common import ViewScreen
 from cua_tui.screens.computers import ComputersScreen
 from cua_tui.screens.dialogs import Help
@@ -109,7 +109,7 @@ class CuaTui(App[None]):
         runs = scan_runs(self.run_roots)
         self.call_from_thread(self._add_runs, runs)
 
-    def _add_runs(self, runs: list) -> None:  # type: ignore[type-arg]
+    def _add_runs(self, runs: list[Run]) -> None:
         for run in runs:
             self.model.add_run(run)
         self._redraw({"runs"})

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 from textual.binding import Binding, BindingType
 from textual.coordinate import Coordinate
@@ -11,9 +11,15 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Input
 
 if TYPE_CHECKING:
+    from cua_tui.app import CuaTui
     from cua_tui.model import Model
 
-__all__ = ["FilteredTable", "ViewScreen", "age", "fmt_float", "fmt_pct"]
+__all__ = ["FilteredTable", "ViewScreen", "age", "app_of", "fmt_float", "fmt_pct"]
+
+
+def app_of(screen: Screen[Any]) -> CuaTui:
+    """The screen's app as what it is: every screen here runs in a CuaTui (its model, link, clock)."""
+    return cast("CuaTui", screen.app)
 
 
 def age(seconds: float) -> str:
@@ -94,8 +100,12 @@ class ViewScreen(Screen[None]):
         raise NotImplementedError
 
     @property
+    def cua(self) -> CuaTui:
+        return app_of(self)
+
+    @property
     def model(self) -> Model:
-        return self.app.model  # type: ignore[attr-defined,no-any-return]
+        return self.cua.model
 
     def on_screen_resume(self) -> None:
         self.show(self.model)

@@ -54,5 +54,5 @@ class ComputersScreen(ViewScreen):
         return self.table
 
     def show(self, model: Model) -> None:
-        self.query_one("#status", Static).update(self.app.controller_status)  # type: ignore[attr-defined]
+        self.query_one("#status", Static).update(self.cua.controller_status)
         self.table.sync({host.id: _row(host) for host in sorted(model.hosts.values(), key=lambda h: h.name)})

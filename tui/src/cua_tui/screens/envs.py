@@ -53,7 +53,7 @@ class EnvsScreen(ViewScreen):
         return self.table
 
     def show(self, model: Model) -> None:
-        now = self.app.clock()  # type: ignore[attr-defined]
+        now = self.cua.clock()
         rows = {}
         for env in sorted(model.envs.values(), key=lambda e: e.key):
             rows[env.key] = (
@@ -83,7 +83,7 @@ class EnvsScreen(ViewScreen):
             return
         self.shot_of = (env.key, env.step)
         pane = self.query_one("#screenshot", Static)
-        if not self.app.feeds:  # type: ignore[attr-defined]
+        if not self.cua.feeds:
             pane.update(f"{env.key}: live feeds are off, no screenshot fetched")
             return
         self.fetch(env.key, env.address, pane.content_size.width, pane.content_size.height)
@@ -96,7 +96,7 @@ class EnvsScreen(ViewScreen):
         except (CuaError, OSError, ValueError) as exc:
             self.app.call_from_thread(self._shot, key, f"no screenshot: {exc}")
             return
-        images = self.app.images  # type: ignore[attr-defined]
+        images = self.cua.images
         if images:
             self.app.call_from_thread(self._shot, key, render_png(png, columns, rows))
         else:

@@ -57,8 +57,8 @@ class JobsScreen(ViewScreen):
         return self.table
 
     def show(self, model: Model) -> None:
-        now = self.app.clock()  # type: ignore[attr-defined]
-        self.query_one("#status", Static).update(self.app.controller_status)  # type: ignore[attr-defined]
+        now = self.cua.clock()
+        self.query_one("#status", Static).update(self.cua.controller_status)
         rows = {}
         for job in sorted(model.jobs.values(), key=lambda j: -j.submitted):
             nodes = str(job.nodes_min) if job.nodes_min == job.nodes_max else f"{job.nodes_min}:{job.nodes_max}"
@@ -66,11 +66,11 @@ class JobsScreen(ViewScreen):
             rows[job.id] = (job.id, job.fn, job.state, nodes, str(job.attempt), age(lived), job.reason or "-")
         self.table.sync(rows)
         selected = self.table.selected
-        if selected is not None and selected != self.members_of and self.app.feeds:  # type: ignore[attr-defined]
+        if selected is not None and selected != self.members_of and self.cua.feeds:
             self.load_members(selected)
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
-        if event.data_table.id == "jobs" and event.row_key.value is not None and self.app.feeds:  # type: ignore[attr-defined]
+        if event.data_table.id == "jobs" and event.row_key.value is not None and self.cua.feeds:
             self.load_members(event.row_key.value)
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
@@ -81,7 +81,7 @@ class JobsScreen(ViewScreen):
     def load_members(self, job: str) -> None:
         self.members_of = job
         try:
-            detail = self.app.link.call("job.show", {"job": job})  # type: ignore[attr-defined]
+            detail = self.cua.link.call("job.show", {"job": job})
         except (CuaError, ValueError, OSError) as exc:
             self.app.call_from_thread(self.app.notify, f"job {job}: {exc}", severity="warning")
             return
@@ -127,9 +127,9 @@ class JobsScreen(ViewScreen):
     @work(thread=True, group="cancel", exit_on_error=False)
     def cancel(self, job: str) -> None:
         try:
-            reply = self.app.link.call("job.cancel", {"job": job})  # type: ignore[attr-defined]
+            reply = self.cua.link.call("job.cancel", {"job": job})
         except (CuaError, ValueError, OSError) as exc:
             self.app.call_from_thread(self.app.notify, f"cancel {job}: {exc}", severity="error")
             return
         self.app.call_from_thread(self.app.notify, f"job {job}: {reply['was']} -> {reply['state']}")
-        self.app.link.wake.set()  # type: ignore[attr-defined]
+        self.cua.link.wake.set()

@@ -13,6 +13,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Input, Log, Static
 
 from cua_core.errors import CuaError, RemoteError
+from cua_tui.screens.common import app_of
 
 __all__ = ["LogsScreen"]
 
@@ -79,7 +80,7 @@ class LogsScreen(Screen[None]):
         offsets: dict[str, int] = {}
         while not self.stop.is_set():
             try:
-                reply = self.app.link.call(  # type: ignore[attr-defined]
+                reply = app_of(self).link.call(
                     "job.logs", {"job": self.job, "offsets": offsets, "wait": 1.0}, timeout=10.0
                 )
             except RemoteError as exc:
