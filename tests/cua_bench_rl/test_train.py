@@ -12,36 +12,14 @@ import time
 from pathlib import Path
 
 import pytest
+from support.rl_configs import POLICY, small_train_config
 
 from cua_bench_rl.checkpoints import newest_checkpoint
-from cua_bench_rl.config import TrainConfig
 from cua_bench_rl.curves import read_curve
 from cua_bench_rl.train import train
 from cua_core.errors import CuaError
 
-ROOT = Path(__file__).resolve().parents[2]
-POLICY = str(ROOT / "tests/support/rl_policies.py") + ":GridClickPolicy"
-TRAINER = str(ROOT / "tests/support/rl_trainers.py") + ":RecordingTrainer"
 CLI = [sys.executable, "-m", "cua_bench_rl.cli"]
-
-
-def _config(**changes: object) -> TrainConfig:
-    settings: dict[str, object] = {
-        "env": "sim:click-button",
-        "policy": POLICY,
-        "trainer": TRAINER,
-        "trainer_options": {"lr": 0.1},
-        "group_size": 4,
-        "groups_per_step": 2,
-        "workers": 2,
-        "eval_workers": 1,
-        "eval_episodes": 3,
-        "steps": 3,
-        "checkpoint_every": 1,
-        "train_variants": 6,
-    }
-    settings.update(changes)
-    return TrainConfig.from_dict(settings)
 
 
 @pytest.mark.slow
@@ -49,7 +27,7 @@ def test_a_run_fills_its_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
     log = tmp_path / "trainer.jsonl"
     monkeypatch.setenv("CUA_TEST_TRAINER_LOG", str(log))
     steps: list[dict[str, object]] = []
-    result = train(_config(max_staleness=0), tmp_path / "run", on_step=steps.append)
+    result = train(small_train_config(max_staleness=0), tmp_path / "run", on_step=steps.append)
     folder = tmp_path / "run"
     assert result.steps == 3 and result.status == "finished"
     assert [row["step"] for row in steps] == [1, 2, 3]
@@ -74,7 +52,7 @@ def test_a_run_fills_its_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
 def test_the_staleness_bound_is_honoured(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     log = tmp_path / "trainer.jsonl"
     monkeypatch.setenv("CUA_TEST_TRAINER_LOG", str(log))
-    train(_config(max_staleness=1, steps=6, groups_per_step=1, workers=3), tmp_path / "run")
+    train(small_train_config(max_staleness=1, steps=6, groups_per_step=1, workers=3), tmp_path / "run")
     records = [json.loads(line) for line in log.read_text().splitlines()]
     assert len(records) == 6
     assert all(record["step"] - v <= 1 for record in records for v in record["versions"]), records
@@ -86,13 +64,13 @@ def test_the_staleness_bound_is_honoured(tmp_path: Path, monkeypatch: pytest.Mon
 
 def test_settings_are_checked_before_anything_starts(tmp_path: Path) -> None:
     with pytest.raises(CuaError, match="no policy 'nothing'"):
-        train(_config(policy="nothing"), tmp_path / "a")
+        train(small_train_config(policy="nothing"), tmp_path / "a")
     with pytest.raises(CuaError, match="unknown option 'sidee'; did you mean 'side'"):
-        train(_config(policy_options={"sidee": 3}), tmp_path / "b")
+        train(small_train_config(policy_options={"sidee": 3}), tmp_path / "b")
     with pytest.raises(CuaError, match="trainer options: unknown trainer option"):
-        train(_config(trainer_options={"learning_rate": 1}), tmp_path / "c")
+        train(small_train_config(trainer_options={"learning_rate": 1}), tmp_path / "c")
     with pytest.raises(CuaError, match="no run to resume"):
-        train(_config(), tmp_path / "d", resume=True)
+        train(small_train_config(), tmp_path / "d", resume=True)
     assert list(tmp_path.iterdir()) == []  # nothing was written: the corrected command starts afresh
 
 
@@ -188,7 +166,7 @@ def test_kill_9_of_an_env_worker_mid_run_is_replaced_counted_and_training_goes_o
             while time.monotonic() < deadline and not any(t == "rl.worker.replaced" for t, _ in published):
                 time.sleep(0.05)
 
-    result = train(_config(steps=4, max_steps=3), tmp_path / "run", on_step=kill_one)
+    result = train(small_train_config(steps=4, max_steps=3), tmp_path / "run", on_step=kill_one)
     assert killed and result.steps == 4 and result.status == "finished"
     summary = json.loads((tmp_path / "run" / "summary.json").read_text())
     assert summary["faults"]["replaced"] >= 1, summary
@@ -207,7 +185,7 @@ def test_a_run_publishes_its_steps_and_environments_and_names_itself_in_its_fold
         Subscriber(forwarder.addresses.subscribe, ["rl", "env"]) as sub,
     ):
         time.sleep(0.3)  # the subscription reaches the forwarder before the run publishes
-        train(_config(steps=2), tmp_path / "run")
+        train(small_train_config(steps=2), tmp_path / "run")
         seen = []
         while (event := sub.recv(timeout=2)) is not None:
             seen.append(event)

@@ -220,26 +220,12 @@ async def test_an_evaluation_run_opened_mid_run_shows_all_of_it(bus: Forwarder, 
 @pytest.mark.slow
 @pytest.mark.timeout(240)
 async def test_an_rl_run_draws_its_curves_live_and_again_from_its_folder(bus: Forwarder, tmp_path: Path) -> None:
-    from cua_bench_rl.config import TrainConfig
+    from support.rl_configs import small_train_config
+
     from cua_bench_rl.curves import read_curve
     from cua_bench_rl.train import train
 
-    config = TrainConfig.from_dict(
-        {
-            "env": "sim:click-button",
-            "policy": str(ROOT / "tests/support/rl_policies.py") + ":GridClickPolicy",
-            "trainer": str(ROOT / "tests/support/rl_trainers.py") + ":RecordingTrainer",
-            "trainer_options": {"lr": 0.1},
-            "group_size": 4,
-            "groups_per_step": 2,
-            "workers": 2,
-            "eval_workers": 1,
-            "eval_episodes": 3,
-            "steps": 4,
-            "checkpoint_every": 2,
-            "train_variants": 6,
-        }
-    )
+    config = small_train_config(steps=4, checkpoint_every=2)
     folder = tmp_path / "runs" / "rl"
     app = CuaTui(runs=[tmp_path / "runs"], images=False)
     async with app.run_test(size=SIZE) as pilot:
