@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 
 from cua_bench.agents.base import Observes
+from cua_bench.backends.base import BackendError
 from cua_bench_rl.loader import RolloutLoader
 from cua_bench_rl.policy import Policy
 from cua_bench_rl.rollouts import Decision, Group, Taken, TaskRef, Turn
@@ -106,3 +107,15 @@ def test_rollout_groups_on_a_cua_computer_server(
         assert shot.shape == (turn.observation["height"], turn.observation["width"], 3) == (800, 1280, 3)
         assert shot.any()  # an xterm on the screen, not a blank frame
     assert time.monotonic() - started < 90
+
+
+def test_two_workers_on_one_server_are_refused_naming_the_fix(
+    computer_server: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An RL user asks for workers, not ``--max-parallel``: the refusal names both, and the worker that
+    did start is torn down, so one worker starts afterwards."""
+    monkeypatch.setenv("CUA_COMPUTER_SERVER_URL", computer_server)
+    with pytest.raises(BackendError, match=r"already serves an environment .*--max-parallel 1.*EnvWorkers\('cua', 1\)"):
+        EnvWorkers("cua", 2).start()
+    with EnvWorkers("cua", 1) as workers:
+        assert workers[0].computer.info["url"] == computer_server

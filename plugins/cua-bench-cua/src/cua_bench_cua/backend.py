@@ -78,7 +78,8 @@ def _lock(url: str) -> int:
         os.close(fd)
         raise BackendError(
             f"the computer-server at {url} already serves an environment (it has one screen): run one at a "
-            f"time (--max-parallel 1), or start a server per environment and run each with its {URL_ENV}"
+            f"time (--max-parallel 1; for RL, EnvWorkers('cua', 1)), or start a server per environment and run each "
+            f"with its {URL_ENV}"
         ) from None
     return fd
 
