@@ -17,20 +17,28 @@ Baseline in the same run: the reward the ``noop`` agent earns through the runner
 evaluator must hold at 0.
 
 Last line: ``wrong_ways_passing=… tasks_with_wrong_ways=… oracle_ok_ratio=… noop_zero_ratio=…
-random_over_chance=…``. Run: .venv/bin/python bench/rewards.py [--variants K] [--desktop] [--jobs N]
+random_over_chance=…``. Run: .venv/bin/python bench/rewards.py [--variants K] [--desktop | --only desktop]
+[--jobs N] [--record FILE]
+
+The whole ``--desktop`` sweep takes hours on two cores (some 13,000 episodes, each starting real apps):
+``--record FILE`` appends each task's sweep and each random agent's play to FILE as it finishes, and a
+rerun with the same FILE and settings skips what it holds, so the sweep can stop and go on (in another
+session, after a reboot); the figures are computed over everything recorded.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import statistics
 import sys
 import tempfile
 import time
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
 from cua_bench.client import EnvClient
 from cua_bench.registry import backends
@@ -96,6 +104,37 @@ def random_play(taskset: str, backend: str, agent: str, limit: int | None, outpu
     return {task: row["mean_reward"] for task, row in summary["tasks"].items()}
 
 
+class Record:
+    """Finished pieces of a sweep in a JSONL file: one line per task swept or random play done."""
+
+    def __init__(self, path: Path | None, settings: dict[str, Any]) -> None:
+        self.path, self.settings = path, settings
+        self.done: dict[str, dict[str, Any]] = {}
+        if path is not None and path.exists():
+            for number, line in enumerate(path.read_text().splitlines(), 1):
+                if not line.strip():
+                    continue
+                try:
+                    entry = json.loads(line)
+                except json.JSONDecodeError:  # a line cut by a kill: that piece is simply done again
+                    print(f"{path}:{number}: an incomplete line, ignored", file=sys.stderr)
+                    continue
+                if entry.get("settings") != settings:
+                    sys.exit(
+                        f"{path} was recorded with {entry.get('settings')}, not {settings}: use another --record file"
+                    )
+                self.done[entry["key"]] = entry["value"]
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        return self.done.get(key)
+
+    def put(self, key: str, value: dict[str, Any]) -> None:
+        self.done[key] = value
+        if self.path is not None:
+            with self.path.open("a") as out:  # one write of one line: a kill leaves whole lines
+                out.write(json.dumps({"key": key, "settings": self.settings, "value": value}) + "\n")
+
+
 def over_chance(mean: float, chance: float, n: int) -> bool:
     noise = 3 * math.sqrt(max(chance * (1 - chance), 1e-9) / max(n, 1)) + 1 / max(n, 1)
     return mean > chance + noise
@@ -105,19 +144,30 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--variants", type=int, help="only the first K variants of each split")
     parser.add_argument("--desktop", action="store_true", help="also the desktop taskset (local backend; slow)")
+    parser.add_argument("--only", choices=["sim", "desktop"], help="only this taskset")
     parser.add_argument("--jobs", type=int, default=2, help="tasks swept at once")
+    parser.add_argument("--record", type=Path, help="JSONL file of finished pieces: a rerun skips them")
     args = parser.parse_args()
     tasksets = [("sim", "sim")] + ([("desktop", "local")] if args.desktop else [])
+    if args.only is not None:
+        tasksets = [("sim", "sim") if args.only == "sim" else ("desktop", "local")]
+    record = Record(args.record, {"variants": args.variants, "tasksets": [name for name, _ in tasksets]})
     started = time.monotonic()
     sweeps: list[Sweep] = []
+    folders = [(str(folder), backend) for name, backend in tasksets for folder in task_folders(name)]
     with ProcessPoolExecutor(args.jobs) as pool:
-        futures = [
-            pool.submit(sweep, str(folder), backend, args.variants)
-            for name, backend in tasksets
-            for folder in task_folders(name)
-        ]
-        for future in futures:
-            result = future.result()
+        futures = {
+            folder: pool.submit(sweep, folder, backend, args.variants)
+            for folder, backend in folders
+            if record.get(f"sweep:{folder}") is None
+        }
+        for folder, _ in folders:
+            kept = record.get(f"sweep:{folder}")
+            if kept is not None:
+                sweeps.append(Sweep(**kept))
+                continue
+            result = futures[folder].result()
+            record.put(f"sweep:{folder}", asdict(result))
             sweeps.append(result)
             flag = " WRONG WAY PASSES" if result.wrong_passing else ""
             print(
@@ -130,8 +180,8 @@ def main() -> None:
                 print(f"    {line}", file=sys.stderr)
     chances: dict[str, float] = {}
     for name, _ in tasksets:
-        for folder in task_folders(name):
-            module = load_task_module(folder)
+        for path in task_folders(name):
+            module = load_task_module(path)
             chances[module.name] = statistics.fmean(t.chance or 0.0 for t in module.variants("test"))
     beaten: list[str] = []
     noop_means: list[float] = []
@@ -140,12 +190,17 @@ def main() -> None:
             count = len(load_task_module(task_folders(name)[0]).variants("test"))
             n = count if args.variants is None else min(args.variants, count)
             for agent in ("random", "random-a11y"):
-                for task, mean in random_play(
-                    name, backend, agent, args.variants, Path(scratch) / f"{name}-{agent}"
-                ).items():
+                played = record.get(f"random:{name}:{agent}")
+                if played is None:
+                    played = random_play(name, backend, agent, args.variants, Path(scratch) / f"{name}-{agent}")
+                    record.put(f"random:{name}:{agent}", played)
+                for task, mean in played.items():
                     if over_chance(mean, chances.get(task, 0.0), n):
                         beaten.append(f"{task} ({agent}: {mean:.3f} against chance {chances.get(task, 0.0):.3f})")
-            idle = random_play(name, backend, "noop", args.variants, Path(scratch) / f"{name}-noop")
+            idle = record.get(f"noop:{name}")
+            if idle is None:
+                idle = random_play(name, backend, "noop", args.variants, Path(scratch) / f"{name}-noop")
+                record.put(f"noop:{name}", idle)
             noop_means += list(idle.values())
     for line in beaten:
         print(f"random beats chance: {line}")
