@@ -42,6 +42,7 @@ import sys
 import tempfile
 from collections import Counter
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -145,22 +146,34 @@ def backend_env(backend: str, folder: Path) -> tuple[str, dict[str, str]]:
 # --- runs -----------------------------------------------------------------------------------------
 
 
-def run_offline(tasks: list[OSWorldTask], backend: str, folder: Path, parallel: int) -> list[dict[str, Any]]:
-    """Each offline task once with the do-nothing agent, as a user runs them (``cua-bench run``)."""
+def run_offline(
+    tasks: list[OSWorldTask], backend: str, folder: Path, parallel: int, fresh: bool
+) -> list[dict[str, Any]]:
+    """Each offline task once with the do-nothing agent, as a user runs them (``cua-bench run``).
+    ``fresh``: one run, so one new computer, per task (a reset that breaks a computer then breaks
+    one task, not every task after it on that computer)."""
     tasks_dir = folder / "offline"
     for task in tasks:
         target = tasks_dir / task.domain / task.path.name
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(task.path, target)
     name, env = backend_env(backend, folder)
-    out = folder / "run"
-    command = [str(ROOT / ".venv" / "bin" / "cua-bench"), "run", str(tasks_dir), "--backend", name, "--agent", "noop"]
-    command += ["--max-parallel", str(parallel), "--output", str(out), "--no-record", "--allow-errors"]
-    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=3600, check=False)
-    episodes = out / "episodes.jsonl"
-    if not episodes.is_file():
-        raise SystemExit(f"cua-bench run wrote no episodes (exit {done.returncode}):\n{done.stdout}\n{done.stderr}")
-    return [json.loads(line) for line in episodes.read_text().splitlines() if line.strip()]
+    base = [str(ROOT / ".venv" / "bin" / "cua-bench"), "run", str(tasks_dir), "--backend", name, "--agent", "noop"]
+    base += ["--no-record", "--allow-errors"]
+
+    def one(out: Path, *extra: str) -> list[dict[str, Any]]:
+        command = [*base, "--output", str(out), *extra]
+        done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=3600, check=False)
+        episodes = out / "episodes.jsonl"
+        if not episodes.is_file():
+            raise SystemExit(f"cua-bench run wrote no episodes (exit {done.returncode}):\n{done.stdout}\n{done.stderr}")
+        return [json.loads(line) for line in episodes.read_text().splitlines() if line.strip()]
+
+    if not fresh:
+        return one(folder / "run", "--max-parallel", str(parallel))
+    with ThreadPoolExecutor(parallel) as pool:
+        runs = pool.map(lambda t: one(folder / "runs" / t.id, "--max-parallel", "1", "--tasks", t.id), tasks)
+        return [episode for episodes in runs for episode in episodes]
 
 
 def run_controls(backend: str, folder: Path) -> tuple[int, int, list[str]]:
@@ -240,6 +253,7 @@ def main() -> int:
     parser.add_argument("--build", action="store_true", help="build the docker image when it is missing")
     parser.add_argument("--no-run", action="store_true", help="only the support table: no episodes, no controls")
     parser.add_argument("--max-parallel", type=int, default=2)
+    parser.add_argument("--fresh", action="store_true", help="a new computer for each offline task")
     args = parser.parse_args()
     if not FIXTURES.is_dir():
         raise SystemExit(f"the published tasks are missing: expected {FIXTURES}/osworld and osworld_more")
@@ -259,7 +273,8 @@ def measure(args: argparse.Namespace, folder: Path) -> int:
     reasons: Counter[str] = Counter()
     offline, no_mirror = [], 0
     predicted: set[str] = set()  # offline tasks the report calls supported on this backend
-    ran: set[str] = set()  # ... and those the runner did not skip
+    ran: set[str] = set()  # ... and those the runner scored
+    decided: set[str] = set()  # those the runner scored or skipped (an error decides nothing)
     for task in tasks:
         row = rows.setdefault(task.domain, Row())
         row.loaded += 1
@@ -284,10 +299,13 @@ def measure(args: argparse.Namespace, folder: Path) -> int:
                 raise SystemExit(f"the {backend} image is not built: pass --build (or cua-bench image build docker)")
         if not args.no_run:
             by_id = {t.id: t for t in offline}
-            for episode in run_offline(offline, backend, folder, args.max_parallel):
+            for episode in run_offline(offline, backend, folder, args.max_parallel, args.fresh):
                 task = by_id[episode["task"]]
                 statuses[episode["status"]] += 1
-                ran |= {task.id} if episode["status"] != "skipped" else set()
+                if episode["status"] in ("ok", "skipped"):
+                    decided.add(task.id)
+                if episode["status"] == "ok":
+                    ran.add(task.id)
                 if episode["status"] == "ok":
                     rows[task.domain].ran_ok += 1
                     rows[task.domain].scored_zero += episode["reward"] == 0.0
@@ -297,7 +315,8 @@ def measure(args: argparse.Namespace, folder: Path) -> int:
                 else:
                     skipped_offline[short(str(episode.get("error")).removeprefix("skipped: "))] += 1
             controls = run_controls(backend, folder / "controls")
-    print(f"OSWorld published tasks: {len(tasks)} loaded, {len(invalid)} invalid; backend {backend}")
+    how = ", a new computer per offline task" if args.fresh else ""
+    print(f"OSWorld published tasks: {len(tasks)} loaded, {len(invalid)} invalid; backend {backend}{how}")
     print("\n".join(table(rows, backend)))
     print(f"skipped over all {len(tasks)} (complete mirror, apps judged against {backend}), by primary reason:")
     for reason, count in reasons.most_common():
@@ -307,7 +326,8 @@ def measure(args: argparse.Namespace, folder: Path) -> int:
         for reason, count in skipped_offline.most_common():
             print(f"  {count:>4}  {reason}")
     # Support means "this backend can score it": the report's judgement must be the runner's.
-    for task_id in sorted(predicted ^ ran if statuses else set()):
+    disagree = (predicted ^ ran) & decided
+    for task_id in sorted(disagree):
         said = "supported" if task_id in predicted else "skipped"
         print(f"  report/runner disagree: {task_id}: the report says {said}, the runner did the opposite")
     passed, tried, failures = controls
@@ -323,13 +343,13 @@ def measure(args: argparse.Namespace, folder: Path) -> int:
         "osworld_platform_errors": str(errors) if statuses else "n/a",
         "osworld_positive_controls_ok": f"{passed / tried:.3f}" if tried else "n/a",
         "osworld_image_mib": f"{mib:.0f}" if mib is not None else "n/a",
-        "backend": backend,
+        "backend": backend + ("(fresh)" if args.fresh else ""),
         "osworld_mirror_supported_ratio_apps_judged": f"{judged_ok / len(tasks):.3f}",
         "osworld_supported_ratio_no_mirror": f"{no_mirror / len(tasks):.3f}",
         "osworld_offline_tasks": str(total_offline),
         # The issue's target is 1.0 apart from VS Code's tasks (Microsoft's build, not in Debian).
         "osworld_offline_ok_ratio_without_vs_code": f"{ok_no_code / no_code:.3f}" if statuses and no_code else "n/a",
-        "osworld_report_runner_disagree": str(len(predicted ^ ran)) if statuses else "n/a",
+        "osworld_report_runner_disagree": str(len(disagree)) if statuses else "n/a",
     }
     print(" ".join(f"{key}={value}" for key, value in figures.items()))
     return 0
