@@ -41,5 +41,5 @@ def test_every_command_the_sdk_sends_is_known(sdk: Any) -> None:
 
 
 def test_unsupported_ones_are_few_and_say_why() -> None:
-    assert set(UNSUPPORTED) == {"copy_to_clipboard", "set_clipboard", "find_element", "diorama_cmd"}
+    assert set(UNSUPPORTED) == {"find_element", "diorama_cmd"}
     assert all(len(why) > 20 for why in UNSUPPORTED.values())

@@ -121,7 +121,8 @@ def test_http_errors_before_a_command_runs(url: str, body: str | bytes, status: 
         ("hotkey", {"keys": "ctrl"}, "hotkey: keys must be a list of key names, not 'ctrl'"),
         ("press_key", {"key": "notakey"}, "press_key: key.keys: unknown key 'notakey'; use a named key"),
         ("scroll", {"x": 0, "y": 1.5}, "scroll: x and y must be whole wheel clicks, not 1.5"),
-        ("set_clipboard", {"text": "x"}, "set_clipboard is not supported by cua-bench: our Session has no clipboard"),
+        ("set_clipboard", {"text": "x"}, "set_clipboard: cua_bench.session.NotSupported in 'session.set_clipboard'"),
+        ("set_clipboard", {"text": 3}, "set_clipboard: text must be a string, not 3"),
         ("run_command", {"command": "true"}, "run_command: cua_bench.session.NotSupported in 'session.run_command'"),
     ],
 )

@@ -53,3 +53,6 @@ def test_sdk_types_into_a_real_xterm_on_local(desktop: None, sdk: Any, endpoint:
         while env.evaluate() != 1.0:
             assert time.monotonic() < deadline, "the xterm never wrote the file the SDK typed the command for"
             time.sleep(0.3)
+        # The SDK's clipboard calls reach the environment's X clipboard (it types non-ASCII text with them).
+        _, pasted = sdk(["set_clipboard", "héllo wörld"], ["copy_to_clipboard"])
+        assert pasted == "héllo wörld" and env.session("clipboard") == "héllo wörld"

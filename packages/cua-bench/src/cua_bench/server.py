@@ -134,6 +134,8 @@ class EnvServer:
             "session.file_exists": self._session_call("file_exists"),
             "session.directory_exists": self._session_call("directory_exists"),
             "session.list_dir": self._session_call("list_dir"),
+            "session.clipboard": self._session_call("clipboard"),
+            "session.set_clipboard": self._session_call("set_clipboard"),
             "session.run_command": self._session_run_command,
             "session.apply": self._session_apply,
         }

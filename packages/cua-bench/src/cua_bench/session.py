@@ -155,6 +155,13 @@ class Session(HtmlWindows, ABC):
     async def directory_exists(self, path: str) -> bool:
         raise NotSupported(f"{type(self).__name__} cannot check folders")
 
+    async def clipboard(self) -> str:
+        """The clipboard's text (``local`` and ``docker``: the X selection, through xclip)."""
+        raise NotSupported(f"{type(self).__name__} has no clipboard (local and docker have one)")
+
+    async def set_clipboard(self, text: str) -> None:
+        raise NotSupported(f"{type(self).__name__} has no clipboard (local and docker have one)")
+
     async def list_dir(self, path: str) -> list[str]:
         """The names in a folder, sorted."""
         raise NotSupported(f"{type(self).__name__} cannot list folders")

@@ -50,8 +50,6 @@ Reply = dict[str, Any]
 # Commands of Cua's server this endpoint knows but cannot serve, and why (answered as Cua answers a
 # failed command: ``{"success": false, "error": ...}``).
 UNSUPPORTED = {
-    "copy_to_clipboard": "our Session has no clipboard API (tasks read the clipboard with run_command)",
-    "set_clipboard": "our Session has no clipboard API (the SDK uses it only to type non-ASCII text)",
     "find_element": "Cua's server finds elements on macOS only; use get_accessibility_tree",
     "diorama_cmd": "Diorama (macOS app windows) has no counterpart in our environments",
 }
@@ -286,6 +284,15 @@ class Commands:
             raise ValueError(f"command must be a string, not {command!r}")
         result = await self.env.session("run_command", command=command, timeout=600.0)
         return {"stdout": result["stdout"], "stderr": result["stderr"], "return_code": result["returncode"]}
+
+    async def cmd_copy_to_clipboard(self) -> Reply:
+        return {"content": str(await self.env.session("clipboard"))}
+
+    async def cmd_set_clipboard(self, text: str) -> Reply:
+        if not isinstance(text, str):
+            raise ValueError(f"text must be a string, not {text!r}")
+        await self.env.session("set_clipboard", text=text)
+        return {}
 
     async def cmd_file_exists(self, path: str) -> Reply:
         return {"exists": bool(await self.env.session("file_exists", path=path))}
