@@ -59,6 +59,21 @@ class OracleOrNothing(Policy):
         raise NotImplementedError("rollout tests never train")
 
 
+def xterms_started_in(home: Path) -> list[int]:
+    """The xterms running with their HOME in an environment's folder under ``home`` (the computer-server's
+    computer is this host)."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        try:
+            environ = (proc / "environ").read_bytes().split(b"\0")
+            name = (proc / "comm").read_text().strip()
+        except OSError:  # not a process, gone, or not ours to read
+            continue
+        if name == "xterm" and any(var.startswith(f"HOME={home}/cua-bench-".encode()) for var in environ):
+            found.append(int(proc.name))
+    return found
+
+
 def play(workers: EnvWorkers, policy: OracleOrNothing, task: TaskRef, frames: str) -> list[Group]:
     """One group of two episodes of ``task``, its turns answered by ``policy``, frames sent ``frames``."""
     groups: list[Group] = []
@@ -84,15 +99,18 @@ def test_rollout_groups_on_a_cua_computer_server(
     monkeypatch.setenv("CUA_COMPUTER_SERVER_URL", computer_server)
     caplog.set_level(logging.INFO, logger="cua_bench.client")
     policy = OracleOrNothing()
+    home = tmp_path / "cua-desktop" / "home"  # the computer-server's HOME (the fixture's)
     started = time.monotonic()
     with EnvWorkers("cua", 1) as workers:  # one computer-server, one screen: one worker
         # The env server runs on this host and decodes the computer-server's PNGs: its frames reach
         # the loader on the socket (as from an env server elsewhere) or through shared memory.
         solved = play(workers, policy, TaskRef(TASK, SOLVED, "train"), "socket")
         idle = play(workers, policy, TaskRef(TASK, IDLE, "train"), "shm")
+        # each reset ended the xterm of the episode before: only the last episode's is left
+        assert len(xterms_started_in(home)) == 1
     refused = [r.getMessage() for r in caplog.records if "travel on the socket" in r.getMessage()]
     assert refused == []  # the "shm" group's frames did come through shared memory
-    assert list((tmp_path / "cua-desktop" / "home").glob("cua-bench-*")) == []  # torn down: nothing left there
+    assert list(home.glob("cua-bench-*")) == [] and xterms_started_in(home) == []  # torn down: nothing left there
     assert [(g.task.variant, g.rewards) for g in solved + idle] == [(SOLVED, [1.0, 1.0]), (IDLE, [0.0, 0.0])]
     for group in solved + idle:
         assert len(group.episodes) == 2

@@ -282,11 +282,14 @@ class CuaSession(Session):
         return CommandResult(int(reply.get("return_code", 0)), reply.get("stdout", ""), reply.get("stderr", ""))
 
     def _clear(self, *, keep_home: bool = True) -> str:
-        """The command that ends the apps this session started (their process groups) and empties its home."""
+        """The command that ends the apps this session started (their process groups) and empties its home.
+
+        It runs in the server's ``/bin/sh`` (dash on Debian), whose ``kill`` takes no ``--``: with one it
+        killed nothing, and every reset left the last episode's apps on the screen."""
         groups = " ".join(f"-{pid}" for pid in self.pids)
         self.pids = []
         home = shlex.quote(self.home)
-        kill = f"kill -TERM -- {groups} 2>/dev/null; sleep 0.2; kill -KILL -- {groups} 2>/dev/null; " if groups else ""
+        kill = f"kill -TERM {groups} 2>/dev/null; sleep 0.2; kill -KILL {groups} 2>/dev/null; " if groups else ""
         return f"{kill}rm -rf {home}" + (f" && mkdir -p {home}" if keep_home else "")
 
     async def reset(self, seed: int | None = None) -> None:
