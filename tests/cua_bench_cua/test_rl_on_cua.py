@@ -9,6 +9,7 @@ import os
 import re
 import shlex
 import shutil
+import signal
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -74,18 +75,30 @@ def xterms_started_in(home: Path) -> list[int]:
     return found
 
 
-def play(workers: EnvWorkers, policy: OracleOrNothing, task: TaskRef, frames: str) -> list[Group]:
-    """One group of two episodes of ``task``, its turns answered by ``policy``, frames sent ``frames``."""
+def play(workers: EnvWorkers, policy: OracleOrNothing, task: TaskRef, frames: str, crash: bool = False) -> list[Group]:
+    """One group of two episodes of ``task``, its turns answered by ``policy``, frames sent ``frames``;
+    with ``crash``, the worker's env server is killed with -9 at the first turn (its episode is retried
+    on a replacement)."""
     groups: list[Group] = []
     loader = RolloutLoader(
-        workers, [task], group_size=2, observes=policy.observes, max_steps=3, once=True, step_timeout=120, frames=frames
+        workers,
+        [task],
+        group_size=2,
+        observes=policy.observes,
+        max_steps=3,
+        once=True,
+        step_timeout=120,
+        heartbeat_timeout=3,
+        frames=frames,
     )
     with loader:
         for number, batch in enumerate(loader.batches(max_batch=4), 1):
+            if crash and number == 1:
+                os.kill(workers[0].computer.info["pid"], signal.SIGKILL)
             batch.respond(policy.act(batch.turns), version=number)
             groups += loader.pop_groups()
         groups += loader.pop_groups()
-    assert loader.stats["dropped"] == 0 and loader.stats["retried"] == 0
+    assert (loader.stats["retried"], loader.stats["replaced"], loader.stats["dropped"]) == (int(crash), int(crash), 0)
     return groups
 
 
@@ -105,8 +118,9 @@ def test_rollout_groups_on_a_cua_computer_server(
         # The env server runs on this host and decodes the computer-server's PNGs: its frames reach
         # the loader on the socket (as from an env server elsewhere) or through shared memory.
         solved = play(workers, policy, TaskRef(TASK, SOLVED, "train"), "socket")
-        idle = play(workers, policy, TaskRef(TASK, IDLE, "train"), "shm")
-        # each reset ended the xterm of the episode before: only the last episode's is left
+        idle = play(workers, policy, TaskRef(TASK, IDLE, "train"), "shm", crash=True)
+        # each reset ended the xterm of the episode before, and the replacement the one its killed
+        # predecessor left: only the last episode's is left
         assert len(xterms_started_in(home)) == 1
     refused = [r.getMessage() for r in caplog.records if "travel on the socket" in r.getMessage()]
     assert refused == []  # the "shm" group's frames did come through shared memory
@@ -117,7 +131,7 @@ def test_rollout_groups_on_a_cua_computer_server(
         for episode in group.episodes:
             assert episode.status == "completed"
             assert len(episode.turns) == (2 if group.task.variant == SOLVED else 1)
-    assert len(policy.seen) == 6  # two turns for each solving episode, one for each idle one
+    assert len(policy.seen) == 7  # two turns for each solving episode, one for each idle one, one crashed
     for turn in policy.seen:
         shot = turn.observation["screenshot"]
         assert isinstance(shot, np.ndarray) and shot.dtype == np.uint8

@@ -59,6 +59,17 @@ TYPING_ENV = "CUA_COMPUTER_SERVER_TYPING"
 TYPED_KEYS = {"\n": "enter", "\t": "tab", " ": "space"}
 # Our key names to pyautogui's, where they differ (pyautogui presses what the server is given).
 PYAUTOGUI_KEYS = {"super": "winleft", "kp_enter": "enter", "escape": "esc"}
+# What environments before this one left on the computer: an env server killed with -9 (an RL worker
+# replaced after a crash) never ran its close. Each environment notes its apps' process groups in
+# ``~/cua-bench-<id>.pids`` beside its home; the next one (one per server at a time) ends those
+# groups and removes both. POSIX sh: the server runs commands with /bin/sh (dash on Debian).
+SWEEP_SCRIPT = r"""
+for pids in "$1"/cua-bench-*.pids; do
+  [ -f "$pids" ] || continue
+  for pid in $(cat "$pids"); do kill -KILL "-$pid" 2>/dev/null; done
+  rm -rf "${pids%.pids}" "$pids"
+done
+"""
 WINDOWS_SCRIPT = r"""
 active=$(xdotool getactivewindow 2>/dev/null || echo 0)
 for id in $(xdotool search --onlyvisible --name '.' 2>/dev/null); do
@@ -79,7 +90,8 @@ class CuaSession(Session):
         self.server = ComputerServer(url)
         self.width, self.height = width, height
         self.home = home
-        self.pids: list[int] = []
+        self.pids: list[int] = []  # the apps' process groups, also noted on the computer (SWEEP_SCRIPT)
+        self.pid_file = f"{home}.pids"
         self.typing = os.environ.get(TYPING_ENV, "keys")
         if self.typing not in ("keys", "type_text"):
             raise NotSupported(f"{TYPING_ENV}={self.typing!r}: give keys (press_key per character) or type_text")
@@ -87,11 +99,13 @@ class CuaSession(Session):
 
     @classmethod
     def connect(cls, url: str) -> CuaSession:
-        """Ask the server its screen size and home (blocking: the env server has no loop yet)."""
+        """Ask the server its screen size and home, and clear what earlier environments left there
+        (blocking: the env server has no loop yet)."""
         size = call_once(url, "get_screen_size")["size"]
-        user_home = call_once(url, "run_command", command='printf %s "$HOME"')["stdout"] or "/tmp"
-        home = f"{user_home.rstrip('/')}/cua-bench-{uuid.uuid4().hex[:8]}"
-        call_once(url, "run_command", command=f"mkdir -p {shlex.quote(home)}")
+        user_home = (call_once(url, "run_command", command='printf %s "$HOME"')["stdout"] or "/tmp").rstrip("/")
+        home = f"{user_home}/cua-bench-{uuid.uuid4().hex[:8]}"
+        sweep = f"sh -c {shlex.quote(SWEEP_SCRIPT)} sweep {shlex.quote(user_home)}"
+        call_once(url, "run_command", command=f"{sweep}; mkdir -p {shlex.quote(home)} && : > {shlex.quote(home)}.pids")
         return cls(url, int(size["width"]), int(size["height"]), home)
 
     # -- actions ----------------------------------------------------------------------------------
@@ -223,7 +237,8 @@ class CuaSession(Session):
         argv = shlex.split(APP_ALIASES.get(app, app)) + ([args] if isinstance(args, str) else list(args))
         timeout = float(params.get("timeout", 10.0))
         before = {w["id"] for w in await self.windows()}
-        command = f"setsid {shlex.join(argv)} >/dev/null 2>&1 < /dev/null & echo $!"
+        noted = shlex.quote(self.pid_file)
+        command = f"setsid {shlex.join(argv)} >/dev/null 2>&1 < /dev/null & pid=$!; echo $pid >> {noted}; echo $pid"
         result = await self.run_shell(command, 10.0)
         if result.returncode != 0 or not result.stdout.strip().isdigit():
             raise NotSupported(f"cannot start {argv[0]} on the computer-server's host: {result.stderr.strip()}")
@@ -288,9 +303,9 @@ class CuaSession(Session):
         killed nothing, and every reset left the last episode's apps on the screen."""
         groups = " ".join(f"-{pid}" for pid in self.pids)
         self.pids = []
-        home = shlex.quote(self.home)
+        home, noted = shlex.quote(self.home), shlex.quote(self.pid_file)
         kill = f"kill -TERM {groups} 2>/dev/null; sleep 0.2; kill -KILL {groups} 2>/dev/null; " if groups else ""
-        return f"{kill}rm -rf {home}" + (f" && mkdir -p {home}" if keep_home else "")
+        return f"{kill}rm -rf {home} {noted}" + (f" && mkdir -p {home} && : > {noted}" if keep_home else "")
 
     async def reset(self, seed: int | None = None) -> None:
         """Apps ended, home emptied, the pointer centred."""
