@@ -309,6 +309,8 @@ def measure(args: argparse.Namespace, folder: Path) -> int:
                 if episode["status"] == "ok":
                     rows[task.domain].ran_ok += 1
                     rows[task.domain].scored_zero += episode["reward"] == 0.0
+                    if episode["reward"] != 0.0:  # a do-nothing agent scored: the task or its metric is wrong
+                        print(f"  scored without work: {task.domain}/{task.id}: {episode['reward']}")
                 elif episode["status"] == "error":
                     errors += 1
                     print(f"  platform error: {task.domain}/{task.id}: {str(episode.get('error'))[:200]}")
