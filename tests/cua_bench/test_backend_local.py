@@ -11,6 +11,7 @@ import io
 import os
 import shutil
 import signal
+import subprocess
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -27,7 +28,7 @@ from cua_bench.backends.base import Computer
 from cua_bench.backends.local import LocalBackend, unavailable
 from cua_bench.backends.local.display import _listening
 from cua_bench.backends.local.home import env_path
-from cua_bench.backends.local.procs import alive
+from cua_bench.backends.local.procs import MARKER, alive
 from cua_bench.client import EnvClient
 from cua_bench.conformance import CONFORMANCE_TASK, check_backend
 from cua_bench.osworld.official import official_metrics
@@ -132,6 +133,11 @@ def test_typing_reaches_a_real_xterm(env: EnvClient) -> None:
 @needs_x
 def test_the_observation_is_taken_after_the_redraw(env: EnvClient) -> None:
     env.session("launch", app="xterm")
+    deadline = time.monotonic() + 15  # typing into a window still starting up is not what is measured here
+    while not any(w["app"] == "xterm" for w in env.session("windows")):
+        assert time.monotonic() < deadline, "the xterm never showed"
+        time.sleep(0.05)
+    time.sleep(0.5)
     for char in "abc":
         before = env.observe()["screenshot"]
         obs, _, _, _, info = env.step([TypeText(char)])
@@ -253,6 +259,30 @@ def test_an_unchanged_screen_is_not_encoded_again(root: Path) -> None:
             assert frame is not None
             assert np.array_equal(np.asarray(Image.open(io.BytesIO(shot)).convert("RGB")), frame)
         finally:
+            session.close()
+
+    asyncio.run(scenario())
+
+
+def test_reset_disconnects_a_window_of_a_client_that_is_not_its_process(root: Path) -> None:
+    from cua_bench.backends.local.session import LocalSession
+
+    async def scenario() -> None:
+        session = LocalSession.start(320, 240)
+        env = {k: v for k, v in session.env.items() if k != MARKER}  # not marked: kill_all cannot find it
+        stranger = subprocess.Popen(["xterm", "-T", "stranger"], env=env, start_new_session=True)
+        try:
+            deadline = time.monotonic() + 10
+            while [w["title"] for w in await session.windows()] != ["stranger"]:
+                assert time.monotonic() < deadline, "the xterm never showed"
+                await asyncio.sleep(0.05)
+            await session.reset()  # not one of its apps: kill_all misses it, so its X connection is cut
+            assert await session.windows() == []
+            stranger.wait(10)  # it exits once the X server has closed its connection
+        finally:
+            if stranger.poll() is None:
+                stranger.kill()
+                stranger.wait()
             session.close()
 
     asyncio.run(scenario())

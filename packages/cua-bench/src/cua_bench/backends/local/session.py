@@ -191,7 +191,7 @@ class LocalSession(Session):
         while self.wins.ids() and time.monotonic() < deadline:
             await asyncio.sleep(0.005)
         for wid in self.wins.ids():  # a client of ours that is not a process of ours: disconnect it
-            self.conn.kill_client(wid)
+            self.conn.create_resource_object("window", wid).kill_client()  # XKillClient: Display has none
         # The accessibility bus died with the apps, but its address stays on the root window, where
         # apps look first: gone, they ask the session bus, which starts a new one.
         self.conn.screen().root.delete_property(self.conn.intern_atom("AT_SPI_BUS"))
