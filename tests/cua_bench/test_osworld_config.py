@@ -522,3 +522,33 @@ def test_cache_names_stay_in_the_cache(ctx: Context) -> None:
     session_of(ctx).files["/a"] = b"A"
     got = asyncio.run(get(ctx, {"type": "vm_file", "path": "/a", "dest": "../../escape.txt"}))
     assert got == str(ctx.cache_dir / "escape.txt")
+
+
+def test_chrome_settings_getters_read_chrome_then_chromium_with_osworlds_fallbacks(ctx: Context) -> None:
+    files = session_of(ctx).files
+
+    def value(kind: str) -> Any:
+        return asyncio.run(get(ctx, {"type": kind}))
+
+    # No profile at all: what OSWorld's getters give when the file is missing.
+    assert (value("profile_name"), value("enable_do_not_track"), value("new_startup_page")) == (None, "false", "Google")
+    assert value("chrome_font_size") == {"default_fixed_font_size": 13, "default_font_size": 16}
+    assert value("bookmarks") == [] and value("enable_safe_browsing") == "false"
+    chromium, chrome = "/home/user/.config/chromium/Default", "/home/user/.config/google-chrome/Default"
+    files[f"{chromium}/Preferences"] = json.dumps(
+        {"profile": {"name": "Thomas"}, "enable_do_not_track": True, "session": {"restore_on_startup": 5},
+         "safebrowsing": {"enabled": True}, "webkit": {"webprefs": {"default_font_size": 20}}}
+    ).encode()  # fmt: skip
+    files[f"{chromium}/Bookmarks"] = json.dumps({"roots": {"bookmark_bar": {"children": []}}}).encode()
+    trio = ("profile_name", "enable_do_not_track", "new_startup_page")
+    assert tuple(map(value, trio)) == ("Thomas", "true", "true")
+    assert value("enable_safe_browsing") == "true" and value("chrome_font_size") == {"default_font_size": 20}
+    assert value("bookmarks") == {"bookmark_bar": {"children": []}}
+    # Chrome's own profile, where there is one, is the one OSWorld reads.
+    files[f"{chrome}/Preferences"] = json.dumps({"profile": {"name": "Ann"}}).encode()
+    assert tuple(map(value, trio)) == ("Ann", "false", "true")
+    files[f"{chrome}/Preferences"] = b"{not json"
+    assert value("profile_name") is None  # unreadable, as OSWorld's except-fallback
+    session_of(ctx).errors[f"{chrome}/Preferences"] = SecurityError("outside the environment")
+    with pytest.raises(PlatformError, match=r"cannot read /home/user/\.config/google-chrome/Default/Preferences"):
+        value("profile_name")  # a refusal is the computer's fault, never OSWorld's fallback
