@@ -7,8 +7,9 @@ of ZeroMQ's I/O threads, which was most of a step's RPC overhead. Instead:
   random token, and names it in its ``reset`` (option ``frames``);
 - the **server** opens that file (and only that file: the token must match), sizes it for
   ``SLOTS`` frames, maps it, and from then on writes each observation's frame into a free slot,
-  answering with a small reference (``{"seq", "slot", "offset", "shape", "dtype"}``) in place of
-  the pixels;
+  answering with a small reference (``{"seq", "slot", "offset", "shape", "dtype", "handout"}``) in
+  place of the pixels; it reserves each slot's memory before its first frame, so a full tmpfs
+  sends frames inline rather than killing the server with SIGBUS;
 - the server unlinks the name as soon as it has mapped the file, and the client maps it through
   the descriptor it kept (unlinking too, should the server have failed), so nothing is left in
   ``/dev/shm`` whichever process dies, however (a ``kill -9`` included): the memory lives exactly
