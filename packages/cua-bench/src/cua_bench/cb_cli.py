@@ -21,7 +21,7 @@ import click
 from cua_bench import cli
 from cua_bench.registry import agents, backends, resolve_task, tasksets
 from cua_bench.run_marker import marker_alive, read_run_marker
-from cua_bench.runner import RunConfig, Runner
+from cua_bench.runner import RunConfig, episodes_of
 from cua_bench.summary import load_results
 from cua_bench.tasks import TaskError, load_task_module
 from cua_bench.taskset import default_split, task_folders, task_name
@@ -237,7 +237,7 @@ def _run(what: str, path: str, **flags: Any) -> None:
         variant=variant,
     )
     if flags["dry_run"]:
-        episodes = Runner(config).episodes()
+        episodes = episodes_of(config)  # no agent built: a dry run must not load a model
         for episode in episodes:
             click.echo(f"  {episode.task} v{episode.variant} ({episode.split}) on {flags['backend']} with {spec}")
         click.echo(f"Dry run: {len(episodes)} variant(s); nothing was started.")

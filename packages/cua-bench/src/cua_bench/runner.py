@@ -45,6 +45,11 @@ log = logging.getLogger(__name__)
 _ENV_FAILURES = (RpcTimeout, ProtocolError, BackendError, ConnectionError)
 
 
+def episodes_of(config: RunConfig) -> list[Episode]:
+    """The (task, variant) episodes ``config`` names, without building its backend or agent (a dry run)."""
+    return resolve_episodes(config.taskset, config.split, config.variants, config.tasks, only=config.variant)
+
+
 @dataclass
 class RunConfig:
     taskset: str
@@ -137,8 +142,7 @@ class Runner:
         self.crashes: list[BaseException] = []  # workers that died of something unexpected
 
     def episodes(self) -> list[Episode]:
-        config = self.config
-        return resolve_episodes(config.taskset, config.split, config.variants, config.tasks, only=config.variant)
+        return episodes_of(self.config)
 
     def preflight(self) -> Computer:
         """One computer, started before anything is written: a backend that cannot start one fails the
