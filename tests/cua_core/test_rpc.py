@@ -153,6 +153,44 @@ def test_async_client_reports_remote_errors_and_timeouts(server: RpcServer) -> N
     asyncio.run(main())
 
 
+def test_async_heartbeats_keep_a_long_call_alive(server: RpcServer) -> None:
+    async def main() -> Any:
+        async with AsyncRpcClient(server.address, heartbeat_timeout=0.3, timeout=5) as client:
+            return await client.call("sleep", {"seconds": 1.0})  # 3x the heartbeat timeout
+
+    assert asyncio.run(main()) == 1.0
+
+
+def test_async_replies_racing_sends_all_arrive(server: RpcServer) -> None:
+    """2,000 calls from 64 tasks, sends and replies interleaved: ZeroMQ's edge-triggered FD can be
+    consumed by a send, and a reply missed so would hang its call until the timeout."""
+
+    async def main() -> list[Any]:
+        async with AsyncRpcClient(server.address, timeout=10) as client:
+
+            async def caller(n: int) -> list[Any]:
+                return [await client.call("echo", {"data": [n, i]}) for i in range(32)]
+
+            return await asyncio.wait_for(asyncio.gather(*[caller(n) for n in range(64)]), 20)
+
+    got = asyncio.run(main())
+    assert got == [[[n, i] for i in range(32)] for n in range(64)]
+
+
+def test_an_async_client_serves_one_loop_at_a_time(server: RpcServer) -> None:
+    client = AsyncRpcClient(server.address)
+    assert asyncio.run(client.call("echo", {"data": 1})) == 1
+    assert asyncio.run(client.call("echo", {"data": 2})) == 2  # the first loop closed: the next one takes over
+    loop = asyncio.new_event_loop()
+    try:
+        assert loop.run_until_complete(client.call("echo", {"data": 3})) == 3
+        with pytest.raises(RuntimeError, match="one event loop"):
+            asyncio.run(client.call("echo", {"data": 4}))
+        loop.run_until_complete(client.close())
+    finally:
+        loop.close()
+
+
 _SERVER = textwrap.dedent(
     """
     import sys, time
@@ -187,6 +225,27 @@ def test_server_killed_mid_request_gives_a_timely_error(private_dirs: Path) -> N
             elapsed = time.monotonic() - start
         # killed at 0.5 s, noticed within the 1 s heartbeat bound (plus scheduling slack)
         assert 1.4 <= elapsed < 2.5
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def test_server_killed_mid_async_request_gives_a_timely_error(private_dirs: Path) -> None:
+    address = f"ipc://{private_dirs}/victim-async.sock"
+    proc = _spawn_server(address)
+
+    async def main() -> float:
+        async with AsyncRpcClient(address, heartbeat_timeout=1.0, timeout=60) as client:
+            assert await client.call("pid") == proc.pid
+            asyncio.get_running_loop().call_later(0.5, os.kill, proc.pid, signal.SIGKILL)
+            start = time.monotonic()
+            with pytest.raises(ServerLost, match="no reply or heartbeat for 1 s"):
+                await client.call("sleep", {"seconds": 30})
+            return time.monotonic() - start
+
+    try:
+        elapsed = asyncio.run(main())
+        assert 1.4 <= elapsed < 2.5  # killed at 0.5 s, noticed within the 1 s heartbeat bound
     finally:
         proc.kill()
         proc.wait()

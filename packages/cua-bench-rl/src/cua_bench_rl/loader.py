@@ -144,6 +144,7 @@ class RolloutLoader:
         self._pending: list[_Ask] = []
         self._alive = 0  # drivers running
         self._asked = 0  # turns asked and not answered: while every driver has one out, none can come
+        self._want = 1  # turns that let batches() go on: only then is waking it worth a thread switch
         self._ready: list[Group] = []
         self._error: BaseException | None = None
         self._finished = False
@@ -180,12 +181,14 @@ class RolloutLoader:
         self.start()
         while True:
             with self._cond:
+                self._want = 1
                 while not self._pending and not self._finished and self._error is None:
                     self._cond.wait(0.1)
                 self._raise_error()
                 if self._finished or not self._pending:
                     return  # closed, or (once) everything played: turns left here wait for nobody
                 deadline = time.monotonic() + self._batch_wait(wait)
+                self._want = max_batch
                 while len(self._pending) < max_batch and self._asked < self._alive and self._error is None:
                     left = deadline - time.monotonic()
                     if left <= 0:
@@ -406,7 +409,8 @@ class RolloutLoader:
         with self._cond:
             self._pending.append(ask)
             self._asked += 1
-            self._cond.notify_all()
+            if len(self._pending) >= self._want or self._asked >= self._alive:
+                self._cond.notify_all()
         try:
             return await future
         finally:

@@ -32,9 +32,10 @@ def send_frames(sock: zmq.Socket[Any], frames: Sequence[Any], *, block: bool = T
         sock.send(frame, flags | _MORE if i < last else flags, copy=len(frame) < _ZERO_COPY_MIN)
 
 
-def recv_frames(sock: zmq.Socket[Any]) -> list[Any]:
-    """All frames of the next message as ``zmq.Frame`` objects (their buffers are not copied)."""
-    frame = sock.recv(copy=False)
+def recv_frames(sock: zmq.Socket[Any], *, block: bool = True) -> list[Any]:
+    """All frames of the next message as ``zmq.Frame`` objects (their buffers are not copied);
+    ``block=False`` raises ``zmq.Again`` when none waits (a message's frames arrive together)."""
+    frame = sock.recv(0 if block else _NOBLOCK, copy=False)
     frames = [frame]
     while frame.more:
         frame = sock.recv(copy=False)
