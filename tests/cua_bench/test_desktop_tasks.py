@@ -1,7 +1,7 @@
 """The ``desktop`` taskset: real Debian apps on the local backend, every oracle scores 1 and doing nothing 0.
 
 Each task runs ``check_task`` (the oracle, doing nothing and every declared wrong way) on its first
-few test variants (``CUA_DESKTOP_VARIANTS``, 2 by default; the apps' and files' test modules add a
+test variant (``CUA_DESKTOP_VARIANTS``, 1 by default; the apps' and files' test modules add a
 train variant each), so CI keeps a sample and stays within a few minutes on two cores; the sweep of
 every variant of both splits is ``bench/rewards.py --desktop``. Needs Xvfb and openbox, and each task its
 app (apt-get install xvfb openbox xterm mousepad gnumeric pcmanfm chromium). Without them the tests
@@ -22,7 +22,7 @@ from cua_bench.taskset import task_folders
 
 DESKTOP = Path(tasksets()["desktop"])
 FOLDERS = task_folders("desktop")
-VARIANTS = int(os.environ.get("CUA_DESKTOP_VARIANTS", "2"))
+VARIANTS = int(os.environ.get("CUA_DESKTOP_VARIANTS", "1"))
 
 
 def test_the_desktop_taskset_is_registered() -> None:
