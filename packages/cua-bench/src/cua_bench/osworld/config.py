@@ -5,7 +5,8 @@ OSWorld sends each step to a Flask server in its VM; here each becomes Session c
 without a shell skips such tasks), ``download``/``upload_file`` write with ``session.write_file``
 (from a local path, a loopback URL or the local mirror only), ``activate_window``/``close_window``
 use ``wmctrl`` as OSWorld does when the computer has it, else the window list and unified actions
-(a click on the title bar; alt+F4), and ``sleep`` sleeps.
+(a click on the title bar; alt+F4), ``sleep`` sleeps, and ``chrome_open_tabs``/``chrome_close_tabs``
+talk to Chrome's DevTools port from the computer itself (``chrome.py``).
 
 OSWorld's controller goes on after a step that did not do its job (a command that exited non-zero,
 a window that never appeared); so do we, but each such step is recorded in ``Context.failures``
@@ -27,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from cua_bench.osworld.chrome import CHROME_STEPS
 from cua_bench.osworld.loader import PlatformError, Step, TaskSkipped, substitute
 from cua_bench.osworld.sources import classify, read_source
 from cua_bench.session import CommandResult, NotSupported, Session
@@ -83,6 +85,13 @@ class Context:
     open_timeout: float = 30.0  # how long ``open`` waits for the file's window
     command_timeout: float = 120.0  # OSWorld's server gives commands two minutes
     until_timeout: float = 60.0  # how long ``execute`` repeats a command to meet its ``until``
+    # Chrome (chrome.py): how long steps wait for its DevTools port (OSWorld: 15 tries 5 s apart), a
+    # page to load (OSWorld's 60 s), Chrome started again by a getter (OSWorld: 5 s), and the pause
+    # ``chrome_close_tabs`` makes first (OSWorld's 5 s).
+    chrome_wait: float = 75.0
+    page_timeout: float = 60.0
+    relaunch_wait: float = 5.0
+    close_delay: float = 5.0
     # The steps of this episode that did not do their job, in order (``run_steps`` appends).
     failures: list[StepFailure] = field(default_factory=list)
     # The step running now: (phase, 1-based index, type), for ``failed``.
@@ -322,6 +331,7 @@ STEPS: dict[str, Callable[..., Awaitable[None]]] = {
     "upload_file": _upload_file,
     "activate_window": _activate_window,
     "close_window": _close_window,
+    **CHROME_STEPS,
 }
 
 

@@ -13,6 +13,7 @@ is an error with the reason rather than a 0 the agent did not earn.
 
 from __future__ import annotations
 
+import base64
 import datetime as dt
 import json
 import os
@@ -21,8 +22,10 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from cua_bench.a11y_xml import to_osworld_xml
+from cua_bench.osworld.chrome import CHROME_GETTERS
 from cua_bench.osworld.config import Context, cached, find_window, missing_program, program_of, shell_command
 from cua_bench.osworld.loader import PlatformError, TaskSkipped
+from cua_bench.osworld.remote import on_computer
 from cua_bench.osworld.sources import classify, read_source
 from cua_bench.session import NotSupported
 
@@ -162,6 +165,30 @@ async def vlc_config(ctx: Context, config: dict[str, Any]) -> Any:
     return await vm_file(ctx, {"path": VLC_CONFIG, "dest": config["dest"]})
 
 
+# VLC's web interface as OSWorld's VM has it (vlcrc: ``extraintf=http``, ``http-password=password``,
+# the default port), which ``vlc_playing_info`` reads as OSWorld's host does (user "", that password).
+VLC_HTTP = "http://127.0.0.1:8080/requests/status.xml"
+VLC_PASSWORD = "password"
+
+
+async def vlc_playing_info(ctx: Context, config: dict[str, Any]) -> str | None:
+    """VLC's ``status.xml`` copied as ``dest``; None when VLC answers other than 200, as OSWorld's."""
+    answer = await on_computer(
+        ctx.session, {"op": "get", "url": VLC_HTTP, "auth": f":{VLC_PASSWORD}"}, timeout=ctx.command_timeout
+    )
+    if "error" in answer:  # OSWorld's requests.get raises: VLC or its web interface is not there
+        raise PlatformError(
+            f"vlc_playing_info: VLC's web interface does not answer at {VLC_HTTP} ({answer['error']}); OSWorld's "
+            f"VM runs VLC with extraintf=http and http-password={VLC_PASSWORD} in its vlcrc"
+        )
+    if answer["status"] != 200:
+        return None
+    local = cached(ctx, config["dest"])
+    local.parent.mkdir(parents=True, exist_ok=True)
+    local.write_bytes(base64.b64decode(answer["body"]))
+    return str(local)
+
+
 async def gimp_config_file(ctx: Context, config: dict[str, Any]) -> Any:
     """One of GIMP 2.10's settings files (``file_name``: gimprc, sessionrc ...), copied as ``dest``."""
     return await vm_file(ctx, {"path": f"{GIMP_CONFIG_DIR}/{config['file_name']}", "dest": config["dest"]})
@@ -276,6 +303,8 @@ GETTERS: dict[str, Callable[[Context, dict[str, Any]], Awaitable[Any]]] = {
     "new_startup_page": new_startup_page,
     "chrome_font_size": chrome_font_size,
     "bookmarks": bookmarks,
+    "vlc_playing_info": vlc_playing_info,
+    **CHROME_GETTERS,
 }
 
 

@@ -41,9 +41,22 @@ METRICS_ENV = "CUA_OSWORLD_METRICS"  # "auto" (OSWorld's where installed, else o
 
 # Setup and postconfig steps we run (config.py), and those that start processes on the computer.
 STEPS = frozenset(
-    {"launch", "execute", "command", "open", "sleep", "download", "upload_file", "activate_window", "close_window"}
+    {
+        "launch",
+        "execute",
+        "command",
+        "open",
+        "sleep",
+        "download",
+        "upload_file",
+        "activate_window",
+        "close_window",
+        "chrome_open_tabs",
+        "chrome_close_tabs",
+    }
 )
-SHELL_STEPS = frozenset({"launch", "execute", "command", "open"})
+# Chrome's tab steps and the getters that speak HTTP to apps run python3 on the computer.
+SHELL_STEPS = frozenset({"launch", "execute", "command", "open", "chrome_open_tabs", "chrome_close_tabs"})
 # Getters we have (getters.py), and those that run commands.
 GETTERS = frozenset(
     {
@@ -65,9 +78,23 @@ GETTERS = frozenset(
         "new_startup_page",
         "chrome_font_size",
         "bookmarks",
+        "vlc_playing_info",
+        "open_tabs_info",
+        "active_tab_info",
+        "active_tab_url_parse",
+        "active_url_from_accessTree",
     }
 )
-SHELL_GETTERS = frozenset({"vm_command_line", "vm_command_error", "default_video_player"})
+SHELL_GETTERS = frozenset(
+    {
+        "vm_command_line",
+        "vm_command_error",
+        "default_video_player",
+        "vlc_playing_info",
+        "open_tabs_info",
+        "active_tab_info",
+    }
+)
 _GOOGLE_DRIVE_STEPS = frozenset({"googledrive", "login"})
 _GOOGLE_DRIVE_GETTERS = frozenset({"googledrive_file"})
 _PROXY_STEPS = frozenset({"proxy"})

@@ -1,0 +1,210 @@
+"""The program OSWorld's browser and VLC getters run on the computer, with its ``python3`` (standard library only).
+
+OSWorld's host reaches Chrome's DevTools port (9222, forwarded by socat to the 1337 its tasks start
+Chrome with) and VLC's web interface (8080) over the VM's network. Our env server may sit outside the
+computer's network (a container, a VM, another user's namespace), so the HTTP happens where the apps
+are: ``run`` in ``devtools.py`` sends this file as ``python3 -c SOURCE ARGS`` and reads one JSON line.
+Playwright is not on OSWorld's images nor ours, hence DevTools' HTTP endpoints and, for the little
+that needs a page's own answer (its load state, its HTML), a bare WebSocket client.
+
+Never imported by the package; it is its own program, kept here as Python so ruff and mypy read it.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import socket
+import struct
+import sys
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from typing import Any
+
+BLANK = ("about:blank", "chrome://newtab/", "chrome://new-tab-page/", "")  # OSWorld's "blank tab" URLs
+
+
+def http(url: str, method: str = "GET", auth: str | None = None, timeout: float = 5.0) -> tuple[int, bytes]:
+    """(status, body); an HTTP error status is an answer, a refused connection raises OSError."""
+    request = urllib.request.Request(url, method=method)
+    if auth is not None:
+        request.add_header("Authorization", "Basic " + base64.b64encode(auth.encode()).decode())
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            return int(response.status), bytes(response.read())
+    except urllib.error.HTTPError as error:
+        return int(error.code), bytes(error.read())
+
+
+def devtools_port(ports: list[int], wait: float) -> int | None:
+    """The first of ``ports`` where Chrome answers ``/json/version``, polling for ``wait`` seconds."""
+    deadline = time.monotonic() + wait
+    while True:
+        for port in ports:
+            try:
+                status, _ = http(f"http://127.0.0.1:{port}/json/version", timeout=2)
+            except OSError:
+                continue
+            if status == 200:
+                return port
+        if time.monotonic() >= deadline:
+            return None
+        time.sleep(0.5)
+
+
+def tabs(port: int) -> list[dict[str, Any]]:
+    """Chrome's tabs (``page`` targets, most recently used first): id, title and url."""
+    _, body = http(f"http://127.0.0.1:{port}/json/list")
+    return [
+        {"id": t["id"], "title": t.get("title", ""), "url": t.get("url", "")}
+        for t in json.loads(body)
+        if t.get("type") == "page"
+    ]
+
+
+def new_tab(port: int, url: str) -> dict[str, Any]:
+    """A new tab loading ``url`` (PUT: Chrome refuses a GET ``/json/new`` since version 111)."""
+    status, body = http(f"http://127.0.0.1:{port}/json/new?{urllib.parse.quote(url, safe='')}", method="PUT")
+    if status != 200:
+        raise OSError(f"/json/new answered {status}: {body[:200]!r}")
+    target: dict[str, Any] = json.loads(body)
+    return target
+
+
+def close_tab(port: int, target: str) -> None:
+    http(f"http://127.0.0.1:{port}/json/close/{target}")
+
+
+def _frame(payload: bytes) -> bytes:
+    """One masked text frame, as a client must send."""
+    size = len(payload)
+    if size < 126:
+        head = struct.pack("!BB", 0x81, 0x80 | size)
+    elif size < 1 << 16:
+        head = struct.pack("!BBH", 0x81, 0x80 | 126, size)
+    else:
+        head = struct.pack("!BBQ", 0x81, 0x80 | 127, size)
+    mask = os.urandom(4)
+    return head + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
+
+
+def evaluate(ws_url: str, expression: str, timeout: float) -> Any:
+    """``Runtime.evaluate`` on one page over its WebSocket; the value, or None when the page has none."""
+    address, _, path = ws_url.removeprefix("ws://").partition("/")
+    host, _, port = address.rpartition(":")
+    with socket.create_connection((host, int(port)), timeout=timeout) as sock:
+        key = base64.b64encode(os.urandom(16)).decode()
+        sock.sendall(
+            f"GET /{path} HTTP/1.1\r\nHost: {address}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n".encode()
+        )
+        stream = sock.makefile("rb")
+        status = stream.readline()
+        if b" 101 " not in status:
+            raise OSError(f"DevTools refused the WebSocket: {status!r}")
+        while stream.readline() not in (b"\r\n", b""):
+            pass
+        params = {"expression": expression, "returnByValue": True}
+        sock.sendall(_frame(json.dumps({"id": 1, "method": "Runtime.evaluate", "params": params}).encode()))
+        message = b""
+        while True:
+            first, second = stream.read(2)
+            size = second & 0x7F
+            if size == 126:
+                size = struct.unpack("!H", stream.read(2))[0]
+            elif size == 127:
+                size = struct.unpack("!Q", stream.read(8))[0]
+            payload = stream.read(size)
+            opcode = first & 0x0F
+            if opcode == 8:
+                raise OSError("DevTools closed the WebSocket")
+            if opcode not in (0, 1):
+                continue  # ping, pong, binary: nothing DevTools answers with
+            message += payload
+            if first & 0x80:
+                reply = json.loads(message)
+                message = b""
+                if reply.get("id") == 1:
+                    return reply.get("result", {}).get("result", {}).get("value")
+
+
+# The page's HTML as Playwright's ``page.content()`` gives it: the doctype, then the document.
+_CONTENT = (
+    "JSON.stringify({title: document.title, url: location.href, content: (document.doctype ? "
+    "new XMLSerializer().serializeToString(document.doctype) : '') + "
+    "(document.documentElement ? document.documentElement.outerHTML : '')})"
+)
+
+
+def wait_loaded(ws_url: str, timeout: float) -> bool:
+    """Whether the page reached ``readyState == complete`` (its load event) within ``timeout``."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            if evaluate(ws_url, "document.readyState", timeout=5) == "complete":
+                return True
+        except (OSError, ValueError):
+            pass  # the page is between documents
+        time.sleep(0.3)
+    return False
+
+
+def open_tabs(port: int, urls: list[str], load_timeout: float) -> list[str]:
+    """OSWorld's ``chrome_open_tabs``: a tab per URL, each waited for; the blank tabs a fresh Chrome
+    starts with are closed when no real page was open before."""
+    before = tabs(port)
+    blank = [t for t in before if t["url"] in BLANK]
+    opened = []
+    for url in urls:
+        target = new_tab(port, url)
+        opened.append(str(target["id"]))
+        if target.get("webSocketDebuggerUrl"):
+            wait_loaded(str(target["webSocketDebuggerUrl"]), load_timeout)  # OSWorld logs a slow page, goes on
+    if len(blank) == len(before):
+        for tab in blank:
+            close_tab(port, str(tab["id"]))
+    return opened
+
+
+def page(port: int, url: str, load_timeout: float) -> dict[str, Any]:
+    """OSWorld's ``active_tab_info``: ``url`` loaded in a tab of its own, its title, URL and HTML;
+    ``{"timeout": True, ...}`` when it did not load in time. The tab is closed after."""
+    target = new_tab(port, url)
+    ws_url = str(target["webSocketDebuggerUrl"])
+    try:
+        loaded = wait_loaded(ws_url, load_timeout)
+        info = json.loads(evaluate(ws_url, _CONTENT, timeout=30) or "{}")
+        return {"timeout": not loaded, **info}
+    finally:
+        close_tab(port, str(target["id"]))
+
+
+def main(args: dict[str, Any]) -> dict[str, Any]:
+    op = args["op"]
+    if op == "get":
+        try:
+            status, body = http(args["url"], auth=args.get("auth"), timeout=float(args.get("timeout", 10)))
+        except OSError as error:
+            return {"error": f"{type(error).__name__}: {error}"}
+        return {"status": status, "body": base64.b64encode(body).decode()}
+    port = devtools_port([int(p) for p in args["ports"]], float(args.get("wait", 0)))
+    if port is None:
+        return {"port": None}
+    if op == "tabs":
+        return {"port": port, "tabs": tabs(port)}
+    if op == "open":
+        return {"port": port, "opened": open_tabs(port, list(args["urls"]), float(args["load_timeout"]))}
+    if op == "close":
+        for target in args["ids"]:
+            close_tab(port, str(target))
+        return {"port": port, "closed": list(args["ids"])}
+    if op == "page":
+        return {"port": port, "page": page(port, str(args["url"]), float(args["load_timeout"]))}
+    raise ValueError(f"unknown op {op!r}")
+
+
+if __name__ == "__main__":
+    print(json.dumps(main(json.loads(sys.argv[1]))))
