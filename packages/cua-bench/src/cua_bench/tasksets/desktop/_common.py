@@ -247,11 +247,16 @@ async def save_and_wait(session: Session, path: str, app: str) -> None:
     await window(session, file_title(path, app))
 
 
+# How long an oracle or wrong way waits for the desktop to show what it did. The waits poll and return
+# at once when it does; on two cores loaded by other work, Chromium has taken over 20 s to show a page.
+PATIENCE = 60.0
+
+
 def _accepts(match: Match, title: str) -> bool:
     return title == match if isinstance(match, str) else match(title)
 
 
-async def wait_for(check: Callable[[], Awaitable[T | None]], what: str, timeout: float = 20.0) -> T:
+async def wait_for(check: Callable[[], Awaitable[T | None]], what: str, timeout: float = PATIENCE) -> T:
     """Poll ``check`` until it returns something truthy; a bounded wait, never a fixed sleep."""
     deadline = time.monotonic() + timeout
     while True:
@@ -263,7 +268,7 @@ async def wait_for(check: Callable[[], Awaitable[T | None]], what: str, timeout:
         await asyncio.sleep(0.05)
 
 
-async def window(session: Session, match: Match, timeout: float = 20.0) -> dict[str, Any]:
+async def window(session: Session, match: Match, timeout: float = PATIENCE) -> dict[str, Any]:
     """The front-most window whose title matches, once there is one."""
 
     async def find() -> dict[str, Any] | None:
@@ -272,14 +277,16 @@ async def window(session: Session, match: Match, timeout: float = 20.0) -> dict[
     return await wait_for(find, f"a window titled {match if isinstance(match, str) else 'as expected'}", timeout)
 
 
-async def no_window(session: Session, match: Match, timeout: float = 20.0) -> None:
+async def no_window(session: Session, match: Match, timeout: float = PATIENCE) -> None:
     async def gone() -> bool:
         return not any(_accepts(match, info["title"]) for info in await session.windows())
 
     await wait_for(gone, "a window to close", timeout)
 
 
-async def wait_path(session: Session, path: str, accept: Callable[[str | None], bool], timeout: float = 20.0) -> None:
+async def wait_path(
+    session: Session, path: str, accept: Callable[[str | None], bool], timeout: float = PATIENCE
+) -> None:
     """Wait until the file at ``path`` is as ``accept`` wants it (None: missing). Read only."""
 
     async def check() -> bool:
@@ -418,7 +425,7 @@ def digest(text: str) -> str:
 _marks = itertools.count(1)
 
 
-async def in_terminal(session: Session, command: str, timeout: float = 20.0) -> None:
+async def in_terminal(session: Session, command: str, timeout: float = PATIENCE) -> None:
     """Wrong ways' hand in xterm: type ``command`` and Enter, and wait until the shell has run it.
 
     The line ends by setting the window title to a fresh mark (the oracle of xterm-set-title shows
