@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import http.server
 import json
 import os
@@ -36,8 +37,8 @@ from cua_bench.session import CommandResult, NotSupported, Session
 from cua_core.actions import Action
 
 CHROMIUM = shutil.which("chromium")
-NAMES = ("chrome_open_tabs", "chrome_close_tabs", "open_tabs_info", "active_tab_info", "active_tab_url_parse")
-NAMES += ("active_url_from_accessTree", "vlc_playing_info")
+NAMES = ("chrome_open_tabs", "chrome_close_tabs", "open_tabs_info", "active_tab_info", "active_tab_url_parse",
+         "active_url_from_accessTree", "vlc_playing_info")  # fmt: skip
 
 
 class LocalShell(Session):
@@ -285,6 +286,59 @@ def test_urls_compare_as_osworlds_compare_urls() -> None:
     assert not chrome.compare_urls("https://www.airbnb.com/rooms", "https://www.airbnb.com")
     assert not chrome.compare_urls("https://maps.airbnb.com", "https://www.airbnb.com")
     assert not chrome.compare_urls("https://www.airbnb.com/?a=1", "https://www.airbnb.com/?a=2")
+
+
+class Remote(LocalShell):
+    """The Session of a real local desktop, reached through its env server as a getter's would be."""
+
+    def __init__(self, env: Any) -> None:
+        super().__init__()
+        self.env = env
+
+    async def run_shell(self, command: str, timeout: float) -> CommandResult:
+        done = await asyncio.to_thread(self.env.session, "run_command", command=command, timeout=timeout)
+        return CommandResult(done["returncode"], done["stdout"], done["stderr"])
+
+    async def accessibility_tree(self) -> list[dict[str, Any]]:
+        return list(await asyncio.to_thread(self.env.session, "accessibility_tree"))
+
+
+def test_on_a_local_desktop_tabs_open_and_the_address_bar_is_read(
+    ctx: Context, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """OSWorld's launch step, then its tab step and getters, on a real desktop with the real a11y bus."""
+    import cua_bench
+    from cua_bench.backends.local import unavailable
+
+    problem = unavailable() or (None if CHROMIUM else "chromium is not installed")
+    if problem is not None:
+        if os.environ.get("CI"):
+            pytest.fail(f"CI is set but the local desktop cannot run Chromium: {problem}")
+        pytest.skip(f"local desktop with Chromium unavailable: {problem}")
+    port = free_port()
+    monkeypatch.setattr(chrome, "DEVTOOLS_PORTS", (port,))
+    with cua_bench.make("desktop/xterm-create-file", backend="local", width=1024, height=768, obs="none") as env:
+        env.reset()
+        ctx.session = Remote(env)
+        launch = (  # what the docker osworld image's google-chrome runs, on a private profile
+            "ACCESSIBILITY_ENABLED=1 chromium --force-renderer-accessibility --no-sandbox --disable-gpu --no-first-run "
+            f"--password-store=basic "
+            f"--user-data-dir=$HOME/.chromium-test --remote-debugging-port={port}"
+        )
+        urls = ["http://127.0.0.1:9/first", "http://127.0.0.1:9/search?q=cats&page=2"]
+        steps(ctx, ("launch", {"command": launch, "shell": True}), ("chrome_open_tabs", {"urls_to_open": urls}))
+        assert not ctx.failures
+        assert sorted(t["url"] for t in getter(ctx, {"type": "open_tabs_info"})) == urls
+        deadline, url = time.monotonic() + 30, None
+        while url != urls[1]:  # Chromium's widgets reach the bus a moment after its window
+            assert time.monotonic() < deadline, f"the address bar shows {url!r}"
+            time.sleep(0.5)
+            with contextlib.suppress(PlatformError):
+                url = getter(ctx, {"type": "active_url_from_accessTree", "goto_prefix": "http://"})
+        parsed = getter(ctx, {"type": "active_tab_url_parse", "goto_prefix": "http://", "parse_keys": ["q", "page"]})
+        assert parsed == {"q": "cats", "page": "2"}
+        info = getter(ctx, {"type": "active_tab_info", "goto_prefix": "http://"})  # nothing listens: an error page
+        assert info["url"] == urls[1] and info["title"] == "127.0.0.1" and "</html>" in info["content"]
 
 
 # -- VLC ------------------------------------------------------------------------------------------

@@ -238,8 +238,8 @@ def test_steps_that_need_a_shell_are_skipped_without_one(ctx: Context) -> None:
 
 
 def test_unknown_steps_are_skips_and_broken_ones_are_errors(ctx: Context) -> None:
-    with pytest.raises(TaskSkipped, match="unsupported config step: chrome_open_tabs"):
-        run([("chrome_open_tabs", {"urls_to_open": ["https://example.com"]})], ctx)
+    with pytest.raises(TaskSkipped, match="unsupported config step: update_browse_history"):
+        run([("update_browse_history", {"history": []})], ctx)
     with pytest.raises(Exception, match=r"step 1 \(download\) failed"):
         run([("download", {"files": [{"url": "", "path": "/x"}]})], ctx)
 

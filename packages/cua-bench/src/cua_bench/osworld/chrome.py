@@ -124,8 +124,9 @@ async def active_url(ctx: Context, config: dict[str, Any]) -> str | None:
             # Chrome's windows are there but show no widgets: the accessibility bus does not reach
             # it, which is the computer's fault, not a URL the agent left empty.
             raise PlatformError(
-                "active_url_from_accessTree: Chrome's windows expose no accessibility tree (is the AT-SPI "
-                "bus running, and Chrome's accessibility on?)"
+                "active_url_from_accessTree: Chrome's windows expose no accessibility tree (Chromium shows its "
+                "widgets on the AT-SPI bus when started with ACCESSIBILITY_ENABLED=1 and "
+                "--force-renderer-accessibility, as the docker osworld image's google-chrome is)"
             )
         return None
     if not bars[-1].get("value"):  # OSWorld checks the last match, then reads the first

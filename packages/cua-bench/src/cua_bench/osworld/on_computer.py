@@ -24,7 +24,8 @@ import urllib.parse
 import urllib.request
 from typing import Any
 
-BLANK = ("about:blank", "chrome://newtab/", "chrome://new-tab-page/", "")  # OSWorld's "blank tab" URLs
+# OSWorld's "blank tab" URLs, and the new tab page of a Chromium whose search engine is not Google's.
+BLANK = ("about:blank", "chrome://newtab/", "chrome://new-tab-page/", "chrome://new-tab-page-third-party/", "")
 
 
 def http(url: str, method: str = "GET", auth: str | None = None, timeout: float = 5.0) -> tuple[int, bytes]:
@@ -177,6 +178,9 @@ def page(port: int, url: str, load_timeout: float) -> dict[str, Any]:
     try:
         loaded = wait_loaded(ws_url, load_timeout)
         info = json.loads(evaluate(ws_url, _CONTENT, timeout=30) or "{}")
+        # The tab's URL as DevTools (and Playwright's page.url) has it: an error page's document is
+        # at chrome-error://, its tab at the URL that failed.
+        info["url"] = next((t["url"] for t in tabs(port) if t["id"] == target["id"]), info.get("url"))
         return {"timeout": not loaded, **info}
     finally:
         close_tab(port, str(target["id"]))
