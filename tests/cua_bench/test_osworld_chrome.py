@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.folder_server import serve_folder
 
 from cua_bench.osworld import chrome, getters
 from cua_bench.osworld.config import Context, run_steps
@@ -102,17 +103,8 @@ def site(tmp_path: Path) -> Iterator[str]:
     for name in ("a", "b", "c"):
         (root / f"{name}.html").write_text(f"<!DOCTYPE html><title>Page {name.upper()}</title><p>body of {name}</p>")
 
-    class Handler(http.server.SimpleHTTPRequestHandler):
-        def __init__(self, *args: Any, **kwargs: Any) -> None:
-            super().__init__(*args, directory=str(root), **kwargs)
-
-        def log_message(self, *args: Any) -> None:
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
+    with serve_folder(root) as url:
+        yield url
 
 
 @pytest.fixture

@@ -3,17 +3,16 @@
 from __future__ import annotations
 
 import asyncio
-import http.server
 import io
 import json
 import shlex
-import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
 from PIL import Image
+from support.folder_server import serve_folder
 
 from cua_bench.osworld.apps import APPS, apps_lacking
 from cua_bench.osworld.config import Context, has_shell, program_of, run_steps
@@ -250,19 +249,8 @@ def loopback(tmp_path: Path) -> Iterator[str]:
     served.mkdir()
     (served / "data.bin").write_bytes(b"from loopback")
 
-    class Handler(http.server.SimpleHTTPRequestHandler):
-        def __init__(self, *args: Any, **kwargs: Any) -> None:
-            super().__init__(*args, directory=str(served), **kwargs)
-
-        def log_message(self, *args: Any) -> None:
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
+    with serve_folder(served) as url:
+        yield url
 
 
 def test_download_from_local_paths_loopback_and_the_mirror_only(ctx: Context, tmp_path: Path, loopback: str) -> None:
