@@ -36,6 +36,7 @@ DEVTOOLS_PORTS = (1337, 9222)  # the port OSWorld's tasks give Chrome, then the 
 # image's google-chrome, which is Chromium).
 CHROME_APPS = ("Google Chrome", "Chromium")
 ADDRESS_BAR = "Address and search bar"
+_CHROME_CLASSES = ("chromium", "google-chrome", "google chrome")
 _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+\-.]*://")
 
 
@@ -120,7 +121,9 @@ async def active_url(ctx: Context, config: dict[str, Any]) -> str | None:
     windows = [n for n in nodes if str(n.get("app") or n.get("name") or "") in CHROME_APPS]
     bars = [n for n in walk(windows) if n.get("role") == "entry" and n.get("name") == ADDRESS_BAR]
     if not bars:
-        if windows and not any(n.get("children") for n in windows):
+        # A window AT-SPI does not know keeps the window manager's class as its app ("chromium").
+        chrome = [n for n in nodes if str(n.get("app") or "").lower().startswith(_CHROME_CLASSES)]
+        if chrome and not any(n.get("children") for n in chrome):
             # Chrome's windows are there but show no widgets: the accessibility bus does not reach
             # it, which is the computer's fault, not a URL the agent left empty.
             raise PlatformError(
