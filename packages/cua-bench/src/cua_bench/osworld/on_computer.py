@@ -3,7 +3,7 @@
 OSWorld's host reaches Chrome's DevTools port (9222, forwarded by socat to the 1337 its tasks start
 Chrome with) and VLC's web interface (8080) over the VM's network. Our env server may sit outside the
 computer's network (a container, a VM, another user's namespace), so the HTTP happens where the apps
-are: ``run`` in ``devtools.py`` sends this file as ``python3 -c SOURCE ARGS`` and reads one JSON line.
+are: ``on_computer`` in ``remote.py`` sends this file as ``python3 -c SOURCE ARGS`` and reads one JSON line.
 Playwright is not on OSWorld's images nor ours, hence DevTools' HTTP endpoints and, for the little
 that needs a page's own answer (its load state, its HTML), a bare WebSocket client.
 
