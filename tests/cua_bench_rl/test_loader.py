@@ -6,6 +6,7 @@ import logging
 import os
 import re
 import signal
+import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
@@ -273,6 +274,19 @@ def test_misuse_is_refused_clearly(workers: EnvWorkers) -> None:
             batch.respond([])
         with pytest.raises(RuntimeError, match="respond to each batch"):
             next(batches)
+
+
+def test_closing_with_a_batch_unanswered_stops_every_worker_at_once(workers: EnvWorkers) -> None:
+    """Each worker's thread sleeps until its turn is answered: close must answer the turns still queued
+    and those in a batch the caller walked away from, or it would wait for threads that never wake."""
+    loader = RolloutLoader(workers, [TaskRef(BUTTON, 0)], group_size=2, max_steps=5)
+    loader.start()
+    batch = next(loader.batches(max_batch=1))  # one turn out, the others queued
+    assert len(batch) == 1
+    started = time.monotonic()
+    loader.close()
+    assert time.monotonic() - started < 5
+    assert not any(thread.is_alive() for thread in threading.enumerate() if thread.name.startswith("env-worker-"))
 
 
 class _Bus:

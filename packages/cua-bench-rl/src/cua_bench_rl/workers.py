@@ -22,12 +22,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from cua_bench.backends.base import Backend, BackendError, Computer
-from cua_bench.client import AsyncEnvClient, EnvClient
+from cua_bench.client import EnvClient
 from cua_core.errors import CuaError, RpcError
 from cua_core.rpc import RpcClient
 from cua_core.security import ClientSecurity, load_or_create_keypair
 
-__all__ = ["EnvWorkers", "Worker", "async_client_for", "client_for", "security_for"]
+__all__ = ["EnvWorkers", "Worker", "client_for", "security_for"]
 
 log = logging.getLogger(__name__)
 
@@ -44,11 +44,6 @@ def security_for(computer: Computer) -> ClientSecurity | None:
 def client_for(computer: Computer, **options: Any) -> EnvClient:
     """A blocking client of ``computer``'s env server, with CURVE when the computer asks for it."""
     return EnvClient(computer.address, security=security_for(computer), **options)
-
-
-def async_client_for(computer: Computer, **options: Any) -> AsyncEnvClient:
-    """The asyncio twin of :func:`client_for` (what the dataloader drives)."""
-    return AsyncEnvClient(computer.address, security=security_for(computer), **options)
 
 
 @dataclass
