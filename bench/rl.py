@@ -50,7 +50,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from env import TASK, _actions  # bench/env.py, beside this file
+from env import TASK, _actions, steady_allocator  # bench/env.py, beside this file
 
 from cua_bench.agents.base import Observes
 from cua_bench.backends.sim import SimBackend
@@ -254,6 +254,7 @@ def main() -> int:
     )
     parser.add_argument("--grpo-minutes", type=float, help="budget of each GRPO example run (default: the example's)")
     args = parser.parse_args()
+    steady_allocator()
     steps, warmup, seconds, rounds = (200, 1.0, 2.0, 1) if args.quick else (1000, 2.0, 5.0, 3)
     folder = Path(tempfile.mkdtemp(prefix="cua-bench-rl-")) / "fill-form"
     folder.mkdir()
