@@ -9,6 +9,7 @@ import json
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -153,6 +154,29 @@ def test_a_chunked_body_is_refused_by_name(url: str) -> None:
     assert response.status == 400
     assert json.loads(response.read()) == {"detail": "chunked request bodies are not supported: send Content-Length"}
     conn.close()
+    still_serving(url)
+
+
+def test_a_chunked_body_sent_slowly_still_gets_the_refusal(url: str) -> None:
+    """The refusal waits for the body: answering and closing after the head gave a client that was
+    still sending a broken pipe instead of the 400 (seen in CI)."""
+    import socket
+
+    host, port = url.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port)), timeout=10) as sock:
+        sock.sendall(f"POST /cmd HTTP/1.1\r\nHost: {host}\r\nTransfer-Encoding: chunked\r\n\r\n".encode())
+        time.sleep(0.3)  # the server has the head and, before the fix, has answered and closed
+        body = b'{"command": "version"}'
+        sock.sendall(f"{len(body):x}\r\n".encode() + body + b"\r\n")
+        time.sleep(0.1)
+        sock.sendall(b"0\r\n\r\n")
+        answer = b""
+        while chunk := sock.recv(65536):
+            answer += chunk
+    assert answer.startswith(b"HTTP/1.1 400 ")
+    assert json.loads(answer.split(b"\r\n\r\n", 1)[1]) == {
+        "detail": "chunked request bodies are not supported: send Content-Length"
+    }
     still_serving(url)
 
 

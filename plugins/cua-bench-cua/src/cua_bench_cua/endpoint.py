@@ -132,6 +132,10 @@ class CuaEndpoint:
     async def _http(self, request: _Http, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
         """Answer one request; False when the connection must close."""
         if "chunked" in request.headers.get("transfer-encoding", "").lower():
+            # Take in the body we refuse (up to its last chunk, a second at most) before answering:
+            # closing on a client that is still sending it gives that client a broken pipe, not our answer.
+            with contextlib.suppress(TimeoutError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, OSError):
+                await asyncio.wait_for(reader.readuntil(b"0\r\n\r\n"), 1.0)
             detail = "chunked request bodies are not supported: send Content-Length"
             await self._respond(writer, 400, {"detail": detail}, close=True)
             return False
