@@ -6,6 +6,7 @@ naming it, a backend without a shell a skip, never a value a metric would score.
 
 from __future__ import annotations
 
+import functools
 import json
 import shlex
 from pathlib import Path
@@ -16,12 +17,16 @@ from cua_bench.session import NotSupported, Session
 
 __all__ = ["on_computer"]
 
-_PROGRAM = Path(__file__).with_name("on_computer.py")
+
+@functools.cache
+def _program() -> str:
+    """on_computer.py's source, read once: every getter and step call sends it."""
+    return Path(__file__).with_name("on_computer.py").read_text()
 
 
 async def on_computer(session: Session, args: dict[str, Any], timeout: float) -> dict[str, Any]:
     """What ``on_computer.py`` answers to ``args`` (its ``main``), run with the computer's python3."""
-    source = _PROGRAM.read_text()
+    source = _program()
     line = f"python3 -c {shlex.quote(source)} {shlex.quote(json.dumps(args))}"
     try:
         result = await session.run_command(line, timeout=timeout)
