@@ -18,7 +18,7 @@ evaluator must hold at 0.
 
 Last line: ``wrong_ways_passing=… tasks_with_wrong_ways=… oracle_ok_ratio=… noop_zero_ratio=…
 random_over_chance=…``. Run: .venv/bin/python bench/rewards.py [--variants K] [--desktop | --only desktop]
-[--jobs N] [--record FILE]
+[--jobs N] [--record FILE [--part sweep|random]]
 
 The whole ``--desktop`` sweep takes hours on two cores (some 13,000 episodes, each starting real apps):
 ``--record FILE`` appends each task's sweep and each random agent's play to FILE as it finishes, and a
@@ -147,7 +147,15 @@ def main() -> None:
     parser.add_argument("--only", choices=["sim", "desktop"], help="only this taskset")
     parser.add_argument("--jobs", type=int, default=2, help="tasks swept at once")
     parser.add_argument("--record", type=Path, help="JSONL file of finished pieces: a rerun skips them")
+    parser.add_argument(
+        "--part",
+        choices=["all", "sweep", "random"],
+        default="all",
+        help="only the sweeps or only random play (two runs on one --record file can do both at once)",
+    )
     args = parser.parse_args()
+    if args.part != "all" and args.record is None:
+        parser.error("--part sweep or random needs --record FILE, where the other part's results are kept")
     tasksets = [("sim", "sim")] + ([("desktop", "local")] if args.desktop else [])
     if args.only is not None:
         tasksets = [("sim", "sim") if args.only == "sim" else ("desktop", "local")]
@@ -155,16 +163,20 @@ def main() -> None:
     started = time.monotonic()
     sweeps: list[Sweep] = []
     folders = [(str(folder), backend) for name, backend in tasksets for folder in task_folders(name)]
+    pending: list[str] = []
     with ProcessPoolExecutor(args.jobs) as pool:
         futures = {
             folder: pool.submit(sweep, folder, backend, args.variants)
             for folder, backend in folders
-            if record.get(f"sweep:{folder}") is None
+            if record.get(f"sweep:{folder}") is None and args.part != "random"
         }
         for folder, _ in folders:
             kept = record.get(f"sweep:{folder}")
             if kept is not None:
                 sweeps.append(Sweep(**kept))
+                continue
+            if folder not in futures:
+                pending.append(f"the sweep of {Path(folder).name}")
                 continue
             result = futures[folder].result()
             record.put(f"sweep:{folder}", asdict(result))
@@ -189,21 +201,26 @@ def main() -> None:
         for name, backend in tasksets:
             count = len(load_task_module(task_folders(name)[0]).variants("test"))
             n = count if args.variants is None else min(args.variants, count)
-            for agent in ("random", "random-a11y"):
-                played = record.get(f"random:{name}:{agent}")
+            for agent in ("random", "random-a11y", "noop"):
+                key = f"noop:{name}" if agent == "noop" else f"random:{name}:{agent}"  # as recorded before
+                played = record.get(key)
+                if played is None and args.part == "sweep":
+                    pending.append(f"{agent} play on {name}")
+                    continue
                 if played is None:
                     played = random_play(name, backend, agent, args.variants, Path(scratch) / f"{name}-{agent}")
-                    record.put(f"random:{name}:{agent}", played)
+                    record.put(key, played)
+                if agent == "noop":
+                    noop_means += list(played.values())
+                    continue
                 for task, mean in played.items():
                     if over_chance(mean, chances.get(task, 0.0), n):
                         beaten.append(f"{task} ({agent}: {mean:.3f} against chance {chances.get(task, 0.0):.3f})")
-            idle = record.get(f"noop:{name}")
-            if idle is None:
-                idle = random_play(name, backend, "noop", args.variants, Path(scratch) / f"{name}-noop")
-                record.put(f"noop:{name}", idle)
-            noop_means += list(idle.values())
     for line in beaten:
         print(f"random beats chance: {line}")
+    if pending:  # this run did its part; the figures need the other's
+        print(f"figures pending ({len(pending)} pieces not in {args.record}): {'; '.join(pending)}")
+        return
     variants = sum(s.variants for s in sweeps)
     passing = sum(len(s.wrong_passing) for s in sweeps)
     with_ways = sum(s.wrong_ways > 0 for s in sweeps) / len(sweeps)

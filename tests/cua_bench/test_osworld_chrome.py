@@ -29,7 +29,7 @@ from typing import Any
 import pytest
 from support.folder_server import serve_folder
 
-from cua_bench.osworld import chrome, getters
+from cua_bench.osworld import chrome, getters, on_computer
 from cua_bench.osworld.config import Context, run_steps
 from cua_bench.osworld.getters import get
 from cua_bench.osworld.loader import PlatformError, Step, load_tasks
@@ -423,3 +423,22 @@ def test_fixture_tasks_are_no_longer_skipped_for_these_steps_and_getters(shared_
     # What is still missing is still named (active_tab_html_parse, say): the check can fail.
     missing = {r for t in users for r in check_support(t, official=frozenset(), mirror=None).reasons}
     assert "unsupported getter: active_tab_html_parse" in missing
+
+
+def test_a_new_tabs_blank_document_is_not_taken_for_the_loaded_page(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A new tab holds an about:blank document, already ``complete``, until its navigation commits:
+    waiting stopped there and ``active_tab_info`` read the empty title (a CI failure: '' == 'Page C')."""
+    states = iter([["complete", "about:blank"], ["loading", "http://x/c.html"], ["complete", "http://x/c.html"]])
+    reads: list[list[str]] = []
+
+    def evaluate(ws_url: str, expression: str, timeout: float) -> str:
+        reads.append(next(states))
+        return json.dumps(reads[-1])
+
+    monkeypatch.setattr(on_computer, "evaluate", evaluate)
+    monkeypatch.setattr(on_computer.time, "sleep", lambda seconds: None)
+    assert on_computer.wait_loaded("ws://x", 5.0, "http://x/c.html")
+    assert reads[-1] == ["complete", "http://x/c.html"] and len(reads) == 3
+    # A blank page asked for is loaded when its blank document is complete.
+    monkeypatch.setattr(on_computer, "evaluate", lambda ws_url, expression, timeout: '["complete", "about:blank"]')
+    assert on_computer.wait_loaded("ws://x", 5.0, "about:blank")

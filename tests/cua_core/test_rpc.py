@@ -191,6 +191,49 @@ def test_an_async_client_serves_one_loop_at_a_time(server: RpcServer) -> None:
         loop.close()
 
 
+def test_a_handler_blocking_the_loop_still_heartbeats_answers_pings_and_keeps_order() -> None:
+    """While an async handler blocks the event loop (a task's setup doing something slow and
+    synchronous), the server must still send heartbeats and answer health checks, and the requests
+    that waited must run in the order they came."""
+    started: list[int] = []
+    with RpcServer("tcp://127.0.0.1:0", heartbeat_interval=0.1) as srv:
+
+        async def block(seconds: float) -> float:
+            time.sleep(seconds)  # synchronous on purpose: the loop can do nothing else meanwhile
+            return seconds
+
+        async def note(n: int) -> int:
+            started.append(n)
+            return n
+
+        srv.register("block", block)
+        srv.register("note", note)
+
+        async def pipelined() -> list[Any]:
+            async with AsyncRpcClient(srv.address, timeout=10, heartbeat_timeout=0.35) as client:
+                blocked = asyncio.ensure_future(client.call("block", {"seconds": 1.2}))
+                await asyncio.sleep(0.1)
+                notes = [asyncio.ensure_future(client.call("note", {"n": n})) for n in range(40)]
+                return await asyncio.gather(blocked, *notes)
+
+        pings: list[float] = []
+
+        def ping_while_blocked() -> None:
+            time.sleep(0.3)
+            with RpcClient(srv.address, timeout=1.0, heartbeat_timeout=1.0, retries=0) as client:
+                begun = time.monotonic()
+                assert client.call("rpc.ping") == "pong"
+                pings.append(time.monotonic() - begun)
+
+        pinger = threading.Thread(target=ping_while_blocked)
+        pinger.start()
+        got = asyncio.run(pipelined())  # ServerLost here: no heartbeat for 0.35 s while blocked
+        pinger.join()
+    assert got == [1.2, *range(40)]
+    assert started == list(range(40)), "requests read while the loop was blocked ran out of order"
+    assert pings and pings[0] < 0.5, f"a health check waited {pings} s for a blocked loop"
+
+
 _SERVER = textwrap.dedent(
     """
     import sys, time

@@ -140,14 +140,17 @@ _CONTENT = (
 )
 
 
-def wait_loaded(ws_url: str, timeout: float) -> bool:
-    """Whether the page reached ``readyState == complete`` (its load event) within ``timeout``."""
+def wait_loaded(ws_url: str, timeout: float, url: str) -> bool:
+    """Whether the page navigated to ``url`` reached ``readyState == complete`` (its load event) within
+    ``timeout``. A new tab holds an about:blank document, already complete, until the navigation
+    commits: that one does not count (its empty title was read as the page's)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         try:
-            if evaluate(ws_url, "document.readyState", timeout=5) == "complete":
+            state = json.loads(evaluate(ws_url, "JSON.stringify([document.readyState, location.href])", timeout=5))
+            if state[0] == "complete" and (state[1] not in BLANK or url in BLANK):
                 return True
-        except (OSError, ValueError):
+        except (OSError, ValueError, TypeError):
             pass  # the page is between documents
         time.sleep(0.3)
     return False
@@ -163,7 +166,7 @@ def open_tabs(port: int, urls: list[str], load_timeout: float) -> list[str]:
         target = new_tab(port, url)
         opened.append(str(target["id"]))
         if target.get("webSocketDebuggerUrl"):
-            wait_loaded(str(target["webSocketDebuggerUrl"]), load_timeout)  # OSWorld logs a slow page, goes on
+            wait_loaded(str(target["webSocketDebuggerUrl"]), load_timeout, url)  # OSWorld logs a slow page, goes on
     if len(blank) == len(before):
         for tab in blank:
             close_tab(port, str(tab["id"]))
@@ -176,7 +179,7 @@ def page(port: int, url: str, load_timeout: float) -> dict[str, Any]:
     target = new_tab(port, url)
     ws_url = str(target["webSocketDebuggerUrl"])
     try:
-        loaded = wait_loaded(ws_url, load_timeout)
+        loaded = wait_loaded(ws_url, load_timeout, url)
         info = json.loads(evaluate(ws_url, _CONTENT, timeout=30) or "{}")
         # The tab's URL as DevTools (and Playwright's page.url) has it: an error page's document is
         # at chrome-error://, its tab at the URL that failed.
