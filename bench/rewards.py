@@ -104,6 +104,13 @@ def random_play(taskset: str, backend: str, agent: str, limit: int | None, outpu
     return {task: row["mean_reward"] for task, row in summary["tasks"].items()}
 
 
+def sweep_key(folder: str) -> str:
+    """``sweep:TASKSET/TASK``: the same in every clone (keys once held the folder's absolute path,
+    which ``Record`` still reads)."""
+    path = Path(folder)
+    return f"sweep:{path.parent.name}/{path.name}"
+
+
 class Record:
     """Finished pieces of a sweep in a JSONL file: one line per task swept or random play done."""
 
@@ -123,7 +130,8 @@ class Record:
                     sys.exit(
                         f"{path} was recorded with {entry.get('settings')}, not {settings}: use another --record file"
                     )
-                self.done[entry["key"]] = entry["value"]
+                key = entry["key"]
+                self.done[sweep_key(key.removeprefix("sweep:")) if key.startswith("sweep:/") else key] = entry["value"]
 
     def get(self, key: str) -> dict[str, Any] | None:
         return self.done.get(key)
@@ -168,10 +176,10 @@ def main() -> None:
         futures = {
             folder: pool.submit(sweep, folder, backend, args.variants)
             for folder, backend in folders
-            if record.get(f"sweep:{folder}") is None and args.part != "random"
+            if record.get(sweep_key(folder)) is None and args.part != "random"
         }
         for folder, _ in folders:
-            kept = record.get(f"sweep:{folder}")
+            kept = record.get(sweep_key(folder))
             if kept is not None:
                 sweeps.append(Sweep(**kept))
                 continue
@@ -179,7 +187,7 @@ def main() -> None:
                 pending.append(f"the sweep of {Path(folder).name}")
                 continue
             result = futures[folder].result()
-            record.put(f"sweep:{folder}", asdict(result))
+            record.put(sweep_key(folder), asdict(result))
             sweeps.append(result)
             flag = " WRONG WAY PASSES" if result.wrong_passing else ""
             print(
