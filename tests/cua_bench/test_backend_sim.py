@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from cua_bench.backends.sim import SimBackend
 from cua_bench.conformance import check_backend
 
@@ -61,3 +63,49 @@ def test_a_server_whose_starter_was_killed_closes_itself() -> None:
         os.kill(server, signal.SIGKILL)
         raise AssertionError(f"the env server (pid {server}) outlived its starter by 10 s")
     assert not os.path.exists(address.removeprefix("ipc://"))
+
+
+def _threads_cpus(pid: int) -> set[frozenset[int]]:
+    """The CPUs each thread of process ``pid`` may run on."""
+    import os
+
+    return {frozenset(os.sched_getaffinity(int(tid))) for tid in os.listdir(f"/proc/{pid}/task")}
+
+
+def test_each_server_keeps_every_thread_on_one_cpu_the_cpus_taken_in_turn(monkeypatch: Any) -> None:
+    import os
+
+    allowed = sorted(os.sched_getaffinity(0))
+    backend = SimBackend()
+    computers = [backend.provision(width=320, height=240) for _ in range(2 * len(allowed))]
+    try:
+        placed = []
+        for computer in computers:
+            assert backend.health(computer)  # serving: its RPC and ZeroMQ threads exist by now
+            (cpus,) = _threads_cpus(computer.handle.pid)  # one set shared by every thread
+            assert len(cpus) == 1
+            placed.append(next(iter(cpus)))
+        assert sorted(placed) == sorted(allowed * 2), f"CPUs {placed} are not taken in turn over {allowed}"
+    finally:
+        for computer in computers:
+            backend.teardown(computer)
+    monkeypatch.setenv("CUA_SIM_PIN", "0")
+    computer = backend.provision(width=320, height=240)
+    try:
+        assert _threads_cpus(computer.handle.pid) == {frozenset(allowed)}
+    finally:
+        backend.teardown(computer)
+
+
+def test_a_server_asked_for_a_cpu_it_may_not_use_says_which_it_may(capsys: Any) -> None:
+    import os
+
+    import pytest
+
+    from cua_bench.server import main
+
+    allowed = sorted(os.sched_getaffinity(0))
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--address", "ipc:///nonexistent/never-bound", "--cpu", str(max(allowed) + 1000)])
+    assert exit_info.value.code == 2
+    assert f"--cpu {max(allowed) + 1000}: this process may run on CPUs {allowed} only" in capsys.readouterr().err

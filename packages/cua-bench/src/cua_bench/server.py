@@ -520,8 +520,23 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="close when the process that started this server dies (backends start their servers so)",
     )
+    parser.add_argument(
+        "--cpu",
+        type=int,
+        metavar="N",
+        help="run on CPU N only, every thread of this server (the sim backend's servers are started so)",
+    )
     args = parser.parse_args(argv)
     security = _curve(parser, args)
+    if args.cpu is not None:
+        if not hasattr(os, "sched_getaffinity"):
+            parser.error("--cpu: this platform cannot bind a process to a CPU (Linux can)")
+        allowed = sorted(os.sched_getaffinity(0))
+        if args.cpu not in allowed:
+            parser.error(f"--cpu {args.cpu}: this process may run on CPUs {allowed} only")
+        # Threads started later inherit it; those already running (numpy's BLAS pool) are set one by one.
+        for thread in os.listdir("/proc/self/task"):
+            os.sched_setaffinity(int(thread), {args.cpu})
     logging.basicConfig(level=logging.INFO, format=f"env[{os.getpid()}] %(levelname)s %(message)s")
     from cua_bench.registry import backends
 

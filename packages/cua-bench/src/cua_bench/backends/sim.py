@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import itertools
+import os
+from collections.abc import Iterator
 from typing import Any, ClassVar
 
 from cua_bench.backends.base import Backend, ProcessBackend
@@ -11,6 +14,14 @@ from cua_core.plugins import Register
 
 
 class SimBackend(ProcessBackend):
+    """Each environment's server runs on one CPU, all its threads, the CPUs taken in turn.
+
+    A sim desktop renders on one thread (the GIL), so one CPU costs it no parallelism; left to the
+    scheduler, its request, event-loop and ZeroMQ threads wake one another across CPUs and its
+    renderer's caches go cold (measured, bench/rl.py: a step through the server took ~20% longer).
+    ``CUA_SIM_PIN=0`` leaves the placement to the scheduler.
+    """
+
     name = "sim"
     capabilities: ClassVar[dict[str, Any]] = {
         "os": "sim",
@@ -19,6 +30,14 @@ class SimBackend(ProcessBackend):
         "shell": False,
         "a11y": True,
     }
+
+    _turn: ClassVar[Iterator[int]] = itertools.count()
+
+    def server_command(self, argv: list[str], address: str) -> list[str]:
+        if os.environ.get("CUA_SIM_PIN", "1") == "0" or not hasattr(os, "sched_getaffinity"):  # macOS has none
+            return argv
+        cpus = sorted(os.sched_getaffinity(0))
+        return [*argv, "--cpu", str(cpus[next(self._turn) % len(cpus)])]
 
     @classmethod
     def create_session(cls, *, width: int, height: int) -> Session:
