@@ -142,6 +142,20 @@ def test_what_a_task_needs_is_read_off_its_steps_getters_files_and_domain(tmp_pa
     assert needed_apps(_task(tmp_path, evaluator, [])) == [next(a for a in APPS if a.name == "gsettings")]
 
 
+def test_a_task_that_asks_systemd_for_the_time_is_skipped_on_our_desktops_naming_timedatectl(
+    shared_fixtures: Path,
+) -> None:
+    """os/b6781586 runs ``timedatectl status``, which answers only under systemd: on docker-osworld it was
+    a platform error ("System has not been booted with systemd"), not a skip."""
+    task = load_task(shared_fixtures / "osworld_more" / "os" / "b6781586-6346-41cd-935a-a6b1487918fc.json")
+    assert "timedatectl" in [app.name for app in needed_apps(task)]
+    for backend in ("local", "docker-osworld"):
+        reasons = check_support(task, official=(), mirror=None, backend=backend).reasons
+        assert any(r.startswith("unsupported app: timedatectl (not on the") and "systemd" in r for r in reasons), (
+            reasons
+        )
+
+
 def test_the_local_table_is_what_system_deps_installs() -> None:
     script = (REPO / "scripts" / "system-deps.sh").read_text()
     listed = re.search(r"^packages=\((.*?)\)", script, re.S | re.M)

@@ -81,6 +81,9 @@ APPS: tuple[App, ...] = (
     App("socat", ("socat",), ("socat",)),
     App("sudo", ("sudo",), ("sudo",)),
     App("gsettings", ("gsettings",), ("libglib2.0-bin",)),
+    App("timedatectl", ("timedatectl",),  # systemd's package has the program, but it answers only under systemd
+        note="systemd as the computer's init, with its timedated service: not in a container, nor on our desktops; "
+             "a host booted with systemd has it"),
     App("python (the command OSWorld calls)", ("python",), ("python-is-python3",)),
     App("pyautogui", module="pyautogui",
         note="python3 with pyautogui on the display; not in Debian: pip install pyautogui on the computer",
