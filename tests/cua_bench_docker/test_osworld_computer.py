@@ -117,6 +117,18 @@ def test_gsettings_persist_through_dconf_until_reset(env: EnvClient) -> None:
     assert not env.session("file_exists", path="/home/user/made.txt")  # reset restored home too
 
 
+def test_vlcs_web_interface_is_configured_and_the_clipboard_reads_through_xsel(env: EnvClient) -> None:
+    """OSWorld's VM has VLC's web interface on (its VLC getters ask it what is playing) and xsel (a
+    getter reads the clipboard with it); both stay through a reset, as the rest of home does."""
+    for _ in range(2):
+        vlcrc = env.session("read_file", path="/home/user/.config/vlc/vlcrc")
+        assert "extraintf=http" in vlcrc and "http-port=8080" in vlcrc and "http-password=password" in vlcrc
+        assert _run(env, "stat -c %U /home/user/.config/vlc/vlcrc")["stdout"].strip() == "user"
+        env.reset(options={"task": str(CONFORMANCE_TASK), "obs": "none"})
+    seen = _run(env, "printf %s /home/user/x.docx | xsel --clipboard --input && xsel --clipboard --output")
+    assert seen["returncode"] == 0 and seen["stdout"] == "/home/user/x.docx", seen
+
+
 def test_google_chrome_is_chromium_with_osworlds_debugging_port(env: EnvClient) -> None:
     """OSWorld starts Chrome with --remote-debugging-port=1337 and forwards 9222 to it with socat."""
     _run(env, "google-chrome --remote-debugging-port=1337 about:blank >/dev/null 2>&1 &")

@@ -10,6 +10,20 @@ chmod 0440 /etc/sudoers.d/user
 for folder in Desktop Documents Downloads Music Pictures Public Templates Videos; do
     mkdir -p "/home/user/$folder"
 done
+# VLC as OSWorld's VM has it: its web interface on (port 8080, password `password`), which OSWorld's
+# VLC getters ask for the playing state, and its first-start privacy question already answered.
+mkdir -p /home/user/.config/vlc
+cat > /home/user/.config/vlc/vlcrc <<'VLCRC'
+[qt]
+qt-privacy-ask=0
+
+[core]
+extraintf=http
+http-port=8080
+
+[lua]
+http-password=password
+VLCRC
 chown -R user:user /home/user
 # The env server's folders (CUA_LOCAL_ROOT): off /tmp, which tasks use and reset empties.
 mkdir -p /var/lib/cua && chown user:user /var/lib/cua
