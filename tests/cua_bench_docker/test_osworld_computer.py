@@ -112,6 +112,10 @@ def test_gsettings_persist_through_dconf_until_reset(env: EnvClient) -> None:
     assert _run(env, f"gsettings get {key}")["stdout"].strip() == "'Cua Test 13'"
     assert _run(env, "dconf read /org/gnome/desktop/interface/font-name")["stdout"].strip() == "'Cua Test 13'"
     assert env.session("file_exists", path="~/.config/dconf/user")
+    # GNOME Shell's schemas are there (os/ec4e3f68 sets org.gnome.shell favorite-apps in its setup).
+    favorites = "\"['thunderbird.desktop', 'vim.desktop']\""
+    assert _run(env, f"gsettings set org.gnome.shell favorite-apps {favorites}")["returncode"] == 0
+    assert _run(env, "gsettings get org.gnome.shell favorite-apps")["stdout"].strip() == favorites.strip('"')
     env.reset(options={"task": str(CONFORMANCE_TASK), "obs": "none"})
     assert _run(env, f"gsettings get {key}")["stdout"].strip() == before != "'Cua Test 13'"
     assert not env.session("file_exists", path="/home/user/made.txt")  # reset restored home too

@@ -54,11 +54,12 @@ APT_PACKAGES = (
 # OSWorld's computer: sudo, python3 with what pyautogui needs from Debian (Xlib, Pillow, tk), the
 # ``python`` command, a real settings backend (dconf on the session bus; dbus-x11 for dbus-launch),
 # socat (OSWorld forwards Chrome's debugging port with it), passwd (useradd, chpasswd, usermod), xsel
-# (OSWorld's getters read the clipboard with it).
+# (OSWorld's getters read the clipboard with it), gnome-shell-common (GNOME Shell's settings schemas, which
+# OSWorld's tasks set and read, such as org.gnome.shell favorite-apps; not the shell itself).
 COMPUTER_PACKAGES = (
     "sudo", "passwd", "python3-xlib", "python3-pil", "python3-tk", "python-is-python3", "dbus-x11",
     "dconf-service", "dconf-cli", "libglib2.0-bin", "gsettings-desktop-schemas", "socat", "x11-utils", "wmctrl",
-    "xsel",
+    "xsel", "gnome-shell-common",
 )  # fmt: skip
 # OSWorld's apps from Debian (Chromium stands in for Chrome, VS Code has no Debian package) and the
 # fonts its documents use (Liberation and Carlito/Caladea for Office's metrics, Noto for other scripts).
