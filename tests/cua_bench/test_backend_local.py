@@ -289,6 +289,29 @@ def test_reset_disconnects_a_window_of_a_client_that_is_not_its_process(root: Pa
 
 
 @needs_x
+def test_a_core_x_error_arrives_as_itself_not_as_python_xlibs_randr_class(root: Path) -> None:
+    """python-xlib files RandR's errors under the bare numbers 1 and 2, which are the core BadRequest
+    and BadValue: killing a client that had just gone then failed a reset with "'BadRRModeError'
+    object has no attribute 'sequence_number'" (4 OSWorld resets on docker)."""
+    from Xlib import error
+
+    from cua_bench.backends.local.session import LocalSession
+
+    session = LocalSession.start(320, 240)
+    try:
+        conn = session.conn
+        assert conn.query_extension("RANDR") is not None  # what loads the wrong table
+        seen: list[Any] = []
+        conn.set_error_handler(lambda err, request: seen.append(err))
+        conn.create_resource_object("window", 0x1FFFFFFF).kill_client()  # no such resource: BadValue
+        conn.sync()
+        assert [type(err) for err in seen] == [error.BadValue]
+        conn.screen().root.get_geometry()  # the connection goes on
+    finally:
+        session.close()
+
+
+@needs_x
 def test_accessibility_tree_through_atspi(root: Path) -> None:
     """A real GTK app's widgets, with bounds that are action coordinates, and OSWorld's XML of them."""
     from cua_bench.backends.local.session import LocalSession

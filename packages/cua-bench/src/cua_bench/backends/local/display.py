@@ -26,7 +26,15 @@ from typing import IO, Any
 from cua_bench.backends.base import BackendError
 from cua_bench.backends.local.procs import spawn, wait_gone
 
-__all__ = ["REQUIRED_PROGRAMS", "Desktop", "missing_programs", "remove_stale_display", "start_bus", "start_desktop"]
+__all__ = [
+    "REQUIRED_PROGRAMS",
+    "Desktop",
+    "missing_programs",
+    "open_display",
+    "remove_stale_display",
+    "start_bus",
+    "start_desktop",
+]
 
 REQUIRED_PROGRAMS = ("Xvfb", "openbox")
 
@@ -117,11 +125,29 @@ def _read_display_number(fd: int, proc: subprocess.Popen[bytes], timeout: float)
     return int(data)
 
 
+def open_display(name: str) -> Any:
+    """A python-xlib connection to display ``name``, with the core X errors its RandR support overwrites
+    put back.
+
+    python-xlib (0.33) registers RandR's three errors under their bare numbers (0, 1, 2) instead of
+    the extension's first error code plus them, so a core BadRequest or BadValue (XKillClient on a
+    client that has just gone, say) is parsed as RandR's error class, a plain Exception, and the call
+    fails with "'BadRRModeError' object has no attribute 'sequence_number'" (4 OSWorld resets on
+    docker). Damage does the same with its one error under 0, which no core error uses.
+    """
+    from Xlib import display as xdisplay
+    from Xlib import error
+
+    conn = xdisplay.Display(name)
+    table = conn.display.error_classes
+    table.update(error.xerror_class)
+    table.pop(0, None)  # not an error code: anything arriving so is parsed as a plain XError
+    return conn
+
+
 def _wait_for_wm(display: str, wm: subprocess.Popen[bytes], timeout: float) -> None:
     """Until openbox has claimed the screen (``_NET_SUPPORTING_WM_CHECK`` on the root window)."""
-    from Xlib import display as xdisplay
-
-    conn = xdisplay.Display(display)
+    conn = open_display(display)
     try:
         root = conn.screen().root
         atom = conn.intern_atom("_NET_SUPPORTING_WM_CHECK")

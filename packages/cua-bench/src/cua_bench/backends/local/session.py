@@ -38,7 +38,7 @@ from cua_bench.backends.local.chromium import (
     page_document,
     prepare_profile,
 )
-from cua_bench.backends.local.display import Desktop, start_desktop
+from cua_bench.backends.local.display import Desktop, open_display, start_desktop
 from cua_bench.backends.local.home import clear_dir, env_path, restore_home
 from cua_bench.backends.local.input import XInput
 from cua_bench.backends.local.isolate import HOST_TMP, ISOLATED
@@ -106,12 +106,10 @@ class LocalSession(Session):
 
     def _attach(self, desktop: Desktop, width: int, height: int) -> None:
         """Everything that talks to the display: connections, input, capture, the apps' environment."""
-        from Xlib import display as xdisplay
-
         self.desktop = desktop
         self.width, self.height = width, height
         self.env = child_env(self.root, self.home, self.tmp, self.run, desktop.display, desktop.bus_address)
-        self.conn = xdisplay.Display(desktop.display)
+        self.conn = open_display(desktop.display)
         self.input = XInput(self.conn, width, height)
         self.wins = Windows(self.conn, width, height)
         self.capture = Capture(desktop.display, width, height)

@@ -21,6 +21,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from cua_bench.backends.local.display import open_display
+
 __all__ = ["SettleConfig", "Settler"]
 
 POLL = 0.003
@@ -40,11 +42,9 @@ class Settler:
     """Watches one display for drawing, on its own connection (its event queue holds only damage)."""
 
     def __init__(self, display: str, grab: Callable[[], Any], config: SettleConfig | None = None) -> None:
-        from Xlib import display as xdisplay
-
         self.config = config or SettleConfig()
         self._grab = grab
-        self.conn = xdisplay.Display(display)
+        self.conn = open_display(display)
         self.damage: int | None = None
         if self.conn.query_extension("DAMAGE") is not None:
             from Xlib.ext import damage
