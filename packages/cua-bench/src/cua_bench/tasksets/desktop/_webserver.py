@@ -35,7 +35,7 @@ def make_handler(spec: dict[str, Any], log: Path) -> type[BaseHTTPRequestHandler
     lock = threading.Lock()
 
     class Handler(BaseHTTPRequestHandler):
-        def record(self, form: dict[str, list[str]]) -> None:
+        def record(self, form: dict[str, list[str]], answer: str) -> None:
             url = urlsplit(self.path)
             entry = {
                 "method": self.command,
@@ -43,6 +43,7 @@ def make_handler(spec: dict[str, Any], log: Path) -> type[BaseHTTPRequestHandler
                 "query": fields(url.query),
                 "form": form,
                 "referer": self.headers.get("Referer"),  # None for an address typed in the address bar
+                "answer": answer,  # "page" (one of the task's), "received" or "none"
             }
             with lock, log.open("a", encoding="utf-8") as out:
                 out.write(json.dumps(entry) + "\n")
@@ -57,20 +58,22 @@ def make_handler(spec: dict[str, Any], log: Path) -> type[BaseHTTPRequestHandler
             self.wfile.write(body)
 
         def do_GET(self) -> None:
-            self.record({})
             path = urlsplit(self.path).path
             if path in pages:
+                self.record({}, "page")
                 self.send_page(200, pages[path])
             elif path == "/favicon.ico":
+                self.record({}, "none")
                 self.send_response(204)
                 self.end_headers()
             else:
+                self.record({}, "received")
                 self.send_page(200, received)
 
         def do_POST(self) -> None:
             length = min(int(self.headers.get("Content-Length") or 0), MAX_BODY)
             body = self.rfile.read(length).decode("utf-8", "replace")
-            self.record(fields(body))
+            self.record(fields(body), "received")
             self.send_page(200, received)
 
         def log_message(self, format: str, *args: Any) -> None:  # quiet: the log file is the record

@@ -11,8 +11,8 @@ from __future__ import annotations
 import random
 
 import cua_bench as cb
-from cua_bench.tasksets.desktop._common import act, key, loaders, window
-from cua_bench.tasksets.desktop._web import RECEIVED, document, focus_page, posts, start_chromium, start_web
+from cua_bench.tasksets.desktop._common import act, key, loaders
+from cua_bench.tasksets.desktop._web import document, focus_page, posts, received, start_chromium, start_web
 
 NAME = "chromium-checkboxes"
 PAGE = "Newsletter preferences"
@@ -80,7 +80,7 @@ async def save(session: cb.Session, toggles: list[bool]) -> None:
     for toggle in toggles:
         moves += [key("tab"), *[key("space")] * toggle]
     await act(session, *moves, key("tab"), key("enter"))
-    await window(session, f"{RECEIVED} - Chromium")
+    await received(session)
 
 
 @cb.wrong_way

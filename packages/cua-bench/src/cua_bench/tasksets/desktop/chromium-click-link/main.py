@@ -13,8 +13,8 @@ import html
 import random
 
 import cua_bench as cb
-from cua_bench.tasksets.desktop._common import ADJECTIVES, NOUNS, WORDS, act, key, loaders, window
-from cua_bench.tasksets.desktop._web import RECEIVED, document, focus_page, start_chromium, start_web, web_requests
+from cua_bench.tasksets.desktop._common import ADJECTIVES, NOUNS, WORDS, act, key, loaders
+from cua_bench.tasksets.desktop._web import document, focus_page, received, start_chromium, start_web, web_requests
 from cua_core.actions import TypeText, Wait
 
 NAME = "chromium-click-link"
@@ -70,7 +70,7 @@ async def solve(task: cb.Task, session: cb.Session) -> None:
     # The links are the page's only focusable elements: Tab walks them in order from the top.
     await focus_page(session)
     await act(session, *[key("tab")] * (task.metadata["index"] + 1), key("enter"))
-    await window(session, f"{RECEIVED} - Chromium")
+    await received(session)
 
 
 @cb.wrong_way
@@ -79,4 +79,4 @@ async def types_the_url(task: cb.Task, session: cb.Session) -> None:
     await act(session, key("ctrl+l"))
     await act(session, key("end"))
     await act(session, TypeText(task.metadata["slugs"][task.metadata["index"]]), Wait(0.2), key("enter"))
-    await window(session, f"{RECEIVED} - Chromium")
+    await received(session)

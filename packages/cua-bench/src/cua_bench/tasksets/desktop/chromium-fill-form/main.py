@@ -15,8 +15,8 @@ from collections.abc import Callable
 from typing import Any
 
 import cua_bench as cb
-from cua_bench.tasksets.desktop._common import NOUNS, act, key, loaders, window
-from cua_bench.tasksets.desktop._web import RECEIVED, document, focus_page, posts, start_chromium, start_web
+from cua_bench.tasksets.desktop._common import NOUNS, act, key, loaders
+from cua_bench.tasksets.desktop._web import document, focus_page, posts, received, start_chromium, start_web
 from cua_core.actions import Action, TypeText
 
 NAME = "chromium-fill-form"
@@ -82,7 +82,7 @@ async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
 async def solve(task: cb.Task, session: cb.Session) -> None:
     await fill(session, task.metadata, task.metadata["fields"])
     await act(session, key("enter"))  # Enter in a text field submits its form
-    await window(session, f"{RECEIVED} - Chromium")
+    await received(session)
 
 
 async def fill(session: cb.Session, meta: dict[str, Any], names: list[str]) -> None:
@@ -98,7 +98,7 @@ async def leaves_the_last_field_empty(task: cb.Task, session: cb.Session) -> Non
     """Every field but the last filled, then submitted."""
     await fill(session, task.metadata, task.metadata["fields"][:-1])
     await act(session, key("enter"))
-    await window(session, f"{RECEIVED} - Chromium")
+    await received(session)
 
 
 @cb.wrong_way
@@ -106,4 +106,4 @@ async def oracle_then_unchecks_the_newsletter(task: cb.Task, session: cb.Session
     """Every field filled, then on to the newsletter box (unchecked with Space) and the button."""
     await fill(session, task.metadata, task.metadata["fields"])
     await act(session, key("tab"), key("space"), key("tab"), key("enter"))
-    await window(session, f"{RECEIVED} - Chromium")
+    await received(session)

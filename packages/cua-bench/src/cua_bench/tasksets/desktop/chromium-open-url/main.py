@@ -12,8 +12,8 @@ from __future__ import annotations
 import random
 
 import cua_bench as cb
-from cua_bench.tasksets.desktop._common import NOUNS, WORDS, act, key, loaders, window
-from cua_bench.tasksets.desktop._web import RECEIVED, document, start_chromium, start_web, web_requests
+from cua_bench.tasksets.desktop._common import NOUNS, WORDS, act, key, loaders
+from cua_bench.tasksets.desktop._web import document, received, start_chromium, start_web, web_requests
 from cua_core.actions import TypeText, Wait
 
 NAME = "chromium-open-url"
@@ -68,7 +68,7 @@ async def open_address(session: cb.Session, url: str) -> None:
     await act(session, key("ctrl+l"))
     await act(session, key("end"))
     await act(session, TypeText(url), Wait(0.2), key("enter"))
-    await window(session, f"{RECEIVED} - Chromium")
+    await received(session)
 
 
 @cb.wrong_way

@@ -12,8 +12,8 @@ import random
 from typing import Any
 
 import cua_bench as cb
-from cua_bench.tasksets.desktop._common import NOUNS, act, key, loaders, window
-from cua_bench.tasksets.desktop._web import RECEIVED, document, focus_page, posts, start_chromium, start_web
+from cua_bench.tasksets.desktop._common import NOUNS, act, key, loaders
+from cua_bench.tasksets.desktop._web import document, focus_page, posts, received, start_chromium, start_web
 from cua_core.actions import TypeText
 
 NAME = "chromium-select-option"
@@ -94,7 +94,7 @@ async def order(session: cb.Session, meta: dict[str, Any], plan: int) -> None:
         key("tab"),
         key("enter"),
     )
-    await window(session, f"{RECEIVED} - Chromium")
+    await received(session)
 
 
 @cb.wrong_way
