@@ -31,6 +31,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import re
 import statistics
 import sys
 import tempfile
@@ -59,12 +60,19 @@ class Sweep:
     wrong_passing: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    # A variant that errored counts in ``variants`` and ``errors`` only, so that replaying it alone
+    # (``--redo-errors``) completes the counts exactly. Records made before counted its parts up to
+    # the error: they cannot be completed so, only swept again.
+    atomic: bool = False
 
 
-def sweep(folder: str, backend: str, limit: int | None) -> Sweep:
-    """Every variant of both splits of one task: oracle, nothing, each wrong way."""
+ERRORED = re.compile(r"^\S+ (train|test)/(\d+): ")
+
+
+def sweep(folder: str, backend: str, limit: int | None, only: list[tuple[str, int]] | None = None) -> Sweep:
+    """Every variant of both splits of one task (or ``only`` those): oracle, nothing, each wrong way."""
     module = load_task_module(folder)
-    out = Sweep(module.name)
+    out = Sweep(module.name, atomic=True)
     started = time.monotonic()
     impl = backends()[backend]()
     computer = impl.provision()
@@ -75,26 +83,52 @@ def sweep(folder: str, backend: str, limit: int | None) -> Sweep:
                 ways = sorted(module.wrong_ways(split))
                 out.wrong_ways += len(ways)
                 for variant in range(count if limit is None else min(limit, count)):
+                    if only is not None and (split, variant) not in only:
+                        continue
                     where = f"{module.name} {split}/{variant}"
                     options = {"task": folder, "variant": variant, "split": split, "obs": "none"}
+                    out.variants += 1
                     try:
-                        out.variants += 1
                         env.reset(options=options)
-                        out.noop_zero += env.evaluate() == 0.0
+                        nothing = env.evaluate() == 0.0
                         env.reset(options=options)
-                        out.oracle_ok += env.solve()["reward"] == 1.0
+                        oracle = env.solve()["reward"] == 1.0
+                        passing = []
                         for name in ways:
                             env.reset(options=options)
-                            out.wrong_played += 1
                             reward = env.wrong(name)["reward"]
                             if reward > 0:
-                                out.wrong_passing.append(f"{where} {name}={reward}")
+                                passing.append(f"{where} {name}={reward}")
                     except CuaError as exc:
                         out.errors.append(f"{where}: {exc}")
+                        continue
+                    out.noop_zero += nothing
+                    out.oracle_ok += oracle
+                    out.wrong_played += len(ways)
+                    out.wrong_passing += passing
     finally:
         impl.teardown(computer)
     out.seconds = time.monotonic() - started
     return out
+
+
+def redo_errors(folder: str, backend: str, limit: int | None, kept: Sweep) -> Sweep:
+    """``kept`` (an ``atomic`` record) with its errored variants played again, alone: their counts added,
+    their new errors kept."""
+    errored = [(match[1], int(match[2])) for match in map(ERRORED.match, kept.errors) if match]
+    again = sweep(folder, backend, limit, only=errored)
+    return Sweep(
+        kept.task,
+        variants=kept.variants,
+        oracle_ok=kept.oracle_ok + again.oracle_ok,
+        noop_zero=kept.noop_zero + again.noop_zero,
+        wrong_ways=kept.wrong_ways,
+        wrong_played=kept.wrong_played + again.wrong_played,
+        wrong_passing=kept.wrong_passing + again.wrong_passing,
+        errors=again.errors,
+        seconds=kept.seconds + again.seconds,
+        atomic=True,
+    )
 
 
 def random_play(taskset: str, backend: str, agent: str, limit: int | None, output: Path) -> dict[str, float]:
@@ -161,7 +195,14 @@ def main() -> None:
         default="all",
         help="only the sweeps or only random play (two runs on one --record file can do both at once)",
     )
+    parser.add_argument(
+        "--redo-errors",
+        action="store_true",
+        help="play the variants that errored in recorded sweeps again, alone, and complete their counts",
+    )
     args = parser.parse_args()
+    if args.redo_errors and args.record is None:
+        parser.error("--redo-errors needs --record FILE, which holds the sweeps whose errored variants to play again")
     if args.part != "all" and args.record is None:
         parser.error("--part sweep or random needs --record FILE, where the other part's results are kept")
     tasksets = [("sim", "sim")] + ([("desktop", "local")] if args.desktop else [])
@@ -172,15 +213,29 @@ def main() -> None:
     sweeps: list[Sweep] = []
     folders = [(str(folder), backend) for name, backend in tasksets for folder in task_folders(name)]
     pending: list[str] = []
+    redo: list[tuple[str, str, Sweep]] = []
+    if args.redo_errors:
+        for folder, backend in folders:
+            recorded = record.get(sweep_key(folder))
+            if recorded is not None and recorded["errors"]:
+                redo.append((folder, backend, Sweep(**recorded)))
+        old = [partial.task for _, _, partial in redo if not partial.atomic]
+        if old:
+            parser.error(
+                f"{', '.join(old)}: recorded before a variant's error voided its counts, so their errored variants "
+                f"cannot be completed alone; delete their lines from {args.record} to sweep them again"
+            )
     with ProcessPoolExecutor(args.jobs) as pool:
         futures = {
             folder: pool.submit(sweep, folder, backend, args.variants)
             for folder, backend in folders
             if record.get(sweep_key(folder)) is None and args.part != "random"
         }
+        for folder, backend, partial in redo:
+            futures[folder] = pool.submit(redo_errors, folder, backend, args.variants, partial)
         for folder, _ in folders:
             kept = record.get(sweep_key(folder))
-            if kept is not None:
+            if kept is not None and folder not in futures:
                 sweeps.append(Sweep(**kept))
                 continue
             if folder not in futures:
