@@ -31,7 +31,6 @@ from cua_bench.tasksets.desktop._common import (
     window,
     write_files,
 )
-from cua_core.actions import Wait
 
 NAME = "pcmanfm-new-folder"
 FOLDERS = ("Documents", "Projects", "Pictures", "Music", "Work")
@@ -87,23 +86,44 @@ async def solve(task: cb.Task, session: cb.Session) -> None:
     await wait_for(done, "the new folder")
 
 
+# The wrong ways wait for their damage to be done, as the oracle waits for its folder: one that
+# gave up after a fixed pause left the right end state when a loaded machine was slow to move the
+# file, and scored 1.0 (test/5 in a sweep under a load of 15).
+
+
 @cb.wrong_way
 async def others_deleted(task: cb.Task, session: cb.Session) -> None:
     meta = task.metadata
     view = await window(session, meta["folder"])
     await act(session, click_at(session, view["bounds"], -40, -60), key("ctrl+a"), key("delete"))
     await submit_dialog(session, "Confirm")
-    await act(session, Wait(1.0), key("ctrl+shift+n"))
+
+    async def emptied() -> bool:
+        return await listing(session, meta["folder"]) == {}
+
+    await wait_for(emptied, "the files to be deleted")
+    await act(session, key("ctrl+shift+n"))
     await submit_dialog(session, "Creating New Folder", meta["new"])
-    await act(session, Wait(1.0))
+
+    async def done() -> bool:
+        return await created(session, meta)
+
+    await wait_for(done, "the new folder")
 
 
 @cb.wrong_way
 async def neighbour_moved_into_it(task: cb.Task, session: cb.Session) -> None:
     meta = task.metadata
+    moved = next(iter(meta["files"])).split("/", 1)[1]
     await act(session, key("ctrl+shift+n"))
     await submit_dialog(session, "Creating New Folder", meta["new"])
-    await select_file(session, meta["folder"], next(iter(meta["files"])).split("/", 1)[1])
+    await select_file(session, meta["folder"], moved)
     await act(session, key("ctrl+x"))
     await open_location(session, meta["new"])
-    await act(session, key("ctrl+v"), Wait(1.0))
+    await act(session, key("ctrl+v"))
+
+    async def inside() -> bool:
+        found = await listing(session, meta["folder"])
+        return found is not None and moved not in found and found.get(f"{meta['new']}/{moved}") == "f"
+
+    await wait_for(inside, "the file to be moved into the new folder")
