@@ -58,6 +58,7 @@ class Sweep:
     wrong_ways: int = 0  # declared (names, over splits)
     wrong_played: int = 0
     wrong_passing: list[str] = field(default_factory=list)
+    misses: list[str] = field(default_factory=list)  # variants whose oracle scored below 1 or nothing above 0
     errors: list[str] = field(default_factory=list)
     seconds: float = 0.0
     # A variant that errored counts in ``variants`` and ``errors`` only, so that replaying it alone
@@ -90,9 +91,9 @@ def sweep(folder: str, backend: str, limit: int | None, only: list[tuple[str, in
                     out.variants += 1
                     try:
                         env.reset(options=options)
-                        nothing = env.evaluate() == 0.0
+                        idle = env.evaluate()
                         env.reset(options=options)
-                        oracle = env.solve()["reward"] == 1.0
+                        solved = env.solve()["reward"]
                         passing = []
                         for name in ways:
                             env.reset(options=options)
@@ -102,8 +103,12 @@ def sweep(folder: str, backend: str, limit: int | None, only: list[tuple[str, in
                     except CuaError as exc:
                         out.errors.append(f"{where}: {exc}")
                         continue
-                    out.noop_zero += nothing
-                    out.oracle_ok += oracle
+                    out.noop_zero += idle == 0.0
+                    out.oracle_ok += solved == 1.0
+                    if idle != 0.0:
+                        out.misses.append(f"{where} nothing={idle}")
+                    if solved != 1.0:
+                        out.misses.append(f"{where} oracle={solved}")
                     out.wrong_played += len(ways)
                     out.wrong_passing += passing
     finally:
@@ -125,6 +130,7 @@ def redo_errors(folder: str, backend: str, limit: int | None, kept: Sweep) -> Sw
         wrong_ways=kept.wrong_ways,
         wrong_played=kept.wrong_played + again.wrong_played,
         wrong_passing=kept.wrong_passing + again.wrong_passing,
+        misses=kept.misses + again.misses,
         errors=again.errors,
         seconds=kept.seconds + again.seconds,
         atomic=True,
@@ -251,7 +257,7 @@ def main() -> None:
                 f"({result.wrong_played} played){flag}  {result.seconds:.0f} s",
                 flush=True,
             )
-            for line in result.wrong_passing[:3] + result.errors[:3]:
+            for line in result.wrong_passing[:3] + result.misses[:3] + result.errors[:3]:
                 print(f"    {line}", file=sys.stderr)
     chances: dict[str, float] = {}
     for name, _ in tasksets:
