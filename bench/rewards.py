@@ -201,6 +201,7 @@ def main() -> None:
         default="all",
         help="only the sweeps or only random play (two runs on one --record file can do both at once)",
     )
+    parser.add_argument("--task", action="append", help="only this task (repeatable; default every task)")
     parser.add_argument(
         "--redo-errors",
         action="store_true",
@@ -218,6 +219,11 @@ def main() -> None:
     started = time.monotonic()
     sweeps: list[Sweep] = []
     folders = [(str(folder), backend) for name, backend in tasksets for folder in task_folders(name)]
+    if args.task:
+        unknown = set(args.task) - {Path(folder).name for folder, _ in folders}
+        if unknown:
+            parser.error(f"no task {', '.join(sorted(unknown))} in {', '.join(name for name, _ in tasksets)}")
+        folders = [(folder, backend) for folder, backend in folders if Path(folder).name in args.task]
     pending: list[str] = []
     redo: list[tuple[str, str, Sweep]] = []
     if args.redo_errors:
