@@ -33,7 +33,6 @@ from cua_bench.tasksets.desktop._common import (
     window,
     write_files,
 )
-from cua_core.actions import Wait
 
 NAME = "pcmanfm-rename-file"
 FOLDERS = ("Documents", "Projects", "Reports", "Notes", "Archive")
@@ -101,22 +100,41 @@ async def solve(task: cb.Task, session: cb.Session) -> None:
     await wait_for(done, "the rename")
 
 
+# The wrong ways wait for each step of their damage, as the oracle waits for its rename: one that
+# gave up after a fixed pause left the right end state when a loaded machine had not pasted the copy
+# yet, and scored 1.0 (train/22 in a sweep under load).
+
+
 @cb.wrong_way
 async def backup_left_in_home(task: cb.Task, session: cb.Session) -> None:
     meta = task.metadata
     await select_file(session, meta["folder"], meta["old"])
     await act(session, key("ctrl+c"), key("alt+up"))
     await no_window(session, meta["folder"])
-    await act(session, key("ctrl+v"), Wait(1.0), key("alt+left"))  # back to the folder
+    await act(session, key("ctrl+v"))
+
+    async def pasted() -> bool:
+        return await read_text(session, meta["old"]) == meta["files"][f"{meta['folder']}/{meta['old']}"]
+
+    await wait_for(pasted, "the copy in home")
+    await act(session, key("alt+left"))  # back to the folder
     await window(session, meta["folder"])
     await rename(session, meta)
-    await act(session, Wait(1.0))
+
+    async def done() -> bool:
+        return await renamed(session, meta)
+
+    await wait_for(done, "the rename")
 
 
 @cb.wrong_way
 async def neighbour_deleted(task: cb.Task, session: cb.Session) -> None:
     meta = task.metadata
     await rename(session, meta)
-    await act(session, Wait(1.0))
+
+    async def done() -> bool:
+        return await renamed(session, meta)
+
+    await wait_for(done, "the rename")
     neighbour = next(path for path in meta["files"] if path != f"{meta['folder']}/{meta['old']}")
     await trash_file(session, meta["folder"], neighbour.split("/", 1)[1])
