@@ -18,12 +18,14 @@ evaluator must hold at 0.
 
 Last line: ``wrong_ways_passing=… tasks_with_wrong_ways=… oracle_ok_ratio=… noop_zero_ratio=…
 random_over_chance=…``. Run: .venv/bin/python bench/rewards.py [--variants K] [--desktop | --only desktop]
-[--jobs N] [--record FILE [--part sweep|random]]
+[--jobs N] [--task NAME ...] [--record FILE [--part sweep|random] [--redo-errors]]
 
 The whole ``--desktop`` sweep takes hours on two cores (some 13,000 episodes, each starting real apps):
 ``--record FILE`` appends each task's sweep and each random agent's play to FILE as it finishes, and a
 rerun with the same FILE and settings skips what it holds, so the sweep can stop and go on (in another
-session, after a reboot); the figures are computed over everything recorded.
+session, after a reboot); the figures are computed over everything recorded. A variant that errors (a
+harness timeout on a loaded machine) counts in no figure but ``errors``; ``--redo-errors`` plays the
+errored variants of recorded sweeps again, alone, and completes their counts.
 """
 
 from __future__ import annotations
