@@ -536,7 +536,8 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(f"--cpu {args.cpu}: this process may run on CPUs {allowed} only")
         # Threads started later inherit it; those already running (numpy's BLAS pool) are set one by one.
         for thread in os.listdir("/proc/self/task"):
-            os.sched_setaffinity(int(thread), {args.cpu})
+            with contextlib.suppress(ProcessLookupError):  # a thread that ended meanwhile
+                os.sched_setaffinity(int(thread), {args.cpu})
     logging.basicConfig(level=logging.INFO, format=f"env[{os.getpid()}] %(levelname)s %(message)s")
     from cua_bench.registry import backends
 
