@@ -58,6 +58,13 @@ async def created(session: cb.Session, meta: dict[str, object]) -> bool:
     return found is not None and found.get(str(meta["new"])) == "d"
 
 
+async def wait_created(session: cb.Session, meta: dict[str, object]) -> None:
+    async def done() -> bool:
+        return await created(session, meta)
+
+    await wait_for(done, "the new folder")
+
+
 @cb.setup_task
 async def setup(task: cb.Task, session: cb.Session) -> None:
     await write_files(session, task.metadata["files"])
@@ -80,10 +87,7 @@ async def solve(task: cb.Task, session: cb.Session) -> None:
     await act(session, key("ctrl+shift+n"))
     await submit_dialog(session, "Creating New Folder", meta["new"])
 
-    async def done() -> bool:
-        return await created(session, meta)
-
-    await wait_for(done, "the new folder")
+    await wait_created(session, meta)
 
 
 # The wrong ways wait for their damage to be done, as the oracle waits for its folder: one that
@@ -105,10 +109,7 @@ async def others_deleted(task: cb.Task, session: cb.Session) -> None:
     await act(session, key("ctrl+shift+n"))
     await submit_dialog(session, "Creating New Folder", meta["new"])
 
-    async def done() -> bool:
-        return await created(session, meta)
-
-    await wait_for(done, "the new folder")
+    await wait_created(session, meta)
 
 
 @cb.wrong_way

@@ -30,6 +30,7 @@ from cua_bench.tasksets.desktop._common import (
     submit_dialog,
     trash_file,
     wait_for,
+    wait_path,
     window,
     write_files,
 )
@@ -66,6 +67,13 @@ async def renamed(session: cb.Session, meta: dict[str, object]) -> bool:
     )
 
 
+async def wait_renamed(session: cb.Session, meta: dict[str, object]) -> None:
+    async def done() -> bool:
+        return await renamed(session, meta)
+
+    await wait_for(done, "the rename")
+
+
 @cb.setup_task
 async def setup(task: cb.Task, session: cb.Session) -> None:
     await write_files(session, task.metadata["files"])
@@ -94,10 +102,7 @@ async def solve(task: cb.Task, session: cb.Session) -> None:
     meta = task.metadata
     await rename(session, meta)
 
-    async def done() -> bool:
-        return await renamed(session, meta)
-
-    await wait_for(done, "the rename")
+    await wait_renamed(session, meta)
 
 
 # The wrong ways wait for each step of their damage, as the oracle waits for its rename: one that
@@ -112,19 +117,13 @@ async def backup_left_in_home(task: cb.Task, session: cb.Session) -> None:
     await act(session, key("ctrl+c"), key("alt+up"))
     await no_window(session, meta["folder"])
     await act(session, key("ctrl+v"))
-
-    async def pasted() -> bool:
-        return await read_text(session, meta["old"]) == meta["files"][f"{meta['folder']}/{meta['old']}"]
-
-    await wait_for(pasted, "the copy in home")
+    copied = meta["files"][f"{meta['folder']}/{meta['old']}"]
+    await wait_path(session, meta["old"], lambda text: text == copied)  # the copy pasted in home
     await act(session, key("alt+left"))  # back to the folder
     await window(session, meta["folder"])
     await rename(session, meta)
 
-    async def done() -> bool:
-        return await renamed(session, meta)
-
-    await wait_for(done, "the rename")
+    await wait_renamed(session, meta)
 
 
 @cb.wrong_way
@@ -132,9 +131,6 @@ async def neighbour_deleted(task: cb.Task, session: cb.Session) -> None:
     meta = task.metadata
     await rename(session, meta)
 
-    async def done() -> bool:
-        return await renamed(session, meta)
-
-    await wait_for(done, "the rename")
+    await wait_renamed(session, meta)
     neighbour = next(path for path in meta["files"] if path != f"{meta['folder']}/{meta['old']}")
     await trash_file(session, meta["folder"], neighbour.split("/", 1)[1])
