@@ -207,7 +207,9 @@ class AccessibilityReader:
                 calls.append((node.bus, node.path, COMPONENT, "GetExtents", "u", (0,)))  # 0: screen coordinates
                 second.append((node, "extents"))
             if TEXT in node.interfaces:
-                calls.append((node.bus, node.path, TEXT, "GetText", "ii", (0, MAX_TEXT)))
+                # A terminal's newest lines are at its end (what OSWorld's vm_terminal_output reads): all of it.
+                end = -1 if node.role == "terminal" else MAX_TEXT
+                calls.append((node.bus, node.path, TEXT, "GetText", "ii", (0, end)))
                 second.append((node, "text"))
             elif VALUE in node.interfaces:
                 calls.append((node.bus, node.path, PROPERTIES, "Get", "ss", (VALUE, "CurrentValue")))

@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import select
+import shlex
 import shutil
 import signal
 import subprocess
@@ -22,15 +24,18 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
+from xml.sax.saxutils import escape
 
 from cua_bench.backends.base import BackendError
 from cua_bench.backends.local.procs import spawn, wait_gone
 
 __all__ = [
+    "KEYBINDS",
     "REQUIRED_PROGRAMS",
     "Desktop",
     "missing_programs",
     "open_display",
+    "openbox_rc",
     "remove_stale_display",
     "start_bus",
     "start_desktop",
@@ -39,14 +44,14 @@ __all__ = [
 REQUIRED_PROGRAMS = ("Xvfb", "openbox")
 
 # Click-to-focus, move and resize by the frame, the title bar buttons; no key bindings (every key
-# goes to the apps), no menus, one desktop.
+# goes to the apps) unless KEYBINDS names some, no menus, one desktop.
 OPENBOX_RC = """<?xml version="1.0" encoding="UTF-8"?>
 <openbox_config xmlns="http://openbox.org/3.4/rc">
   <focus><focusNew>yes</focusNew><followMouse>no</followMouse></focus>
   <placement><policy>Smart</policy></placement>
   <desktops><number>1</number></desktops>
   <margins><top>0</top><bottom>0</bottom><left>0</left><right>0</right></margins>
-  <keyboard/>
+  <keyboard>{keybinds}</keyboard>
   <mouse>
     <dragThreshold>1</dragThreshold><doubleClickTime>500</doubleClickTime>
     <context name="Client"><mousebind button="Left" action="Press">
@@ -67,6 +72,30 @@ OPENBOX_RC = """<?xml version="1.0" encoding="UTF-8"?>
   </mouse>
 </openbox_config>
 """
+
+
+# Keys the window manager itself answers, ``KEY=COMMAND`` separated by ``;`` in openbox's key syntax:
+# the osworld image sets ``C-A-t=gnome-terminal``, the shortcut OSWorld's tasks open a terminal with
+# (Ubuntu's GNOME binds it; a bare window manager binds nothing).
+KEYBINDS = "CUA_LOCAL_KEYBINDS"
+_KEY = re.compile(r"^(?:[SCAMW]-)*[A-Za-z0-9_]+$")
+
+
+def openbox_rc(keybinds: str | None = None) -> str:
+    """The window manager's configuration, with the key bindings ``keybinds`` (see ``KEYBINDS``)."""
+    binds = []
+    for entry in filter(None, (piece.strip() for piece in (keybinds or "").split(";"))):
+        key, _, command = entry.partition("=")
+        if not _KEY.match(key.strip()) or not command.strip():
+            raise BackendError(
+                f"{KEYBINDS}: {entry!r} is not KEY=COMMAND in openbox's key syntax, such as C-A-t=gnome-terminal "
+                "(modifiers S- C- A- M- W-, then a key name; entries separated by ;)"
+            )
+        binds.append(
+            f'<keybind key="{key.strip()}"><action name="Execute"><command>{escape(command.strip())}</command>'
+            "</action></keybind>"
+        )
+    return OPENBOX_RC.format(keybinds="".join(binds))
 
 
 def missing_programs() -> list[str]:
@@ -145,14 +174,16 @@ def open_display(name: str) -> Any:
     return conn
 
 
-def _wait_for_wm(display: str, wm: subprocess.Popen[bytes], timeout: float) -> None:
-    """Until openbox has claimed the screen (``_NET_SUPPORTING_WM_CHECK`` on the root window)."""
+def _wait_for_wm(display: str, wm: subprocess.Popen[bytes], ready: Path, timeout: float) -> None:
+    """Until openbox has claimed the screen (``_NET_SUPPORTING_WM_CHECK`` on the root window) and finished
+    starting (it runs its ``--startup`` command, which makes ``ready``, once its key bindings are grabbed:
+    a bound key pressed before that would be lost)."""
     conn = open_display(display)
     try:
         root = conn.screen().root
         atom = conn.intern_atom("_NET_SUPPORTING_WM_CHECK")
         deadline = time.monotonic() + timeout
-        while root.get_full_property(atom, 0) is None:
+        while root.get_full_property(atom, 0) is None or not ready.exists():
             if wm.poll() is not None or time.monotonic() > deadline:
                 raise BackendError(f"openbox did not start within {timeout:g} s (exit code {wm.poll()})")
             time.sleep(0.01)
@@ -165,6 +196,7 @@ def start_desktop(root: Path, width: int, height: int, env: Mapping[str, str], *
     missing = missing_programs()
     if missing:
         raise BackendError(f"the local backend needs {', '.join(missing)}; install them: apt-get install xvfb openbox")
+    rc_text = openbox_rc(os.environ.get(KEYBINDS))
     log = open(root / "desktop.log", "ab")  # noqa: SIM115 - lives as long as the desktop
     # GLX loads Mesa into every Xvfb (~25 MiB PSS each); the apps of interest render with cairo.
     glx = [] if os.environ.get("CUA_LOCAL_GLX") == "1" else ["-extension", "GLX"]
@@ -190,14 +222,27 @@ def start_desktop(root: Path, width: int, height: int, env: Mapping[str, str], *
             os.close(write_fd)
     display = f":{number}"
     (root / "display").write_text(f"{number} {xvfb.pid}\n")
-    rc = root / "openbox-rc.xml"
-    rc.write_text(OPENBOX_RC)
-    wm = spawn(["openbox", "--config-file", str(rc), "--sm-disable"], {**env, "DISPLAY": display}, log=log, cwd=root)
-    desktop = Desktop(display, number, xvfb, wm, log)
+    bus, bus_env = None, {}
+    # The bus first: what the window manager starts (its key bindings) must reach it, as the apps do.
+    if shutil.which("dbus-daemon", path=env.get("PATH")):
+        try:
+            bus, address = start_bus(root, {**env, "DISPLAY": display}, log, timeout)
+        except BackendError:
+            xvfb.kill()
+            xvfb.wait()
+            log.close()
+            raise
+        bus_env = {"DBUS_SESSION_BUS_ADDRESS": address}
+    rc, ready = root / "openbox-rc.xml", root / "openbox-ready"
+    rc.write_text(rc_text)
+    ready.unlink(missing_ok=True)
+    wm = spawn(
+        ["openbox", "--config-file", str(rc), "--sm-disable", "--startup", shlex.join(["touch", str(ready)])],
+        {**env, "DISPLAY": display, **bus_env}, log=log, cwd=root,
+    )  # fmt: skip
+    desktop = Desktop(display, number, xvfb, wm, log, bus, bus_env.get("DBUS_SESSION_BUS_ADDRESS", "disabled:"))
     try:
-        if shutil.which("dbus-daemon", path=env.get("PATH")):
-            desktop.bus, desktop.bus_address = start_bus(root, {**env, "DISPLAY": display}, log, timeout)
-        _wait_for_wm(display, wm, timeout)
+        _wait_for_wm(display, wm, ready, timeout)
     except Exception:
         desktop.stop()
         raise
