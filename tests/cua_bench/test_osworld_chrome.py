@@ -22,62 +22,24 @@ import sys
 import threading
 import time
 import urllib.request
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from support.folder_server import serve_folder
+from support.osworld_sessions import LocalShell
 
-from cua_bench.osworld import chrome, getters, on_computer
+from cua_bench.osworld import chrome, chrome_pages, getters, on_computer
 from cua_bench.osworld.config import Context, run_steps
 from cua_bench.osworld.getters import get
-from cua_bench.osworld.loader import PlatformError, Step, load_tasks
-from cua_bench.osworld.support import check_support
-from cua_bench.session import CommandResult, NotSupported, Session
-from cua_core.actions import Action
+from cua_bench.osworld.loader import PlatformError, Step, TaskSkipped, load_tasks
+from cua_bench.osworld.support import SHELL_GETTERS, check_support
+from cua_bench.session import CommandResult
 
 CHROMIUM = shutil.which("chromium")
 NAMES = ("chrome_open_tabs", "chrome_close_tabs", "open_tabs_info", "active_tab_info", "active_tab_url_parse",
          "active_url_from_accessTree", "vlc_playing_info")  # fmt: skip
-
-
-class LocalShell(Session):
-    """A Session whose shell is this machine's bash (``path``: its PATH); a scripted a11y tree."""
-
-    def __init__(self, path: str | None = None) -> None:
-        self.width, self.height = 1280, 800
-        self.tree: list[dict[str, Any]] = []
-        self.path = path
-
-    async def run_shell(self, command: str, timeout: float) -> CommandResult:
-        env = dict(os.environ, PATH=self.path) if self.path is not None else None
-        proc = await asyncio.create_subprocess_exec(
-            "/bin/bash", "-c", command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE
-        )
-        out, err = await asyncio.wait_for(proc.communicate(), timeout)
-        return CommandResult(proc.returncode or 0, out.decode(), err.decode())
-
-    async def accessibility_tree(self) -> list[dict[str, Any]]:
-        return self.tree
-
-    async def apply(self, actions: Sequence[Action]) -> list[str | None]:
-        raise NotSupported("no input here")
-
-    async def screenshot(self) -> bytes:
-        raise NotSupported("no screen here")
-
-    async def windows(self) -> list[dict[str, Any]]:
-        return []
-
-    async def launch(self, app: str, **params: Any) -> str:
-        raise NotSupported("launch through the shell")
-
-    async def read_bytes(self, path: str) -> bytes:
-        return Path(path).read_bytes()
-
-    async def write_file(self, path: str, content: bytes | str) -> None:
-        Path(path).write_bytes(content.encode() if isinstance(content, str) else content)
 
 
 def free_port() -> int:
@@ -216,7 +178,7 @@ def test_without_chrome_steps_are_errors_and_getters_give_osworlds_fallbacks(
     (bin_dir / "python3").symlink_to(Path(sys.executable).resolve())  # the interpreter itself, not a shim
     for tool in ("sh", "nohup"):
         (bin_dir / tool).symlink_to(str(shutil.which(tool)))
-    ctx.session = LocalShell(path=str(bin_dir))
+    ctx.session = LocalShell({"PATH": str(bin_dir)})
     with pytest.raises(PlatformError, match="google-chrome is not on this computer"):
         getter(ctx, {"type": "open_tabs_info"})
     # ... there but never answering: OSWorld's [] (the agent's Chrome is gone).
@@ -237,7 +199,7 @@ def test_without_chrome_steps_are_errors_and_getters_give_osworlds_fallbacks(
 def test_a_computer_without_python3_is_an_error(ctx: Context, tmp_path: Path) -> None:
     empty = tmp_path / "empty"
     empty.mkdir()
-    ctx.session = LocalShell(path=str(empty))
+    ctx.session = LocalShell({"PATH": str(empty)})
     with pytest.raises(PlatformError, match="python3 is not on this computer"):
         getter(ctx, {"type": "open_tabs_info"})
 
@@ -420,9 +382,9 @@ def test_fixture_tasks_are_no_longer_skipped_for_these_steps_and_getters(shared_
     for task in users:
         reasons = check_support(task, official=frozenset(), mirror=None).reasons
         assert not [r for r in reasons if r.rsplit(": ", 1)[-1] in NAMES], (task.path, reasons)
-    # What is still missing is still named (active_tab_html_parse, say): the check can fail.
+    # What is still missing is still named (rule_relativeTime, say): the check can fail.
     missing = {r for t in users for r in check_support(t, official=frozenset(), mirror=None).reasons}
-    assert "unsupported getter: active_tab_html_parse" in missing
+    assert "unsupported getter: rule_relativeTime" in missing
 
 
 def test_a_new_tabs_blank_document_is_not_taken_for_the_loaded_page(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -442,3 +404,305 @@ def test_a_new_tabs_blank_document_is_not_taken_for_the_loaded_page(monkeypatch:
     # A blank page asked for is loaded when its blank document is complete.
     monkeypatch.setattr(on_computer, "evaluate", lambda ws_url, expression, timeout: '["complete", "about:blank"]')
     assert on_computer.wait_loaded("ws://x", 5.0, "about:blank")
+
+
+# -- Chrome: the settings page, the agent's own tab, the profile ---------------------------------
+
+NEW_NAMES = ("chrome_appearance_mode_ui", "active_tab_html_parse", "url_path_parse", "find_unpacked_extension_path",
+             "find_installed_extension_name")  # fmt: skip
+
+
+@pytest.fixture
+def scheme(request: pytest.FixtureRequest, tmp_path: Path) -> int | None:
+    """The colour scheme written in the profile before ``chromium`` starts (as task 93eabf48's setup does),
+    or a fresh profile (None). Request it before ``chromium``."""
+    value: int | None = request.param
+    if value is not None:
+        (tmp_path / "profile" / "Default").mkdir(parents=True)
+        prefs = {"browser": {"theme": {"color_scheme": value, "color_scheme2": value}}}
+        (tmp_path / "profile" / "Default" / "Preferences").write_text(json.dumps(prefs))
+    return value
+
+
+def visible_page(port: int) -> str:
+    """The URL of the tab Chrome shows (its document is ``visible``; every other tab's is ``hidden``)."""
+    shown = [
+        page["url"]
+        for page in devtools_pages(port)
+        if on_computer.evaluate(page["webSocketDebuggerUrl"], "document.visibilityState", 5) == "visible"
+    ]
+    assert len(shown) == 1, shown
+    return str(shown[0])
+
+
+@pytest.mark.parametrize(("scheme", "expected"), [(None, "system"), (2, "dark"), (1, "light")], indirect=["scheme"])
+def test_appearance_mode_is_the_settings_pages_and_the_agents_tab_stays_active(
+    scheme: int | None, expected: str, ctx: Context, chromium: int, site: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A fresh profile is "system", not OSWorld's "light" (its probe takes extensions.theme.system_theme 0,
+    which a fresh profile has, for light). The page is read, not the file; our tab is gone after, and the
+    tab the agent had in front is in front still (closing a tab opened in front would show its neighbour)."""
+
+    async def no_file(ctx: Context) -> str:
+        raise AssertionError("the settings page answered: the Preferences file is not read")
+
+    monkeypatch.setattr(chrome, "_scheme_from_preferences", no_file)
+    steps(ctx, ("chrome_open_tabs", {"urls_to_open": [f"{site}/a.html", f"{site}/b.html"]}))
+    first = next(p for p in devtools_pages(chromium) if p["url"] == f"{site}/a.html")
+    urllib.request.urlopen(f"http://127.0.0.1:{chromium}/json/activate/{first['id']}", timeout=5).close()
+    assert visible_page(chromium) == f"{site}/a.html"
+    assert getter(ctx, {"type": "chrome_appearance_mode_ui"}) == expected
+    assert sorted(p["url"] for p in devtools_pages(chromium)) == [f"{site}/a.html", f"{site}/b.html"]
+    assert visible_page(chromium) == f"{site}/a.html"
+
+
+@pytest.fixture
+def profile(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The Chrome profile folder the profile getters read (OSWorld's is /home/user/.config/google-chrome/Default)."""
+    folder = tmp_path / "chrome-profile" / "Default"
+    folder.mkdir(parents=True)
+    monkeypatch.setattr(getters, "CHROME_PROFILES", (str(folder),))
+    return folder
+
+
+def test_appearance_mode_falls_back_to_the_preferences_file(
+    ctx: Context, profile: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(chrome, "DEVTOOLS_PORTS", (free_port(),))  # no Chrome: the file, as OSWorld's
+    monkeypatch.setattr(chrome, "PREFERENCES_INTERVAL", 0.0)
+    config = {"type": "chrome_appearance_mode_ui"}
+    assert getter(ctx, config) == "system"  # no file: OSWorld's answer
+    prefs = profile / "Preferences"
+    for theme, expected in [
+        ({"color_scheme2": 1, "color_scheme": 2}, "light"),  # the newer key wins
+        ({"color_scheme": 2}, "dark"),
+        ({"color_scheme2": "Dark"}, "dark"),
+        ({}, "system"),
+    ]:
+        prefs.write_text(json.dumps({"browser": {"theme": theme}}))
+        assert getter(ctx, config) == expected, theme
+    # A fresh profile's classic theme is no choice of light (OSWorld's fallback says "light" here).
+    prefs.write_text(json.dumps({"extensions": {"theme": {"system_theme": 0}}}))
+    assert getter(ctx, config) == "system"
+
+    # Chrome there, but its settings page shows no scheme (a Chrome without that menu): the file too.
+    async def no_mode(ctx: Context, op: str, wait: float, **args: Any) -> dict[str, Any]:
+        assert op == "color_scheme"
+        return {"port": 1337, "mode": None}
+
+    monkeypatch.setattr(chrome, "_devtools", no_mode)
+    prefs.write_text(json.dumps({"browser": {"theme": {"color_scheme2": 2}}}))
+    assert getter(ctx, config) == "dark"
+
+
+def test_the_settings_probe_gives_none_and_closes_its_tab_when_the_page_shows_no_scheme(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    closed: list[str] = []
+    monkeypatch.setattr(on_computer, "background_tab", lambda port, url: "T1")
+    monkeypatch.setattr(on_computer, "close_tab", lambda port, target: closed.append(target))
+    monkeypatch.setattr(on_computer, "tabs", lambda port: [])
+    monkeypatch.setattr(on_computer, "wait_loaded", lambda ws_url, timeout, url: True)
+    monkeypatch.setattr(on_computer, "evaluate", lambda ws_url, expression, timeout: None)
+    assert on_computer.color_scheme(9, load_timeout=1.0, probe_timeout=0.3) is None
+    assert closed == ["T1"]
+    answers = iter([None, 2])  # unset until Chrome tells the page, then its value
+    monkeypatch.setattr(on_computer, "evaluate", lambda ws_url, expression, timeout: next(answers))
+    assert on_computer.color_scheme(9, load_timeout=1.0, probe_timeout=5.0) == 2
+    assert closed == ["T1", "T1"]
+
+
+SHOP = """<!DOCTYPE html><title>Shop</title><body>
+<div class="where">Boston Logan Intl Airport</div><div class="where">  BOS  </div>
+<div class="route">SEA<div class="sep"></div>NYC <span>not direct</span></div><div class="route">LAX</div>
+<div class="slot"><h3>Apply for a pass</h3><p>x</p></div><div class="slot"><p>no heading</p></div>
+<div class="slot"><h3> October 06, 10:15 AM </h3></div>
+<span class="chip">Black</span><span class="chip">On sale</span><span class="chip">Refurbished</span>
+<ul class="crumbs"><li class="catAllProducts"><span>Spider-Man</span></li><li class="catAllProducts"><span>Toys</span>
+</li><li class="other"><span>Kids</span></li></ul>
+<div class="host"></div>
+<form><div><input id="name" value=""><input id="mail" value="preset@x.org"></div></form>
+<script>document.querySelector('.host').attachShadow({mode: 'open'}).innerHTML = '<b class="where">In shadow</b>';
+</script></body>"""
+
+
+def test_active_tab_html_parse_reads_the_agents_own_tab(ctx: Context, chromium: int, site: str, tmp_path: Path) -> None:
+    (tmp_path / "site" / "shop.html").write_text(SHOP)
+    steps(ctx, ("chrome_open_tabs", {"urls_to_open": [f"{site}/shop.html?q=Women,Jerseys"]}))
+    tab = next(p for p in devtools_pages(chromium) if "/shop.html" in p["url"])
+    # What the agent typed is in its tab only: a page loaded afresh would not have it.
+    on_computer.evaluate(tab["webSocketDebuggerUrl"], "document.getElementById('name').value = ' James Smith '", 5)
+    assert isinstance(ctx.session, LocalShell)
+    ctx.session.tree = [chrome_window(site.removeprefix("http://") + "/shop.html?q=Women%2CJerseys")]
+    base = {"type": "active_tab_html_parse", "goto_prefix": "http://"}
+
+    values = getter(ctx, {**base, "category": "class",
+        "class_multiObject": {"where": {"0": "start", "1": "end", "2": "shadow", "3": "missing"}},
+        "class_multiObject_child": {"route": {"0": "from", "1": "to", "2": "beyond"}},
+        "class_multiObject_only_child": {"slot": {"0": "content", "1": "time", "2": "none"}},
+        "class_multiObject_search_exist": {"chip": ["Black", "On sale", "$25 - $60", "is_other_exist"]},
+        "class_singleObject": {"chip": "first_chip", "absent-class": "nothing"},
+    })  # fmt: skip
+    assert values == {
+        "start": "Boston Logan Intl Airport", "end": "BOS", "shadow": "In shadow", "missing": "",  # pierces shadow
+        "from": "SEA", "to": "NYC", "beyond": "",  # the first element's own text nodes
+        "content": "Apply for a pass", "time": "October 06, 10:15 AM", "none": "",  # elements with no h3 skipped
+        "Black": True, "On sale": True, "$25 - $60": False, "is_other_exist": True,  # Refurbished
+        "first_chip": "Black", "nothing": "",
+    }  # fmt: skip
+    xpath = getter(ctx, {**base, "category": "xpath", "xpathObject": {
+        "/html/body/div[1]": "first", "//ul[@class='crumbs']/li[3]": "third", "/html/body/div[99]": "gone",
+        "//div[": "broken",
+    }})  # fmt: skip
+    assert xpath == {"first": "Boston Logan Intl Airport", "third": "Kids", "gone": "", "broken": ""}
+    inputs = getter(ctx, {**base, "category": "input", "inputObject": {
+        "/html/body/form/div/input[1]": "name", "/html/body/form/div/input[2]": "mail",
+        "/html/body/div[1]": "not_an_input", "/html/body/form/div/input[9]": "gone",
+    }})  # fmt: skip
+    assert inputs == {"name": "James Smith", "mail": "preset@x.org", "not_an_input": "", "gone": ""}
+    listed = getter(ctx, {**base, "category": "class&url",
+        "class_multiObject_li": {"crumbs": ["Spider-Man", "Toys", "Kids"]},
+        "url_include_expected": ["women", "nike"],
+        "url_include_expected_multichoice": {"Jerseys": "jerseys", "Kids": "kids", "S=4": "Price Low-High"},
+    })  # fmt: skip
+    # Only li.catAllProducts count: Kids (li.other) is not shown, so the URL decides it (and says no).
+    assert listed == {"spider-man": True, "toys": True, "is_other_exist": False, "women": True, "nike": False,
+                      "jerseys": True, "kids": False, "price low-high": False}  # fmt: skip
+    from cua_bench.osworld.official import official_metrics
+
+    check = official_metrics().get("check_direct_json_object")
+    if check is not None:  # desktop-env installed: its own metric reads what we give
+        assert check(inputs, {"expected": {"name": "James Smith", "mail": "preset@x.org"}}) == 1.0
+        assert check(listed, {"expected": {"spider-man": True, "toys": True, "kids": True}}) == 0.0
+    # No open tab shows the address bar's URL: OSWorld's {}; no address bar: None.
+    ctx.session.tree = [chrome_window(site.removeprefix("http://") + "/elsewhere.html")]
+    assert getter(ctx, {**base, "category": "class", "class_singleObject": {"chip": "x"}}) == {}
+    ctx.session.tree = []
+    assert getter(ctx, {**base, "category": "class", "class_singleObject": {"chip": "x"}}) is None
+    assert [p["url"] for p in devtools_pages(chromium)] == [tab["url"]]  # nothing opened, nothing closed
+
+
+def test_active_tab_html_parse_without_chrome_or_with_an_unknown_category(
+    ctx: Context, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(chrome, "DEVTOOLS_PORTS", (free_port(),))
+    assert isinstance(ctx.session, LocalShell)
+    ctx.session.tree = [chrome_window("example.com/")]
+    config = {"type": "active_tab_html_parse", "category": "class", "class_singleObject": {"a": "b"}}
+    with pytest.raises(PlatformError, match="no Chrome answered on DevTools port"):
+        getter(ctx, config)  # Chrome runs (its address bar is there) but does not answer: the computer's fault
+    with pytest.raises(TaskSkipped, match="label"):
+        getter(ctx, {"type": "active_tab_html_parse", "category": "label", "labelObject": {"Price": "price"}})
+    assert (
+        chrome_pages.html_values({"category": "table"}, chrome_pages._Answers([], []), "https://x") == {}
+    )  # OSWorld's {}
+
+
+def test_url_path_parse_reads_macys_filter_path(ctx: Context) -> None:
+    assert isinstance(ctx.session, LocalShell)
+    config = {"type": "url_path_parse", "goto_prefix": "https://www.",
+              "parse_keys": ["mens_clothing", "shirts", "Men_regular_size_t", "Price_discount_range", "short_sleeve"]}  # fmt: skip
+    filters = "Men_regular_size_t,Price_discount_range,Sleeve_length/L,50_PERCENT_%20off%20%26%20more,Short%20Sleeve"
+    ctx.session.tree = [chrome_window(f"macys.com/shop/mens-clothing/mens-casual-shirts/{filters}?id=20635")]
+    expected = {"mens_clothing": True, "shirts": True, "Men_regular_size_t": "L",
+                "Price_discount_range": "50_PERCENT_ off & more", "short_sleeve": True}  # fmt: skip
+    assert getter(ctx, config) == expected  # task 2888b4e6's expected value
+    several = (
+        "Price_discount_range,Product_department/30_PERCENT_%20off%20%26%20more|50_PERCENT_%20off%20%26%20more,Shirts"
+    )
+    ctx.session.tree = [chrome_window(f"macys.com/shop/mens-clothing/{several}")]
+    assert getter(ctx, config) == {"mens_clothing": True, "shirts": True, "short_sleeve": None,
+                                   "Men_regular_size_t": None, "Price_discount_range": "not_50_PERCENT_ off & more"}  # fmt: skip
+    ctx.session.tree = [chrome_window("macys.com/shop/womens-clothing")]  # OSWorld's substring test: mens-clothing
+    assert getter(ctx, config)["mens_clothing"] is True
+    ctx.session.tree = [chrome_window("macys.com/shop/kids-clothes")]
+    assert getter(ctx, config) == {"mens_clothing": None, "shirts": None, "short_sleeve": None,
+                                   "Men_regular_size_t": None, "Price_discount_range": "not_50_PERCENT_ off & more"}  # fmt: skip
+    ctx.session.tree = []
+    assert getter(ctx, config) is None
+
+
+def devtools_targets(port: int) -> list[dict[str, Any]]:
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list", timeout=2) as response:
+            return list(json.loads(response.read()))
+    except OSError:
+        return []  # not listening yet
+
+
+def test_extension_getters_read_a_real_chromium_profile(ctx: Context, profile: Path, tmp_path: Path) -> None:
+    """Chromium (156) keeps every extension's folder in Preferences, and the manifest of packed ones only."""
+    if CHROMIUM is None:
+        if os.environ.get("CI"):
+            pytest.fail("CI is set but chromium is not installed (scripts/system-deps.sh installs it)")
+        pytest.skip("chromium is not installed")
+    assert getter(ctx, {"type": "find_unpacked_extension_path"}) == "Google"  # no Preferences: OSWorld's
+    extension = tmp_path / "helloExtension"
+    extension.mkdir()
+    manifest = {"manifest_version": 3, "name": "Hello", "version": "1.0", "background": {"service_worker": "sw.js"}}
+    (extension / "manifest.json").write_text(json.dumps(manifest))
+    (extension / "sw.js").write_text("")  # a DevTools target once the extension is loaded
+    port = free_port()
+    proc = subprocess.Popen(
+        [CHROMIUM, "--headless=new", f"--user-data-dir={profile.parent}", f"--load-extension={extension}",
+         f"--remote-debugging-port={port}", "--no-first-run", "--no-default-browser-check", "--disable-gpu",
+         "--no-sandbox", "about:blank"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 30
+        while not any(t["url"].endswith("/sw.js") for t in devtools_targets(port)):
+            assert proc.poll() is None and time.monotonic() < deadline, "Chromium never loaded the extension"
+            time.sleep(0.2)
+    finally:
+        # Chromium writes Preferences as it quits: the browser alone is told to (1 in 12 runs that signalled
+        # its whole group, the browser died before writing), then whatever is left goes.
+        os.kill(proc.pid, signal.SIGTERM)
+        proc.wait(10)
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+    paths = getter(ctx, {"type": "find_unpacked_extension_path"})
+    assert str(extension) in paths and len(paths) >= 2  # and Chromium's own PDF viewer
+    assert getter(ctx, {"type": "find_installed_extension_name"}) == "Google"  # the unpacked one has no manifest
+    from cua_bench.osworld.metrics import is_in_list
+
+    assert is_in_list(paths, {"expected": str(extension)}) == 1.0
+    assert is_in_list("Google", {"expected": str(extension)}) == 0.0
+
+
+def test_installed_extension_names_come_from_the_manifests_in_preferences(ctx: Context, profile: Path) -> None:
+    settings = {
+        "mhjfbmdgcfjbbpaeojofohoefgiehjai": {"path": "/usr/lib/chromium/resources/pdf", "manifest": {"name": "PDF"}},
+        "aapbdbdomjkkjkaonfhkkikfgjllcleb": {"path": "aapb/2.0_0", "manifest": {"name": "Google Translate"}},
+    }
+    (profile / "Preferences").write_text(json.dumps({"extensions": {"settings": settings}}))
+    names = getter(ctx, {"type": "find_installed_extension_name"})
+    assert names == ["PDF", "Google Translate"]
+    assert getter(ctx, {"type": "find_unpacked_extension_path"}) == ["/usr/lib/chromium/resources/pdf", "aapb/2.0_0"]
+    from cua_bench.osworld.official import official_metrics
+
+    metric = official_metrics().get("is_expected_installed_extensions")
+    if metric is not None:
+        assert metric(names, {"expected": ["Google Translate"]}) == 1.0
+        assert metric(names, {"expected": ["Google Translate", "Momentum"]}) == 0.0
+    (profile / "Preferences").write_text(json.dumps({"extensions": []}))  # not Chrome's shape: OSWorld's fallback
+    assert getter(ctx, {"type": "find_installed_extension_name"}) == "Google"
+    (profile / "Preferences").write_text(json.dumps({}))
+    assert getter(ctx, {"type": "find_installed_extension_name"}) == []
+
+
+def test_fixture_tasks_using_the_new_chrome_getters_are_no_longer_skipped_for_them(shared_fixtures: Path) -> None:
+    tasks = load_tasks(shared_fixtures / "osworld") + load_tasks(shared_fixtures / "osworld_more")
+    users = {name: [t for t in tasks if any(g["type"] == name for g in t.evaluator.getters())] for name in NEW_NAMES}
+    assert {name: len(found) for name, found in users.items()} == {
+        "chrome_appearance_mode_ui": 1, "active_tab_html_parse": 9, "url_path_parse": 1,
+        "find_unpacked_extension_path": 2, "find_installed_extension_name": 1,
+    }  # fmt: skip
+    for task in {t.path: t for found in users.values() for t in found}.values():
+        support = check_support(task, official=frozenset(), mirror=None)
+        assert not [r for r in support.reasons if r.rsplit(": ", 1)[-1] in NEW_NAMES], (task.path, support.reasons)
+    # Those that read a page run python3 on the computer; those that read the profile or the address bar do not.
+    assert {n for n in NEW_NAMES if n in SHELL_GETTERS} == {
+        "chrome_appearance_mode_ui",
+        "active_tab_html_parse",
+    }

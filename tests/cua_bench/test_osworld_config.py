@@ -14,10 +14,12 @@ import pytest
 from PIL import Image
 from support.folder_server import serve_folder
 
-from cua_bench.osworld.apps import APPS, apps_lacking
+from cua_bench.osworld import getters
+from cua_bench.osworld.apps import APPS, apps_lacking, host_reach, needed_apps
 from cua_bench.osworld.config import Context, has_shell, program_of, run_steps
 from cua_bench.osworld.getters import get
-from cua_bench.osworld.loader import PlatformError, Step, TaskSkipped
+from cua_bench.osworld.loader import PlatformError, Step, TaskSkipped, load_task
+from cua_bench.osworld.support import check_support
 from cua_bench.osworld.taskset import task_module
 from cua_bench.session import CommandResult, NotSupported, Session
 from cua_bench.sim import SimDesktop, SimSession
@@ -36,6 +38,7 @@ class ShellSession(Session):
         self.shell = shell
         self.outputs = outputs or {}
         self.window_list: list[dict[str, Any]] = []
+        self.tree: list[dict[str, Any]] = []  # what accessibility_tree gives
         self.errors: dict[str, Exception] = {}  # path -> what read_bytes raises for it
 
     async def apply(self, actions: Sequence[Action]) -> list[str | None]:
@@ -48,7 +51,7 @@ class ShellSession(Session):
         return out.getvalue()
 
     async def accessibility_tree(self) -> list[dict[str, Any]]:
-        return []
+        return self.tree
 
     async def windows(self) -> list[dict[str, Any]]:
         return self.window_list
@@ -378,11 +381,69 @@ def test_command_getters_rule_and_sizes(ctx: Context) -> None:
     assert asyncio.run(get(ctx, {"type": "vm_window_size", "app_class_name": "vlc"})) is None
     with pytest.raises(FileNotFoundError):
         asyncio.run(get(ctx, {"type": "cache_file", "path": "absent"}))
-    with pytest.raises(TaskSkipped, match="unsupported getter: find_unpacked_extension_path"):
-        asyncio.run(get(ctx, {"type": "find_unpacked_extension_path"}))
+    with pytest.raises(TaskSkipped, match="unsupported getter: no_such_getter"):
+        asyncio.run(get(ctx, {"type": "no_such_getter"}))
     session.shell = False
     with pytest.raises(TaskSkipped, match="backend has no shell"):
         asyncio.run(get(ctx, {"type": "vm_command_line", "command": "ls"}))
+
+
+def _terminal(text: str, *, active: bool = True, focused: bool = True) -> dict[str, Any]:
+    """A GNOME Terminal window as the local backend's accessibility tree gives it."""
+    states = ["showing", "focused"] if focused else ["showing"]
+    terminal = {"role": "terminal", "name": "Terminal", "states": states, "value": text, "children": []}
+    filler = {"role": "filler", "name": "", "states": ["showing"], "value": None, "children": [terminal]}
+    return {"role": "window", "name": "user@host: ~", "app": "gnome-terminal-server", "value": None,
+            "states": ["showing", "active"] if active else ["showing"], "children": [filler]}  # fmt: skip
+
+
+def test_vm_terminal_output_reads_the_focused_terminal_of_the_active_window(
+    ctx: Context, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """OSWorld's ``/terminal``: exactly one focused terminal in an active GNOME Terminal window, its text
+    right-stripped; None otherwise (which its metric scores 0). Widgets missing altogether is the
+    computer's fault: the accessibility bus does not reach the terminal."""
+    session = session_of(ctx)
+
+    def output() -> Any:
+        return asyncio.run(get(ctx, {"type": "vm_terminal_output"}))
+
+    assert output() is None  # no terminal
+    session.tree = [{"role": "window", "name": "xterm", "app": "xterm", "states": ["active"], "children": []}]
+    assert output() is None
+    session.tree = [_terminal("user@host:~$ stty size\n43 132\nuser@host:~$   \n\n")]
+    assert output() == "user@host:~$ stty size\n43 132\nuser@host:~$"
+    session.tree = [_terminal("in the back", active=False), _terminal("in front")]
+    assert output() == "in front"
+    session.tree = [_terminal("one"), _terminal("two")]  # two candidates: OSWorld gives None
+    assert output() is None
+    session.tree = [_terminal("unfocused", focused=False)]
+    assert output() is None
+    opening = [{**_terminal(""), "children": []}]  # a window whose widgets are not on the bus yet
+    reads = iter([opening, opening, [_terminal("user@host:~$ ")]])
+    session.tree = opening
+    monkeypatch.setattr(session, "accessibility_tree", lambda: asyncio.sleep(0, next(reads)))
+    assert output() == "user@host:~$"  # waited for them
+    monkeypatch.setattr(getters, "A11Y_WAIT", 0.3)
+    monkeypatch.setattr(session, "accessibility_tree", lambda: asyncio.sleep(0, opening))
+    with pytest.raises(PlatformError, match="GNOME Terminal's windows expose no accessibility tree"):
+        output()
+
+
+def test_a_task_scored_from_the_terminal_needs_gnome_terminal(shared_fixtures: Path) -> None:
+    """os/13584542 opens a terminal by keys alone, so only its getter says which terminal it reads."""
+    task = load_task(shared_fixtures / "osworld_more" / "os" / "13584542-872b-42d8-b299-866967b5c3ef.json")
+    assert "GNOME Terminal" in [app.name for app in needed_apps(task)]
+    assert check_support(task, backend="docker-osworld").supported
+    reason = check_support(task, backend="docker").reason or ""
+    assert reason.startswith("unsupported app: GNOME Terminal") and "gnome-terminal" in reason
+
+
+def test_a_task_scored_from_the_wallpaper_setting_needs_settings_that_persist(shared_fixtures: Path) -> None:
+    """A shared host keeps settings in memory, so the wallpaper the agent set could not be read back there."""
+    task = load_task(shared_fixtures / "osworld_more" / "vlc" / "efcf0d81-0835-4880-b2fd-d866e8bc2294.json")
+    assert "settings that persist (gsettings)" in host_reach(task)
+    assert "gsettings" in [app.name for app in needed_apps(task)]
 
 
 def test_getters_fail_as_errors_when_the_computer_is_at_fault(ctx: Context) -> None:

@@ -48,6 +48,7 @@ class App:
     probe: str | None = None  # the program whose presence shows the app is there (default: programs[0])
     note: str = ""  # how to get it, where Debian does not have it
     stand_in: str | None = None  # what an image of ours installs for it where Debian has none (``cua:...``)
+    getters: tuple[str, ...] = ()  # getters that read this app (a task using one needs it)
 
     @property
     def check(self) -> str | None:
@@ -78,9 +79,11 @@ APPS: tuple[App, ...] = (
     App("Thunderbird", ("thunderbird", "/usr/bin/thunderbird"), ("thunderbird",), domains=("thunderbird",)),
     App("VS Code", ("code",), domains=("vs_code",), note="Microsoft's build, not in Debian"),
     App("Files (nautilus)", ("nautilus",), ("nautilus",)),
+    App("GNOME Terminal", ("gnome-terminal", "gnome-terminal-server"), ("gnome-terminal",),
+        getters=("vm_terminal_output",)),
     App("socat", ("socat",), ("socat",)),
     App("sudo", ("sudo",), ("sudo",)),
-    App("gsettings", ("gsettings",), ("libglib2.0-bin",)),
+    App("gsettings", ("gsettings",), ("libglib2.0-bin",), getters=("vm_wallpaper",)),
     App("timedatectl", ("timedatectl",),  # systemd's package has the program, but it answers only under systemd
         note="systemd as the computer's init, with its timedated service: not in a container, nor on our desktops; "
              "a host booted with systemd has it"),
@@ -112,8 +115,8 @@ BACKEND_PACKAGES: dict[str, frozenset[str]] = {
             "gnumeric", "pcmanfm", "chromium", "fonts-dejavu-core", "python3", "python3-venv", "procps",
             "sudo", "passwd", "python3-xlib", "python3-pil", "python3-tk", "python-is-python3", "dbus-x11",
             "dconf-service", "dconf-cli", "libglib2.0-bin", "gsettings-desktop-schemas", "socat", "x11-utils", "wmctrl",
-            "xsel", "gnome-shell-common",
-            "libreoffice-calc", "libreoffice-writer", "libreoffice-impress", "libreoffice-gtk3", "gimp", "vlc",
+            "xsel", "gnome-shell-common", "gnome-terminal",
+            "libreoffice-calc", "libreoffice-writer", "libreoffice-impress", "libreoffice-gtk3", "gimp", "vlc", "totem",
             "thunderbird", "fonts-liberation", "fonts-liberation2", "fonts-dejavu", "fonts-crosextra-carlito",
             "fonts-crosextra-caladea", "fonts-noto-core",
             "cua:google-chrome", "cua:pyautogui",
@@ -175,10 +178,12 @@ def needed_apps(task: OSWorldTask) -> list[App]:
         for step in task.steps()
         if step.type == "open" and "." in str(step.parameters.get("path", "")).rsplit("/", 1)[-1]
     }
+    getters = {str(getter.get("type")) for getter in task.evaluator.getters()}
     return [
         app
         for app in APPS
         if programs & set(app.programs)
+        or getters & set(app.getters)
         or (app.module is not None and app.module in modules)
         or opened & set(app.opens)
         or task.domain in app.domains
@@ -206,14 +211,17 @@ _HOST_PROGRAMS = {
     "killall": "processes by name (killall)", "pkill": "processes by name (pkill)",
     "gsettings": "settings that persist (gsettings)", "dconf": "settings that persist (dconf)",
 }  # fmt: skip
+# Getters that read what the host would keep for its own user (settings kept in memory on a shared host).
+_HOST_GETTERS = {"vm_wallpaper": "settings that persist (gsettings)"}
 _ABSOLUTE = re.compile(r"(?<![\w.:/~$-])/[A-Za-z][^\s'\"`;|&)(<>,]*")
 _SYSTEM_PATHS = ("/usr/", "/bin/", "/sbin/", "/lib", "/opt/", "/dev/null", "/proc/self", "/snap/bin/")
 
 
 def host_reach(task: OSWorldTask) -> list[str]:
     """What ``task``'s commands would do to the host if they ran on it: the root they take and the
-    paths outside the environment's home they name (each once, in order)."""
-    found: list[str] = []
+    paths outside the environment's home they name (each once, in order); and the settings its getters
+    read, which a shared host keeps in memory."""
+    found = [_HOST_GETTERS[g["type"]] for g in task.evaluator.getters() if g.get("type") in _HOST_GETTERS]
     for command in _commands(task):
         found += [_HOST_PROGRAMS[p] for p in programs_in(command) if p in _HOST_PROGRAMS]
         text = command if isinstance(command, str) else " ".join(str(c) for c in command)

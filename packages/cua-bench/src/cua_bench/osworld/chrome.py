@@ -10,12 +10,16 @@ raises (setup that never reaches Chrome), so do these, as a ``PlatformError``. D
 HTTP imposes: a tab's title and URL are read as they are when asked (Playwright first waits for the
 network to go idle), and ``active_tab_info`` loads the URL in a tab of Chrome's own profile (Playwright's
 ``browser.new_page()`` makes a fresh context, without the profile's cookies).
+
+The getters of Chrome's profile (its colour scheme, its extensions) read the Preferences file through the
+Session, as ``getters.py``'s other profile getters do.
 """
 
 from __future__ import annotations
 
 import asyncio
 import functools
+import math
 import re
 import shlex
 from collections.abc import Awaitable, Callable
@@ -41,12 +45,13 @@ _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+\-.]*://")
 
 
 async def _devtools(ctx: Context, op: str, wait: float, **args: Any) -> dict[str, Any]:
-    """``op`` on the computer, polling ``wait`` seconds for Chrome; given time to load each page too."""
+    """``op`` on the computer, polling ``wait`` seconds for Chrome; given time to load each page too (and
+    to probe it, ``probe_timeout``)."""
     pages = max(1, len(args.get("urls", ())))
     return await on_computer(
         ctx.session,
         {"op": op, "ports": list(DEVTOOLS_PORTS), "wait": wait, "load_timeout": ctx.page_timeout, **args},
-        timeout=ctx.command_timeout + wait + ctx.page_timeout * pages,
+        timeout=ctx.command_timeout + wait + ctx.page_timeout * pages + float(args.get("probe_timeout", 0)),
     )
 
 
@@ -166,11 +171,107 @@ async def active_tab_url_parse(ctx: Context, config: dict[str, Any]) -> dict[str
     return values
 
 
+# -- Chrome's profile -----------------------------------------------------------------------------
+
+COLOR_SCHEMES = {0: "system", 1: "light", 2: "dark"}  # browser.theme.color_scheme(2): 0 follows the device
+SETTINGS_PROBE_WAIT = 10.0  # seconds the settings page gets, once loaded, to show the scheme Chrome has
+# OSWorld reads the Preferences file up to five times, a second apart, until it says "light": Chrome
+# writes the file a few seconds after a change.
+PREFERENCES_READS = 5
+PREFERENCES_INTERVAL = 1.0
+
+
+_SCHEME_WORDS = {"system": "system", "default": "system", "0": "system", "light": "light", "1": "light",
+                 "dark": "dark", "2": "dark"}  # fmt: skip
+
+
+def _scheme_name(raw: Any) -> str | None:
+    if isinstance(raw, str):
+        return _SCHEME_WORDS.get(raw.strip().lower())
+    if isinstance(raw, int | float) and math.isfinite(raw):  # a bool is an int here too, as in OSWorld's
+        return COLOR_SCHEMES.get(int(raw))
+    return None
+
+
+def scheme_in_preferences(prefs: dict[str, Any]) -> str | None:
+    """The scheme Chrome's Preferences name (``color_scheme2``, else the older ``color_scheme``; "system"
+    when neither says); None when the file's shape is not Chrome's. ``extensions.theme.system_theme`` is
+    not read: OSWorld's getter takes its 0 for "light", and a fresh profile has that 0 (Chromium's
+    classic theme, not the GTK one), so an agent that did nothing would pass."""
+    try:
+        theme = prefs.get("browser", {}).get("theme", {})
+        return _scheme_name(theme.get("color_scheme2", theme.get("color_scheme"))) or "system"
+    except AttributeError:
+        return None
+
+
+async def _scheme_from_preferences(ctx: Context) -> str:
+    from cua_bench.osworld.getters import _preferences
+
+    mode = "system"  # OSWorld's answer when no profile has a Preferences file it can read
+    for attempt in range(PREFERENCES_READS):
+        prefs = await _preferences(ctx)
+        found = None if prefs is None else scheme_in_preferences(prefs)
+        if found is not None:
+            mode = found
+        if mode == "light" or attempt + 1 == PREFERENCES_READS:
+            return mode
+        await asyncio.sleep(PREFERENCES_INTERVAL)
+    return mode
+
+
+async def chrome_appearance_mode_ui(ctx: Context, config: dict[str, Any]) -> str:
+    """The Mode chrome://settings/appearance shows ("light", "dark" or "system"), read in a tab opened in the
+    background and closed after (the agent's active tab stays active, for ``active_url_from_accessTree``);
+    from the Preferences file when Chrome does not answer or its page shows none, as OSWorld's.
+
+    Where OSWorld's differs: its page probe and its file fallback both take ``extensions.theme.system_theme``
+    0 for "light", which a fresh profile has (see ``scheme_in_preferences``); its probe also reads the text of
+    any selected control, and the Mode menu shows "Light" until Chrome has told the page the real scheme.
+    Ours reads the page's own value, which is unset until then, and waits for it."""
+    answer = await _devtools(ctx, "color_scheme", 0, probe_timeout=SETTINGS_PROBE_WAIT)
+    mode = answer.get("mode") if answer["port"] is not None else None
+    if mode in COLOR_SCHEMES:
+        return COLOR_SCHEMES[mode]
+    return await _scheme_from_preferences(ctx)
+
+
+NO_PREFERENCES = "Google"  # what OSWorld's extension getters give when they cannot read the profile
+
+
+async def _each_extension(ctx: Context, field: Callable[[Any], Any]) -> list[Any] | str:
+    """``field`` of every extension Chrome's Preferences list (``extensions.settings``); OSWorld's "Google"
+    when the file is missing or any extension lacks the field."""
+    from cua_bench.osworld.getters import _preferences
+
+    prefs = await _preferences(ctx)
+    if prefs is None:
+        return NO_PREFERENCES
+    try:
+        return [field(settings) for settings in prefs.get("extensions", {}).get("settings", {}).values()]
+    except (AttributeError, KeyError, TypeError):
+        return NO_PREFERENCES
+
+
+async def find_unpacked_extension_path(ctx: Context, config: dict[str, Any]) -> list[Any] | str:
+    """The folder of every extension (component ones included), for ``is_in_list``."""
+    return await _each_extension(ctx, lambda settings: settings["path"])
+
+
+async def find_installed_extension_name(ctx: Context, config: dict[str, Any]) -> list[Any] | str:
+    """The manifest name of every extension. Chrome keeps the manifest in Preferences for packed ones
+    (the web store's, component ones) only, so one loaded unpacked makes this "Google", as OSWorld's."""
+    return await _each_extension(ctx, lambda settings: settings["manifest"]["name"])
+
+
 CHROME_GETTERS: dict[str, Callable[[Context, dict[str, Any]], Awaitable[Any]]] = {
     "open_tabs_info": open_tabs_info,
     "active_tab_info": active_tab_info,
     "active_tab_url_parse": active_tab_url_parse,
     "active_url_from_accessTree": active_url,
+    "chrome_appearance_mode_ui": chrome_appearance_mode_ui,
+    "find_unpacked_extension_path": find_unpacked_extension_path,
+    "find_installed_extension_name": find_installed_extension_name,
 }
 
 

@@ -13,23 +13,33 @@ is an error with the reason rather than a 0 the agent did not earn.
 
 from __future__ import annotations
 
+import ast
+import asyncio
 import base64
 import datetime as dt
 import json
 import os
+import shlex
+import time
 from collections import Counter
 from collections.abc import Awaitable, Callable
 from typing import Any
+from urllib.parse import unquote, urlparse
 
 from cua_bench.a11y_xml import to_osworld_xml
 from cua_bench.osworld.chrome import CHROME_GETTERS
+from cua_bench.osworld.chrome_pages import PAGE_GETTERS
 from cua_bench.osworld.config import Context, cached, find_window, missing_program, program_of, shell_command
 from cua_bench.osworld.loader import PlatformError, TaskSkipped
 from cua_bench.osworld.remote import on_computer
+from cua_bench.osworld.slides import SLIDE_GETTERS
 from cua_bench.osworld.sources import classify, read_source
-from cua_bench.session import NotSupported
+from cua_bench.session import CommandResult, NotSupported, walk
 
-__all__ = ["GETTERS", "get"]
+__all__ = ["GETTERS", "TERMINAL_APP", "get"]
+
+TERMINAL_APP = "gnome-terminal-server"  # GNOME Terminal's process, as AT-SPI and the window manager name it
+A11Y_WAIT = 5.0  # seconds a window just opened gets to show its widgets on the accessibility bus
 
 
 def _files(config: dict[str, Any]) -> tuple[list[str], list[str], set[int]]:
@@ -208,6 +218,114 @@ async def default_video_player(ctx: Context, config: dict[str, Any]) -> str:
     return Counter(apps).most_common(1)[0][0] if apps else "unknown"
 
 
+async def _shell(ctx: Context, line: str) -> CommandResult:
+    try:
+        return await ctx.session.run_command(line, timeout=ctx.command_timeout)
+    except NotSupported as exc:
+        raise TaskSkipped("backend has no shell") from exc
+
+
+def _last_line(text: str) -> str:
+    return (text.strip().splitlines() or ["no output"])[-1][:300]
+
+
+# The setting OSWorld's server reads for the wallpaper on Linux (not picture-uri-dark, as there).
+WALLPAPER_SETTING = "org.gnome.desktop.background picture-uri"
+
+
+def _wallpaper_path(value: str) -> str | None:
+    """The file gsettings' ``picture-uri`` names: a ``file://`` URI (percent-decoded) or a path; None
+    for an empty value or any other URI."""
+    text = value.strip()
+    if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"":
+        try:  # GVariant prints a string as Python writes one: quoted, with backslash escapes
+            text = str(ast.literal_eval(text))
+        except (ValueError, SyntaxError):
+            text = text[1:-1]
+    if text.startswith("file://"):
+        return unquote(urlparse(text).path) or None
+    return text if text.startswith("/") else None
+
+
+async def vm_wallpaper(ctx: Context, config: dict[str, Any]) -> str | None:
+    """The desktop's wallpaper (the file gsettings' ``picture-uri`` names), copied as ``dest``; None when
+    it names no file the computer has (OSWorld's getter then writes an empty file its metric cannot open).
+
+    The file is read through the shell: the default wallpapers live outside home (/usr/share/backgrounds),
+    where a backend's ``read_bytes`` may not reach."""
+    if await missing_program(ctx.session, "gsettings"):
+        raise PlatformError("vm_wallpaper: gsettings is not on this computer (Debian: libglib2.0-bin)")
+    result = await _shell(ctx, f'echo "${{GSETTINGS_BACKEND:-}}"; gsettings get {WALLPAPER_SETTING}')
+    backend, _, value = result.stdout.partition("\n")
+    if backend.strip() == "memory" or "'memory' GSettings backend" in result.stderr:
+        # Each process has its own settings there: a wallpaper the agent set is not what this one reads.
+        raise PlatformError(
+            "vm_wallpaper: this computer keeps settings in memory (GSETTINGS_BACKEND=memory, or no dconf), so a "
+            "wallpaper set on it cannot be read back; OSWorld's VM keeps them in dconf (docker backend, "
+            "CUA_DOCKER_VARIANT=osworld)"
+        )
+    if result.returncode != 0:
+        raise PlatformError(f"vm_wallpaper: gsettings get {WALLPAPER_SETTING} failed: {_last_line(result.stderr)}")
+    path = _wallpaper_path(value)
+    if path is None:
+        return None
+    quoted = shlex.quote(path)
+    result = await _shell(ctx, f"test -f {quoted} || exit 3; base64 < {quoted}")
+    if result.returncode == 3:
+        return None
+    if result.returncode != 0:
+        raise PlatformError(f"vm_wallpaper: the computer cannot read {path}: {_last_line(result.stderr)}")
+    local = cached(ctx, config["dest"])
+    local.parent.mkdir(parents=True, exist_ok=True)
+    local.write_bytes(base64.b64decode(result.stdout))
+    return str(local)
+
+
+# What ``list_directory`` runs on the computer with its python3, to give the tree OSWorld's server
+# (``/list_directory``) gives: a folder for what ``os.path.isdir`` calls one, an unreadable folder as
+# ``{"error": why}``. Names are sorted (os.listdir's order is arbitrary), and a link back to a folder
+# above is such an error node, not a loop.
+_DIRECTORY_TREE = """
+import json, os, sys
+
+def folder(path, above):
+    real = os.path.realpath(path)
+    if real in above:
+        return {"error": path + ": a link to a folder above it"}
+    try:
+        names = sorted(os.listdir(path))
+    except OSError as error:
+        return {"error": str(error)}
+    children = []
+    for name in names:
+        full = os.path.join(path, name)
+        children.append(folder(full, above | {real}) if os.path.isdir(full) else {"type": "file", "name": name})
+    return {"type": "directory", "name": os.path.basename(path), "children": children}
+
+start = sys.argv[1]
+print(json.dumps(folder(start, frozenset()) if os.path.isdir(start) else None))
+"""
+
+
+async def list_directory(ctx: Context, config: dict[str, Any]) -> dict[str, Any] | None:
+    """The tree under folder ``path`` on the computer: ``{"type": "directory", "name", "children"}``, each
+    child a folder alike or ``{"type": "file", "name"}``; None when ``path`` is no folder, as OSWorld's."""
+    path = str(config["path"])
+    result = await _shell(ctx, f"python3 -c {shlex.quote(_DIRECTORY_TREE)} {shlex.quote(path)}")
+    if result.returncode in (126, 127):
+        raise PlatformError(f"list_directory: python3 is not on this computer (exit {result.returncode})")
+    if result.returncode != 0:
+        why = _last_line(result.stderr)
+        raise PlatformError(f"list_directory: listing {path} failed (exit {result.returncode}): {why}")
+    try:
+        tree = json.loads((result.stdout.strip().splitlines() or [""])[-1])
+    except ValueError as exc:
+        raise PlatformError(f"list_directory: the listing of {path} is no JSON: {_last_line(result.stdout)!r}") from exc
+    if isinstance(tree, dict) and "error" in tree:  # OSWorld gives this, and its metric fails on it
+        raise PlatformError(f"list_directory: the computer cannot read {path}: {tree['error']}")
+    return tree if isinstance(tree, dict) else None
+
+
 # Chrome's profile as OSWorld's getters read it, then Chromium's: the docker osworld image's
 # google-chrome is Chromium, which keeps its own profile folder unless told otherwise.
 CHROME_PROFILES = ("/home/user/.config/google-chrome/Default", "/home/user/.config/chromium/Default")
@@ -284,6 +402,35 @@ async def accessibility_tree(ctx: Context, config: dict[str, Any]) -> str:
     return to_osworld_xml(nodes, ctx.session.width, ctx.session.height)
 
 
+async def vm_terminal_output(ctx: Context, config: dict[str, Any]) -> str | None:
+    """The text of GNOME Terminal's focused terminal in its active window, right-stripped, read from the
+    accessibility tree as OSWorld's ``/terminal`` does (``application[@name="gnome-terminal-server"]/
+    frame[active]//terminal[focused]``); None unless exactly one such terminal, as OSWorld gives. A window
+    that shows no widgets yet gets ``A11Y_WAIT`` seconds; then it is the computer's fault, an error."""
+    deadline = time.monotonic() + A11Y_WAIT
+    while True:
+        nodes = await ctx.session.accessibility_tree()
+        windows = [n for n in nodes if n.get("app") == TERMINAL_APP]
+        if not windows or any(n.get("children") for n in windows):
+            break
+        # Its windows are there but show no widgets: a window just opened (its widgets reach the
+        # accessibility bus a moment after it maps), or the bus does not reach it, which is the
+        # computer's fault, not a terminal the agent left empty.
+        if time.monotonic() > deadline:
+            raise PlatformError(
+                f"vm_terminal_output: GNOME Terminal's windows expose no accessibility tree (waited {A11Y_WAIT:g} s)"
+            )
+        await asyncio.sleep(0.1)
+    terminals = [
+        node
+        for window in windows
+        if "active" in window.get("states", ())
+        for node in walk(window.get("children") or [])
+        if node.get("role") == "terminal" and "focused" in node.get("states", ())
+    ]
+    return str(terminals[0].get("value") or "").rstrip() if len(terminals) == 1 else None
+
+
 GETTERS: dict[str, Callable[[Context, dict[str, Any]], Awaitable[Any]]] = {
     "vm_file": vm_file,
     "cloud_file": cloud_file,
@@ -303,8 +450,13 @@ GETTERS: dict[str, Callable[[Context, dict[str, Any]], Awaitable[Any]]] = {
     "new_startup_page": new_startup_page,
     "chrome_font_size": chrome_font_size,
     "bookmarks": bookmarks,
+    "vm_wallpaper": vm_wallpaper,
+    "list_directory": list_directory,
+    **SLIDE_GETTERS,
     "vlc_playing_info": vlc_playing_info,
+    "vm_terminal_output": vm_terminal_output,
     **CHROME_GETTERS,
+    **PAGE_GETTERS,
 }
 
 

@@ -5,7 +5,8 @@ Chrome with) and VLC's web interface (8080) over the VM's network. Our env serve
 computer's network (a container, a VM, another user's namespace), so the HTTP happens where the apps
 are: ``on_computer`` in ``remote.py`` sends this file as ``python3 -c SOURCE ARGS`` and reads one JSON line.
 Playwright is not on OSWorld's images nor ours, hence DevTools' HTTP endpoints and, for the little
-that needs a page's own answer (its load state, its HTML), a bare WebSocket client.
+that needs a page's own answer (its load state, its HTML, what it shows) or the browser's (a tab opened
+in the background), a bare WebSocket client.
 
 Never imported by the package; it is its own program, kept here as Python so ruff and mypy read it.
 """
@@ -94,6 +95,12 @@ def _frame(payload: bytes) -> bytes:
 
 def evaluate(ws_url: str, expression: str, timeout: float) -> Any:
     """``Runtime.evaluate`` on one page over its WebSocket; the value, or None when the page has none."""
+    reply = call(ws_url, "Runtime.evaluate", {"expression": expression, "returnByValue": True}, timeout)
+    return reply.get("result", {}).get("result", {}).get("value")
+
+
+def call(ws_url: str, method: str, params: dict[str, Any], timeout: float) -> dict[str, Any]:
+    """One DevTools command over a target's WebSocket (a page's, or the browser's): its whole reply."""
     address, _, path = ws_url.removeprefix("ws://").partition("/")
     host, _, port = address.rpartition(":")
     with socket.create_connection((host, int(port)), timeout=timeout) as sock:
@@ -108,8 +115,7 @@ def evaluate(ws_url: str, expression: str, timeout: float) -> Any:
             raise OSError(f"DevTools refused the WebSocket: {status!r}")
         while stream.readline() not in (b"\r\n", b""):
             pass
-        params = {"expression": expression, "returnByValue": True}
-        sock.sendall(_frame(json.dumps({"id": 1, "method": "Runtime.evaluate", "params": params}).encode()))
+        sock.sendall(_frame(json.dumps({"id": 1, "method": method, "params": params}).encode()))
         message = b""
         while True:
             first, second = stream.read(2)
@@ -129,7 +135,8 @@ def evaluate(ws_url: str, expression: str, timeout: float) -> Any:
                 reply = json.loads(message)
                 message = b""
                 if reply.get("id") == 1:
-                    return reply.get("result", {}).get("result", {}).get("value")
+                    answer: dict[str, Any] = reply
+                    return answer
 
 
 # The page's HTML as Playwright's ``page.content()`` gives it: the doctype, then the document.
@@ -189,6 +196,141 @@ def page(port: int, url: str, load_timeout: float) -> dict[str, Any]:
         close_tab(port, str(target["id"]))
 
 
+def background_tab(port: int, url: str) -> str:
+    """The id of a new tab loading ``url`` that Chrome does not switch to (``Target.createTarget`` with
+    ``background``). Closing it leaves the user's tab active; closing a tab opened in front (``/json/new``)
+    activates its neighbour instead, which need not be the tab the user was on."""
+    _, body = http(f"http://127.0.0.1:{port}/json/version")
+    browser = str(json.loads(body)["webSocketDebuggerUrl"])
+    reply = call(browser, "Target.createTarget", {"url": url, "background": True}, timeout=10)
+    if "result" not in reply:
+        raise OSError(f"Target.createTarget answered {reply.get('error')!r}")
+    return str(reply["result"]["targetId"])
+
+
+def page_socket(port: int, target: str) -> str:
+    return f"ws://127.0.0.1:{port}/devtools/page/{target}"
+
+
+SETTINGS_APPEARANCE = "chrome://settings/appearance"
+# The colour scheme the settings page's Mode menu shows (0 device, 1 light, 2 dark), from the page's own
+# property: it stays undefined until Chrome has told the page, while the menu shows its first item,
+# "Light", so the menu is not read. (Chromium 156 keeps browser.theme.color_scheme* out of
+# chrome.settingsPrivate: getPref answers that they do not exist.)
+_COLOR_SCHEME = """(() => {
+  const find = (root) => {
+    const page = root.querySelector('settings-appearance-page');
+    if (page) return page;
+    for (const el of root.querySelectorAll('*')) {
+      const inner = el.shadowRoot ? find(el.shadowRoot) : null;
+      if (inner) return inner;
+    }
+    return null;
+  };
+  const page = find(document);
+  const mode = page ? page.selectedColorSchemeMode_ : undefined;
+  return [0, 1, 2].includes(mode) ? mode : null;
+})()"""
+
+
+def color_scheme(port: int, load_timeout: float, probe_timeout: float) -> int | None:
+    """OSWorld's ``chrome_appearance_mode_ui`` reading: chrome://settings/appearance in a background tab,
+    closed after; the scheme its page shows within ``probe_timeout`` of loading, or None."""
+    target = background_tab(port, SETTINGS_APPEARANCE)
+    ws_url = page_socket(port, target)
+    try:
+        if not wait_loaded(ws_url, load_timeout, SETTINGS_APPEARANCE):
+            return None
+        deadline = time.monotonic() + probe_timeout
+        while True:
+            try:
+                mode = evaluate(ws_url, _COLOR_SCHEME, timeout=5)
+            except (OSError, ValueError):
+                mode = None
+            if isinstance(mode, int) and not isinstance(mode, bool):
+                return mode
+            if time.monotonic() >= deadline:
+                return None
+            time.sleep(0.2)
+    finally:
+        close_tab(port, target)
+        # Chrome answers /json/close before the tab is gone: wait, so the next getter finds Chrome as it was.
+        deadline = time.monotonic() + 5
+        while any(t["id"] == target for t in tabs(port)) and time.monotonic() < deadline:
+            time.sleep(0.1)
+
+
+# What ``active_tab_html_parse`` reads in a page, as Playwright reads it for OSWorld: CSS that pierces open
+# shadow roots (the light DOM's matches, then each shadow root's), XPath that does not, raw text that
+# the host strips as Python does. Each query answers ``{"ok": value}`` or ``{"error": why}``.
+_READ_PAGE = r"""(queries) => {
+  const css = (scope, selector) => {
+    const found = [];
+    const query = (root) => {
+      found.push(...root.querySelectorAll(selector));
+      if (root.shadowRoot) query(root.shadowRoot);
+      for (const el of root.querySelectorAll('*')) if (el.shadowRoot) query(el.shadowRoot);
+    };
+    query(scope);
+    return [...new Set(found)];
+  };
+  const xpath = (expression) => {
+    const nodes = document.evaluate(expression, document, null, XPathResult.ORDERED_NODE_SNAPSHOT_TYPE, null);
+    const found = [];
+    for (let i = 0; i < nodes.snapshotLength; i++) {
+      if (nodes.snapshotItem(i).nodeType === Node.ELEMENT_NODE) found.push(nodes.snapshotItem(i));
+    }
+    return found;
+  };
+  const fields = ['INPUT', 'TEXTAREA', 'SELECT'];
+  const inputValue = (el) => {  // Playwright's input_value: a label stands for its control
+    if (!fields.includes(el.nodeName) && !el.isContentEditable) {
+      const label = el.closest('label');
+      if (label && label.control) el = label.control;
+    }
+    if (!fields.includes(el.nodeName)) throw new Error('Node is not an <input>, <textarea> or <select> element');
+    return el.value;
+  };
+  const kinds = {
+    text: (s) => css(document, s).map((el) => el.textContent),
+    direct_text: (s) => {
+      const first = css(document, s)[0];
+      if (!first) return [];
+      return Array.from(first.childNodes).filter((n) => n.nodeType === Node.TEXT_NODE)
+        .map((n) => n.textContent.trim()).filter(Boolean);
+    },
+    li_span: (s) => css(document, s + ' li.catAllProducts').map((el) => css(el, 'span')[0]).filter(Boolean)
+      .map((span) => span.innerText),
+    h3: (s) => css(document, s).map((el) => css(el, 'h3')[0]).filter(Boolean).map((h) => h.textContent),
+    xpath_text: (s) => { const first = xpath(s)[0]; return first ? first.textContent : null; },
+    xpath_input: (s) => { const first = xpath(s)[0]; return first ? inputValue(first) : null; },
+  };
+  return JSON.stringify(queries.map((q) => {
+    try { return {ok: kinds[q.kind](q.selector)}; } catch (e) { return {error: String(e)}; }
+  }));
+}"""
+
+
+def same_page(first: str, second: str) -> bool:
+    """OSWorld's match of a tab to the address bar's URL: equal once percent-decoded, without trailing ``/``."""
+    return urllib.parse.unquote(first).rstrip("/") == urllib.parse.unquote(second).rstrip("/")
+
+
+def read_tab(port: int, url: str, queries: list[dict[str, str]], load_timeout: float) -> dict[str, Any]:
+    """OSWorld's ``active_tab_html_parse`` reading: ``queries`` answered in the open tab that shows ``url``
+    (the most recently used, when several do), once it has loaded; ``{"found": False}`` when none does.
+    The agent's own tab is read, not a copy loaded afresh: what it typed and chose is in that page only."""
+    tab = next((t for t in tabs(port) if same_page(str(t["url"]), url)), None)
+    if tab is None:
+        return {"found": False}
+    ws_url = page_socket(port, str(tab["id"]))
+    wait_loaded(ws_url, load_timeout, str(tab["url"]))  # OSWorld waits for the network to go idle
+    answers = json.loads(evaluate(ws_url, f"({_READ_PAGE})({json.dumps(queries)})", timeout=30) or "null")
+    if not isinstance(answers, list):
+        raise OSError(f"the tab at {tab['url']} gave no answers (it navigated away while being read?)")
+    return {"found": True, "url": tab["url"], "answers": answers}
+
+
 def main(args: dict[str, Any]) -> dict[str, Any]:
     op = args["op"]
     if op == "get":
@@ -210,6 +352,12 @@ def main(args: dict[str, Any]) -> dict[str, Any]:
         return {"port": port, "closed": list(args["ids"])}
     if op == "page":
         return {"port": port, "page": page(port, str(args["url"]), float(args["load_timeout"]))}
+    if op == "color_scheme":
+        mode = color_scheme(port, float(args["load_timeout"]), float(args["probe_timeout"]))
+        return {"port": port, "mode": mode}
+    if op == "read_tab":
+        queries = [dict(q) for q in args["queries"]]
+        return {"port": port, **read_tab(port, str(args["url"]), queries, float(args["load_timeout"]))}
     raise ValueError(f"unknown op {op!r}")
 
 

@@ -78,11 +78,21 @@ GETTERS = frozenset(
         "new_startup_page",
         "chrome_font_size",
         "bookmarks",
+        "vm_wallpaper",
+        "list_directory",
+        "audio_in_slide",
+        "background_image_in_slide",
         "vlc_playing_info",
+        "vm_terminal_output",
         "open_tabs_info",
         "active_tab_info",
         "active_tab_url_parse",
         "active_url_from_accessTree",
+        "active_tab_html_parse",
+        "url_path_parse",
+        "chrome_appearance_mode_ui",
+        "find_unpacked_extension_path",
+        "find_installed_extension_name",
     }
 )
 SHELL_GETTERS = frozenset(
@@ -90,9 +100,13 @@ SHELL_GETTERS = frozenset(
         "vm_command_line",
         "vm_command_error",
         "default_video_player",
+        "vm_wallpaper",
+        "list_directory",
         "vlc_playing_info",
         "open_tabs_info",
         "active_tab_info",
+        "active_tab_html_parse",
+        "chrome_appearance_mode_ui",
     }
 )
 _GOOGLE_DRIVE_STEPS = frozenset({"googledrive", "login"})
