@@ -9,10 +9,13 @@ image is built and run by ``bench/osworld.py``.
 
 from __future__ import annotations
 
+import asyncio
 import shutil
+import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from types import SimpleNamespace
+from typing import Any, cast
 
 import pytest
 from support.docker import ours
@@ -20,10 +23,13 @@ from support.docker import ours
 from cua_bench.client import EnvClient
 from cua_bench.conformance import CONFORMANCE_TASK
 from cua_bench.osworld.apps import APPS, BACKEND_PACKAGES, apps_missing_on, needed_apps
+from cua_bench.osworld.config import Context
+from cua_bench.osworld.getters import TERMINAL_APP, vm_terminal_output
 from cua_bench.osworld.loader import load_task, load_tasks
 from cua_bench.osworld.support import check_support
 from cua_bench_docker import DockerBackend, DockerSettings, build_image, connect
 from cua_bench_docker.image import COMPUTER_PACKAGES, OSWORLD_IMAGE, VARIANTS, image_exists
+from cua_core.actions import KeyPress, TypeText
 
 pytestmark = pytest.mark.timeout(900)  # the first test waits for the image builds (minutes)
 
@@ -147,6 +153,38 @@ def test_google_chrome_is_chromium_with_osworlds_debugging_port(env: EnvClient) 
     env.session("write_file", path="/tmp/probe.py", content=probe)
     seen = _run(env, "python3 /tmp/probe.py", timeout=60)
     assert seen["stdout"].startswith("Chrome/"), seen
+
+
+class _TreeOf:
+    """A getter's session that reads the container's accessibility tree through the env server."""
+
+    def __init__(self, env: EnvClient) -> None:
+        self.env = env
+
+    async def accessibility_tree(self) -> list[dict[str, Any]]:
+        tree: list[dict[str, Any]] = self.env.session("accessibility_tree")
+        return tree
+
+
+def _terminal_output(env: EnvClient) -> str | None:
+    return asyncio.run(vm_terminal_output(cast(Context, SimpleNamespace(session=_TreeOf(env))), {}))
+
+
+def test_ctrl_alt_t_opens_gnome_terminal_whose_text_vm_terminal_output_reads(env: EnvClient) -> None:
+    """OSWorld's tasks open a terminal with ctrl+alt+t (Ubuntu's GNOME binds it) and score what it shows
+    through the accessibility tree (``vm_terminal_output``): the image binds the key to GNOME Terminal."""
+    assert _terminal_output(env) is None  # no terminal yet: OSWorld's None, which its metric scores 0
+    env.step([KeyPress(("ctrl", "alt", "t"))])
+    deadline = time.monotonic() + 60
+    while not (_terminal_output(env) or "").endswith("$"):  # its window, focused, with the shell's prompt
+        assert time.monotonic() < deadline, env.session("windows")
+        time.sleep(0.2)
+    env.step([TypeText("stty size", press_enter=True)])
+    while "$ stty size\n24 80\n" not in (_terminal_output(env) or ""):  # GNOME Terminal's default size
+        assert time.monotonic() < deadline, _terminal_output(env)
+        time.sleep(0.2)
+    env.reset(options={"task": str(CONFORMANCE_TASK), "obs": "none"})  # reset closes it, as it does every app
+    assert not any(w["app"] == TERMINAL_APP for w in env.session("windows"))
 
 
 def test_the_support_table_holds_the_image_and_skips_vs_code_there(shared_fixtures: Path) -> None:

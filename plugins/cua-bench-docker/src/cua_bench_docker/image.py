@@ -55,16 +55,18 @@ APT_PACKAGES = (
 # ``python`` command, a real settings backend (dconf on the session bus; dbus-x11 for dbus-launch),
 # socat (OSWorld forwards Chrome's debugging port with it), passwd (useradd, chpasswd, usermod), xsel
 # (OSWorld's getters read the clipboard with it), gnome-shell-common (GNOME Shell's settings schemas, which
-# OSWorld's tasks set and read, such as org.gnome.shell favorite-apps; not the shell itself).
+# OSWorld's tasks set and read, such as org.gnome.shell favorite-apps; not the shell itself), gnome-terminal
+# (the terminal OSWorld's tasks start by name and open with ctrl+alt+t, whose text ``vm_terminal_output`` reads).
 COMPUTER_PACKAGES = (
     "sudo", "passwd", "python3-xlib", "python3-pil", "python3-tk", "python-is-python3", "dbus-x11",
     "dconf-service", "dconf-cli", "libglib2.0-bin", "gsettings-desktop-schemas", "socat", "x11-utils", "wmctrl",
-    "xsel", "gnome-shell-common",
+    "xsel", "gnome-shell-common", "gnome-terminal",
 )  # fmt: skip
-# OSWorld's apps from Debian (Chromium stands in for Chrome, VS Code has no Debian package) and the
-# fonts its documents use (Liberation and Carlito/Caladea for Office's metrics, Noto for other scripts).
+# OSWorld's apps from Debian (Chromium stands in for Chrome, VS Code has no Debian package), Totem (GNOME's
+# video player, the default one on OSWorld's VM, so that making VLC the default is work) and the fonts its
+# documents use (Liberation and Carlito/Caladea for Office's metrics, Noto for other scripts).
 OSWORLD_APPS = (
-    "libreoffice-calc", "libreoffice-writer", "libreoffice-impress", "libreoffice-gtk3", "gimp", "vlc",
+    "libreoffice-calc", "libreoffice-writer", "libreoffice-impress", "libreoffice-gtk3", "gimp", "vlc", "totem",
     "thunderbird", "fonts-liberation", "fonts-liberation2", "fonts-dejavu", "fonts-crosextra-carlito",
     "fonts-crosextra-caladea", "fonts-noto-core",
 )  # fmt: skip

@@ -24,6 +24,15 @@ http-port=8080
 [lua]
 http-password=password
 VLCRC
+# Totem opens videos by default, as GNOME has it on OSWorld's VM: a task that asks for VLC as the default
+# player then has work to do (with VLC the only player, doing nothing would pass it).
+totem=/usr/share/applications/org.gnome.Totem.desktop
+if [ -f "$totem" ]; then
+    {
+        echo '[Default Applications]'
+        grep '^MimeType=' "$totem" | cut -d= -f2 | tr ';' '\n' | grep '^video/' | sed 's/$/=org.gnome.Totem.desktop/'
+    } > /home/user/.config/mimeapps.list
+fi
 chown -R user:user /home/user
 # The env server's folders (CUA_LOCAL_ROOT): off /tmp, which tasks use and reset empties.
 mkdir -p /var/lib/cua && chown user:user /var/lib/cua
