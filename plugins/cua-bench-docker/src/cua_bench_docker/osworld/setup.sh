@@ -34,6 +34,18 @@ if [ -f "$totem" ]; then
     } > /home/user/.config/mimeapps.list
 fi
 chown -R user:user /home/user
+# LibreOffice's user profile, as on OSWorld's VM, where it had been started before: tasks read its
+# settings (registrymodifications.xcu) even when the agent changed none, and no first-start tip or
+# "running this version for the first time" bar takes the keys a task's setup sends.
+if command -v soffice >/dev/null; then
+    runuser -u user -- env HOME=/home/user soffice --headless --terminate_after_init
+    version=$(soffice --version | awk '{print $2}' | cut -d. -f1,2)
+    xcu=/home/user/.config/libreoffice/4/user/registrymodifications.xcu
+    sed -i "s|</oor:items>|<item oor:path=\"/org.openoffice.Office.Common/Misc\"><prop oor:name=\"ShowTipOfTheDay\" \
+oor:op=\"fuse\"><value>false</value></prop></item>\n<item oor:path=\"/org.openoffice.Setup/Product\"><prop \
+oor:name=\"ooSetupLastVersion\" oor:op=\"fuse\"><value>$version</value></prop></item>\n</oor:items>|" "$xcu"
+    chown user:user "$xcu"
+fi
 # The env server's folders (CUA_LOCAL_ROOT): off /tmp, which tasks use and reset empties.
 mkdir -p /var/lib/cua && chown user:user /var/lib/cua
 # pyautogui and its pure-Python dependencies into the system python3 (Xlib and Pillow come from Debian).
