@@ -382,9 +382,9 @@ def test_fixture_tasks_are_no_longer_skipped_for_these_steps_and_getters(shared_
     for task in users:
         reasons = check_support(task, official=frozenset(), mirror=None).reasons
         assert not [r for r in reasons if r.rsplit(": ", 1)[-1] in NAMES], (task.path, reasons)
-    # What is still missing is still named (rule_relativeTime, say): the check can fail.
+    # What is still missing is still named (url_dashPart, say): the check can fail.
     missing = {r for t in users for r in check_support(t, official=frozenset(), mirror=None).reasons}
-    assert "unsupported getter: rule_relativeTime" in missing
+    assert "unsupported getter: url_dashPart" in missing
 
 
 def test_a_new_tabs_blank_document_is_not_taken_for_the_loaded_page(monkeypatch: pytest.MonkeyPatch) -> None:

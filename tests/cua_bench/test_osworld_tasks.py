@@ -50,7 +50,6 @@ SKIPPED_BY_REASON = {
 # With every remote file in a local mirror, the downloads stop being a reason.
 SKIPPED_WITH_MIRROR = {
     "unsupported: proxy": 2,
-    "unsupported getter: find_unpacked_extension_path": 2,  # 6766f2b8, a74b607e
     "unsupported metric: compare_docx_files": 1,  # e528b65e: OSWorld's docs metrics only
 }
 
@@ -121,7 +120,7 @@ def test_report_with_a_local_mirror_of_the_remote_files(osworld: Path, tmp_path:
     _mirror_everything(osworld, tmp_path / "files")
     report = build_report(osworld, official=(), mirror=tmp_path / "files")
     assert report.by_reason() == SKIPPED_WITH_MIRROR
-    assert len(report.supported) == 17
+    assert len(report.supported) == 19  # 6766f2b8 and a74b607e too, with find_unpacked_extension_path
     # the Hugging Face layout: <domain>/<task id>/<file name>, unquoted
     url = "https://huggingface.co/datasets/xlangai/ubuntu_osworld_file_cache/resolve/main/multi_apps/a74b607e/Hello%20Extension.zip"
     assert mirror_path(url, tmp_path) == tmp_path / "multi_apps" / "a74b607e" / "Hello Extension.zip"

@@ -31,6 +31,7 @@ from cua_bench.osworld.chrome import CHROME_GETTERS
 from cua_bench.osworld.chrome_pages import PAGE_GETTERS
 from cua_bench.osworld.config import Context, cached, find_window, missing_program, program_of, shell_command
 from cua_bench.osworld.loader import PlatformError, TaskSkipped
+from cua_bench.osworld.relative_time import RELATIVE_TIME_GETTERS
 from cua_bench.osworld.remote import on_computer
 from cua_bench.osworld.slides import SLIDE_GETTERS
 from cua_bench.osworld.sources import classify, read_source
@@ -453,6 +454,7 @@ GETTERS: dict[str, Callable[[Context, dict[str, Any]], Awaitable[Any]]] = {
     "vm_wallpaper": vm_wallpaper,
     "list_directory": list_directory,
     **SLIDE_GETTERS,
+    **RELATIVE_TIME_GETTERS,
     "vlc_playing_info": vlc_playing_info,
     "vm_terminal_output": vm_terminal_output,
     **CHROME_GETTERS,

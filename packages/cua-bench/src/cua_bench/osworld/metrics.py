@@ -21,6 +21,7 @@ from collections.abc import Callable, Hashable, Sequence
 from typing import Any
 
 from cua_bench.osworld import xlsx
+from cua_bench.osworld.structure_sim import check_structure_sim_with_threshold
 
 __all__ = ["BUILTIN_METRICS", "COMPARE_TABLE_RULES", "fuzz_ratio", "match_value_to_rule"]
 
@@ -322,5 +323,6 @@ BUILTIN_METRICS: dict[str, Callable[..., float]] = {
     "check_json_settings": check_json_settings,
     "run_sqlite3": run_sqlite3,
     "diff_text_file": diff_text_file,
+    "check_structure_sim_with_threshold": check_structure_sim_with_threshold,
 }
 """name -> function; ``infeasible`` is not here because the evaluator itself scores it."""

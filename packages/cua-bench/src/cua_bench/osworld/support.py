@@ -93,6 +93,7 @@ GETTERS = frozenset(
         "chrome_appearance_mode_ui",
         "find_unpacked_extension_path",
         "find_installed_extension_name",
+        "rule_relativeTime",
     }
 )
 SHELL_GETTERS = frozenset(
@@ -107,6 +108,7 @@ SHELL_GETTERS = frozenset(
         "active_tab_info",
         "active_tab_html_parse",
         "chrome_appearance_mode_ui",
+        "rule_relativeTime",
     }
 )
 _GOOGLE_DRIVE_STEPS = frozenset({"googledrive", "login"})
