@@ -57,7 +57,12 @@ def test_what_a_tasks_commands_reach_beyond_its_home(tmp_path: Path) -> None:
         "unsupported on a shared host: its commands need root (sudo), processes by name (pkill), the path /home/user/x"
     )
     assert "CUA_DOCKER_VARIANT=osworld" in local.reason
+    assert "CUA_LOCAL_ISOLATE" not in local.reason  # it needs root, which an isolated environment does not give
     assert check_support(harm, official=(), mirror=None, backend="docker-osworld").supported
+    # Without root, an isolated local environment would do: the reason says how to get one.
+    settings = check_support(gsettings, official=(), mirror=None, backend="local").reason or ""
+    assert settings.startswith("unsupported on a shared host: its commands need settings that persist (gsettings)")
+    assert "isolated), or CUA_LOCAL_ISOLATE=1 (root on Linux" in settings
 
 
 @pytest.mark.skipif(LOCAL is not None and not os.environ.get("CI"), reason=f"local backend unavailable: {LOCAL}")

@@ -205,10 +205,11 @@ def host_reason(task: OSWorldTask, *, shared: bool = True) -> str | None:
     where = "a shared host: its commands need {}, and here they would run on this host itself"
     if not shared:
         where = "an isolated local environment: its commands need {}, which it does not give"
-    return (
-        f"unsupported on {where.format(', '.join(reach))}; use --backend docker with CUA_DOCKER_VARIANT=osworld "
-        "(OSWorld's computer, isolated)"
-    )
+    fix = "use --backend docker with CUA_DOCKER_VARIANT=osworld (OSWorld's computer, isolated)"
+    if shared and not any(need.startswith("root") for need in reach):
+        # An isolated local environment gives all but root: its own /home/user, /tmp, processes and dconf.
+        fix += ", or CUA_LOCAL_ISOLATE=1 (root on Linux: each local environment a user and namespaces of its own)"
+    return f"unsupported on {where.format(', '.join(reach))}; {fix}"
 
 
 def check_support(
