@@ -46,6 +46,7 @@ __all__ = [
     "missing_program",
     "platform_problem",
     "program_of",
+    "run_shell",
     "run_steps",
     "shell_command",
 ]
@@ -170,7 +171,8 @@ def platform_problem(result: CommandResult) -> str | None:
     return None
 
 
-async def _run(ctx: Context, command: str) -> CommandResult:
+async def run_shell(ctx: Context, command: str) -> CommandResult:
+    """``command`` on the computer's shell; a backend without one makes the task a skip."""
     try:
         return await ctx.session.run_command(command, timeout=ctx.command_timeout)
     except NotSupported as exc:
@@ -196,7 +198,7 @@ async def _execute(
     until = until or {}
     deadline = time.monotonic() + ctx.until_timeout
     while True:
-        result = await _run(ctx, line)
+        result = await run_shell(ctx, line)
         if stdout:
             cached(ctx, stdout).write_text(result.stdout)
         if stderr:
@@ -230,7 +232,7 @@ async def _launch(ctx: Context, command: str | list[str], shell: bool = False, *
     if program is not None and await missing_program(ctx.session, program):
         ctx.failed(f"{program} is not on this computer (launch {shell_command(command)[:120]})", platform=True)
         return
-    await _run(ctx, f"nohup sh -c {shlex.quote(shell_command(command))} >/dev/null 2>&1 &")
+    await run_shell(ctx, f"nohup sh -c {shlex.quote(shell_command(command))} >/dev/null 2>&1 &")
 
 
 async def _open(ctx: Context, path: str, **_: Any) -> None:
@@ -239,7 +241,7 @@ async def _open(ctx: Context, path: str, **_: Any) -> None:
     if await missing_program(ctx.session, "xdg-open"):
         ctx.failed(f"xdg-open is not on this computer (open {path})", platform=True)
         return
-    await _run(ctx, f"nohup xdg-open {shlex.quote(path)} >/dev/null 2>&1 &")
+    await run_shell(ctx, f"nohup xdg-open {shlex.quote(path)} >/dev/null 2>&1 &")
     # OSWorld's server waits for the file's window; so do we, for a while.
     name = os.path.basename(path).lower()
     deadline = time.monotonic() + ctx.open_timeout

@@ -29,13 +29,21 @@ from urllib.parse import unquote, urlparse
 from cua_bench.a11y_xml import to_osworld_xml
 from cua_bench.osworld.chrome import CHROME_GETTERS
 from cua_bench.osworld.chrome_pages import PAGE_GETTERS
-from cua_bench.osworld.config import Context, cached, find_window, missing_program, program_of, shell_command
+from cua_bench.osworld.config import (
+    Context,
+    cached,
+    find_window,
+    missing_program,
+    program_of,
+    run_shell,
+    shell_command,
+)
 from cua_bench.osworld.loader import PlatformError, TaskSkipped
 from cua_bench.osworld.relative_time import RELATIVE_TIME_GETTERS
 from cua_bench.osworld.remote import on_computer
 from cua_bench.osworld.slides import SLIDE_GETTERS
 from cua_bench.osworld.sources import classify, read_source
-from cua_bench.session import CommandResult, NotSupported, walk
+from cua_bench.session import NotSupported, walk
 
 __all__ = ["GETTERS", "TERMINAL_APP", "get"]
 
@@ -115,10 +123,7 @@ async def cache_file(ctx: Context, config: dict[str, Any]) -> str:
 
 async def _command(ctx: Context, config: dict[str, Any]) -> Any:
     line = shell_command(config["command"])
-    try:
-        result = await ctx.session.run_command(line, timeout=ctx.command_timeout)
-    except NotSupported as exc:
-        raise TaskSkipped("backend has no shell") from exc
+    result = await run_shell(ctx, line)
     if result.returncode in (126, 127):
         # The shell could not run it. A program the computer lacks is the platform's fault; a
         # script the agent was to write and did not is the agent's, and is scored as OSWorld does.
@@ -210,20 +215,9 @@ async def default_video_player(ctx: Context, config: dict[str, Any]) -> str:
     if await missing_program(ctx.session, "xdg-mime"):
         raise PlatformError("default_video_player: xdg-mime is not on this computer (Debian: xdg-utils)")
     types = " ".join(f"video/{t}" for t in VIDEO_TYPES)
-    line = f"for t in {types}; do xdg-mime query default $t; echo; done"
-    try:
-        result = await ctx.session.run_command(line, timeout=ctx.command_timeout)
-    except NotSupported as exc:
-        raise TaskSkipped("backend has no shell") from exc
+    result = await run_shell(ctx, f"for t in {types}; do xdg-mime query default $t; echo; done")
     apps = [a.strip() for a in str(result.stdout).splitlines() if a.strip()]
     return Counter(apps).most_common(1)[0][0] if apps else "unknown"
-
-
-async def _shell(ctx: Context, line: str) -> CommandResult:
-    try:
-        return await ctx.session.run_command(line, timeout=ctx.command_timeout)
-    except NotSupported as exc:
-        raise TaskSkipped("backend has no shell") from exc
 
 
 def _last_line(text: str) -> str:
@@ -256,7 +250,7 @@ async def vm_wallpaper(ctx: Context, config: dict[str, Any]) -> str | None:
     where a backend's ``read_bytes`` may not reach."""
     if await missing_program(ctx.session, "gsettings"):
         raise PlatformError("vm_wallpaper: gsettings is not on this computer (Debian: libglib2.0-bin)")
-    result = await _shell(ctx, f'echo "${{GSETTINGS_BACKEND:-}}"; gsettings get {WALLPAPER_SETTING}')
+    result = await run_shell(ctx, f'echo "${{GSETTINGS_BACKEND:-}}"; gsettings get {WALLPAPER_SETTING}')
     backend, _, value = result.stdout.partition("\n")
     if backend.strip() == "memory" or "'memory' GSettings backend" in result.stderr:
         # Each process has its own settings there: a wallpaper the agent set is not what this one reads.
@@ -271,7 +265,7 @@ async def vm_wallpaper(ctx: Context, config: dict[str, Any]) -> str | None:
     if path is None:
         return None
     quoted = shlex.quote(path)
-    result = await _shell(ctx, f"test -f {quoted} || exit 3; base64 < {quoted}")
+    result = await run_shell(ctx, f"test -f {quoted} || exit 3; base64 < {quoted}")
     if result.returncode == 3:
         return None
     if result.returncode != 0:
@@ -312,7 +306,7 @@ async def list_directory(ctx: Context, config: dict[str, Any]) -> dict[str, Any]
     """The tree under folder ``path`` on the computer: ``{"type": "directory", "name", "children"}``, each
     child a folder alike or ``{"type": "file", "name"}``; None when ``path`` is no folder, as OSWorld's."""
     path = str(config["path"])
-    result = await _shell(ctx, f"python3 -c {shlex.quote(_DIRECTORY_TREE)} {shlex.quote(path)}")
+    result = await run_shell(ctx, f"python3 -c {shlex.quote(_DIRECTORY_TREE)} {shlex.quote(path)}")
     if result.returncode in (126, 127):
         raise PlatformError(f"list_directory: python3 is not on this computer (exit {result.returncode})")
     if result.returncode != 0:

@@ -191,6 +191,14 @@ def _wait_for_wm(display: str, wm: subprocess.Popen[bytes], ready: Path, timeout
         conn.close()
 
 
+def _abandon(procs: list[subprocess.Popen[bytes]], log: IO[Any]) -> None:
+    """Kill what a desktop that failed to start had started, and close its log."""
+    for proc in procs:
+        proc.kill()
+        proc.wait()
+    log.close()
+
+
 def start_desktop(root: Path, width: int, height: int, env: Mapping[str, str], *, timeout: float = 10.0) -> Desktop:
     """Xvfb at ``width`` x ``height`` and openbox on it; returns once the window manager runs."""
     missing = missing_programs()
@@ -212,9 +220,7 @@ def start_desktop(root: Path, width: int, height: int, env: Mapping[str, str], *
         try:
             number = _read_display_number(read_fd, xvfb, timeout)
         except BackendError:
-            xvfb.kill()
-            xvfb.wait()
-            log.close()
+            _abandon([xvfb], log)
             raise
     finally:
         os.close(read_fd)
@@ -222,24 +228,23 @@ def start_desktop(root: Path, width: int, height: int, env: Mapping[str, str], *
             os.close(write_fd)
     display = f":{number}"
     (root / "display").write_text(f"{number} {xvfb.pid}\n")
-    bus, bus_env = None, {}
-    # The bus first: what the window manager starts (its key bindings) must reach it, as the apps do.
-    if shutil.which("dbus-daemon", path=env.get("PATH")):
-        try:
-            bus, address = start_bus(root, {**env, "DISPLAY": display}, log, timeout)
-        except BackendError:
-            xvfb.kill()
-            xvfb.wait()
-            log.close()
-            raise
-        bus_env = {"DBUS_SESSION_BUS_ADDRESS": address}
+    bus: subprocess.Popen[bytes] | None = None
+    bus_env: dict[str, str] = {}
     rc, ready = root / "openbox-rc.xml", root / "openbox-ready"
-    rc.write_text(rc_text)
-    ready.unlink(missing_ok=True)
-    wm = spawn(
-        ["openbox", "--config-file", str(rc), "--sm-disable", "--startup", shlex.join(["touch", str(ready)])],
-        {**env, "DISPLAY": display, **bus_env}, log=log, cwd=root,
-    )  # fmt: skip
+    try:
+        # The bus first: what the window manager starts (its key bindings) must reach it, as the apps do.
+        if shutil.which("dbus-daemon", path=env.get("PATH")):
+            bus, address = start_bus(root, {**env, "DISPLAY": display}, log, timeout)
+            bus_env = {"DBUS_SESSION_BUS_ADDRESS": address}
+        rc.write_text(rc_text)
+        ready.unlink(missing_ok=True)
+        wm = spawn(
+            ["openbox", "--config-file", str(rc), "--sm-disable", "--startup", shlex.join(["touch", str(ready)])],
+            {**env, "DISPLAY": display, **bus_env}, log=log, cwd=root,
+        )  # fmt: skip
+    except BaseException:
+        _abandon([proc for proc in (bus, xvfb) if proc is not None], log)
+        raise
     desktop = Desktop(display, number, xvfb, wm, log, bus, bus_env.get("DBUS_SESSION_BUS_ADDRESS", "disabled:"))
     try:
         _wait_for_wm(display, wm, ready, timeout)
