@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import os
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -66,6 +67,17 @@ def _copiers() -> ThreadPoolExecutor:
     return ThreadPoolExecutor(4, thread_name_prefix="frame-copy")
 
 
+def _socket_owner(address: str) -> int | None:
+    """Who owns the server's unix socket, when a root client should hand its segment to them: an
+    isolated local environment's server runs as a user of its own and could not write root's."""
+    if os.geteuid() != 0 or not address.startswith("ipc://"):
+        return None
+    try:
+        return os.stat(address.removeprefix("ipc://")).st_uid
+    except OSError:
+        return None
+
+
 class _Frames:
     """How frames reach one client: its shared-memory segment, once the server has taken it."""
 
@@ -85,7 +97,7 @@ class _Frames:
             return False  # the parameter stays out: servers older than shared frames keep working
         if self.reader is None:
             try:
-                self.reader, self.held = FrameReader(), False
+                self.reader, self.held = FrameReader(owner=_socket_owner(self.address)), False
             except OSError as exc:  # a full or unwritable /dev/shm: the socket still works
                 self.refused = f"cannot create a shared-memory segment: {exc}"
                 log.warning("frames from %s travel on the socket: %s", self.address, self.refused)

@@ -153,7 +153,7 @@ def _sweep(folder: Path) -> None:
             os.kill(int(pid), 0)
         except ProcessLookupError:
             with contextlib.suppress(OSError):
-                if path.stat().st_uid == os.getuid():
+                if os.getuid() in (0, path.stat().st_uid):  # root's are given to their server's user
                     path.unlink()
         except PermissionError:  # alive, someone else's
             continue
@@ -173,13 +173,17 @@ class _Lent:
 class FrameReader:
     """The client's half: creates the segment, maps it once the server has sized it, hands frames out."""
 
-    def __init__(self, directory: Path | None = None) -> None:
+    def __init__(self, directory: Path | None = None, *, owner: int | None = None) -> None:
+        """``owner``: the uid to give the segment to (a root client's server running as a user of its
+        own, an isolated local environment, could not open root's segment for writing)."""
         self.token = secrets.token_hex(8)
         folder = directory if directory is not None else shm_dir()
         _sweep(folder)
         self.path: Path | None = folder / f"cua-frames-{os.getpid()}-{self.token}"
         fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
         try:
+            if owner is not None and owner != os.geteuid():
+                os.fchown(fd, owner, -1)
             os.write(fd, MAGIC + bytes.fromhex(self.token).ljust(_HEADER - len(MAGIC), b"\0"))
         except BaseException:
             os.close(fd)

@@ -20,8 +20,8 @@ before zmq's threads), gives the environment:
   that need it stay skipped (``Session.has_root``).
 
 The server's socket folder (``SOCKETS``, on the host) is bound back into the private ``/tmp`` when
-it lies there, and handed to the uid. ``/dev/shm`` stays the host's (shared-memory frames are
-refused by the server, which cannot open root's segments, and travel on the socket instead).
+it lies there, and handed to the uid. ``/dev/shm`` stays the host's: a root client gives its
+shared-memory frame segment to the uid that owns the server's socket, so frames skip the socket here too.
 """
 
 from __future__ import annotations
