@@ -183,10 +183,12 @@ def measure_scale(backend: Backend, task: Path, count: int) -> int:
 
 
 def _local_pss_mib(computer: Computer) -> float:
-    """PSS of every process of one local env: its server and the processes carrying its marker."""
-    from cua_bench.backends.local.procs import marked_pids
+    """PSS of every process of one local env: its server and the processes carrying its marker (shared
+    host) or running as its own user (isolated, the default for root)."""
+    from cua_bench.backends.local.procs import marked_pids, uid_pids
 
-    pids = {computer.handle.pid, *marked_pids(computer.info["root"])}
+    ours = uid_pids(computer.info["uid"]) if "uid" in computer.info else marked_pids(computer.info["root"])
+    pids = {computer.handle.pid, *ours}
     return sum(_pss_mib(pid) for pid in pids if os.path.exists(f"/proc/{pid}"))
 
 

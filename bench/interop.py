@@ -97,6 +97,8 @@ def main() -> None:
     with socket.socket() as sock:
         if sock.connect_ex(("127.0.0.1", PORT)) == 0:
             sys.exit(f"port {PORT} is taken: Cua's SDK only talks to localhost:{PORT}")
+    # Cua's own server runs on this host and draws on the env's display: the env shares this host.
+    os.environ["CUA_LOCAL_ISOLATE"] = "0"
     backend = LocalBackend()
     computer = backend.provision(width=1280, height=800)
     work = Path(tempfile.mkdtemp(prefix="cua-interop-"))

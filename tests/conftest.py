@@ -17,10 +17,13 @@ def private_session_dirs() -> Iterator[Path]:
     """Session- and module-scoped fixtures (a local computer, the Docker engine) start before any
     test's own folders exist: they get a private runtime and config folder for the whole session,
     never the user's. Function-scoped tests then get their own (below)."""
-    saved = {name: os.environ.get(name) for name in ("CUA_RUNTIME_DIR", "CUA_CONFIG_DIR")}
+    saved = {name: os.environ.get(name) for name in ("CUA_RUNTIME_DIR", "CUA_CONFIG_DIR", "CUA_LOCAL_ISOLATE")}
     root = Path(tempfile.mkdtemp(prefix="cua-s-", dir="/tmp"))
     os.environ["CUA_RUNTIME_DIR"] = str(root / "run")
     os.environ["CUA_CONFIG_DIR"] = str(root / "config")
+    # Local environments share this host in tests that look at their folders and processes from it;
+    # tests of isolation (the default for root) set CUA_LOCAL_ISOLATE themselves.
+    os.environ["CUA_LOCAL_ISOLATE"] = "0"
     (root / "run").mkdir(mode=0o700)
     yield root
     for name, value in saved.items():

@@ -410,3 +410,23 @@ def test_a_full_tmpfs_sends_frames_inline_instead_of_killing_the_server(tiny_tmp
     assert again["slot"] == 0 and int(reader.read(again)[0, 0, 0]) == 5  # a reserved slot serves again
     writer.close()
     reader.close()
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="giving a file to another user needs root")
+def test_a_root_clients_segment_is_given_to_its_servers_user_and_swept_once_its_client_is_dead(
+    tmp_path: Path,
+) -> None:
+    """An isolated local environment's server runs as a user of its own: root's segment must be that
+    user's, or every frame goes on the socket. A segment left by a dead client is swept whoever owns it."""
+    tmp_path.chmod(0o1777)
+    reader = FrameReader(tmp_path, owner=1_900_000_123)
+    assert reader.path is not None and reader.path.stat().st_uid == 1_900_000_123
+    reader.close()
+    dead = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True, check=True
+    )
+    left = tmp_path / f"cua-frames-{dead.stdout.strip()}-00aa"
+    left.write_bytes(b"x")
+    os.chown(left, 1_900_000_123, -1)
+    FrameReader(tmp_path).close()
+    assert not left.exists()

@@ -1,5 +1,6 @@
-"""The local backend with ``CUA_LOCAL_ISOLATE=1``: each environment is a user of its own in mount and
-network namespaces of its own, with its home at /home/user, so a task's commands cannot touch the host.
+"""The local backend isolated (root on Linux: the default, ``CUA_LOCAL_ISOLATE=auto``; or ``1``): each
+environment is a user of its own in mount and network namespaces of its own, with its home at /home/user,
+so a task's commands cannot touch the host.
 
 Real env servers, real commands through the session API; the host's files and processes are checked after.
 """
@@ -23,19 +24,74 @@ from cua_bench.backends.local import LocalBackend, unavailable
 from cua_bench.backends.local.isolate import UID_BASE, isolation_unavailable
 from cua_bench.cli import main
 from cua_bench.client import EnvClient
-from cua_bench.conformance import CONFORMANCE_TASK
+from cua_bench.conformance import CONFORMANCE_TASK, check_backend
+from cua_bench.osworld.loader import load_task
+from cua_bench.osworld.support import check_support
 
 MISSING = unavailable() or isolation_unavailable()
 
 
-@pytest.fixture
-def isolated(monkeypatch: pytest.MonkeyPatch) -> LocalBackend:
+def _can_isolate() -> None:
     if MISSING is not None:
         if os.environ.get("CI"):
             pytest.fail(f"CI is set but local environments cannot be isolated here: {MISSING}")
         pytest.skip(f"local environments cannot be isolated here: {MISSING}")
+
+
+@pytest.fixture
+def isolated(monkeypatch: pytest.MonkeyPatch) -> LocalBackend:
+    _can_isolate()
     monkeypatch.setenv("CUA_LOCAL_ISOLATE", "1")
     return LocalBackend()
+
+
+def test_by_default_a_host_that_allows_it_isolates_and_the_isolated_backend_is_conformant(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    _can_isolate()
+    monkeypatch.delenv("CUA_LOCAL_ISOLATE")  # the tests' conftest shares the host; a user's default is auto
+    backend = LocalBackend()
+    assert backend.isolate
+    assert check_backend(backend) == []
+    computer = backend.provision(width=320, height=240)
+    try:
+        assert computer.info["uid"] == UID_BASE + computer.info["pid"]
+    finally:
+        backend.teardown(computer)
+
+
+def test_auto_shares_a_host_that_cannot_isolate_and_a_bad_setting_names_the_ones_it_takes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("CUA_LOCAL_ISOLATE", "auto")
+    monkeypatch.setattr("cua_bench.backends.local.isolate.isolation_unavailable", lambda: "isolation needs root")
+    assert not LocalBackend().isolate
+    monkeypatch.setenv("CUA_LOCAL_ISOLATE", "yes")
+    with pytest.raises(BackendError, match=r"CUA_LOCAL_ISOLATE='yes' is not a setting: use auto .*, 1 .* or 0"):
+        LocalBackend()
+
+
+def test_the_report_judges_local_as_it_will_run_isolated_or_shared(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Support means "this backend can score it": isolated, a task that only needs its own /home/user and
+    settings is supported on local; shared, it is skipped; needing root, it is skipped either way."""
+    _task(
+        tmp_path / "os",
+        "home",
+        "mkdir -p /home/user/Desktop/x; gsettings set org.gnome.desktop.interface font-name 'A 9'",
+    )
+    _task(tmp_path / "os", "root", "echo password | sudo -S touch /etc/cua-test")
+    home, root = (load_task(tmp_path / "os" / f"{name}.json") for name in ("home", "root"))
+    monkeypatch.setenv("CUA_LOCAL_ISOLATE", "1")
+    assert check_support(home, official=(), mirror=None, backend="local").supported
+    assert (check_support(root, official=(), mirror=None, backend="local").reason or "").startswith(
+        "unsupported on an isolated local environment: its commands need root (sudo)"
+    )
+    monkeypatch.setenv("CUA_LOCAL_ISOLATE", "0")
+    assert (check_support(home, official=(), mirror=None, backend="local").reason or "").startswith(
+        "unsupported on a shared host: its commands need settings that persist (gsettings), the path /home/user/"
+    )
 
 
 @pytest.fixture

@@ -62,7 +62,7 @@ def test_what_a_tasks_commands_reach_beyond_its_home(tmp_path: Path) -> None:
     # Without root, an isolated local environment would do: the reason says how to get one.
     settings = check_support(gsettings, official=(), mirror=None, backend="local").reason or ""
     assert settings.startswith("unsupported on a shared host: its commands need settings that persist (gsettings)")
-    assert "isolated), or CUA_LOCAL_ISOLATE=1 (root on Linux" in settings
+    assert "isolated), or an isolated local environment: as root on Linux with CUA_LOCAL_ISOLATE=auto" in settings
 
 
 @pytest.mark.skipif(LOCAL is not None and not os.environ.get("CI"), reason=f"local backend unavailable: {LOCAL}")

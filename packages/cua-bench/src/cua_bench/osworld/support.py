@@ -1,7 +1,7 @@
 """Which OSWorld tasks we can run, and why the others are skipped.
 
 A task is skipped — listed with its reason, never scored 0 — when it needs what we do not have:
-a proxy, Google Drive, a file from the network (without a local mirror), a setup step, getter or
+a proxy, a live web page, Google Drive, a file from the network (without a local mirror), a setup step, getter or
 metric we lack (a metric whose module did not load names the package to install), or, judged
 against a backend, an app its desktop lacks (``apps``). Each skipped task has one primary reason
 (the first in the order below), which is what the report counts; ``Support.reasons`` keeps every
@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from cua_bench.backends.local.isolate import isolating
 from cua_bench.osworld.apps import BACKEND_PACKAGES, apps_missing_on, host_reach, needed_apps
 from cua_bench.osworld.loader import OSWorldTask
 from cua_bench.osworld.metrics import BUILTIN_METRICS, COMPARE_TABLE_RULES
@@ -27,6 +28,7 @@ from cua_bench.osworld.sources import classify, default_mirror
 
 __all__ = [
     "GETTERS",
+    "LIVE_WEB_GETTERS",
     "METRICS_ENV",
     "SHELL_GETTERS",
     "SHELL_STEPS",
@@ -114,10 +116,15 @@ SHELL_GETTERS = frozenset(
 _GOOGLE_DRIVE_STEPS = frozenset({"googledrive", "login"})
 _GOOGLE_DRIVE_GETTERS = frozenset({"googledrive_file"})
 _PROXY_STEPS = frozenset({"proxy"})
+# Getters that load a live web page on the computer to score it (recreation.gov, a task's URL): the network.
+LIVE_WEB_GETTERS = frozenset(
+    {"gotoRecreationPage_and_get_html_content", "info_from_website", "page_info", "pdf_from_url"}
+)
 
 # Primary reasons, in the order they win.
 _ORDER = (
     "unsupported: proxy",
+    "unsupported: live web page",
     "unsupported: Google Drive",
     "unsupported: network download",
     "unsupported config step",
@@ -208,7 +215,10 @@ def host_reason(task: OSWorldTask, *, shared: bool = True) -> str | None:
     fix = "use --backend docker with CUA_DOCKER_VARIANT=osworld (OSWorld's computer, isolated)"
     if shared and not any(need.startswith("root") for need in reach):
         # An isolated local environment gives all but root: its own /home/user, /tmp, processes and dconf.
-        fix += ", or CUA_LOCAL_ISOLATE=1 (root on Linux: each local environment a user and namespaces of its own)"
+        fix += (
+            ", or an isolated local environment: as root on Linux with CUA_LOCAL_ISOLATE=auto (the default) "
+            "or 1, each one is a user with namespaces of its own"
+        )
     return f"unsupported on {where.format(', '.join(reach))}; {fix}"
 
 
@@ -232,6 +242,11 @@ def check_support(
     found: list[str] = []
     if task.proxy or any(s.type in _PROXY_STEPS for s in task.steps()):
         found.append("unsupported: proxy")
+    found += [
+        f"unsupported: live web page (the {g['type']} getter loads one to score the task)"
+        for g in task.evaluator.getters()
+        if g["type"] in LIVE_WEB_GETTERS
+    ]
     if any(s.type in _GOOGLE_DRIVE_STEPS for s in task.steps()) or any(
         g["type"] in _GOOGLE_DRIVE_GETTERS for g in task.evaluator.getters()
     ):
@@ -246,7 +261,7 @@ def check_support(
     found += [
         f"unsupported getter: {g['type']}"
         for g in task.evaluator.getters()
-        if g["type"] not in GETTERS | _GOOGLE_DRIVE_GETTERS
+        if g["type"] not in GETTERS | _GOOGLE_DRIVE_GETTERS | LIVE_WEB_GETTERS
     ]
     found += _metric_reasons(task, official, why)
     if backend is not None:
@@ -254,8 +269,8 @@ def check_support(
             f"unsupported app: {app.name} (not on the {backend} backend's desktop; {app.how()})"
             for app in apps_missing_on(backend, needed_apps(task))
         ]
-        if backend == "local":
-            found += [reason for reason in [host_reason(task)] if reason is not None]
+        if backend == "local":  # judged as the backend will run it: isolated where this host allows it
+            found += [reason for reason in [host_reason(task, shared=not isolating())] if reason is not None]
     unique = list(dict.fromkeys(found))
     unique.sort(key=lambda r: next(i for i, p in enumerate(_ORDER) if r.startswith(p)))
     needs_shell = any(s.type in SHELL_STEPS for s in task.steps()) or any(

@@ -6,10 +6,10 @@ capture (``LocalSession``). Needs Xvfb and openbox (``apt-get install xvfb openb
 ``local`` extra (python-xlib, mss). Settling after actions is tuned with ``CUA_LOCAL_SETTLE_QUIET``,
 ``CUA_LOCAL_SETTLE_GRACE`` and ``CUA_LOCAL_SETTLE_MAX`` (seconds; MAX=0 turns it off).
 
-An environment shares this host unless ``CUA_LOCAL_ISOLATE=1`` (root on Linux): then each one runs
-as a user of its own in namespaces of its own, with its home at ``/home/user`` (``isolate``). On a
-shared host, OSWorld tasks whose commands would take root or touch paths outside the home are
-skipped (``Session.shares_host``).
+Where the host allows it (root on Linux) each environment runs as a user of its own in namespaces of
+its own, with its home at ``/home/user`` (``isolate``; ``CUA_LOCAL_ISOLATE``: ``auto``, the default,
+``1`` or ``0``). Elsewhere it shares this host, and OSWorld tasks whose commands would take root or
+touch paths outside the home are skipped (``Session.shares_host``).
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from typing import Any, ClassVar
 from cua_bench.backends.base import Backend, BackendError, Computer, ProcessBackend
 from cua_bench.backends.local.apps import APP_ALIASES
 from cua_bench.backends.local.display import missing_programs, remove_stale_display
-from cua_bench.backends.local.isolate import ISOLATE, env_uid, isolation_unavailable, wrap
+from cua_bench.backends.local.isolate import ISOLATE, env_uid, isolating, isolation_unavailable, wrap
 from cua_bench.backends.local.procs import env_root, env_roots, kill_marked, kill_uid
 from cua_bench.hookspecs import hookimpl
 from cua_bench.session import Session
@@ -49,7 +49,10 @@ class LocalBackend(ProcessBackend):
     }
 
     def __init__(self) -> None:
-        self.isolate = os.environ.get(ISOLATE, "0") == "1"
+        try:
+            self.isolate = isolating()
+        except ValueError as exc:
+            raise BackendError(str(exc)) from None
         self._sockets = Path()  # the isolated server's socket folder, while it starts
 
     def provision(self, *, width: int = 1280, height: int = 800, timeout: float = 60.0) -> Computer:

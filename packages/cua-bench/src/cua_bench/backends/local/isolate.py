@@ -1,6 +1,9 @@
 """A local environment isolated from its host: a user of its own in mount and network namespaces of its own.
 
-With ``CUA_LOCAL_ISOLATE=1`` (root on Linux), the local backend starts each env server as
+Where the host allows it (root on Linux, with ``unshare``) the local backend isolates each
+environment; ``CUA_LOCAL_ISOLATE`` says otherwise: ``auto`` (the default: where the host allows it,
+else the environment shares the host), ``1`` (always: an error naming why where the host cannot) or
+``0`` (share the host). Isolated, it starts each env server as
 ``unshare --mount --net --propagation private -- python -c 'isolate.main' SOCKETS -- SERVER...``.
 The launcher (``main``), still root and single-threaded (the namespace and its mounts must come
 before zmq's threads), gives the environment:
@@ -28,6 +31,7 @@ from __future__ import annotations
 
 import ctypes
 import fcntl
+import functools
 import os
 import shutil
 import socket
@@ -39,9 +43,20 @@ from pathlib import Path
 
 from cua_bench.backends.local.apps import WHOLE_MACHINE
 
-__all__ = ["HOST_TMP", "ISOLATE", "ISOLATED", "UID_BASE", "env_uid", "isolation_unavailable", "serve_as", "wrap"]
+__all__ = [
+    "HOST_TMP",
+    "ISOLATE",
+    "ISOLATED",
+    "UID_BASE",
+    "env_uid",
+    "isolating",
+    "isolation_mode",
+    "isolation_unavailable",
+    "serve_as",
+    "wrap",
+]
 
-ISOLATE = "CUA_LOCAL_ISOLATE"  # "1": isolate every local environment (an error where the host cannot)
+ISOLATE = "CUA_LOCAL_ISOLATE"  # auto (the default), 1 (always; an error where the host cannot) or 0 (share the host)
 ISOLATED = "CUA_LOCAL_ISOLATED"  # set inside an isolated environment: the session knows it has no root
 HOST_TMP = "CUA_LOCAL_HOST_TMP"  # the host's /tmp entries bound into it, /-separated: reset keeps them
 UID_BASE = 1_900_000_000  # far above any account, subuid range or nobody (65534)
@@ -54,8 +69,26 @@ def env_uid(server_pid: int) -> int:
     return UID_BASE + server_pid
 
 
+def isolation_mode() -> str:
+    """``CUA_LOCAL_ISOLATE``: ``auto``, ``1`` or ``0``; anything else is an error saying what it takes."""
+    mode = os.environ.get(ISOLATE, "").strip().lower() or "auto"
+    if mode not in ("auto", "1", "0"):
+        raise ValueError(
+            f"{ISOLATE}={mode!r} is not a setting: use auto (isolate each local environment where the host "
+            "allows it: root on Linux; the default), 1 (always; an error where the host cannot) or 0 (share this host)"
+        )
+    return mode
+
+
+def isolating() -> bool:
+    """Whether local environments started now are isolated (``CUA_LOCAL_ISOLATE``, judged on this host)."""
+    mode = isolation_mode()
+    return mode == "1" or (mode == "auto" and isolation_unavailable() is None)
+
+
+@functools.cache
 def isolation_unavailable() -> str | None:
-    """Why this host cannot isolate local environments, or None."""
+    """Why this host cannot isolate local environments, or None (asked once a process: it runs unshare)."""
     if not sys.platform.startswith("linux"):
         return "isolation needs Linux namespaces"
     if os.geteuid() != 0:

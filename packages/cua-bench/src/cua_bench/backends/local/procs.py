@@ -29,6 +29,7 @@ __all__ = [
     "marked_pids",
     "pdeathsig",
     "spawn",
+    "uid_pids",
     "wait_gone",
 ]
 
@@ -180,7 +181,11 @@ def _uid(pid: int) -> int | None:
     return None
 
 
+def uid_pids(uid: int) -> list[int]:
+    """The processes running as ``uid`` (an isolated environment's own user: all of them are its)."""
+    return [int(n) for n in os.listdir("/proc") if n.isdigit() and _uid(int(n)) == uid]
+
+
 def kill_uid(uid: int, *, timeout: float = 2.0) -> list[int]:
-    """SIGKILL every process running as ``uid`` (an isolated environment's own user: all of them are
-    its); returns those that survived ``timeout``."""
-    return _kill_found(lambda: [int(n) for n in os.listdir("/proc") if n.isdigit() and _uid(int(n)) == uid], timeout)
+    """SIGKILL every process running as ``uid``; returns those that survived ``timeout``."""
+    return _kill_found(lambda: uid_pids(uid), timeout)
