@@ -240,6 +240,33 @@ def test_session_extras_in_process(root: Path) -> None:
     assert not asyncio.run(scenario()).exists()
 
 
+@needs_x
+def test_the_reset_hook_runs_at_every_reset_and_its_failure_is_an_error_naming_it(
+    root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """CUA_LOCAL_RESET_HOOK puts back machine state a task changed as root (the docker osworld image's time
+    zone): it runs at each reset, and a hook that fails must stop the reset, not leave last episode's state."""
+    from cua_bench.backends.local.session import LocalSession
+    from cua_core.errors import CuaError
+
+    count = tmp_path / "resets"
+    monkeypatch.setenv("CUA_LOCAL_RESET_HOOK", f"echo reset >> {count}")
+
+    async def scenario() -> None:
+        session = LocalSession.start(320, 240)
+        try:
+            await session.reset()
+            await session.reset()
+            assert count.read_text() == "reset\nreset\n"
+            monkeypatch.setenv("CUA_LOCAL_RESET_HOOK", "echo cannot put the zone back >&2; exit 3")
+            with pytest.raises(CuaError, match=r"CUA_LOCAL_RESET_HOOK \(.*\) exited 3 at reset: cannot put the zone"):
+                await session.reset()
+        finally:
+            session.close()
+
+    asyncio.run(scenario())
+
+
 def test_an_unchanged_screen_is_not_encoded_again(root: Path) -> None:
     from cua_bench.backends.local.session import LocalSession
 

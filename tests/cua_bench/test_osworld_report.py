@@ -142,18 +142,34 @@ def test_what_a_task_needs_is_read_off_its_steps_getters_files_and_domain(tmp_pa
     assert needed_apps(_task(tmp_path, evaluator, [])) == [next(a for a in APPS if a.name == "gsettings")]
 
 
-def test_a_task_that_asks_systemd_for_the_time_is_skipped_on_our_desktops_naming_timedatectl(
+def test_a_task_that_asks_systemd_for_the_time_runs_on_docker_osworld_only_naming_timedatectl_elsewhere(
     shared_fixtures: Path,
 ) -> None:
     """os/b6781586 runs ``timedatectl status``, which answers only under systemd: on docker-osworld it was
-    a platform error ("System has not been booted with systemd"), not a skip."""
+    a platform error ("System has not been booted with systemd"), not a skip. The osworld image now has a
+    stand-in; the other desktops skip it, naming timedatectl."""
     task = load_task(shared_fixtures / "osworld_more" / "os" / "b6781586-6346-41cd-935a-a6b1487918fc.json")
     assert "timedatectl" in [app.name for app in needed_apps(task)]
-    for backend in ("local", "docker-osworld"):
+    for backend in ("local", "docker"):
         reasons = check_support(task, official=(), mirror=None, backend=backend).reasons
         assert any(r.startswith("unsupported app: timedatectl (not on the") and "systemd" in r for r in reasons), (
             reasons
         )
+    assert check_support(task, official=("is_utc_0",), mirror=None, backend="docker-osworld").supported
+
+
+def test_a_task_whose_grader_loads_a_live_web_page_is_skipped_for_the_network_not_a_missing_getter(
+    shared_fixtures: Path,
+) -> None:
+    """chrome/b4f95342 is not marked proxy and downloads nothing, but its getter opens recreation.gov live to
+    score it: it needs the network, which is what the skip must say (it said "unsupported getter")."""
+    task = load_task(shared_fixtures / "osworld_more" / "chrome" / "b4f95342-463e-4179-8c3f-193cd7241fb2.json")
+    assert not task.proxy
+    support = check_support(task, mirror=None, backend="docker-osworld")
+    assert support.reason == (
+        "unsupported: live web page (the gotoRecreationPage_and_get_html_content getter loads one to score the task)"
+    )
+    assert not any(r.startswith("unsupported getter") for r in support.reasons)
 
 
 def test_the_local_table_is_what_system_deps_installs() -> None:

@@ -26,6 +26,7 @@ from cua_bench.osworld.apps import APPS, BACKEND_PACKAGES, apps_missing_on, need
 from cua_bench.osworld.config import Context
 from cua_bench.osworld.getters import TERMINAL_APP, vm_terminal_output
 from cua_bench.osworld.loader import load_task, load_tasks
+from cua_bench.osworld.official import official_metrics
 from cua_bench.osworld.support import check_support
 from cua_bench_docker import DockerBackend, DockerSettings, build_image, connect
 from cua_bench_docker.image import COMPUTER_PACKAGES, OSWORLD_IMAGE, VARIANTS, image_exists
@@ -99,6 +100,34 @@ def test_sudo_needs_no_password_and_takes_osworlds_too(env: EnvClient) -> None:
     assert (seen["returncode"], seen["stdout"].strip()) == (0, "0"), seen
     # Without sudo, user is no root: /opt is not writable.
     assert _run(env, "touch /opt/plain")["returncode"] != 0
+
+
+def test_timedatectl_answers_from_the_clocks_zone_which_is_not_utc_until_sudo_sets_it_and_reset_puts_back(
+    env: EnvClient,
+) -> None:
+    """os/b6781586 ("set my time zone to UTC+0") is scored by OSWorld's ``is_utc_0`` on ``timedatectl status``:
+    systemd is not init in a container, so a stand-in answers, and the clock starts off UTC (as on OSWorld's
+    VM), so doing nothing scores 0."""
+    is_utc_0 = official_metrics().functions.get("is_utc_0")
+    if is_utc_0 is None:
+        pytest.fail(f"OSWorld's is_utc_0 is not loaded: {official_metrics().error}")
+    before = _run(env, "timedatectl status")
+    assert before["returncode"] == 0, before
+    assert before["stdout"].splitlines()[3].strip() == "Time zone: Asia/Hong_Kong (HKT, +0800)", before["stdout"]
+    assert is_utc_0(before["stdout"]) == 0
+    assert _run(env, "date +%z")["stdout"].strip() == "+0800"  # what apps see is the same zone
+    refused = _run(env, "timedatectl set-timezone UTC")  # as user, without sudo
+    assert refused["returncode"] == 1 and "Access denied" in refused["stderr"], refused
+    bad = _run(env, "sudo timedatectl set-timezone Mars/Olympus")
+    assert bad["returncode"] == 1 and "Invalid or not installed time zone" in bad["stderr"], bad
+    assert _run(env, "sudo timedatectl set-timezone UTC")["returncode"] == 0
+    after = _run(env, "timedatectl status")["stdout"]
+    assert is_utc_0(after) == 1, after
+    assert _run(env, "date +%z; timedatectl show | head -1")["stdout"].split() == ["+0000", "Timezone=UTC"]
+    # The next episode starts from the image's zone, not this one's work (CUA_LOCAL_RESET_HOOK).
+    env.reset(options={"task": str(CONFORMANCE_TASK), "obs": "none"})
+    assert is_utc_0(_run(env, "timedatectl status")["stdout"]) == 0
+    assert _run(env, "date +%z; cat /etc/timezone")["stdout"].split() == ["+0800", "Asia/Hong_Kong"]
 
 
 def test_python3_drives_the_display_with_pyautogui(env: EnvClient) -> None:

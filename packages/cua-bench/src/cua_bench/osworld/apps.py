@@ -86,7 +86,9 @@ APPS: tuple[App, ...] = (
     App("gsettings", ("gsettings",), ("libglib2.0-bin",), getters=("vm_wallpaper",)),
     App("timedatectl", ("timedatectl",),  # systemd's package has the program, but it answers only under systemd
         note="systemd as the computer's init, with its timedated service: not in a container, nor on our desktops; "
-             "a host booted with systemd has it"),
+             "a host booted with systemd has it, and the docker backend's osworld image a stand-in "
+             "(CUA_DOCKER_VARIANT=osworld)",
+        stand_in="cua:timedatectl"),
     App("python (the command OSWorld calls)", ("python",), ("python-is-python3",)),
     App("pyautogui", module="pyautogui",
         note="python3 with pyautogui on the display; not in Debian: pip install pyautogui on the computer",
@@ -119,7 +121,7 @@ BACKEND_PACKAGES: dict[str, frozenset[str]] = {
             "libreoffice-calc", "libreoffice-writer", "libreoffice-impress", "libreoffice-gtk3", "gimp", "vlc", "totem",
             "thunderbird", "fonts-liberation", "fonts-liberation2", "fonts-dejavu", "fonts-crosextra-carlito",
             "fonts-crosextra-caladea", "fonts-noto-core",
-            "cua:google-chrome", "cua:pyautogui",
+            "cua:google-chrome", "cua:pyautogui", "cua:timedatectl",
         }
     ),
     "sim": frozenset(),  # the embedded desktop: none of OSWorld's apps

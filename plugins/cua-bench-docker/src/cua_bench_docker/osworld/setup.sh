@@ -56,3 +56,12 @@ rm -rf "$here/pywheels"
 install -m 0755 "$here/google-chrome" /usr/local/bin/google-chrome
 ln -sf google-chrome /usr/local/bin/google-chrome-stable
 chmod 0755 "$here/start"
+# The clock's time zone is not UTC, as on OSWorld's VM, whose task "set my time zone to UTC+0" would otherwise
+# pass by doing nothing (which zone the VM has is not known here: Hong Kong's, without summer time, stands
+# in). timedatectl answers from /etc/localtime, as systemd's does: systemd is not init in a container.
+# Every reset puts the zone back (reset-machine, run through sudo: CUA_LOCAL_RESET_HOOK in the Dockerfile).
+echo Asia/Hong_Kong > "$here/timezone"
+test -f /usr/share/zoneinfo/Asia/Hong_Kong
+sh "$here/reset-machine"
+install -m 0755 "$here/timedatectl" /usr/local/bin/timedatectl
+chmod 0755 "$here/reset-machine"

@@ -57,6 +57,9 @@ log = logging.getLogger(__name__)
 DESKTOP_COLOUR = 0x3A6EA5
 NO_INPUT = (Wait, Screenshot, CursorPosition, Done, Fail)
 _SESSIONS = itertools.count()  # sessions started by this process: each gets its own folder
+# A shell command run at every reset, which must succeed: machine state that a task may change as root and
+# home does not hold, put back (the docker osworld image's: the clock's time zone).
+RESET_HOOK = "CUA_LOCAL_RESET_HOOK"
 MACHINE_TMP_KEEP = (".X", ".ICE-unix")  # the display's sockets and locks, when tmp is the machine's /tmp
 
 
@@ -85,6 +88,24 @@ def _home_and_tmp(root: Path) -> tuple[Path, Path]:
     if whole_machine():
         return Path(os.environ.get("HOME") or "/home/user"), Path("/tmp")
     return root / "home", root / "tmp"
+
+
+async def _run_reset_hook() -> None:
+    hook = os.environ.get(RESET_HOOK, "").strip()
+    if not hook:
+        return
+    proc = await asyncio.create_subprocess_shell(
+        hook, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
+    try:
+        _, err = await asyncio.wait_for(proc.communicate(), 30)
+    except TimeoutError:
+        proc.kill()
+        await proc.wait()
+        raise CuaError(f"{RESET_HOOK} ({hook!r}) did not finish within 30 s at reset") from None
+    if proc.returncode != 0:
+        said = err.decode(errors="replace").strip()[-500:]
+        raise CuaError(f"{RESET_HOOK} ({hook!r}) exited {proc.returncode} at reset: {said or 'no message'}")
 
 
 class LocalSession(Session):
@@ -196,6 +217,7 @@ class LocalSession(Session):
         restore_home(self.home, self.skeleton)
         clear_dir(self.tmp, _tmp_keep() if whole_machine() else ())
         clear_dir(self.run)
+        await _run_reset_hook()
         self.input.move((self.width // 2, self.height // 2))
         self.conn.sync()
         await self.settler.wait()
