@@ -51,6 +51,20 @@ class RecordingSim(SimBackend):
         return computer
 
 
+def test_a_task_that_asks_for_a_new_computer_after_its_episode_gets_one_and_others_keep_theirs(
+    tmp_path: Path,
+) -> None:
+    tasks = make_taskset(tmp_path / "ts", {"renew": ("renew", 3), "keep": ("fast", 3)})
+    counts = {}
+    for name in ("renew", "keep"):
+        runner = Runner(RunConfig(str(tasks), tmp_path / name, max_parallel=1, record=False, tasks=name))
+        backend = runner.backend = RecordingSim()
+        summary = runner.run()
+        assert (summary["episodes"], summary["success_rate"]) == (3, 1.0)
+        counts[name] = len(backend.computers)
+    assert counts == {"renew": 3, "keep": 1}
+
+
 def test_a_killed_env_server_is_replaced_and_its_episode_retried(tmp_path: Path) -> None:
     tasks = make_taskset(tmp_path / "ts", {"slow-task": ("slow", 1), "crash-task": ("crash", 1)})
     runner = Runner(RunConfig(str(tasks), tmp_path / "run", max_parallel=1, heartbeat_timeout=1, record=False))

@@ -248,3 +248,39 @@ def test_tasks_in_a_folder_only_the_hosts_user_reads_still_load(
             assert seen.split()[-2:] == ["CapEff:", "0" * 16]  # the task's commands have no capability
     finally:
         backend.teardown(computer)
+
+
+def test_after_an_episode_that_had_root_the_runner_gives_the_next_one_a_new_computer(
+    computer_image: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Reset puts home back, not what root changed elsewhere: task ``a`` leaves /opt/leak through sudo, and
+    task ``b``, run next on the same worker, scores 1 only if it starts without it (OSWorld reverts its VM)."""
+    import json
+
+    from cua_bench.runner import RunConfig, Runner
+
+    folder = tmp_path / "tasks" / "os"
+    folder.mkdir(parents=True)
+    check = "test -e /opt/leak && echo leaked || echo clean"
+    tasks = {
+        "a": {"config": [{"type": "execute", "parameters": {"command": "echo password | sudo -S touch /opt/leak",
+                                                             "shell": True}}],
+              "evaluator": {"func": "infeasible"}},
+        "b": {"config": [],
+              "evaluator": {"func": "exact_match", "result": {"type": "vm_command_line", "command": check,
+                                                               "shell": True},
+                            "expected": {"type": "rule", "rules": {"expected": "clean\n"}}}},
+    }  # fmt: skip
+    for task_id, body in tasks.items():
+        (folder / f"{task_id}.json").write_text(json.dumps({"id": task_id, "instruction": "Nothing.", **body}))
+    monkeypatch.setenv("CUA_DOCKER_VARIANT", "osworld")
+    monkeypatch.setenv("CUA_DOCKER_IMAGE", computer_image)
+    monkeypatch.setenv("CUA_DOCKER_MOUNTS", str(tmp_path / "tasks"))
+    out = tmp_path / "run"
+    config = RunConfig(str(tmp_path / "tasks"), out, backend="docker", agent="noop", max_parallel=1, record=False)
+    Runner(config).run()
+    ran = [json.loads(line) for line in (out / "episodes.jsonl").read_text().splitlines()]
+    assert [e["task"] for e in ran] == ["a", "b"]  # one worker: b on the computer a used, were it kept
+    episodes = {e["task"]: e for e in ran}
+    assert [episodes[t]["status"] for t in "ab"] == ["ok", "ok"], episodes
+    assert episodes["b"]["reward"] == 1.0, episodes["b"]  # /opt/leak was not carried over

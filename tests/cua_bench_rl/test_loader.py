@@ -9,9 +9,11 @@ import signal
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
 from typing import Any
 
 import pytest
+from support.bench_tasks import make_taskset
 
 from cua_bench.agents.base import Observes
 from cua_bench.session import center, find
@@ -192,6 +194,22 @@ def test_a_worker_killed_with_9_is_replaced_and_rollouts_go_on(retries: int, cap
         assert len(group.episodes) == 3
         for episode in group.episodes:
             assert episode.status == "truncated" and [t.turn.step for t in episode.turns] == [0, 1, 2, 3]
+
+
+def test_a_task_that_asks_for_a_new_computer_gets_one_after_each_episode(tmp_path: Path) -> None:
+    """OSWorld's tasks given root leave state reset cannot undo: the loader replaces the worker's
+    computer after each of their episodes (a group's next episode must not start from another's work)."""
+    tasks = make_taskset(tmp_path / "ts", {"renew": ("renew", 1)})
+    policy = Scripted(lambda t: [Done()])
+    with EnvWorkers("sim", 1, width=320, height=200) as pool:
+        first = pool[0].computer.handle
+        loader = RolloutLoader(pool, [TaskRef(str(tasks / "renew"), 0)], group_size=3, observes=policy.observes)
+        with loader:
+            for number, batch in enumerate(loader.batches(max_batch=8), 1):
+                batch.respond(policy.act(batch.turns), version=number)
+                if loader.stats["episodes"] >= 3:
+                    break
+        assert pool.replaced >= 3 and pool[0].computer.handle is not first
 
 
 def test_a_bad_task_name_is_raised_with_its_message(workers: EnvWorkers) -> None:

@@ -6,7 +6,8 @@ import textwrap
 from pathlib import Path
 
 # A sim task: press the named button among three. ``slow`` variants pause in the oracle, so a test
-# can kill the env server mid-episode; ``crash`` variants kill their own server.
+# can kill the env server mid-episode; ``crash`` variants kill their own server; ``renew`` variants ask
+# for a new computer after their episode (``REPLACE_COMPUTER``, as OSWorld's tasks given root do).
 PRESS = """
 import asyncio, os
 import cua_bench as cb
@@ -22,6 +23,8 @@ def load():
 
 @cb.setup_task
 async def setup(task, session):
+    if task.metadata["mode"] == "renew":
+        task.metadata["replace_computer"] = "it leaves state reset cannot undo"
     session.sim.launch("form", title="Buttons", widgets=[{"type": "button", "name": n, "action": "none"} for n in NAMES])
 
 @cb.evaluate_task

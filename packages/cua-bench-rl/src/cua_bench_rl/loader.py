@@ -36,6 +36,7 @@ from cua_bench.agents.base import Observes
 from cua_bench.client import EnvClient
 from cua_bench.episode import StepRecord, agent_view, server_obs
 from cua_bench.events import Publishes, env_steps
+from cua_bench.tasks import REPLACE_COMPUTER
 from cua_bench_rl.groups import Schedule, Slot, TaskSource, task_source
 from cua_bench_rl.policy import Policy
 from cua_bench_rl.rollouts import Decision, Episode, Group, Taken, TaskRef, Turn
@@ -169,6 +170,7 @@ class RolloutLoader:
         self._threads: list[threading.Thread] = []
         self._clients: list[EnvClient | None] = [None] * len(workers)
         self._generations = [-1] * len(workers)
+        self._renew: dict[int, str] = {}  # workers whose task asked for a new computer after its episode
 
     # -- the caller's side ----------------------------------------------------------------------
 
@@ -326,6 +328,9 @@ class RolloutLoader:
                 task = slot.group.task
                 raise RolloutError(f"{task.key} on env worker {index} ({self.workers[index].address}): {exc}") from exc
             self._finish(slot, episode)
+            reason = self._renew.pop(index, None)
+            if reason is not None:  # the task left state its reset cannot undo (OSWorld's, given root)
+                self._replace(index, f"a new computer after {slot.group.task.key}: {reason}")
 
     def _client(self, index: int) -> EnvClient:
         worker = self.workers[index]
@@ -356,6 +361,9 @@ class RolloutLoader:
             options["max_steps"] = self.max_steps
         started = time.monotonic()
         obs, info = client.reset(options=options)
+        renew = (info["task"].get("metadata") or {}).get(REPLACE_COMPUTER)
+        if renew:
+            self._renew[index] = str(renew)
         description = str(info["task"]["description"])
         limit = self.max_steps or int(info["task"].get("max_steps") or 50)
         prefix = 0
@@ -418,10 +426,7 @@ class RolloutLoader:
             raise _Abandoned
         return ask.decision
 
-    def _worker_died(self, index: int, slot: Slot, exc: BaseException) -> None:
-        task = slot.group.task
-        reason = f"{type(exc).__name__}: {exc}"
-        log.warning("env worker %d died during an episode of %s: %s", index, task.key, reason)
+    def _replace(self, index: int, reason: str) -> None:
         client, self._clients[index] = self._clients[index], None
         if client is not None:
             client.close()
@@ -429,6 +434,12 @@ class RolloutLoader:
             self.workers.replace(index, reason)
         except Exception as replace_exc:
             raise RolloutError(f"rollouts stopped: {replace_exc}") from replace_exc
+
+    def _worker_died(self, index: int, slot: Slot, exc: BaseException) -> None:
+        task = slot.group.task
+        reason = f"{type(exc).__name__}: {exc}"
+        log.warning("env worker %d died during an episode of %s: %s", index, task.key, reason)
+        self._replace(index, reason)
         with self._cond:
             self._counts["replaced"] += 1
             if slot.group.dropped:

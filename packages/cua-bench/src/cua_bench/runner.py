@@ -30,6 +30,7 @@ from cua_bench.registry import backends
 from cua_bench.run_marker import write_run_marker
 from cua_bench.settings import check_resume, load_settings, run_settings, write_settings
 from cua_bench.summary import EpisodeResult, load_results, summarize
+from cua_bench.tasks import REPLACE_COMPUTER
 from cua_bench.taskset import Episode, resolve_episodes
 from cua_core.actions import Done, Fail
 from cua_core.errors import CuaError, ProtocolError, RemoteError, RpcTimeout
@@ -288,8 +289,12 @@ class Runner:
                             bus, env=env, address=computer.address, episode=episode.key, task=episode.task,
                             variant=episode.variant,
                         )  # fmt: skip
-                        result, sample = self._episode(computer, agent, episode, steps)
+                        result, sample, replace = self._episode(computer, agent, episode, steps)
                         result.attempts = attempt
+                        if replace:
+                            log.info("episode %s: a new computer for the next episode: %s", episode.key, replace)
+                            self._teardown(computer)
+                            computer = None
                         break
                     except EpisodeStopped:
                         return
@@ -365,7 +370,8 @@ class Runner:
 
     def _episode(
         self, computer: Computer, agent: Agent, episode: Episode, on_step: Callable[[StepRecord], None]
-    ) -> tuple[EpisodeResult, LiteSample | None]:
+    ) -> tuple[EpisodeResult, LiteSample | None, str | None]:
+        """The episode's result and sample, and why its computer must not serve another (or None)."""
         config = self.config
         start = time.monotonic()
         with EnvClient(
@@ -414,4 +420,5 @@ class Runner:
             sample = LiteSample(
                 Metadata("desktop", "use", others=others), outcome.trajectory.messages, outcome.trajectory.images
             )
-        return result, sample
+        # A task that leaves state reset cannot undo says so in reset's info (OSWorld's, given root).
+        return result, sample, outcome.task.metadata.get(REPLACE_COMPUTER)

@@ -36,6 +36,7 @@ from cua_bench.importing import FileImportError, import_file
 from cua_core.errors import CuaError
 
 __all__ = [
+    "REPLACE_COMPUTER",
     "Task",
     "TaskError",
     "TaskFormat",
@@ -50,6 +51,9 @@ __all__ = [
 
 _ROLES = ("tasks_config", "setup_task", "evaluate_task", "solve_task", "wrong_way")
 DEFAULT_SPLIT = "test"
+# A key setup may put in ``Task.metadata``: why this episode's computer must not serve another (it left
+# state reset cannot undo: OSWorld's tasks given root). The runner and the RL loader then replace it.
+REPLACE_COMPUTER = "replace_computer"
 
 
 class TaskError(CuaError):

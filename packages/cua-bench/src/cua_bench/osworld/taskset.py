@@ -36,7 +36,7 @@ from cua_bench.osworld.loader import OSWorldTask, TaskSkipped, find_task_files, 
 from cua_bench.osworld.sources import default_mirror
 from cua_bench.osworld.support import METRICS_ENV, check_support, host_reason
 from cua_bench.session import Session
-from cua_bench.tasks import Task, TaskFormat, TaskModule
+from cua_bench.tasks import REPLACE_COMPUTER, Task, TaskFormat, TaskModule
 from cua_core.plugins import Register
 
 __all__ = ["SETUP_FAILURES", "TASKS_ENV", "OSWorldFormat", "task_module"]
@@ -100,6 +100,10 @@ def task_module(path: Path | str, *, mirror: Path | bool | None = True) -> TaskM
         ctx = episode(variant, session).context
         ctx.failures.clear()
         variant.metadata[SETUP_FAILURES] = []
+        if session.has_root:
+            # What the task or the agent changes as root outside home (packages, /etc, users) a reset does
+            # not put back: the next episode gets a new computer, as OSWorld reverts its VM per task.
+            variant.metadata[REPLACE_COMPUTER] = "it gave the episode root (sudo), whose changes reset does not undo"
         try:
             await run_steps(task.config, ctx, phase="setup")
         finally:
