@@ -427,6 +427,7 @@ class RolloutLoader:
         return ask.decision
 
     def _replace(self, index: int, reason: str) -> None:
+        self._renew.pop(index, None)  # the new computer is what a task that asked for one wanted
         client, self._clients[index] = self._clients[index], None
         if client is not None:
             client.close()
