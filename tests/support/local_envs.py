@@ -57,6 +57,7 @@ def check_desktop_task(folder: Path, root: Path, split: str, variants: int) -> N
         if os.environ.get("CI"):
             pytest.fail(f"CI is set but {folder.name} cannot run here: {reason}")
         pytest.skip(reason)
-    assert check_task(folder, backend="local", split=split, variants=variants) == []
+    problems = check_task(folder, backend="local", split=split, variants=variants)
+    assert problems == [], problems
     assert not [p for p in root.iterdir() if p.name.startswith("env-")], "an environment's folder was left behind"
     assert marked(root) == [], "an environment's processes outlived it"
