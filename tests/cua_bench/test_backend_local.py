@@ -267,6 +267,36 @@ def test_the_reset_hook_runs_at_every_reset_and_its_failure_is_an_error_naming_i
     asyncio.run(scenario())
 
 
+@needs_x
+@pytest.mark.skipif(shutil.which("chromium") is None and not os.environ.get("CI"), reason="chromium is not installed")
+def test_chromium_starts_under_a_deep_env_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Chromium's singleton socket goes under $TMPDIR, and a deep CUA_LOCAL_ROOT made that path too long:
+    Chromium died with SIGTRAP ("Socket path too long") on every task. Apps get a short link to tmp."""
+    from cua_bench.backends.local.session import LocalSession
+
+    deep = tmp_path / "desktop-envs0"  # as under pytest-xdist: /tmp/pytest-of-root/pytest-N/popen-gw0/...
+    deep.mkdir()
+    monkeypatch.setenv("CUA_LOCAL_ROOT", str(deep))
+
+    async def scenario() -> Path:
+        session = LocalSession.start(640, 480)
+        try:
+            assert len(str(session.tmp)) > 70  # too deep for the socket without the link
+            profile = session.home / "profile"
+            await session.launch("chromium", args=["--no-sandbox", f"--user-data-dir={profile}", "about:blank"])
+            from cua_bench.backends.local.apps import tmp_link
+
+            assert tmp_link(session.root).is_symlink()
+            return session.root
+        finally:
+            session.close()
+
+    root = asyncio.run(scenario())
+    from cua_bench.backends.local.apps import tmp_link
+
+    assert not tmp_link(root).is_symlink()  # removed with the environment
+
+
 def test_an_unchanged_screen_is_not_encoded_again(root: Path) -> None:
     from cua_bench.backends.local.session import LocalSession
 

@@ -10,19 +10,21 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import itertools
 import os
 import shlex
 import shutil
 import signal
 import subprocess
+import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
 from cua_bench.backends.local.procs import MARKER, kill_marked, pdeathsig, spawn, wait_gone
 from cua_bench.session import CommandResult, NotSupported
 
-__all__ = ["APP_ALIASES", "WHOLE_MACHINE", "Apps", "child_env", "whole_machine"]
+__all__ = ["APP_ALIASES", "WHOLE_MACHINE", "Apps", "child_env", "remove_tmp_link", "tmp_link", "whole_machine"]
 
 # Set where the environment owns the machine it runs on (the docker backend's osworld image): its home
 # is the real $HOME (/home/user), its tmp the real /tmp, and settings persist (dconf), as on OSWorld's VM.
@@ -42,6 +44,36 @@ APP_ALIASES = {
 }
 
 
+# Chromium puts its singleton socket at $TMPDIR/org.chromium.Chromium.XXXXXX/SingletonSocket and dies
+# (SIGTRAP, "Socket path too long") when that passes a unix socket's ~107 bytes: a deep env root (a long
+# CUA_LOCAL_ROOT) gives apps a short link to their tmp instead.
+_SOCKET_ROOM = 107 - len("/org.chromium.Chromium.XXXXXX/SingletonSocket")
+
+
+def tmp_link(root: Path) -> Path:
+    """The short link under the system's temp folder that stands for ``root``'s tmp when its path is long."""
+    return Path(tempfile.gettempdir()) / f"cua-t{hashlib.sha1(str(root).encode()).hexdigest()[:12]}"
+
+
+def _apps_tmp(root: Path, tmp: Path) -> str:
+    if len(str(tmp)) <= _SOCKET_ROOM:
+        return str(tmp)
+    link = tmp_link(root)
+    if not (link.is_symlink() and os.readlink(link) == str(tmp)):
+        with contextlib.suppress(FileNotFoundError):
+            link.unlink()
+        link.symlink_to(tmp)
+    return str(link)
+
+
+def remove_tmp_link(root: Path) -> None:
+    """Remove ``root``'s tmp link, if it has one (the session at close; the backend after a killed server)."""
+    link = tmp_link(root)
+    if link.is_symlink() and os.readlink(link).startswith(str(root)):
+        with contextlib.suppress(FileNotFoundError):
+            link.unlink()
+
+
 def child_env(root: Path, home: Path, tmp: Path, run: Path, display: str, bus: str = "disabled:") -> dict[str, str]:
     """What every process of the environment sees: its own folders, display and bus, nothing inherited.
 
@@ -58,7 +90,7 @@ def child_env(root: Path, home: Path, tmp: Path, run: Path, display: str, bus: s
         "SHELL": "/bin/bash",
         "TERM": "xterm",
         "HOME": str(home),
-        "TMPDIR": str(tmp),
+        "TMPDIR": _apps_tmp(root, tmp),
         "XDG_RUNTIME_DIR": str(run),
         "XDG_CONFIG_HOME": str(home / ".config"),
         "XDG_DATA_HOME": str(home / ".local" / "share"),
