@@ -12,7 +12,7 @@ import pytest
 
 from cua_bench.backends.base import BackendError
 from cua_bench.backends.local import LocalBackend, unavailable
-from cua_bench.backends.local.apps import child_env, remove_tmp_link
+from cua_bench.backends.local.apps import child_env, remove_env_root
 from cua_bench.backends.local.display import KEYBINDS, openbox_rc, start_desktop
 from cua_bench.client import EnvClient
 from cua_bench.conformance import CONFORMANCE_TASK
@@ -79,4 +79,4 @@ def test_the_desktop_is_ready_only_once_openbox_holds_its_keys(tmp_path: Path, m
             time.sleep(0.02)
     finally:
         desktop.stop()
-        remove_tmp_link(tmp_path)  # child_env links a deep tmp for the apps (Chromium's socket path)
+        remove_env_root(tmp_path)  # and the short link child_env made to its deep tmp (Chromium's socket path)

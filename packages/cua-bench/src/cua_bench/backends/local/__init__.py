@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from cua_bench.backends.base import Backend, BackendError, Computer, ProcessBackend
-from cua_bench.backends.local.apps import APP_ALIASES, remove_tmp_link
+from cua_bench.backends.local.apps import APP_ALIASES, remove_env_root
 from cua_bench.backends.local.display import missing_programs, remove_stale_display
 from cua_bench.backends.local.isolate import ISOLATE, env_uid, isolating, isolation_unavailable, wrap
 from cua_bench.backends.local.procs import env_root, env_roots, kill_marked, kill_uid
@@ -115,8 +115,7 @@ class LocalBackend(ProcessBackend):
                 pass
             else:
                 remove_stale_display(number, xvfb_pid)
-            remove_tmp_link(root)
-            shutil.rmtree(root, ignore_errors=True)
+            remove_env_root(root)
 
     @classmethod
     def create_session(cls, *, width: int, height: int) -> Session:

@@ -24,7 +24,7 @@ from pathlib import Path
 from cua_bench.backends.local.procs import MARKER, kill_marked, pdeathsig, spawn, wait_gone
 from cua_bench.session import CommandResult, NotSupported
 
-__all__ = ["APP_ALIASES", "WHOLE_MACHINE", "Apps", "child_env", "remove_tmp_link", "tmp_link", "whole_machine"]
+__all__ = ["APP_ALIASES", "WHOLE_MACHINE", "Apps", "child_env", "remove_env_root", "tmp_link", "whole_machine"]
 
 # Set where the environment owns the machine it runs on (the docker backend's osworld image): its home
 # is the real $HOME (/home/user), its tmp the real /tmp, and settings persist (dconf), as on OSWorld's VM.
@@ -66,12 +66,14 @@ def _apps_tmp(root: Path, tmp: Path) -> str:
     return str(link)
 
 
-def remove_tmp_link(root: Path) -> None:
-    """Remove ``root``'s tmp link, if it has one (the session at close; the backend after a killed server)."""
+def remove_env_root(root: Path) -> None:
+    """Remove an environment's folder and its tmp link, if it has one (the session at close; the backend
+    after a killed server)."""
     link = tmp_link(root)
     if link.is_symlink() and os.readlink(link).startswith(str(root)):
         with contextlib.suppress(FileNotFoundError):
             link.unlink()
+    shutil.rmtree(root, ignore_errors=True)
 
 
 def child_env(root: Path, home: Path, tmp: Path, run: Path, display: str, bus: str = "disabled:") -> dict[str, str]:

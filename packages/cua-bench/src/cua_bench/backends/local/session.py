@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from cua_bench.backends.local.apps import Apps, child_env, remove_tmp_link, whole_machine
+from cua_bench.backends.local.apps import Apps, child_env, remove_env_root, whole_machine
 from cua_bench.backends.local.atspi import AccessibilityReader
 from cua_bench.backends.local.capture import Capture
 from cua_bench.backends.local.chromium import (
@@ -88,11 +88,6 @@ def _home_and_tmp(root: Path) -> tuple[Path, Path]:
     if whole_machine():
         return Path(os.environ.get("HOME") or "/home/user"), Path("/tmp")
     return root / "home", root / "tmp"
-
-
-def _remove_env(root: Path) -> None:
-    remove_tmp_link(root)
-    shutil.rmtree(root, ignore_errors=True)
 
 
 async def _run_reset_hook() -> None:
@@ -165,7 +160,7 @@ class LocalSession(Session):
         """A new display with openbox and an empty home (or a copy of ``skeleton``); bounded by ``timeout``."""
         root = env_root(os.getpid(), next(_SESSIONS))
         if root.exists():  # left by an earlier process with our pid that was killed
-            _remove_env(root)
+            remove_env_root(root)
         root.mkdir(mode=0o700, parents=True)
         home, tmp = _home_and_tmp(root)
         try:
@@ -181,13 +176,13 @@ class LocalSession(Session):
             env = child_env(root, home, tmp, root / "run", "")
             desktop = start_desktop(root, width, height, env, timeout=timeout)
         except BaseException:
-            _remove_env(root)
+            remove_env_root(root)
             raise
         try:
             return cls(root, desktop, width, height, settle_config_from_env(), timeout=timeout)
         except BaseException:
             desktop.stop()
-            _remove_env(root)
+            remove_env_root(root)
             raise
 
     # -- episodes -----------------------------------------------------------------------------
@@ -474,5 +469,5 @@ class LocalSession(Session):
             return
         self._closed = True
         self._detach()
-        _remove_env(self.root)
+        remove_env_root(self.root)
         atexit.unregister(self.close)
