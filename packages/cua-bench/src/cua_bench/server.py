@@ -526,6 +526,9 @@ def main(argv: list[str] | None = None) -> int:
         metavar="N",
         help="run on CPU N only, every thread of this server (the sim backend's servers are started so)",
     )
+    # Read before the ready line: a starter killed the moment it reads that line would otherwise be
+    # gone already, and init taken for the parent to outlive (seen under load: the server lived on).
+    parent = os.getppid()
     args = parser.parse_args(argv)
     security = _curve(parser, args)
     if args.cpu is not None:
@@ -548,7 +551,6 @@ def main(argv: list[str] | None = None) -> int:
     key = f" server_key={security.keypair.public.decode()}" if security is not None else ""
     print(f"ready {server.address}{key}", flush=True)
     started = time.monotonic()
-    parent = os.getppid()
     try:
         while not server.closed.wait(0.5):
             if args.exit_with_parent and os.getppid() != parent:
