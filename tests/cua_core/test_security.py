@@ -124,6 +124,37 @@ def test_rpc_with_curve_accepts_allowed_and_refuses_unknown_keys(
             client.call("rpc.ping")
 
 
+def test_a_key_refused_while_the_client_has_no_peer_is_named_at_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Between a refused handshake and the next reconnect the client has no peer, and a send finds no
+    queue (seen under load). That send waited out the heartbeat timeout and blamed a lost server;
+    the monitor already knew the key was refused."""
+    import zmq
+
+    from cua_core.rpc import client as rpc_client
+
+    server_sec, _good, bad = _secured(tmp_path)
+    real_send, unsent = rpc_client.send_frames, [1]
+
+    def no_peer_once(sock: object, frames: object, **kwargs: object) -> None:
+        if unsent:
+            unsent.pop()
+            raise zmq.Again()
+        real_send(sock, frames, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(rpc_client, "send_frames", no_peer_once)
+    with (
+        RpcServer("tcp://127.0.0.1:0", security=server_sec) as srv,
+        RpcClient(srv.address, security=bad, timeout=5, heartbeat_timeout=3) as client,
+    ):
+        time.sleep(0.5)  # the handshake fails meanwhile
+        start = time.monotonic()
+        with pytest.raises(SecurityError, match="refused our CURVE key"):
+            client.call("rpc.ping")
+        assert time.monotonic() - start < 1
+
+
 def test_a_client_whose_handshake_failed_gets_an_error_not_a_hang(tmp_path: Path) -> None:
     """Once a plain-text handshake to a CURVE server has failed, the client's socket has no peer until
     it reconnects, and a send then blocked for ever (now and then, when the failure came before the

@@ -62,9 +62,6 @@ def _socket(ctx: zmq.Context[Any], settings: _Settings) -> tuple[zmq.Socket[Any]
     sock = ctx.socket(zmq.DEALER)
     sock.linger = 0
     sock.sndhwm = sock.rcvhwm = 100_000
-    # A DEALER whose only connection failed its handshake (no CURVE against a CURVE server) has no
-    # peer to queue to, and a send would block for ever: give up after the heartbeat timeout instead.
-    sock.sndtimeo = max(1, int(settings.heartbeat_timeout * 1000))
     monitor = None
     if settings.security is not None:
         settings.security.apply(sock)
@@ -150,10 +147,7 @@ class RpcClient:
 
     def _call_once(self, method: str, params: Mapping[str, Any], timeout: float) -> Any:
         req_id = next(self._ids)
-        try:
-            send_frames(self._sock, encode("req", params, id=req_id, method=method))
-        except zmq.Again:
-            raise _unsendable(method, self._settings) from None
+        self._send(encode("req", params, id=req_id, method=method), method)
         start = time.monotonic()
         deadline = start + timeout
         alive_until = start + self._settings.heartbeat_timeout
@@ -182,6 +176,28 @@ class RpcClient:
                 alive_until = time.monotonic() + self._settings.heartbeat_timeout
                 continue
             return _result(env, method)
+
+    def _send(self, frames: list[Any], method: str) -> None:
+        try:
+            send_frames(self._sock, frames, block=False)
+            return
+        except zmq.Again:  # no peer to queue to (a refused handshake) or a full queue: wait a while
+            pass
+        # A refusal that came before the send leaves no peer: the monitor says so, and a blocking
+        # send would have waited out the heartbeat timeout and blamed a lost server instead.
+        give_up = time.monotonic() + self._settings.heartbeat_timeout
+        while True:
+            if self._monitor is not None and zmq.zmq_poll([(self._monitor, zmq.POLLIN)], 5):
+                raise _refused(self._settings)
+            if self._monitor is None:
+                time.sleep(0.005)
+            if time.monotonic() >= give_up:
+                raise _unsendable(method, self._settings)
+            try:
+                send_frames(self._sock, frames, block=False)
+                return
+            except zmq.Again:
+                continue
 
     def _reset(self) -> None:
         self._sock.close(linger=0)
