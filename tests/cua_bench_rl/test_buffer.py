@@ -394,4 +394,5 @@ def test_real_sim_rollouts_persist_and_load_back_pixel_for_pixel(tmp_path: Path)
     assert shot.shape == (100, 160, 3) and played.episodes[0].turns[0].turn.observation["a11y"]
     assert [len(e.turns) for e in played.episodes] == [2, 2] and played.rewards == [1.0, 1.0]
     loaded = ReplayBuffer.load(tmp_path / "buffer", capacity=4, max_staleness=None)
-    assert [plain(g) for g in loaded.groups()] == [plain(played)]
+    # Under load two groups can finish in one batch: every group the buffer took comes back.
+    assert [plain(g) for g in loaded.groups()] == [plain(g) for g in buffer.groups()]

@@ -46,10 +46,11 @@ class Terminal:
             text=True,
             timeout=10,
             check=False,
-            # os.environ, not this process's C environment: GNU readline (pytest imports it with pdb)
-            # sets COLUMNS=80 and LINES=24 there, unseen by os.environ, and an app started with them
-            # draws at 80x24 whatever the pane's size.
-            env=dict(os.environ),
+            # os.environ, not this process's C environment, and without COLUMNS and LINES: GNU readline
+            # (pytest imports it with pdb) sets COLUMNS=80 and LINES=24 there, and a pytest-xdist worker
+            # inherits them in os.environ too; an app started with them draws at 80x24 whatever the
+            # pane's size.
+            env={name: value for name, value in os.environ.items() if name not in ("COLUMNS", "LINES")},
         )
         assert done.returncode == 0, f"tmux {' '.join(args)}: {done.stderr.strip()}"
         return done.stdout
@@ -139,7 +140,8 @@ def test_a_person_watches_a_finished_run_in_cua_tui_through_tmux(
     terminal.until("the Computers screen", lambda s: "Computers" in s and "3 Runs" in s and "? Help" in s)
 
     terminal.keys("3")
-    screen = terminal.until("the run on the Runs screen", lambda s: run_id in s and "finished" in s)
+    # The whole row, not its first cells: a capture may catch the row half drawn (seen under load).
+    screen = terminal.until("the run on the Runs screen", lambda s: run_id in s and "(sim, test)" in s)
     row = next(line for line in screen.splitlines() if line.strip().startswith(run_id))
     assert row.split()[:6] == [run_id, "bench", "finished", "2/2", "100.0%", "1.000"], row
     assert "oracle on sim (sim, test)" in row
