@@ -271,17 +271,22 @@ def test_the_reset_hook_runs_at_every_reset_and_its_failure_is_an_error_naming_i
 @pytest.mark.skipif(shutil.which("chromium") is None and not os.environ.get("CI"), reason="chromium is not installed")
 def test_chromium_starts_under_a_deep_env_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Chromium's singleton socket goes under $TMPDIR, and a deep CUA_LOCAL_ROOT made that path too long:
-    Chromium died with SIGTRAP ("Socket path too long") on every task. Apps get a short link to tmp."""
+    Chromium died with SIGTRAP ("Socket path too long") on every task. Apps get a short link to tmp.
+    Deeper still, dbus-daemon refused ROOT/env-N/bus (over 99 bytes) and no environment started: the
+    bus gets an abstract socket there."""
     from cua_bench.backends.local.session import LocalSession
 
-    deep = tmp_path / "desktop-envs0"  # as under pytest-xdist: /tmp/pytest-of-root/pytest-N/popen-gw0/...
-    deep.mkdir()
+    # As under pytest-xdist (/tmp/pytest-of-root/pytest-N/popen-gw0/...), and some more.
+    deep = tmp_path / "desktop-envs0" / ("d" * max(1, 100 - len(str(tmp_path))))
+    deep.mkdir(parents=True)
     monkeypatch.setenv("CUA_LOCAL_ROOT", str(deep))
 
     async def scenario() -> Path:
         session = LocalSession.start(640, 480)
         try:
             assert len(str(session.tmp)) > 70  # too deep for the socket without the link
+            assert len(str(session.root / "bus")) > 99  # too deep for dbus-daemon's path
+            assert session.env["DBUS_SESSION_BUS_ADDRESS"].startswith("unix:abstract=")
             profile = session.home / "profile"
             await session.launch("chromium", args=["--no-sandbox", f"--user-data-dir={profile}", "about:blank"])
             from cua_bench.backends.local.apps import tmp_link

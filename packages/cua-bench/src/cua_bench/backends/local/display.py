@@ -12,6 +12,7 @@ into the env root so the backend can clean up after a server that was killed bef
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 import re
 import select
@@ -254,6 +255,11 @@ def start_desktop(root: Path, width: int, height: int, env: Mapping[str, str], *
     return desktop
 
 
+# libdbus refuses a socket path over 99 bytes (_DBUS_MAX_SUN_PATH_LENGTH): under a deep env root the bus
+# gets an abstract socket named for the root instead (no file; its name lives in the network namespace).
+_DBUS_PATH_MAX = 99
+
+
 def start_bus(root: Path, env: Mapping[str, str], log: IO[Any], timeout: float) -> tuple[subprocess.Popen[bytes], str]:
     """A private session bus on ``root/bus``; returns once it accepts connections.
 
@@ -261,11 +267,15 @@ def start_bus(root: Path, env: Mapping[str, str], log: IO[Any], timeout: float) 
     env's marker included, so reset kills them with the apps; the next app activates fresh ones.
     """
     socket = root / "bus"
-    address = f"unix:path={socket}"
+    if len(str(socket)) <= _DBUS_PATH_MAX:
+        address, ready = f"unix:path={socket}", socket.exists
+    else:
+        name = f"/cua/bus-{hashlib.sha1(str(root).encode()).hexdigest()[:16]}"
+        address, ready = f"unix:abstract={name}", lambda: _bound(f"@{name}")
     argv = ["dbus-daemon", "--session", "--nofork", "--nopidfile", f"--address={address}"]
     bus = spawn(argv, {**env, "DBUS_SESSION_BUS_ADDRESS": address}, log=log, cwd=root)
     deadline = time.monotonic() + timeout
-    while not socket.exists():
+    while not ready():
         if bus.poll() is not None or time.monotonic() > deadline:
             bus.kill()
             bus.wait()
@@ -274,14 +284,19 @@ def start_bus(root: Path, env: Mapping[str, str], log: IO[Any], timeout: float) 
     return bus, address
 
 
-def _listening(number: int) -> bool:
-    """Whether some X server holds display ``number`` (its abstract socket is bound)."""
-    wanted = f"@/tmp/.X11-unix/X{number}"
+def _bound(name: str) -> bool:
+    """Whether some process has bound the unix socket ``name`` (``@...`` for an abstract one)."""
     try:
         with open("/proc/net/unix") as table:
-            return any(parts[7:8] == [wanted] for parts in (line.split() for line in table))
+            return any(parts[7:8] == [name] for parts in (line.split() for line in table))
     except OSError:
-        return True  # cannot tell: leave the socket alone
+        return True  # cannot tell
+
+
+def _listening(number: int) -> bool:
+    """Whether some X server holds display ``number`` (its abstract socket is bound); when that
+    cannot be told, it counts as held, so the socket is left alone."""
+    return _bound(f"@/tmp/.X11-unix/X{number}")
 
 
 def remove_stale_display(number: int, xvfb_pid: int) -> None:
