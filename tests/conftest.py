@@ -11,6 +11,44 @@ from pathlib import Path
 import pytest
 from support.docker import docker_host, docker_image  # noqa: F401 - one engine for every test folder
 
+# Two cores, three test workers: a second BLAS/OpenMP thread buys the tiny test models nothing (a GRPO
+# run took 76 s with one thread or two, 108 against 144 CPU seconds) and oversubscribes the cores when
+# both workers train. Set before anything imports torch; subprocesses (ranks, pool jobs) inherit it.
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+# Shared by the tests of a module, and cheap: no reason to keep its tests on one worker.
+_CHEAP_MODULE_FIXTURES = {"root"}
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the marks to group the tests
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The test command runs pytest-xdist workers (``-n 3 --dist loadgroup``); what is costly to set up
+    stays on one of them. Tests of the Docker engine share one worker (the engine and its images are
+    made once per worker session), and so do the tests of a module with a module-scoped fixture (a
+    pool in network namespaces, a trained model): set up twice, it would cost more than it saves.
+    A module that touches the same host files as another says so with its own ``xdist_group``."""
+    for item in items:
+        if item.get_closest_marker("xdist_group") is not None:
+            continue
+        info = getattr(item, "_fixtureinfo", None)
+        shared = [
+            name
+            for name, defs in (info.name2fixturedefs.items() if info is not None else ())
+            if defs and defs[-1].scope in ("package", "module", "class") and name not in _CHEAP_MODULE_FIXTURES
+        ]
+        if "docker_host" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.xdist_group("docker"))
+        elif shared:
+            item.add_marker(pytest.mark.xdist_group(_module(item)))
+    # xdist hands out groups first (largest first), then single tests in this order: the modules with
+    # slow tests go first, so the run does not end on one worker with a minute-long test to go.
+    slow = {_module(item) for item in items if item.get_closest_marker("slow") is not None}
+    items.sort(key=lambda item: _module(item) not in slow)
+
+
+def _module(item: pytest.Item) -> str:
+    return item.nodeid.split("::", 1)[0]
+
 
 @pytest.fixture(scope="session", autouse=True)
 def private_session_dirs() -> Iterator[Path]:

@@ -28,6 +28,9 @@ from cua_bench.conformance import CONFORMANCE_TASK, check_backend
 from cua_bench.osworld.loader import load_task
 from cua_bench.osworld.support import check_support
 
+# Both modules make /home/user/x on the host and look for /etc/cua-test: never two at once (pytest-xdist).
+pytestmark = pytest.mark.xdist_group("host-home")
+
 MISSING = unavailable() or isolation_unavailable()
 
 

@@ -22,6 +22,9 @@ from cua_bench.osworld.apps import host_reach
 from cua_bench.osworld.loader import load_task
 from cua_bench.osworld.support import check_support
 
+# Both modules make /home/user/x on the host and look for /etc/cua-test: never two at once (pytest-xdist).
+pytestmark = pytest.mark.xdist_group("host-home")
+
 HARMFUL = "rm -rf /home/user/x; touch /etc/cua-test; echo password | sudo -S touch /etc/cua-test; pkill -f xterm"
 LOCAL = unavailable()
 

@@ -123,6 +123,7 @@ def test_registered_as_pixel_click() -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(600)  # 76 s alone; 300 s beside the Docker image build and other training on two cores
 def test_grpo_teaches_it_to_click_the_named_button() -> None:
     """A CI-sized learning run on a fixed seed: 8 groups of 12 a step on train variants; after 15 steps
     the policy, sampling as it is trained, clicks the named button on most held-out variants, where
