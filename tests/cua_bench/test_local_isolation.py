@@ -11,6 +11,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -193,3 +194,26 @@ def test_isolation_where_the_host_cannot_is_an_error_naming_why(monkeypatch: pyt
     monkeypatch.setattr("cua_bench.backends.local.isolation_unavailable", lambda: "isolation needs root; run as root")
     with pytest.raises(BackendError, match=r"isolation needs root; run as root \(CUA_LOCAL_ISOLATE=1\)"):
         LocalBackend().provision(width=320, height=240)
+
+
+def test_a_host_entry_gone_between_the_listing_and_the_binding_is_skipped(tmp_path: Path) -> None:
+    """The launcher lists the host's /tmp entries and binds each back over the new tmpfs; on a busy host
+    (three test workers) one vanished in between and the launcher died, so the env server never started."""
+    _can_isolate()
+    folder = tmp_path / "covered"
+    (folder / "stays").mkdir(parents=True)
+    (folder / "goes").mkdir()
+    script = f"""
+import os, shutil
+from cua_bench.backends.local import isolate
+listed = list(os.scandir({str(folder)!r}))
+shutil.rmtree({str(folder / "goes")!r})  # gone after the listing, before the binding
+isolate.os.scandir = lambda path: iter(listed)
+print(isolate._cover({str(folder)!r}, "mode=755", ()))
+"""
+    done = subprocess.run(
+        ["unshare", "--mount", "--propagation", "private", "--", sys.executable, "-c", script],
+        capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "['stays']"

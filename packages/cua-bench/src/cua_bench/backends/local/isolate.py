@@ -29,6 +29,7 @@ shared-memory frame segment to the uid that owns the server's socket, so frames 
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import fcntl
 import functools
@@ -172,10 +173,12 @@ def _cover(folder: str, mode: str, skip: tuple[str, ...]) -> list[str]:
     for entry in os.scandir(folder):
         if entry.name.startswith(skip):
             continue
-        if entry.is_symlink():
-            links[entry.name] = os.readlink(entry.path)
-        elif entry.is_dir() or entry.is_file():
-            handles[entry.name] = (os.open(entry.path, os.O_PATH), entry.is_dir())
+        # Others' entries come and go meanwhile (a busy /tmp): one gone since the listing is skipped.
+        with contextlib.suppress(FileNotFoundError):
+            if entry.is_symlink():
+                links[entry.name] = os.readlink(entry.path)
+            elif entry.is_dir() or entry.is_file():
+                handles[entry.name] = (os.open(entry.path, os.O_PATH), entry.is_dir())
     _mount("tmpfs", folder, "tmpfs", _MS_NOSUID | _MS_NODEV, mode)
     for name, (handle, is_dir) in handles.items():
         target = Path(folder) / name
