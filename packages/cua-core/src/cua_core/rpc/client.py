@@ -187,10 +187,10 @@ class RpcClient:
         # send would have waited out the heartbeat timeout and blamed a lost server instead.
         give_up = time.monotonic() + self._settings.heartbeat_timeout
         while True:
-            if self._monitor is not None and zmq.zmq_poll([(self._monitor, zmq.POLLIN)], 5):
-                raise _refused(self._settings)
             if self._monitor is None:
                 time.sleep(0.005)
+            elif zmq.zmq_poll([(self._monitor, zmq.POLLIN)], 5):  # waits the same 5 ms for a refusal
+                raise _refused(self._settings)
             if time.monotonic() >= give_up:
                 raise _unsendable(method, self._settings)
             try:
