@@ -22,6 +22,7 @@ from typing import Any
 
 import pytest
 
+from cua_bench.osworld import official
 from cua_bench.osworld.metrics import BUILTIN_METRICS, fuzz_ratio
 from cua_bench.osworld.official import (
     INSTALL_HINT,
@@ -454,14 +455,10 @@ def test_easyocr_stays_out_and_its_metric_says_so(monkeypatch: pytest.MonkeyPatc
     )
 
 
-def test_osworld_url_metrics_never_reach_the_network(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """compare_urls (Chrome's tab and URL metrics) uses tldextract, whose own ``extract`` downloads
-    the Public Suffix List on first use; ours reads the copy tldextract ships."""
-    fn = _osworld("is_expected_tabs")
+def _assert_url_metrics_stay_offline(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, loaded: OfficialMetrics) -> None:
+    fn = loaded.functions.get("is_expected_tabs")
     if fn is None:
         _missing(f"OSWorld's is_expected_tabs is not loaded; {INSTALL_HINT}")
-    utils = sys.modules["desktop_env.evaluators.metrics.utils"]
-
     reached: list[Any] = []  # tldextract swallows a failed download, so each attempt is recorded
 
     def refuse(address: Any, *args: Any, **kwargs: Any) -> Any:
@@ -471,10 +468,35 @@ def test_osworld_url_metrics_never_reach_the_network(monkeypatch: pytest.MonkeyP
     monkeypatch.setattr(socket, "create_connection", refuse)
     monkeypatch.setattr(socket, "getaddrinfo", refuse)  # urllib3 resolves the name first
     monkeypatch.setenv("TLDEXTRACT_CACHE", str(tmp_path))  # a cached list from an earlier run would hide it
-    assert utils.compare_urls("https://www.example.co.uk/a?b=1", "https://example.co.uk/a?b=1") is True
-    assert utils.compare_urls("https://news.example.co.uk/a", "https://example.com/a") is False
+    compare_urls = fn.__globals__["compare_urls"]  # the one that metric file imported from utils
+    assert compare_urls("https://www.example.co.uk/a?b=1", "https://example.co.uk/a?b=1") is True
+    assert compare_urls("https://news.example.co.uk/a", "https://example.com/a") is False
     assert fn([{"url": "https://www.example.com/"}], {"type": "url", "urls": ["https://example.com/"]}) == 1
     assert reached == []
+
+
+def test_osworld_url_metrics_never_reach_the_network(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """compare_urls (Chrome's tab and URL metrics) uses tldextract, whose own ``extract`` downloads
+    the Public Suffix List on first use; ours reads the copy tldextract ships."""
+    _assert_url_metrics_stay_offline(monkeypatch, tmp_path, official_metrics())
+
+
+def test_url_metrics_stay_offline_when_tldextract_was_imported_before_them(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """chrome.py imports tldextract for its own URL comparison, so an env server that scored a
+    Chrome task before loading OSWorld's metrics has the real module already; the metric files must
+    still get the offline ``extract`` (they got the downloading one, and CI caught it by test order)."""
+    if official_metrics().functions.get("is_expected_tabs") is None:
+        _missing(f"OSWorld's is_expected_tabs is not loaded; {INSTALL_HINT}")
+    import tldextract
+
+    for name in [n for n in sys.modules if n == "desktop_env" or n.startswith("desktop_env.")]:
+        monkeypatch.delitem(sys.modules, name)  # a fresh load, as in a new process; put back after
+    monkeypatch.setattr(official, "_loaded", {})
+    loaded = official_metrics()
+    assert sys.modules["tldextract"] is tldextract  # everyone else keeps the real module
+    _assert_url_metrics_stay_offline(monkeypatch, tmp_path, loaded)
 
 
 def test_unavailable_metrics_say_why() -> None:

@@ -221,7 +221,10 @@ def _load() -> OfficialMetrics:
 
     _stand_in_packages(root)
     subs = sorted({s for s in result.names.values() if s != "__init__"})
-    deferred = [name for name in LAZY_MODULES if name not in sys.modules]
+    # A module imported already is used as it is, except one with an offline version: the files
+    # must get that even when the real module came first (chrome.py imports tldextract itself).
+    earlier = {name: sys.modules.get(name) for name in LAZY_MODULES}
+    deferred = [name for name, module in earlier.items() if module is None or name in _OFFLINE]
     for name in deferred:
         sys.modules[name] = _Deferred(name)
     try:
@@ -236,7 +239,11 @@ def _load() -> OfficialMetrics:
         for name in deferred:
             # The files keep their stand-in; everyone else imports the real module as usual.
             if isinstance(sys.modules.get(name), _Deferred):
-                del sys.modules[name]
+                module = earlier[name]
+                if module is None:
+                    del sys.modules[name]
+                else:
+                    sys.modules[name] = module
     for name, sub in result.names.items():
         if sub == "__init__":
             continue
