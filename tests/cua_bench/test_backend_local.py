@@ -241,6 +241,43 @@ def test_session_extras_in_process(root: Path) -> None:
 
 
 @needs_x
+def test_set_clipboard_returns_once_the_new_text_reads_back(
+    root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """xclip exits before its forked child owns the selection, so a read straight after could get
+    the old text; here an xclip whose child takes it a second late, as one can on a busy machine."""
+    from cua_bench.backends.local.session import LocalSession
+
+    real = shutil.which("xclip")
+    assert real is not None, "the local backend's clipboard needs xclip (scripts/system-deps.sh installs it)"
+    late = tmp_path / "bin" / "xclip"
+    late.parent.mkdir()
+    late.write_text(
+        f"""#!/bin/bash
+case " $* " in
+  *" -i "*) for last; do :; done; copy=$(mktemp); cp "$last" "$copy"
+    (sleep 1; {real} -selection clipboard -i "$copy"; rm -f "$copy") </dev/null >/dev/null 2>&1 &
+    exit 0;;
+esac
+exec {real} "$@"
+"""
+    )
+    late.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{late.parent}:{os.environ['PATH']}")
+
+    async def scenario() -> None:
+        session = LocalSession.start(320, 240)
+        try:
+            await session.set_clipboard("first")
+            await session.set_clipboard("second")
+            assert await session.clipboard() == "second"
+        finally:
+            session.close()
+
+    asyncio.run(scenario())
+
+
+@needs_x
 def test_the_reset_hook_runs_at_every_reset_and_its_failure_is_an_error_naming_it(
     root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -450,11 +450,19 @@ class LocalSession(Session):
         return result.stdout if result.returncode == 0 else ""
 
     async def set_clipboard(self, text: str) -> None:
-        """Own the CLIPBOARD with ``text`` (xclip keeps serving it until reset)."""
+        """Own the CLIPBOARD with ``text`` (xclip keeps serving it until reset); returns once it reads back."""
         source = self.tmp / ".cua-clipboard"
         source.write_text(text)
         quoted = shlex.quote(str(source))
-        await self.run_command(f"{self._xclip()} -selection clipboard -i {quoted} && rm {quoted}", timeout=5)
+        command = f"{self._xclip()} -selection clipboard -i {quoted} && rm {quoted}"
+        await self.run_command(command, timeout=5, check=True)
+        # xclip exits before its forked child has taken the selection (Xlib sends the request on the
+        # child's first read), so on a busy machine a read right after still finds the old owner.
+        deadline = time.monotonic() + 5
+        while (now := await self.clipboard()) != text:
+            if time.monotonic() > deadline:
+                raise CuaError(f"set_clipboard: the clipboard still reads {now[:80]!r} 5 s after xclip took it")
+            await asyncio.sleep(0.02)
 
     def _xclip(self) -> str:
         if shutil.which("xclip", path=self.env["PATH"]) is None:
