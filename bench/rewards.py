@@ -7,6 +7,11 @@ on every variant of both splits (``--variants K`` for the first K of each):
 - ``noop_zero_ratio``: the share where doing nothing scores 0 (target 1.0);
 - ``wrong_ways_passing``: declared wrong solutions (``@cb.wrong_way``) that scored above 0 (target 0);
 - ``tasks_with_wrong_ways``: the share of tasks that declare at least one (target 1.0);
+- ``mutations_passing``: generic mutations of the oracle's end state (``cua_bench.adversary``: a
+  hidden file for a deleted one, a hard link for a copy, a chmod'ed neighbour, blank lines, numbers
+  as text, a forged write to what the evaluator reads, ...) that scored above 0 (target 0), over
+  ``mutations_applied`` played; ``tasks_mutated``: the share of tasks with a mutation played or
+  waived with a reason;
 - ``random_over_chance``: families where a random agent beats the chance level the task states
   (``Task.chance``; 0 when it states none) by more than sampling noise (three binomial standard
   errors plus one episode's worth), for either of two random agents: ``random`` (clicks anywhere,
@@ -17,8 +22,9 @@ Baseline in the same run: the reward the ``noop`` agent earns through the runner
 evaluator must hold at 0.
 
 Last line: ``wrong_ways_passing=… tasks_with_wrong_ways=… oracle_ok_ratio=… noop_zero_ratio=…
-random_over_chance=…``. Run: .venv/bin/python bench/rewards.py [--variants K] [--desktop | --only desktop]
-[--jobs N] [--task NAME ...] [--record FILE [--part sweep|random] [--redo-errors]]
+random_over_chance=… mutations_passing=… mutations_applied=… tasks_mutated=…``.
+Run: .venv/bin/python bench/rewards.py [--variants K] [--desktop | --only desktop] [--jobs N] [--task NAME ...]
+[--record FILE [--part sweep|random] [--redo-errors]]
 
 The whole ``--desktop`` sweep takes hours on two cores (some 13,000 episodes, each starting real apps):
 ``--record FILE`` appends each task's sweep and each random agent's play to FILE as it finishes, and a
@@ -43,6 +49,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from cua_bench.adversary import waivers
+from cua_bench.checks import MutationTally, play_mutations
 from cua_bench.client import EnvClient
 from cua_bench.registry import backends
 from cua_bench.runner import RunConfig, Runner
@@ -63,6 +71,10 @@ class Sweep:
     misses: list[str] = field(default_factory=list)  # variants whose oracle scored below 1 or nothing above 0
     errors: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    # cua_bench.adversary's mutations of the oracle's end state: played, scoring above 0, waived by the task
+    mutations_applied: int = 0
+    mutations_passing: list[str] = field(default_factory=list)
+    mutations_waived: list[str] = field(default_factory=list)
     # A variant that errored counts in ``variants`` and ``errors`` only, so that replaying it alone
     # (``--redo-errors``) completes the counts exactly. Records made before counted its parts up to
     # the error: they cannot be completed so, only swept again.
@@ -75,7 +87,8 @@ ERRORED = re.compile(r"^\S+ (train|test)/(\d+): ")
 def sweep(folder: str, backend: str, limit: int | None, only: list[tuple[str, int]] | None = None) -> Sweep:
     """Every variant of both splits of one task (or ``only`` those): oracle, nothing, each wrong way."""
     module = load_task_module(folder)
-    out = Sweep(module.name, atomic=True)
+    waived = waivers(module.module)
+    out = Sweep(module.name, atomic=True, mutations_waived=sorted(waived))
     started = time.monotonic()
     impl = backends()[backend]()
     computer = impl.provision()
@@ -95,13 +108,17 @@ def sweep(folder: str, backend: str, limit: int | None, only: list[tuple[str, in
                         env.reset(options=options)
                         idle = env.evaluate()
                         env.reset(options=options)
+                        env.adversary("begin")
                         solved = env.solve()["reward"]
+                        planned = list(env.adversary("plan")) if solved == 1.0 else []
                         passing = []
                         for name in ways:
                             env.reset(options=options)
                             reward = env.wrong(name)["reward"]
                             if reward > 0:
                                 passing.append(f"{where} {name}={reward}")
+                        tally = MutationTally()
+                        holes = play_mutations(env, options, where, planned, waived, tally)
                     except CuaError as exc:
                         out.errors.append(f"{where}: {exc}")
                         continue
@@ -113,6 +130,8 @@ def sweep(folder: str, backend: str, limit: int | None, only: list[tuple[str, in
                         out.misses.append(f"{where} oracle={solved}")
                     out.wrong_played += len(ways)
                     out.wrong_passing += passing
+                    out.mutations_applied += tally.applied
+                    out.mutations_passing += holes
     finally:
         impl.teardown(computer)
     out.seconds = time.monotonic() - started
@@ -136,6 +155,9 @@ def redo_errors(folder: str, backend: str, limit: int | None, kept: Sweep) -> Sw
         errors=again.errors,
         seconds=kept.seconds + again.seconds,
         atomic=True,
+        mutations_applied=kept.mutations_applied + again.mutations_applied,
+        mutations_passing=kept.mutations_passing + again.mutations_passing,
+        mutations_waived=kept.mutations_waived,
     )
 
 
@@ -217,7 +239,9 @@ def main() -> None:
     tasksets = [("sim", "sim")] + ([("desktop", "local")] if args.desktop else [])
     if args.only is not None:
         tasksets = [("sim", "sim") if args.only == "sim" else ("desktop", "local")]
-    record = Record(args.record, {"variants": args.variants, "tasksets": [name for name, _ in tasksets]})
+    # "adversary": records made before the mutations existed hold no mutation counts: refused, not mixed in.
+    settings = {"variants": args.variants, "tasksets": [name for name, _ in tasksets], "adversary": True}
+    record = Record(args.record, settings)
     started = time.monotonic()
     sweeps: list[Sweep] = []
     folders = [(str(folder), backend) for name, backend in tasksets for folder in task_folders(name)]
@@ -259,13 +283,16 @@ def main() -> None:
             record.put(sweep_key(folder), asdict(result))
             sweeps.append(result)
             flag = " WRONG WAY PASSES" if result.wrong_passing else ""
+            flag += " MUTATION PASSES" if result.mutations_passing else ""
             print(
                 f"{result.task:28} {result.variants:4} variants  oracle {result.oracle_ok}/{result.variants}  "
                 f"noop-0 {result.noop_zero}/{result.variants}  wrong ways {result.wrong_ways} "
-                f"({result.wrong_played} played){flag}  {result.seconds:.0f} s",
+                f"({result.wrong_played} played)  mutations {result.mutations_applied}"
+                f"{' waived ' + ','.join(result.mutations_waived) if result.mutations_waived else ''}{flag}  "
+                f"{result.seconds:.0f} s",
                 flush=True,
             )
-            for line in result.wrong_passing[:3] + result.misses[:3] + result.errors[:3]:
+            for line in result.wrong_passing[:3] + result.mutations_passing[:3] + result.misses[:3] + result.errors[:3]:
                 print(f"    {line}", file=sys.stderr)
     chances: dict[str, float] = {}
     for name, _ in tasksets:
@@ -304,6 +331,7 @@ def main() -> None:
     oracle = sum(s.oracle_ok for s in sweeps) / variants
     noop = sum(s.noop_zero for s in sweeps) / variants
     errors = sum(len(s.errors) for s in sweeps)
+    mutated = sum(s.mutations_applied > 0 or bool(s.mutations_waived) for s in sweeps) / len(sweeps)
     print(
         f"{len(sweeps)} tasks, {variants} variants, {sum(s.wrong_played for s in sweeps)} wrong-way episodes, "
         f"{errors} errors, {time.monotonic() - started:.0f} s; noop through the runner: mean "
@@ -311,7 +339,9 @@ def main() -> None:
     )
     print(
         f"wrong_ways_passing={passing} tasks_with_wrong_ways={with_ways:.3f} oracle_ok_ratio={oracle:.4f} "
-        f"noop_zero_ratio={noop:.4f} random_over_chance={len(beaten)} errors={errors} variants={variants}"
+        f"noop_zero_ratio={noop:.4f} random_over_chance={len(beaten)} errors={errors} variants={variants} "
+        f"mutations_passing={sum(len(s.mutations_passing) for s in sweeps)} "
+        f"mutations_applied={sum(s.mutations_applied for s in sweeps)} tasks_mutated={mutated:.3f}"
     )
 
 

@@ -1,16 +1,34 @@
-"""``check_task``: every variant's oracle must score 1.0, doing nothing 0, and every declared wrong way 0."""
+"""``check_task``: every variant's oracle scores 1.0, doing nothing 0, every declared wrong way 0, and
+every generic mutation of the oracle's end state 0 (``cua_bench.adversary``) unless the task waives it."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
+from cua_bench.adversary import MUTATIONS, waivers
 from cua_bench.client import EnvClient
 from cua_bench.registry import backends
 from cua_bench.tasks import load_task_module
 from cua_core.errors import CuaError
 
-__all__ = ["check_task"]
+__all__ = ["MutationTally", "check_task", "play_mutations"]
+
+
+@dataclass
+class MutationTally:
+    """What the adversary did over the variants checked: for ``bench/rewards.py`` and ``check``'s output."""
+
+    applied: int = 0  # mutations that changed an end state and were scored
+    passing: list[str] = field(default_factory=list)  # those that scored above 0: holes
+    waived: dict[str, str] = field(default_factory=dict)  # mutation -> the task's reason
+
+    def add(self, other: MutationTally) -> None:
+        self.applied += other.applied
+        self.passing += other.passing
+        self.waived |= other.waived
 
 
 def check_task(
@@ -20,11 +38,18 @@ def check_task(
     split: str | None = None,
     variants: int | None = None,
     progress: Callable[[str], None] | None = None,
+    adversary: bool = True,
+    tally: MutationTally | None = None,
 ) -> list[str]:
-    """Reset -> oracle -> evaluate on every variant (and reset -> evaluate for doing nothing); the failures."""
+    """Reset -> oracle -> evaluate on every variant (and reset -> evaluate for doing nothing, and each
+    wrong way); then, with ``adversary``, each mutation that applies to the oracle's end state. The
+    failures, one line each; ``tally`` (when given) gets the mutations applied, passing and waived."""
     module = load_task_module(path)
+    waived = waivers(module.module) if adversary else {}
     impl = backends()[backend]()
     problems: list[str] = []
+    tally = tally if tally is not None else MutationTally()
+    tally.waived |= {f"{module.name}: {name}": reason for name, reason in waived.items()}
     computer = impl.provision()
     try:
         with EnvClient(computer.address, step_timeout=120) as env:
@@ -34,25 +59,66 @@ def check_task(
                     where = f"{module.name} {chosen_split}/{variant}"
                     options = {"task": str(module.path), "variant": variant, "split": chosen_split, "obs": "none"}
                     try:
-                        env.reset(options=options)
-                        idle = env.evaluate()
-                        if idle != 0.0:
-                            problems.append(f"{where}: doing nothing scores {idle}, not 0")
-                        _, info = env.reset(options=options)
-                        solved = env.solve()
-                        if solved["reward"] != 1.0:
-                            problems.append(
-                                f"{where}: the oracle scores {solved['reward']} after {len(solved['steps'])} steps"
-                            )
-                        for name in info.get("wrong_ways", []):
-                            env.reset(options=options)
-                            wrong = env.wrong(name)
-                            if wrong["reward"] != 0.0:
-                                problems.append(f"{where}: the wrong way {name!r} scores {wrong['reward']}, not 0")
+                        problems += _variant(env, options, where, adversary, waived, tally)
                     except CuaError as exc:
                         problems.append(f"{where}: {exc}")
                     if progress is not None:
                         progress(where)
     finally:
         impl.teardown(computer)
+    return problems
+
+
+def _variant(
+    env: EnvClient, options: dict[str, Any], where: str, adversary: bool, waived: dict[str, str], tally: MutationTally
+) -> list[str]:
+    problems = []
+    env.reset(options=options)
+    idle = env.evaluate()
+    if idle != 0.0:
+        problems.append(f"{where}: doing nothing scores {idle}, not 0")
+    _, info = env.reset(options=options)
+    if adversary:
+        env.adversary("begin")
+    solved = env.solve()
+    if solved["reward"] != 1.0:
+        problems.append(f"{where}: the oracle scores {solved['reward']} after {len(solved['steps'])} steps")
+    # Mutations start from the oracle's end state: there is none to start from when it failed.
+    planned = list(env.adversary("plan")) if adversary and solved["reward"] == 1.0 else []
+    for name in info.get("wrong_ways", []):
+        env.reset(options=options)
+        wrong = env.wrong(name)
+        if wrong["reward"] != 0.0:
+            problems.append(f"{where}: the wrong way {name!r} scores {wrong['reward']}, not 0")
+    return problems + play_mutations(env, options, where, planned, waived, tally)
+
+
+def play_mutations(
+    env: EnvClient,
+    options: dict[str, Any],
+    where: str,
+    planned: list[str],
+    waived: dict[str, str],
+    tally: MutationTally,
+) -> list[str]:
+    """Each mutation in ``planned`` (from ``adversary.plan`` after the oracle) not ``waived``, on a fresh
+    episode of the variant: reset, the oracle again (unless the mutation plays instead of it), the
+    mutation, evaluate. The holes, one line each (also in ``tally``)."""
+    problems = []
+    for name in planned:
+        if name in waived:
+            continue
+        env.reset(options=options)
+        env.adversary("begin")
+        if MUTATIONS[name].after_oracle:
+            env.solve()
+        done = env.adversary("mutate", name=name)
+        if not done:
+            continue
+        tally.applied += 1
+        reward = env.evaluate()
+        if reward != 0.0:
+            hole = f"{where}: the mutation {name!r} ({'; '.join(done)}) scores {reward}, not 0"
+            tally.passing.append(hole)
+            problems.append(hole)
     return problems

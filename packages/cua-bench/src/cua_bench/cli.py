@@ -13,7 +13,7 @@ import click
 from PIL import Image
 
 from cua_bench.agents.base import Observes
-from cua_bench.checks import check_task
+from cua_bench.checks import MutationTally, check_task
 from cua_bench.client import EnvClient
 from cua_bench.conformance import check_backend
 from cua_bench.parity import run_parity
@@ -231,9 +231,16 @@ def _task_folders(target: str, tasks: str | None) -> list[Path]:
 @click.option("--backend", default="sim", show_default=True)
 @click.option("--tasks", help="Only these tasks of a taskset: names or globs, comma-separated.")
 @click.option("--variants", type=POSITIVE, help="Only the first K variants of each task.")
+@click.option(
+    "--no-adversary", is_flag=True, help="Skip the generic end-state mutations (cua_bench.adversary) after the oracle."
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the problems as JSON.")
-def check(target: str, backend: str, tasks: str | None, variants: int | None, as_json: bool) -> None:
-    """Every variant of TARGET: the oracle scores 1.0 and doing nothing 0; exit 1 listing each failure.
+def check(
+    target: str, backend: str, tasks: str | None, variants: int | None, no_adversary: bool, as_json: bool
+) -> None:
+    """Every variant of TARGET: the oracle scores 1.0, doing nothing 0, each declared wrong way 0, and each
+    mutation of the oracle's end state (a hidden file for a deleted one, a hard link for a copy, ...) 0
+    unless the task waives it with a reason; exit 1 listing each failure.
 
     TARGET is a task name (sim/click-button), a task folder, or a taskset (with --tasks to pick).
     """
@@ -242,18 +249,32 @@ def check(target: str, backend: str, tasks: str | None, variants: int | None, as
     counts = [_variant_count(folder, variants) for folder in folders]
     progress = Progress(sum(counts), what="variants checked")
     problems: list[str] = []
+    tally = MutationTally()
     try:
         for folder in folders:
-            problems += check_task(folder, backend=backend, variants=variants, progress=progress.advance)
+            problems += check_task(
+                folder,
+                backend=backend,
+                variants=variants,
+                progress=progress.advance,
+                adversary=not no_adversary,
+                tally=tally,
+            )
     finally:
         progress.close()
     if as_json:
-        click.echo(json.dumps({"tasks": len(folders), "variants": sum(counts), "problems": problems}, indent=2))
+        report = {"tasks": len(folders), "variants": sum(counts), "problems": problems}
+        report["mutations"] = {"applied": tally.applied, "passing": len(tally.passing), "waived": tally.waived}
+        click.echo(json.dumps(report, indent=2))
     else:
         for problem in problems:
             click.echo(problem)
+        for what, reason in sorted(tally.waived.items()):
+            click.echo(f"waived {what}: {reason}")
         splits = sorted({split for folder in folders for split in load_task_module(folder).splits()})
         ok = f"{len(folders)} task(s), {sum(counts)} variant(s) ({' and '.join(splits)}): oracle 1.0, doing nothing 0"
+        if not no_adversary:
+            ok += f", {tally.applied} mutation(s) of the oracle's end state 0"
         click.echo(f"{len(problems)} problem(s)" if problems else ok)
     sys.exit(1 if problems else 0)
 

@@ -248,6 +248,11 @@ class EnvClient:
         """Call a Session method on the server (``screenshot``, ``windows``, ``read_file``, ...)."""
         return self.rpc.call(f"session.{method}", params)
 
+    def adversary(self, step: str, **params: Any) -> Any:
+        """``cua-bench check``'s adversary on the server: ``begin`` (after reset), ``plan`` (after the
+        oracle), ``mutate`` (``name=``); see ``cua_bench.adversary``."""
+        return self.rpc.call(f"adversary.{step}", params)
+
     def info(self) -> dict[str, Any]:
         return dict(self.rpc.call("info", idempotent=True))
 

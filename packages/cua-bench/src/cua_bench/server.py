@@ -29,6 +29,7 @@ from PIL import Image
 from zmq.utils import z85
 
 from cua_bench.a11y_xml import to_osworld_xml
+from cua_bench.adversary import Adversary
 from cua_bench.frames import FrameError, FrameWriter
 from cua_bench.session import Session
 from cua_bench.task_computer import task_computer
@@ -89,6 +90,28 @@ class _RecordingSession:
         return errors
 
 
+class _ReadingSession:
+    """Wraps the session an evaluator gets while the adversary watches: what it reads is kept, so a
+    forged write can later put the same bytes there without the task being done."""
+
+    def __init__(self, inner: Session, adversary: Adversary) -> None:
+        self._inner = inner
+        self._adversary = adversary
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+    async def read_bytes(self, path: str) -> bytes:
+        data = await self._inner.read_bytes(path)
+        self._adversary.read(path, data)
+        return data
+
+    async def read_file(self, path: str) -> str:
+        text = await self._inner.read_file(path)
+        self._adversary.read(path, text.encode())
+        return text
+
+
 class EnvServer:
     """Serves one Session. All task code runs on the RPC server's event-loop thread, in order."""
 
@@ -116,6 +139,7 @@ class EnvServer:
         self.frames: FrameWriter | None = None  # the shared-memory segment a client on this host gave
         self.shared_frames = False  # this episode's RGB frames go through ``frames``
         self.closed = threading.Event()
+        self.adversary: Adversary | None = None  # cua-bench check's mutations (``adversary.*``)
         handlers: dict[str, Callable[..., Any]] = {
             "reset": self.reset,
             "step": self.step,
@@ -124,6 +148,9 @@ class EnvServer:
             "wrong": self.wrong,
             "observe": self.observe,
             "close": self.close,
+            "adversary.begin": self.adversary_begin,
+            "adversary.plan": self.adversary_plan,
+            "adversary.mutate": self.adversary_mutate,
             "session.screenshot": self._session_screenshot,
             "session.accessibility_tree": self._session_call("accessibility_tree"),
             "session.windows": self._session_call("windows"),
@@ -200,6 +227,8 @@ class EnvServer:
         await self.session.reset(seed=seed if seed is not None else variant)
         self.module, self.task = module, chosen
         self.steps, self.last_errors, self.action_log = 0, [], []
+        if self.adversary is not None:
+            self.adversary.recording = False  # until this episode's adversary.begin
         self.max_steps = max_steps or chosen.max_steps or 50
         self.obs_format, self.with_a11y = obs, a11y
         refused = self._negotiate_frames(frames)
@@ -301,7 +330,9 @@ class EnvServer:
         if self.module is None or self.task is None:
             raise TaskError("evaluate before reset")
         self.task.history = list(self.action_log)
-        value = await self.module.run("evaluate_task", self.task, self.session)
+        watching = self.adversary if self.adversary is not None and self.adversary.recording else None
+        session: Any = self.session if watching is None else _ReadingSession(self.session, watching)
+        value = await self.module.run("evaluate_task", self.task, session)
         values = list(value) if isinstance(value, list | tuple) else [value]
         if not values or not all(isinstance(v, int | float) and 0 <= v <= 1 for v in values):
             raise TaskError(
@@ -364,6 +395,29 @@ class EnvServer:
         await player(self.task, recorder)
         self.steps += len(recorder.steps)
         return {"steps": recorder.steps, "reward": await self.evaluate()}
+
+    # -- the adversary of ``cua-bench check`` (cua_bench.adversary) ---------------------------------
+
+    async def adversary_begin(self) -> bool:
+        """Right after reset: keep the files as setup left them, and watch what evaluation reads."""
+        if self.task is None:
+            raise TaskError("adversary.begin before reset")
+        if self.adversary is None:
+            self.adversary = Adversary(self.session)
+        await self.adversary.begin()
+        return True
+
+    async def adversary_plan(self) -> list[str]:
+        """After the oracle (and its evaluation): the mutations that apply to its end state."""
+        if self.adversary is None:
+            raise TaskError("adversary.plan before adversary.begin")
+        return await self.adversary.plan()
+
+    async def adversary_mutate(self, name: str) -> list[str]:
+        """Apply mutation ``name`` to this episode's end state; what it did ([]: nothing applied)."""
+        if self.adversary is None:
+            raise TaskError("adversary.mutate before adversary.begin")
+        return await self.adversary.mutate(name)
 
     async def observe(self, frames: str | None = None) -> dict[str, Any]:
         """The current observation; ``frames="socket"`` sends its frame inline whatever the episode

@@ -21,6 +21,7 @@ import time
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any, TypeVar
 
+from cua_bench.filestate import TRASH, Snapshot, changes, holders, is_copy, shell_snapshot
 from cua_bench.session import Session
 from cua_bench.tasks import Task, TaskError, tasks_config
 from cua_core.actions import Action, Click, KeyPress, Point, TypeText, Wait
@@ -30,14 +31,17 @@ __all__ = [
     "ADJECTIVES",
     "ENDINGS",
     "NOUNS",
+    "OUTPUT_IS_THE_WORK",
     "TEST_VARIANTS",
     "TRAIN_VARIANTS",
+    "TRASH",
     "VERBS",
     "WORDS",
     "Match",
     "act",
     "caret_to",
     "click_at",
+    "copy_of",
     "digest",
     "distinct",
     "env_var",
@@ -45,12 +49,16 @@ __all__ = [
     "file_name",
     "file_title",
     "files_since_setup",
+    "gone",
+    "holds",
     "in_terminal",
     "key",
     "listing",
     "loaders",
+    "moved",
     "no_window",
     "open_location",
+    "output_text",
     "parent_folder",
     "press",
     "read_text",
@@ -64,6 +72,7 @@ __all__ = [
     "snapshot_files",
     "start",
     "submit_dialog",
+    "terminal_here",
     "trash_file",
     "type_text",
     "wait_for",
@@ -71,6 +80,12 @@ __all__ = [
     "window",
     "write_files",
 ]
+
+OUTPUT_IS_THE_WORK = {
+    "forged-write": "the file the evaluator reads is the output the instruction asks for: writing it with the "
+    "right content is the work, whoever's hands write it (the adversary's other mutations still apply)"
+}
+"""``WAIVED`` for a task whose reward is read from the file it asks the agent to write."""
 
 TRAIN_VARIANTS = 50
 TEST_VARIANTS = 25
@@ -140,8 +155,12 @@ def distinct(rng: random.Random, count: int, make: Callable[[random.Random], str
 
 
 def same_text(actual: str | None, expected: str) -> bool:
-    """Equal up to the final newline (editors and shells differ on whether they add one)."""
-    return actual is not None and actual.rstrip("\n") == expected.rstrip("\n")
+    """Exactly equal, but for one final newline (editors and shells differ on whether they add one).
+
+    This is the text tasks' stated slack, and all of it: a blank line after the text, or a line
+    left empty where one was deleted, is a different file.
+    """
+    return actual is not None and actual.removesuffix("\n") == expected.removesuffix("\n")
 
 
 # --- files and commands (setup and evaluation) -----------------------------------------------
@@ -173,41 +192,57 @@ async def listing(session: Session, folder: str) -> dict[str, str] | None:
     return dict(entries)
 
 
-async def snapshot_files(session: Session, folder: str = ".", *, hidden: bool = False) -> dict[str, str]:
-    """Every file and folder under ``folder`` (relative to home): ``{path: sha256 of a file | "dir" | "link"}``.
+async def snapshot_files(session: Session, folder: str = ".") -> Snapshot:
+    """Every path under ``folder`` (relative to home), hidden ones included, as ``cua_bench.filestate``
+    sees it: kind, inode, links, mode, size, mtime and content hash.
 
     Taken at setup (kept in ``task.scratch``) and again at evaluation, so an evaluator checks the
-    whole end state: ``file_changes`` names whatever changed besides what the instruction asked
-    for. Hidden paths (apps' caches and settings, which apps rewrite on their own) are left out
-    unless ``hidden``; settings tasks compare the settings they own.
+    whole end state: ``file_changes`` names whatever changed besides what the instruction asked for.
     """
-    prune = "" if hidden else r"-name '.*' -prune -o"
-    command = (
-        f"cd {shell(folder)} && find . -mindepth 1 {prune} "
-        r"\( -type f -exec sha256sum {} + \) -o \( -type d -printf 'dir  %p\n' \) -o \( -type l -printf 'link  %p\n' \)"
-    )
-    result = await session.run_command(command, timeout=30)
-    if result.returncode != 0:
-        raise TaskError(f"cannot list {folder!r} for a snapshot: {result.stderr.strip()[:300]}")
-    found: dict[str, str] = {}
-    for line in result.stdout.splitlines():
-        digest, _, path = line.partition("  ")
-        if path.startswith("./"):
-            found[path[2:]] = digest
-    return found
+    try:
+        return await shell_snapshot(session, folder)
+    except CuaError as exc:
+        raise TaskError(str(exc)) from exc
 
 
-def file_changes(before: dict[str, str], after: dict[str, str], *, expect: Iterable[str] = ()) -> list[str]:
-    """What changed between two snapshots, leaving out the paths in ``expect`` (and what is inside them)."""
-    allowed = [p.rstrip("/") for p in expect]
+def file_changes(before: Snapshot, after: Snapshot, *, expect: Iterable[str] = ()) -> list[str]:
+    """What changed between two snapshots, leaving out the paths in ``expect`` (and what is inside
+    them) and the app caches ``cua_bench.filestate.CACHES`` names."""
+    return changes(before, after, expect=expect)
 
-    def expected(path: str) -> bool:
-        return any(path == p or path.startswith(p + "/") for p in allowed)
 
-    changes = [f"{p} was removed" for p in sorted(set(before) - set(after)) if not expected(p)]
-    changes += [f"{p} appeared" for p in sorted(set(after) - set(before)) if not expected(p)]
-    changes += [f"{p} changed" for p in sorted(set(before) & set(after)) if before[p] != after[p] and not expected(p)]
-    return changes
+def holds(snapshot: Snapshot, path: str, text: str) -> bool:
+    """``path`` is a regular file holding exactly ``text``."""
+    return holds_digest(snapshot, path, digest(text))
+
+
+def copy_of(snapshot: Snapshot, path: str, sha256: str) -> bool:
+    """``path`` is a copy holding ``sha256``: a file of its own (one link, an inode of its own)."""
+    return is_copy(snapshot, path, sha256)
+
+
+def moved(before: Snapshot, after: Snapshot, source: str, target: str) -> bool:
+    """``source`` was moved (or renamed) to ``target``: the source path is gone, the target is a file
+    with its content, and no other new path holds that content (a hidden backup is not a move)."""
+    state = before.get(source)
+    if state is None or source in after or not holds_digest(after, target, state.sha256):
+        return False
+    return set(holders(after, state.sha256)) - {target} <= set(holders(before, state.sha256)) - {source}
+
+
+def holds_digest(snapshot: Snapshot, path: str, sha256: str) -> bool:
+    state = snapshot.get(path)
+    return state is not None and state.kind == "file" and state.sha256 == sha256
+
+
+def gone(before: Snapshot, after: Snapshot, path: str, *, trash: bool = False) -> bool:
+    """The file at ``path`` is deleted: the path is gone and no path that did not hold its content at
+    setup holds it now, hidden or cached ones included (the trash too, unless ``trash`` allows it)."""
+    state = before.get(path)
+    if state is None or path in after:
+        return False
+    held = set(holders(before, state.sha256)) - {path}
+    return set(holders(after, state.sha256, outside=[TRASH] if trash else [])) <= held
 
 
 async def env_var(session: Session, name: str) -> str:
@@ -407,7 +442,7 @@ async def remember_files(task: Task, session: Session) -> None:
     task.scratch["files"] = await snapshot_files(session)
 
 
-async def files_since_setup(task: Task, session: Session) -> tuple[dict[str, str], dict[str, str]]:
+async def files_since_setup(task: Task, session: Session) -> tuple[Snapshot, Snapshot]:
     """The snapshot ``remember_files`` kept at setup, and one taken now: the evaluator compares the
     two with ``file_changes``, or expects an exact ``after``. Without the setup's snapshot there is
     nothing to compare, and a silent pass would hide that."""
@@ -415,6 +450,15 @@ async def files_since_setup(task: Task, session: Session) -> tuple[dict[str, str
     if not isinstance(before, dict):
         raise TaskError("setup kept no snapshot of the files (call remember_files at its end)")
     return before, await snapshot_files(session)
+
+
+async def output_text(session: Session, snapshot: Snapshot, path: str) -> str | None:
+    """The text of the file the agent was asked to write: None unless ``path`` is a regular file with
+    one link in ``snapshot`` (a symlink or a hard link to another file is not that file)."""
+    state = snapshot.get(path)
+    if state is None or state.kind != "file" or state.links != 1:
+        return None
+    return await read_text(session, path)
 
 
 def digest(text: str) -> str:
@@ -456,6 +500,18 @@ async def trash_file(session: Session, folder_title: str, name: str, *, tries: i
         await act(session, Wait(1.0))
         return
     raise TaskError(f"Delete on {name!r} asked nothing after {tries} tries")
+
+
+async def terminal_here(session: Session) -> None:
+    """Wrong ways' hand in PCManFM: F4 (Tools > Open Current Folder in Terminal) opens a terminal in the
+    folder shown; returns once it has the focus (a red team reached the shell so, behind the app)."""
+    await act(session, key("f4"))
+
+    async def terminal_focused() -> bool:
+        return any(info.get("focused") and info.get("app") in ("xterm", "lxterm") for info in await session.windows())
+
+    await wait_for(terminal_focused, "a terminal window")
+    await act(session, Wait(0.5))  # the shell's prompt comes after the window
 
 
 async def parent_folder(session: Session, title: str) -> None:

@@ -11,6 +11,7 @@ import random
 
 import cua_bench as cb
 from cua_bench.tasksets.desktop._common import (
+    OUTPUT_IS_THE_WORK,
     WORDS,
     act,
     file_changes,
@@ -19,8 +20,9 @@ from cua_bench.tasksets.desktop._common import (
     files_since_setup,
     key,
     loaders,
-    read_text,
+    output_text,
     remember_files,
+    same_text,
     save_and_wait,
     sentence,
     start,
@@ -29,6 +31,7 @@ from cua_bench.tasksets.desktop._common import (
 from cua_core.actions import TypeText
 
 NAME = "mousepad-append-line"
+WAIVED = OUTPUT_IS_THE_WORK
 
 
 def build(rng: random.Random) -> cb.Task:
@@ -57,10 +60,10 @@ async def setup(task: cb.Task, session: cb.Session) -> None:
 
 @cb.evaluate_task
 async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
-    meta = task.metadata
-    text = await read_text(session, meta["path"])
-    ok = text is not None and text.rstrip("\n") == meta["text"] + meta["line"]
     before, after = await files_since_setup(task, session)
+    meta = task.metadata
+    text = await output_text(session, after, meta["path"])
+    ok = same_text(text, meta["text"] + meta["line"])
     ok = ok and not file_changes(before, after, expect=[meta["path"]])
     return [1.0 if ok else 0.0]
 

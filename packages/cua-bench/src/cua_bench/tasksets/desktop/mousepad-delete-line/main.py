@@ -12,6 +12,7 @@ import random
 
 import cua_bench as cb
 from cua_bench.tasksets.desktop._common import (
+    OUTPUT_IS_THE_WORK,
     WORDS,
     act,
     caret_to,
@@ -22,8 +23,9 @@ from cua_bench.tasksets.desktop._common import (
     files_since_setup,
     key,
     loaders,
-    read_text,
+    output_text,
     remember_files,
+    same_text,
     save_and_wait,
     sentence,
     start,
@@ -31,6 +33,7 @@ from cua_bench.tasksets.desktop._common import (
 )
 
 NAME = "mousepad-delete-line"
+WAIVED = OUTPUT_IS_THE_WORK
 
 
 def build(rng: random.Random) -> cb.Task:
@@ -59,11 +62,11 @@ async def setup(task: cb.Task, session: cb.Session) -> None:
 
 @cb.evaluate_task
 async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
+    before, after = await files_since_setup(task, session)
     meta = task.metadata
     expected = [line for i, line in enumerate(meta["lines"]) if i != meta["index"]]
-    text = await read_text(session, meta["path"])
-    ok = text is not None and text.rstrip("\n").split("\n") == expected
-    before, after = await files_since_setup(task, session)
+    text = await output_text(session, after, meta["path"])
+    ok = same_text(text, "\n".join(expected))
     ok = ok and not file_changes(before, after, expect=[meta["path"]])
     return [1.0 if ok else 0.0]
 
@@ -98,4 +101,14 @@ async def oracle_then_deletes_another_line(task: cb.Task, session: cb.Session) -
     rest = [line for i, line in enumerate(meta["lines"]) if i != meta["index"]]
     await delete_line(session, meta["lines"], meta["index"])
     await delete_line(session, rest, min(meta["index"], len(rest) - 1))
+    await save_and_wait(session, meta["path"], "Mousepad")
+
+
+@cb.wrong_way
+async def text_deleted_line_left(task: cb.Task, session: cb.Session) -> None:
+    """The line's text selected and deleted, its empty line left in place."""
+    meta = task.metadata
+    text = "\n".join(meta["lines"]) + "\n"
+    start_of_line = sum(len(line) + 1 for line in meta["lines"][: meta["index"]])
+    await act(session, *caret_to(text, start_of_line), key("shift+end"), key("delete"))
     await save_and_wait(session, meta["path"], "Mousepad")

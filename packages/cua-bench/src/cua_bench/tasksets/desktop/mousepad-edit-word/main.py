@@ -15,6 +15,7 @@ import cua_bench as cb
 from cua_bench.tasksets.desktop._common import (
     ADJECTIVES,
     NOUNS,
+    OUTPUT_IS_THE_WORK,
     WORDS,
     act,
     caret_to,
@@ -24,8 +25,9 @@ from cua_bench.tasksets.desktop._common import (
     files_since_setup,
     key,
     loaders,
-    read_text,
+    output_text,
     remember_files,
+    same_text,
     save_and_wait,
     sentence,
     start,
@@ -34,6 +36,7 @@ from cua_bench.tasksets.desktop._common import (
 from cua_core.actions import TypeText
 
 NAME = "mousepad-edit-word"
+WAIVED = OUTPUT_IS_THE_WORK
 
 
 def build(rng: random.Random) -> cb.Task:
@@ -69,11 +72,11 @@ async def setup(task: cb.Task, session: cb.Session) -> None:
 
 @cb.evaluate_task
 async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
+    before, after = await files_since_setup(task, session)
     meta = task.metadata
     expected = meta["text"].replace(meta["old"], meta["new"])
-    text = await read_text(session, meta["path"])
-    ok = text is not None and text.rstrip("\n") == expected.rstrip("\n")
-    before, after = await files_since_setup(task, session)
+    text = await output_text(session, after, meta["path"])
+    ok = same_text(text, expected)
     ok = ok and not file_changes(before, after, expect=[meta["path"]])
     return [1.0 if ok else 0.0]
 

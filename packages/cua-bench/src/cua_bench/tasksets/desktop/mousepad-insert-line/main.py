@@ -12,6 +12,7 @@ from typing import Any
 
 import cua_bench as cb
 from cua_bench.tasksets.desktop._common import (
+    OUTPUT_IS_THE_WORK,
     WORDS,
     act,
     caret_to,
@@ -22,8 +23,9 @@ from cua_bench.tasksets.desktop._common import (
     files_since_setup,
     key,
     loaders,
-    read_text,
+    output_text,
     remember_files,
+    same_text,
     save_and_wait,
     sentence,
     start,
@@ -32,6 +34,7 @@ from cua_bench.tasksets.desktop._common import (
 from cua_core.actions import TypeText
 
 NAME = "mousepad-insert-line"
+WAIVED = OUTPUT_IS_THE_WORK
 
 
 def build(rng: random.Random) -> cb.Task:
@@ -61,12 +64,12 @@ async def setup(task: cb.Task, session: cb.Session) -> None:
 
 @cb.evaluate_task
 async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
+    before, after = await files_since_setup(task, session)
     meta = task.metadata
     expected = list(meta["lines"])
     expected.insert(meta["after"] + 1, meta["line"])
-    text = await read_text(session, meta["path"])
-    ok = text is not None and text.rstrip("\n").split("\n") == expected
-    before, after = await files_since_setup(task, session)
+    text = await output_text(session, after, meta["path"])
+    ok = same_text(text, "\n".join(expected))
     ok = ok and not file_changes(before, after, expect=[meta["path"]])
     return [1.0 if ok else 0.0]
 

@@ -11,12 +11,13 @@ import random
 
 import cua_bench as cb
 from cua_bench.tasksets.desktop._common import (
+    OUTPUT_IS_THE_WORK,
     WORDS,
     file_changes,
     file_name,
     files_since_setup,
     loaders,
-    read_text,
+    output_text,
     remember_files,
     same_text,
     sentence,
@@ -29,6 +30,7 @@ from cua_bench.tasksets.desktop._common import (
 )
 
 NAME = "mousepad-new-file"
+WAIVED = OUTPUT_IS_THE_WORK
 
 
 def build(rng: random.Random) -> cb.Task:
@@ -57,9 +59,9 @@ async def setup(task: cb.Task, session: cb.Session) -> None:
 
 @cb.evaluate_task
 async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
-    meta = task.metadata
-    ok = same_text(await read_text(session, meta["path"]), meta["text"])
     before, after = await files_since_setup(task, session)
+    meta = task.metadata
+    ok = same_text(await output_text(session, after, meta["path"]), meta["text"])
     ok = ok and not file_changes(before, after, expect=[meta["path"]])
     return [1.0 if ok else 0.0]
 
@@ -88,4 +90,14 @@ async def saves_a_stray_copy_first(task: cb.Task, session: cb.Session) -> None:
     folder, name = meta["path"].rsplit("/", 1)
     await type_text(session, meta["text"])
     await save_as(session, "ctrl+s", f"{folder}/{name[:2]}{name[3:]}")
+    await save_as(session, "ctrl+shift+s", meta["path"])
+
+
+@cb.wrong_way
+async def saves_a_hidden_copy_first(task: cb.Task, session: cb.Session) -> None:
+    """Saved as a hidden ``.name`` first, then Save As under the right name: a hidden stray is left."""
+    meta = task.metadata
+    folder, name = meta["path"].rsplit("/", 1)
+    await type_text(session, meta["text"])
+    await save_as(session, "ctrl+s", f"{folder}/.{name}")
     await save_as(session, "ctrl+shift+s", meta["path"])

@@ -23,6 +23,7 @@ from cua_bench.tasksets.desktop._common import (
     ADJECTIVES,
     ENDINGS,
     NOUNS,
+    OUTPUT_IS_THE_WORK,
     VERBS,
     WORDS,
     act,
@@ -34,9 +35,10 @@ from cua_bench.tasksets.desktop._common import (
     key,
     loaders,
     no_window,
+    output_text,
     press,
-    read_text,
     remember_files,
+    same_text,
     save_and_wait,
     sentence,
     start,
@@ -47,6 +49,7 @@ from cua_bench.tasksets.desktop._common import (
 from cua_core.actions import Click, TypeText
 
 NAME = "mousepad-replace-all"
+WAIVED = OUTPUT_IS_THE_WORK
 VOCABULARY = {word for phrase in (*NOUNS, *ADJECTIVES, *VERBS, *ENDINGS) for word in phrase.split()}
 SAFE = [noun for noun in NOUNS if not any(noun in word and noun != word for word in VOCABULARY)]
 """Nouns that no other word contains: the dialog searches by substring."""
@@ -98,9 +101,9 @@ async def setup(task: cb.Task, session: cb.Session) -> None:
 
 @cb.evaluate_task
 async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
-    text = await read_text(session, task.metadata["path"])
-    ok = text is not None and text.rstrip("\n") == expected(task.metadata)
     before, after = await files_since_setup(task, session)
+    text = await output_text(session, after, task.metadata["path"])
+    ok = same_text(text, expected(task.metadata))
     return [1.0 if ok and not file_changes(before, after, expect=[task.metadata["path"]]) else 0.0]
 
 

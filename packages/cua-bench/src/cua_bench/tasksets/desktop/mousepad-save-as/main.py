@@ -12,6 +12,7 @@ import random
 
 import cua_bench as cb
 from cua_bench.tasksets.desktop._common import (
+    OUTPUT_IS_THE_WORK,
     WORDS,
     act,
     distinct,
@@ -21,7 +22,7 @@ from cua_bench.tasksets.desktop._common import (
     files_since_setup,
     key,
     loaders,
-    read_text,
+    output_text,
     remember_files,
     sentence,
     start,
@@ -33,6 +34,7 @@ from cua_bench.tasksets.desktop._common import (
 from cua_core.actions import TypeText
 
 NAME = "mousepad-save-as"
+WAIVED = OUTPUT_IS_THE_WORK
 TARGETS = ("backup", "archive", "shared", "copies", "review")
 
 
@@ -63,9 +65,9 @@ async def setup(task: cb.Task, session: cb.Session) -> None:
 
 @cb.evaluate_task
 async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
-    meta = task.metadata
-    copy, original = await read_text(session, meta["copy"]), await read_text(session, meta["path"])
     before, after = await files_since_setup(task, session)
+    meta = task.metadata
+    copy, original = await output_text(session, after, meta["copy"]), await output_text(session, after, meta["path"])
     ok = copy == meta["text"] and original == meta["text"]
     return [1.0 if ok and not file_changes(before, after, expect=[meta["copy"]]) else 0.0]
 

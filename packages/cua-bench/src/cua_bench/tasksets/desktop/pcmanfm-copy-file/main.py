@@ -13,10 +13,12 @@ import random
 import cua_bench as cb
 from cua_bench.tasksets.desktop._common import (
     act,
+    copy_of,
     distinct,
     file_changes,
     file_name,
     files_since_setup,
+    in_terminal,
     key,
     listing,
     loaders,
@@ -26,7 +28,9 @@ from cua_bench.tasksets.desktop._common import (
     remember_files,
     select_file,
     sentence,
+    shell,
     start,
+    terminal_here,
     trash_file,
     wait_for,
     write_files,
@@ -83,7 +87,7 @@ async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
     folder = meta["folder"]
     copy = f"{folder}/{meta['target']}/{meta['name']}"
     before, after = await files_since_setup(task, session)
-    asked = after.get(copy) == before[f"{folder}/{meta['name']}"]
+    asked = copy_of(after, copy, before[f"{folder}/{meta['name']}"].sha256)
     kept = not file_changes(before, after, expect=[copy])
     return [1.0 if asked and kept else 0.0]
 
@@ -121,3 +125,11 @@ async def neighbour_deleted(task: cb.Task, session: cb.Session) -> None:
     await parent_folder(session, meta["folder"])
     names = [path.split("/", 1)[1] for path in meta["files"] if path.count("/") == 1]
     await trash_file(session, meta["folder"], next(name for name in names if name != meta["name"]))
+
+
+@cb.wrong_way
+async def hard_link_from_terminal(task: cb.Task, session: cb.Session) -> None:
+    """F4 opens a terminal in the folder, and ``ln`` makes a second name for the same inode."""
+    meta = task.metadata
+    await terminal_here(session)
+    await in_terminal(session, f"ln -- {shell(meta['name'])} {shell(meta['target'])}/")

@@ -13,11 +13,13 @@ import random
 
 import cua_bench as cb
 from cua_bench.tasksets.desktop._common import (
+    TRASH,
     act,
     distinct,
     file_changes,
     file_name,
     files_since_setup,
+    gone,
     key,
     listing,
     loaders,
@@ -26,6 +28,7 @@ from cua_bench.tasksets.desktop._common import (
     select_file,
     sentence,
     start,
+    submit_dialog,
     trash_file,
     wait_for,
     write_files,
@@ -69,8 +72,8 @@ async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
     meta = task.metadata
     path = f"{meta['folder']}/{meta['name']}"
     before, after = await files_since_setup(task, session)
-    asked = path not in after
-    kept = not file_changes(before, after, expect=[path])
+    asked = gone(before, after, path, trash=True)  # the instruction allows the trash
+    kept = not file_changes(before, after, expect=[path, TRASH])
     return [1.0 if asked and kept else 0.0]
 
 
@@ -99,3 +102,13 @@ async def neighbour_deleted_too(task: cb.Task, session: cb.Session) -> None:
     meta = task.metadata
     await trash_file(session, meta["folder"], meta["name"])
     await trash_file(session, meta["folder"], meta["kept"][0])
+
+
+@cb.wrong_way
+async def renamed_hidden(task: cb.Task, session: cb.Session) -> None:
+    """The red team's way: F2 and rename it to ``.name``; the file manager stops showing it."""
+    meta = task.metadata
+    await select_file(session, meta["folder"], meta["name"])
+    await act(session, key("f2"))
+    await submit_dialog(session, "Rename File", "." + meta["name"])
+    await wait_for(lambda: deleted(session, meta), "the file to vanish from the listing")

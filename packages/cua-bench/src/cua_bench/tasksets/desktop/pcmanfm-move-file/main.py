@@ -20,6 +20,7 @@ from cua_bench.tasksets.desktop._common import (
     key,
     listing,
     loaders,
+    moved,
     open_location,
     parent_folder,
     remember_files,
@@ -29,6 +30,7 @@ from cua_bench.tasksets.desktop._common import (
     submit_dialog,
     trash_file,
     wait_for,
+    wait_path,
     write_files,
 )
 from cua_core.actions import Wait
@@ -46,11 +48,11 @@ def build(rng: random.Random) -> cb.Task:
     files = {f"{folder}/{name}": sentence(rng) + "\n" for name in names}
     files.update({f"{folder}/{sub}/.keep": "" for sub in subfolders})
     name = names[0]
-    moved = dict(files)
-    moved[f"{folder}/{target}/{name}"] = moved.pop(f"{folder}/{name}")
+    after_move = dict(files)
+    after_move[f"{folder}/{target}/{name}"] = after_move.pop(f"{folder}/{name}")
     return cb.Task(
         description=f"The file manager shows ~/{folder}. Move the file {name} into its subfolder {target}.",
-        metadata={"folder": folder, "name": name, "target": target, "files": files, "moved": moved},
+        metadata={"folder": folder, "name": name, "target": target, "files": files, "after_move": after_move},
         max_steps=15,
         chance=0.0,
     )
@@ -59,8 +61,8 @@ def build(rng: random.Random) -> cb.Task:
 load_train, load_test = loaders(NAME, build)
 
 
-async def moved(session: cb.Session, meta: dict[str, object]) -> bool:
-    folder, expected = meta["folder"], meta["moved"]
+async def shows_moved(session: cb.Session, meta: dict[str, object]) -> bool:
+    folder, expected = meta["folder"], meta["after_move"]
     assert isinstance(folder, str) and isinstance(expected, dict)
     found = await listing(session, folder)
     files = {f"{folder}/{path}" for path, kind in (found or {}).items() if kind == "f"}
@@ -80,7 +82,7 @@ async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
     source = f"{meta['folder']}/{meta['name']}"
     target = f"{meta['folder']}/{meta['target']}/{meta['name']}"
     before, after = await files_since_setup(task, session)
-    asked = source not in after and after.get(target) == before[source]
+    asked = moved(before, after, source, target)
     kept = not file_changes(before, after, expect=[source, target])
     return [1.0 if asked and kept else 0.0]
 
@@ -90,7 +92,7 @@ async def solve(task: cb.Task, session: cb.Session) -> None:
     meta = task.metadata
 
     async def done() -> bool:
-        return await moved(session, meta)
+        return await shows_moved(session, meta)
 
     # On a busy host the type-ahead sometimes misses the file, so ctrl+x cuts nothing and the paste
     # moves nothing; a person would look, go back and try again, and so does the oracle.
@@ -128,3 +130,19 @@ async def neighbour_deleted(task: cb.Task, session: cb.Session) -> None:
     await parent_folder(session, meta["folder"])
     names = [path.split("/", 1)[1] for path in meta["files"] if path.count("/") == 1]
     await trash_file(session, meta["folder"], next(name for name in names if name != meta["name"]))
+
+
+@cb.wrong_way
+async def copied_and_original_hidden(task: cb.Task, session: cb.Session) -> None:
+    """Copied into the subfolder, and the original renamed to a hidden ``.name`` instead of moved."""
+    meta = task.metadata
+    await select_file(session, meta["folder"], meta["name"])
+    await act(session, key("ctrl+c"))
+    await open_location(session, meta["target"])
+    await act(session, key("ctrl+v"))
+    await wait_path(session, f"{meta['folder']}/{meta['target']}/{meta['name']}", lambda text: text is not None)
+    await parent_folder(session, meta["folder"])
+    await select_file(session, meta["folder"], meta["name"])
+    await act(session, key("f2"))
+    await submit_dialog(session, "Rename File", "." + meta["name"])
+    await wait_for(lambda: shows_moved(session, meta), "the original to vanish from the listing")

@@ -16,6 +16,7 @@ from cua_bench.tasksets.desktop._common import (
     act,
     click_at,
     distinct,
+    file_changes,
     file_name,
     files_since_setup,
     key,
@@ -76,8 +77,8 @@ async def setup(task: cb.Task, session: cb.Session) -> None:
 async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
     new = f"{task.metadata['folder']}/{task.metadata['new']}"
     before, after = await files_since_setup(task, session)
-    asked = after.get(new) == "dir"
-    kept = after == {**before, new: "dir"}
+    asked = new in after and after[new].kind == "dir"
+    kept = not file_changes(before, {path: state for path, state in after.items() if path != new})
     return [1.0 if asked and kept else 0.0]
 
 

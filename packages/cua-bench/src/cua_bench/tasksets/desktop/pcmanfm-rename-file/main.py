@@ -18,16 +18,20 @@ from cua_bench.tasksets.desktop._common import (
     file_changes,
     file_name,
     files_since_setup,
+    in_terminal,
     key,
     listing,
     loaders,
+    moved,
     no_window,
     read_text,
     remember_files,
     select_file,
     sentence,
+    shell,
     start,
     submit_dialog,
+    terminal_here,
     trash_file,
     wait_for,
     wait_path,
@@ -86,7 +90,7 @@ async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
     meta = task.metadata
     old, new = f"{meta['folder']}/{meta['old']}", f"{meta['folder']}/{meta['new']}"
     before, after = await files_since_setup(task, session)
-    asked = old not in after and after.get(new) == before[old]
+    asked = moved(before, after, old, new)
     kept = not file_changes(before, after, expect=[old, new])
     return [1.0 if asked and kept else 0.0]
 
@@ -134,3 +138,14 @@ async def neighbour_deleted(task: cb.Task, session: cb.Session) -> None:
     await wait_renamed(session, meta)
     neighbour = next(path for path in meta["files"] if path != f"{meta['folder']}/{meta['old']}")
     await trash_file(session, meta["folder"], neighbour.split("/", 1)[1])
+
+
+@cb.wrong_way
+async def hidden_backup_from_terminal(task: cb.Task, session: cb.Session) -> None:
+    """F4 opens a terminal in the folder; ``cp`` keeps a hidden backup, then the rename."""
+    meta = task.metadata
+    await terminal_here(session)
+    await in_terminal(
+        session,
+        f"cp -- {shell(meta['old'])} {shell('.' + meta['old'])} && mv -- {shell(meta['old'])} {shell(meta['new'])}",
+    )

@@ -12,14 +12,16 @@ import random
 
 import cua_bench as cb
 from cua_bench.tasksets.desktop._common import (
+    OUTPUT_IS_THE_WORK,
     WORDS,
     file_changes,
     file_name,
     files_since_setup,
     in_terminal,
     loaders,
-    read_text,
+    output_text,
     remember_files,
+    same_text,
     sentence,
     shell,
     start,
@@ -29,6 +31,7 @@ from cua_bench.tasksets.desktop._common import (
 )
 
 NAME = "xterm-append-line"
+WAIVED = OUTPUT_IS_THE_WORK
 
 
 def build(rng: random.Random) -> cb.Task:
@@ -74,10 +77,10 @@ async def setup(task: cb.Task, session: cb.Session) -> None:
 
 @cb.evaluate_task
 async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
-    meta = task.metadata
     before, after = await files_since_setup(task, session)
-    text = await read_text(session, meta["path"])
-    asked = text is not None and text.rstrip("\n") == expected(meta).rstrip("\n")
+    meta = task.metadata
+    text = await output_text(session, after, meta["path"])
+    asked = same_text(text, expected(meta))
     kept = not file_changes(before, after, expect=[meta["path"]])
     return [1.0 if asked and kept else 0.0]
 

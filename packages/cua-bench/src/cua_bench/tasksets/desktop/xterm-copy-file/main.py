@@ -13,6 +13,7 @@ import random
 
 import cua_bench as cb
 from cua_bench.tasksets.desktop._common import (
+    copy_of,
     digest,
     distinct,
     file_changes,
@@ -76,7 +77,7 @@ async def setup(task: cb.Task, session: cb.Session) -> None:
 async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
     meta = task.metadata
     before, after = await files_since_setup(task, session)
-    asked = after.get(meta["target"]) == digest(meta["text"])
+    asked = copy_of(after, meta["target"], digest(meta["text"]))
     kept = not file_changes(before, after, expect=[meta["target"]])
     return [1.0 if asked and kept else 0.0]
 
@@ -110,3 +111,33 @@ async def target_neighbour_deleted(task: cb.Task, session: cb.Session) -> None:
     folder = meta["target"].rsplit("/", 1)[0] + "/"
     neighbour = next(path for path in meta["files"] if path.startswith(folder))
     await in_terminal(session, f"{command(meta)} && rm -- {shell(neighbour)}")
+
+
+@cb.wrong_way
+async def hard_link_not_copy(task: cb.Task, session: cb.Session) -> None:
+    """``ln``: the same inode under a second name, not a copy (an edit of one changes the other)."""
+    await in_terminal(session, "ln" + command(task.metadata).removeprefix("cp"))
+
+
+@cb.wrong_way
+async def neighbour_made_world_writable(task: cb.Task, session: cb.Session) -> None:
+    """The copy, then the untouched neighbour chmod'ed to 777."""
+    meta = task.metadata
+    neighbour = next(
+        path
+        for path in meta["files"]
+        if path not in (meta["source"], meta["target"]) and path.split("/")[0] == meta["source"].split("/")[0]
+    )
+    await in_terminal(session, f"{command(meta)} && chmod 777 -- {shell(neighbour)}")
+
+
+@cb.wrong_way
+async def neighbour_touched(task: cb.Task, session: cb.Session) -> None:
+    """The copy, then the untouched neighbour's modification time changed."""
+    meta = task.metadata
+    neighbour = next(
+        path
+        for path in meta["files"]
+        if path not in (meta["source"], meta["target"]) and path.split("/")[0] == meta["source"].split("/")[0]
+    )
+    await in_terminal(session, f"{command(meta)} && touch -d '2001-01-01' -- {shell(neighbour)}")

@@ -13,12 +13,14 @@ import random
 import cua_bench as cb
 from cua_bench.tasksets.desktop._common import (
     NOUNS,
+    OUTPUT_IS_THE_WORK,
     file_changes,
     files_since_setup,
     in_terminal,
     loaders,
-    read_text,
+    output_text,
     remember_files,
+    same_text,
     shell,
     start,
     type_text,
@@ -27,6 +29,7 @@ from cua_bench.tasksets.desktop._common import (
 )
 
 NAME = "xterm-count-matches"
+WAIVED = OUTPUT_IS_THE_WORK
 LEVELS = ("INFO", "DEBUG", "WARNING", "ERROR")
 
 
@@ -63,7 +66,7 @@ load_train, load_test = loaders(NAME, build)
 
 
 def right(text: str | None, count: int) -> bool:
-    return text is not None and text.strip() == str(count)
+    return same_text(text, str(count))
 
 
 @cb.setup_task
@@ -75,9 +78,9 @@ async def setup(task: cb.Task, session: cb.Session) -> None:
 
 @cb.evaluate_task
 async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
-    meta = task.metadata
     before, after = await files_since_setup(task, session)
-    asked = right(await read_text(session, meta["target"]), meta["count"])
+    meta = task.metadata
+    asked = right(await output_text(session, after, meta["target"]), meta["count"])
     kept = not file_changes(before, after, expect=[meta["target"]])
     return [1.0 if asked and kept else 0.0]
 

@@ -12,13 +12,14 @@ import random
 
 import cua_bench as cb
 from cua_bench.tasksets.desktop._common import (
+    OUTPUT_IS_THE_WORK,
     WORDS,
     file_changes,
     file_name,
     files_since_setup,
     in_terminal,
     loaders,
-    read_text,
+    output_text,
     remember_files,
     same_text,
     sentence,
@@ -30,6 +31,7 @@ from cua_bench.tasksets.desktop._common import (
 )
 
 NAME = "xterm-create-file"
+WAIVED = OUTPUT_IS_THE_WORK
 
 
 def build(rng: random.Random) -> cb.Task:
@@ -63,10 +65,10 @@ async def setup(task: cb.Task, session: cb.Session) -> None:
 
 @cb.evaluate_task
 async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
+    before, after = await files_since_setup(task, session)
     meta = task.metadata
     path = f"{meta['folder']}/{meta['name']}"
-    before, after = await files_since_setup(task, session)
-    asked = same_text(await read_text(session, path), meta["text"])
+    asked = same_text(await output_text(session, after, path), meta["text"])
     kept = not file_changes(before, after, expect=[path])
     return [1.0 if asked and kept else 0.0]
 
@@ -89,3 +91,11 @@ async def neighbour_moved_over(task: cb.Task, session: cb.Session) -> None:
     meta = task.metadata
     path = shell(f"{meta['folder']}/{meta['name']}")
     await in_terminal(session, f"mv -- {shell(next(iter(meta['other'])))} {path} && {command(meta)}")
+
+
+@cb.wrong_way
+async def blank_lines_after(task: cb.Task, session: cb.Session) -> None:
+    """The line, then three blank lines: not "exactly the line"."""
+    meta = task.metadata
+    path = f"{meta['folder']}/{meta['name']}"
+    await in_terminal(session, f"printf '%s\\n\\n\\n\\n' {shell(meta['text'])} > {shell(path)}")

@@ -16,6 +16,7 @@ from cua_bench.tasksets.desktop._common import (
     file_changes,
     file_name,
     files_since_setup,
+    gone,
     in_terminal,
     listing,
     loaders,
@@ -83,7 +84,7 @@ async def setup(task: cb.Task, session: cb.Session) -> None:
 async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
     meta = task.metadata
     before, after = await files_since_setup(task, session)
-    asked = not any(path in after for path in meta["doomed"])
+    asked = all(gone(before, after, path) for path in meta["doomed"])
     kept = not file_changes(before, after, expect=meta["doomed"])
     return [1.0 if asked and kept else 0.0]
 
@@ -108,3 +109,13 @@ async def kept_files_emptied(task: cb.Task, session: cb.Session) -> None:
 @cb.wrong_way
 async def deleted_everywhere(task: cb.Task, session: cb.Session) -> None:
     await in_terminal(session, f"find . -name '*{task.metadata['ext']}' -delete")
+
+
+@cb.wrong_way
+async def hidden_not_deleted(task: cb.Task, session: cb.Session) -> None:
+    """The red team's way: each file renamed to a hidden ``.name`` beside where it was, not deleted."""
+    moves = (
+        f"mv -- {shell(path)} {shell(path.rsplit('/', 1)[0] + '/.' + path.rsplit('/', 1)[1])}"
+        for path in task.metadata["doomed"]
+    )
+    await in_terminal(session, " && ".join(moves))

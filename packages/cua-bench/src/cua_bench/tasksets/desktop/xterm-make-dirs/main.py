@@ -14,6 +14,7 @@ import cua_bench as cb
 from cua_bench.tasksets.desktop._common import (
     NOUNS,
     WORDS,
+    file_changes,
     files_since_setup,
     in_terminal,
     listing,
@@ -70,9 +71,10 @@ async def setup(task: cb.Task, session: cb.Session) -> None:
 @cb.evaluate_task
 async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
     before, after = await files_since_setup(task, session)
-    folders = dict.fromkeys(task.metadata["command"], "dir")
-    asked = all(after.get(path) == "dir" for path in folders)
-    kept = after == {**before, **folders}
+    folders = task.metadata["command"]
+    asked = all(path in after and after[path].kind == "dir" for path in folders)
+    # Only the folders themselves are expected: anything inside them is a change too.
+    kept = not file_changes(before, {path: state for path, state in after.items() if path not in folders})
     return [1.0 if asked and kept else 0.0]
 
 
@@ -95,3 +97,12 @@ async def readme_deleted(task: cb.Task, session: cb.Session) -> None:
 async def extra_folder(task: cb.Task, session: cb.Session) -> None:
     last = task.metadata["command"][-1]
     await in_terminal(session, f"{command(task.metadata)} {shell(last + 's')}")
+
+
+@cb.wrong_way
+async def hidden_extra_folder(task: cb.Task, session: cb.Session) -> None:
+    """The folders asked for, and a hidden one nobody asked for."""
+    meta = task.metadata
+    await in_terminal(
+        session, f"mkdir -p -- {' '.join(shell(path) for path in meta['command'])} {shell(meta['root'] + '/.extra')}"
+    )

@@ -13,7 +13,6 @@ import random
 import cua_bench as cb
 from cua_bench.tasksets.desktop._common import (
     WORDS,
-    digest,
     distinct,
     file_changes,
     file_name,
@@ -21,6 +20,7 @@ from cua_bench.tasksets.desktop._common import (
     in_terminal,
     listing,
     loaders,
+    moved,
     read_text,
     remember_files,
     sentence,
@@ -76,7 +76,7 @@ async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
     meta = task.metadata
     old, new = f"{meta['folder']}/{meta['old']}", f"{meta['folder']}/{meta['new']}"
     before, after = await files_since_setup(task, session)
-    asked = old not in after and after.get(new) == digest(meta["files"][old])
+    asked = moved(before, after, old, new)
     kept = not file_changes(before, after, expect=[old, new])
     return [1.0 if asked and kept else 0.0]
 
@@ -104,4 +104,14 @@ async def backup_left_in_home(task: cb.Task, session: cb.Session) -> None:
     meta = task.metadata
     await in_terminal(
         session, f"cp {shell(meta['folder'] + '/' + meta['old'])} {shell(meta['old'] + '.bak')} && {command(meta)}"
+    )
+
+
+@cb.wrong_way
+async def hidden_backup_left(task: cb.Task, session: cb.Session) -> None:
+    """Renamed, with a hidden copy of the original left behind (``.old``)."""
+    meta = task.metadata
+    old, new = f"{meta['folder']}/{meta['old']}", f"{meta['folder']}/{meta['new']}"
+    await in_terminal(
+        session, f"cp -- {shell(old)} {shell(meta['folder'] + '/.' + meta['old'])} && mv -- {shell(old)} {shell(new)}"
     )

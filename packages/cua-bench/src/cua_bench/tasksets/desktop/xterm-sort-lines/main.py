@@ -13,12 +13,13 @@ import random
 import cua_bench as cb
 from cua_bench.tasksets.desktop._common import (
     NOUNS,
+    OUTPUT_IS_THE_WORK,
     WORDS,
     file_changes,
     files_since_setup,
     in_terminal,
     loaders,
-    read_text,
+    output_text,
     remember_files,
     same_text,
     shell,
@@ -29,6 +30,7 @@ from cua_bench.tasksets.desktop._common import (
 )
 
 NAME = "xterm-sort-lines"
+WAIVED = OUTPUT_IS_THE_WORK
 FIRST = (
     "ada", "bob", "carla", "dmitri", "elena", "farid", "grace", "hiro", "ines", "jonas", "kemal", "lena", "marco",
     "nadia", "omar", "priya", "quentin", "rosa", "sven", "tara", "ugo", "vera", "wen", "yusuf",
@@ -68,9 +70,9 @@ async def setup(task: cb.Task, session: cb.Session) -> None:
 
 @cb.evaluate_task
 async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
-    meta = task.metadata
     before, after = await files_since_setup(task, session)
-    asked = same_text(await read_text(session, meta["target"]), expected(meta))
+    meta = task.metadata
+    asked = same_text(await output_text(session, after, meta["target"]), expected(meta))
     kept = not file_changes(before, after, expect=[meta["target"]])
     return [1.0 if asked and kept else 0.0]
 

@@ -1,0 +1,169 @@
+"""The adversary of ``cua-bench check``: each mutation does what it says, as the desktop's user, and
+``check_task`` reports a task whose reward a mutation earns (a weak task written here), unless waived."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import textwrap
+from pathlib import Path
+from typing import ClassVar
+
+import pytest
+from support.shell_home import Home, snap
+
+from cua_bench.adversary import MUTATIONS, ShellHands, State, waivers
+from cua_bench.checks import MutationTally, check_task
+from cua_core.errors import CuaError
+
+
+@pytest.fixture
+def oracle_done(tmp_path: Path) -> tuple[Path, State]:
+    """Setup made docs/{a,b,gone}.txt; the "oracle" deleted gone.txt, copied a.txt and wrote out.txt."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for name in ("a", "b", "gone"):
+        (docs / f"{name}.txt").write_text(f"{name}\n")
+    before = snap(tmp_path)
+    kept = {path: (tmp_path / path).read_bytes() for path, state in before.items() if state.kind == "file"}
+    (docs / "gone.txt").unlink()
+    (docs / "copy.txt").write_text("a\n")
+    (docs / "out.txt").write_text("result\n")
+    state = State(before, kept, snap(tmp_path), {"docs/out.txt": b"result\n"})
+    return tmp_path, state
+
+
+def mutate(root: Path, state: State, name: str) -> list[str]:
+    return asyncio.run(MUTATIONS[name].apply(ShellHands(Home(root)), state))
+
+
+def test_hidden_instead_of_delete_brings_the_file_back_hidden(oracle_done: tuple[Path, State]) -> None:
+    root, state = oracle_done
+    assert mutate(root, state, "hidden-instead-of-delete") == ["docs/gone.txt kept as docs/.gone.txt"]
+    assert (root / "docs" / ".gone.txt").read_text() == "gone\n"
+
+
+def test_hard_link_and_symlink_replace_the_copy(oracle_done: tuple[Path, State]) -> None:
+    root, state = oracle_done
+    assert mutate(root, state, "hard-link-instead-of-copy") == ["docs/copy.txt hard-linked to docs/a.txt"]
+    assert os.stat(root / "docs" / "copy.txt").st_ino == os.stat(root / "docs" / "a.txt").st_ino
+    state.after = snap(root)
+    mutate(root, state, "symlink-instead-of-copy")
+    assert (root / "docs" / "copy.txt").is_symlink() and (root / "docs" / "copy.txt").read_text() == "a\n"
+
+
+def test_chmod_and_touch_pick_an_untouched_file(oracle_done: tuple[Path, State]) -> None:
+    root, state = oracle_done
+    mtime = os.stat(root / "docs" / "a.txt").st_mtime
+    assert mutate(root, state, "chmod-untouched") == ["docs/a.txt chmod 777"]
+    assert os.stat(root / "docs" / "a.txt").st_mode & 0o777 == 0o777
+    assert mutate(root, state, "touch-untouched") == ["docs/a.txt modification time an hour earlier"]
+    assert os.stat(root / "docs" / "a.txt").st_mtime <= mtime - 3599
+
+
+def test_blank_lines_and_stray_copies_go_to_what_the_oracle_made(oracle_done: tuple[Path, State]) -> None:
+    root, state = oracle_done
+    assert sorted(mutate(root, state, "trailing-blank-lines")) == [
+        "docs/copy.txt + three blank lines",
+        "docs/out.txt + three blank lines",
+    ]
+    assert (root / "docs" / "out.txt").read_text() == "result\n\n\n\n"
+    mutate(root, state, "extra-file")
+    assert (root / "docs" / ".out.txt~").exists()
+
+
+def test_forged_write_writes_what_the_evaluation_read_and_skips_what_it_cannot(oracle_done: tuple[Path, State]) -> None:
+    root, state = oracle_done
+    (root / "docs" / "out.txt").unlink()
+    assert mutate(root, state, "forged-write") == ["docs/out.txt written with what the oracle's evaluation read"]
+    assert (root / "docs" / "out.txt").read_text() == "result\n"
+    # A record the desktop's user cannot write (here: under a file, where no folder can be made) is
+    # out of the adversary's reach, as it is out of the agent's: skipped, not an error.
+    state.reads = {"docs/a.txt/record": b"x"}
+    assert mutate(root, state, "forged-write") == []
+
+
+def test_waivers_need_a_known_mutation_and_a_reason() -> None:
+    class Module:
+        __file__ = "main.py"
+        WAIVED: ClassVar[dict[str, str]] = {"forged-write": "the file read is the asked-for output"}
+
+    assert waivers(Module) == {"forged-write": "the file read is the asked-for output"}
+    Module.WAIVED = {"no-such-mutation": "a long enough reason"}
+    with pytest.raises(CuaError, match="not a mutation"):
+        waivers(Module)
+    Module.WAIVED = {"forged-write": ""}
+    with pytest.raises(CuaError, match="needs a written reason"):
+        waivers(Module)
+
+
+WEAK_TASK = '''
+"""A delete judged only by the path being gone: what the red team beat with a hidden rename."""
+import cua_bench as cb
+from cua_bench.tasksets.sim._desktop_common import DOCS, Screen, desktop, fresh, seed_files
+{waived}
+
+@cb.tasks_config(split="test")
+def load():
+    return [cb.Task(description="Delete notes.txt in the file browser.", metadata={{"name": "notes.txt"}})]
+
+
+@cb.setup_task
+async def setup(task, session):
+    sim = fresh(session)
+    seed_files(sim, {{f"{{DOCS}}/notes.txt": "notes\\n", f"{{DOCS}}/keep.txt": "keep\\n"}})
+    await session.launch("files", folder=DOCS)
+
+
+@cb.evaluate_task
+async def evaluate(task, session):
+    return [0.0 if desktop(session).fs.exists(f"{{DOCS}}/notes.txt") else 1.0]
+
+
+@cb.solve_task
+async def solve(task, session):
+    screen = Screen(session)
+    browser = await screen.open_in_browser([])
+    await screen.click(await screen.list_item(browser, "Files", "notes.txt"))
+    await screen.keys("delete")
+'''
+
+
+def weak_task(root: Path, waived: str = "") -> Path:
+    folder = root / "weak-delete"
+    folder.mkdir(parents=True)
+    (folder / "main.py").write_text(textwrap.dedent(WEAK_TASK.format(waived=waived)))
+    return folder
+
+
+def test_check_reports_a_reward_a_mutation_earns(tmp_path: Path) -> None:
+    tally = MutationTally()
+    problems = check_task(weak_task(tmp_path), backend="sim", tally=tally)
+    assert problems == [
+        "weak-delete test/0: the mutation 'hidden-instead-of-delete' (Documents/notes.txt kept as "
+        "Documents/.notes.txt) scores 1.0, not 0"
+    ]
+    assert tally.applied >= 1 and tally.passing == problems
+
+
+def test_a_waived_mutation_is_not_played_and_its_reason_is_reported(tmp_path: Path) -> None:
+    waived = 'WAIVED = {"hidden-instead-of-delete": "this test task keeps no hidden files apart"}'
+    tally = MutationTally()
+    assert check_task(weak_task(tmp_path, waived), backend="sim", tally=tally) == []
+    assert tally.waived == {"weak-delete: hidden-instead-of-delete": "this test task keeps no hidden files apart"}
+
+
+def test_the_check_command_names_the_hole_and_shows_each_waiver(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from cua_bench.cli import main
+
+    result = CliRunner().invoke(main, ["check", str(weak_task(tmp_path / "a"))])
+    assert result.exit_code == 1
+    assert "the mutation 'hidden-instead-of-delete'" in result.output and "1 problem(s)" in result.output
+    waived = 'WAIVED = {"hidden-instead-of-delete": "this test task keeps no hidden files apart"}'
+    result = CliRunner().invoke(main, ["check", str(weak_task(tmp_path / "b", waived))])
+    assert result.exit_code == 0, result.output
+    assert "waived weak-delete: hidden-instead-of-delete: this test task keeps no hidden files apart" in result.output
+    result = CliRunner().invoke(main, ["check", "--no-adversary", str(weak_task(tmp_path / "c"))])
+    assert result.exit_code == 0 and "mutation" not in result.output

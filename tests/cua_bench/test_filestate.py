@@ -1,0 +1,93 @@
+"""The file-state snapshot sees the whole end state: hidden paths, type, inode and links, mode and times."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+
+import pytest
+from support.shell_home import Home, snap
+
+from cua_bench.filestate import changes, from_wire, holders, is_copy, shell_snapshot, to_wire
+from cua_core.errors import CuaError
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "a.txt").write_text("alpha\n")
+    (tmp_path / "docs" / "b.txt").write_text("beta\n")
+    (tmp_path / ".config" / "app").mkdir(parents=True)
+    (tmp_path / ".config" / "app" / "app.conf").write_text("x=1\n")
+    return tmp_path
+
+
+def test_hidden_paths_at_any_depth_are_seen(home: Path) -> None:
+    found = snap(home)
+    assert {"docs", "docs/a.txt", ".config", ".config/app", ".config/app/app.conf"} <= set(found)
+    assert found["docs"].kind == "dir" and found["docs/a.txt"].kind == "file"
+    assert found["docs/a.txt"].size == 6 and found["docs/a.txt"].links == 1
+
+
+def test_rename_to_hidden_is_not_a_delete(home: Path) -> None:
+    before = snap(home)
+    os.rename(home / "docs" / "a.txt", home / "docs" / ".a.txt")
+    after = snap(home)
+    assert changes(before, after, expect=["docs/a.txt"]) == ["docs/.a.txt appeared"]
+    assert holders(after, before["docs/a.txt"].sha256) == ["docs/.a.txt"]
+
+
+def test_hard_link_symlink_and_copy(home: Path) -> None:
+    before = snap(home)
+    os.link(home / "docs" / "a.txt", home / "docs" / "hard.txt")
+    os.symlink("a.txt", home / "docs" / "soft.txt")
+    (home / "docs" / "copy.txt").write_bytes((home / "docs" / "a.txt").read_bytes())
+    after = snap(home)
+    sha = before["docs/a.txt"].sha256
+    assert is_copy(after, "docs/copy.txt", sha)
+    assert not is_copy(after, "docs/hard.txt", sha)  # two links, and the original's inode
+    assert not is_copy(after, "docs/soft.txt", sha)  # a symlink
+    # The original itself now has two links: a change even when the new names are expected.
+    assert changes(before, after, expect=["docs/hard.txt", "docs/soft.txt", "docs/copy.txt"]) == [
+        "docs/a.txt links 1 -> 2 (hard linked)"
+    ]
+
+
+def test_mode_mtime_and_replacement_are_changes(home: Path) -> None:
+    before = snap(home)
+    os.chmod(home / "docs" / "a.txt", 0o777)
+    os.utime(home / "docs" / "b.txt", (1_000_000, 1_000_000))
+    (home / ".config" / "app" / "app.conf").unlink()
+    (home / ".config" / "app" / "app.conf").write_text("x=1\n")  # the same content, a new file
+    found = changes(before, snap(home))
+    assert any(c.startswith("docs/a.txt mode ") and c.endswith(" -> 777") for c in found)
+    assert "docs/b.txt modification time changed" in found
+    assert any(c.startswith(".config/app/app.conf") for c in found)
+
+
+def test_caches_are_left_out_of_changes_but_not_of_holders(home: Path) -> None:
+    before = snap(home)
+    (home / ".cache").mkdir()
+    os.rename(home / "docs" / "a.txt", home / ".cache" / "a.txt")
+    after = snap(home)
+    assert changes(before, after, expect=["docs/a.txt"]) == []
+    assert holders(after, before["docs/a.txt"].sha256) == [".cache/a.txt"]
+
+
+def test_a_folder_made_for_an_expected_path_is_not_a_change(home: Path) -> None:
+    before = snap(home)
+    (home / ".local" / "share" / "Trash" / "files").mkdir(parents=True)
+    (home / ".local" / "share" / "other").mkdir()
+    found = changes(before, snap(home), expect=[".local/share/Trash"])
+    assert found == [".local/share/other appeared"]
+
+
+def test_wire_form_round_trips(home: Path) -> None:
+    found = snap(home)
+    assert from_wire(to_wire(found)) == found
+
+
+def test_a_folder_that_cannot_be_listed_is_an_error(tmp_path: Path) -> None:
+    with pytest.raises(CuaError, match="cannot snapshot 'missing': no folder missing"):
+        asyncio.run(shell_snapshot(Home(tmp_path), "missing"))

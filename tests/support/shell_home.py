@@ -1,0 +1,30 @@
+"""A real folder with a real bash, standing in for a Session's home in the file-state tests."""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+from pathlib import Path
+
+from cua_bench.filestate import Snapshot, shell_snapshot
+from cua_bench.session import CommandResult
+
+
+class Home:
+    """The part of a Session the snapshot and the adversary use: ``run_command`` from the folder, and reads."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    async def run_command(self, command: str, timeout: float = 30.0) -> CommandResult:
+        done = subprocess.run(
+            command, shell=True, cwd=self.root, capture_output=True, text=True, timeout=timeout, check=False
+        )
+        return CommandResult(done.returncode, done.stdout, done.stderr)
+
+    async def read_bytes(self, path: str) -> bytes:
+        return (self.root / path).read_bytes()
+
+
+def snap(root: Path) -> Snapshot:
+    return asyncio.run(shell_snapshot(Home(root)))
