@@ -1,6 +1,7 @@
 """The ``desktop`` taskset: real Debian apps on the local backend, every oracle scores 1 and doing nothing 0.
 
-Each task runs ``check_task`` (the oracle, doing nothing and every declared wrong way) on its first
+Each task runs ``check_task`` (the oracle, doing nothing, every declared wrong way, and every
+mutation of the oracle's end state the adversary of ``cua_bench.adversary`` applies) on its first
 test variant (``CUA_DESKTOP_VARIANTS``, 1 by default; the apps' and files' test modules add a
 train variant each), so CI keeps a sample and stays within a few minutes on two cores; the sweep of
 every variant of both splits is ``bench/rewards.py --desktop``. Needs Xvfb and openbox, and each task its

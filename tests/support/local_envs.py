@@ -45,9 +45,10 @@ def desktop_task_problem(task: str) -> str | None:
     return f"{', '.join(missing)} not installed (apt-get install {' '.join(packages)})" if missing else None
 
 
-def check_desktop_task(folder: Path, root: Path, split: str, variants: int) -> None:
-    """``check_task`` on the local backend (oracle 1, nothing 0, every wrong way 0), then nothing left
-    of the environments under ``root``; a task that cannot run skips, or fails when CI is set."""
+def check_desktop_task(folder: Path, root: Path, split: str, variants: int, *, adversary: bool = True) -> None:
+    """``check_task`` on the local backend (oracle 1, nothing 0, every wrong way 0, and with ``adversary``
+    every mutation of the oracle's end state 0), then nothing left of the environments under ``root``;
+    a task that cannot run skips, or fails when CI is set."""
     import pytest
 
     from cua_bench.checks import check_task
@@ -57,7 +58,7 @@ def check_desktop_task(folder: Path, root: Path, split: str, variants: int) -> N
         if os.environ.get("CI"):
             pytest.fail(f"CI is set but {folder.name} cannot run here: {reason}")
         pytest.skip(reason)
-    problems = check_task(folder, backend="local", split=split, variants=variants)
+    problems = check_task(folder, backend="local", split=split, variants=variants, adversary=adversary)
     assert problems == [], problems
     assert not [p for p in root.iterdir() if p.name.startswith("env-")], "an environment's folder was left behind"
     assert marked(root) == [], "an environment's processes outlived it"

@@ -115,12 +115,19 @@ class SimHands(Hands):
         return posixpath.join(self.fs.home, path)
 
     async def snapshot(self) -> Snapshot:
-        home = self.fs.home.rstrip("/") + "/"
         found: Snapshot = {}
-        for path in self.fs.walk():
-            if path.startswith(home):
-                data = self.fs.read(path)
-                found[path[len(home) :]] = FileState("file", hashlib.sha256(data).hexdigest(), len(data))
+        folders = [self.fs.home]
+        while folders:
+            folder = folders.pop()
+            for name in self.fs.listdir(folder):
+                path = posixpath.join(folder, name)
+                relative = posixpath.relpath(path, self.fs.home)
+                if self.fs.is_dir(path):
+                    found[relative] = FileState("dir")
+                    folders.append(path)
+                else:
+                    data = self.fs.read(path)
+                    found[relative] = FileState("file", hashlib.sha256(data).hexdigest(), len(data))
         return found
 
     async def read(self, path: str) -> bytes:

@@ -31,6 +31,7 @@ from cua_bench.tasksets.desktop._common import (
     submit_dialog,
     trash_file,
     wait_for,
+    wait_path,
     write_files,
 )
 from cua_core.actions import Wait
@@ -111,4 +112,5 @@ async def renamed_hidden(task: cb.Task, session: cb.Session) -> None:
     await select_file(session, meta["folder"], meta["name"])
     await act(session, key("f2"))
     await submit_dialog(session, "Rename File", "." + meta["name"])
-    await wait_for(lambda: deleted(session, meta), "the file to vanish from the listing")
+    hidden = f"{meta['folder']}/.{meta['name']}"
+    await wait_path(session, hidden, lambda text: text is not None)

@@ -145,4 +145,4 @@ async def copied_and_original_hidden(task: cb.Task, session: cb.Session) -> None
     await select_file(session, meta["folder"], meta["name"])
     await act(session, key("f2"))
     await submit_dialog(session, "Rename File", "." + meta["name"])
-    await wait_for(lambda: shows_moved(session, meta), "the original to vanish from the listing")
+    await wait_path(session, f"{meta['folder']}/.{meta['name']}", lambda text: text is not None)
