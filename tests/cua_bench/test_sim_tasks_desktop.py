@@ -8,14 +8,15 @@ import asyncio
 import json
 from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 import cua_bench
 from cua_bench.session import center, find_all
-from cua_bench.sim import SimSession
+from cua_bench.sim import SimSession, form_values
 from cua_bench.tasks import Task, load_task_module
-from cua_bench.tasksets.sim._desktop_common import Screen, key_events, pressed, retyped
+from cua_bench.tasksets.sim._desktop_common import Screen
 from cua_core.actions import Drag, KeyPress, Point
 
 SIM = Path(cua_bench.__file__).parent / "tasksets" / "sim"
@@ -69,38 +70,31 @@ def test_family_declares_wrong_ways_and_chance(family: str) -> None:
         assert all(t.chance is not None and 0 <= t.chance < 1 for t in module.variants(split))
 
 
-def test_copy_paste_counts_the_method_not_the_clipboard() -> None:
-    """The tester's case: the value typed into the target and then copied leaves the right fields
-    and the right clipboard; only the action log tells it from a paste."""
+def test_copy_paste_is_scored_on_where_the_pasted_text_came_from() -> None:
+    """The tester's and the red team's ways (the value typed, in pieces or backwards, then copied and
+    pasted) leave every field and the clipboard as the oracle does; only the desktop's record of
+    where the target's text came from tells them apart."""
     module = load_task_module(SIM / "copy-paste")
-    ways = module.wrong_ways("test")
-    with cua_bench.make("sim/copy-paste", backend="sim", obs="none") as env:
-        for variant in range(3):
-            for way in ("retype_then_copy", "retype_copy_paste"):
-                env.reset(options={"variant": variant})
-                assert env.wrong(way)["reward"] == 0.0, (variant, way)
-            env.reset(options={"variant": variant})
-            assert env.solve()["reward"] == 1.0
-    assert {"retype_then_copy", "retype_copy_paste", "cut_instead_of_copy"} <= set(ways)
+    ways = ["retype_copy_paste", "typed_in_pairs_with_backspace", "typed_backwards_with_left",
+            "retyped_in_source_then_copy_paste"]  # fmt: skip
+    oracle = module.function("solve_task", "test")
+    assert oracle is not None
 
+    async def play(task: Task, player: Callable[[Task, SimSession], Awaitable[None]]) -> tuple[Any, list[float]]:
+        session = SimSession()
+        await module.run("setup_task", task, session)
+        await player(task, session)
+        seen = ({w.title: form_values(w) for w in session.sim.windows()}, session.sim.clipboard)
+        return seen, await module.run("evaluate_task", task, session)
 
-def test_history_is_read_as_the_sim_reads_keys() -> None:
-    """A chord is a chord however it was sent (key, held key_down, type while ctrl is held), and
-    typing a value in pieces is still typing it."""
-    history = [
-        {"kind": "key", "keys": ["ctrl", "c"]},
-        {"kind": "key_down", "key": "ctrl"},
-        {"kind": "type", "text": "v"},
-        {"kind": "key_up", "key": "ctrl"},
-        {"kind": "type", "text": "K7Q"},
-        {"kind": "click", "coordinate": [1, 2], "button": "left", "clicks": 1},
-        {"kind": "key", "keys": ["d"]},
-    ]
-    events = key_events(history)
-    assert pressed(events, "c") == [0] and pressed(events, "v") == [1]
-    assert retyped(events, "X1K7-QDZZ") is False  # "K7-" was never typed: the dash breaks the run
-    assert retyped(events, "ZZK7QD") is True
-    assert retyped(key_events([{"kind": "key", "keys": ["ctrl", "v"]}]), "K7QD") is False
+    async def run() -> None:
+        for task in module.variants("test")[:6]:
+            right, reward = await play(task, oracle)
+            assert reward == [1.0]
+            for way in ways:
+                assert await play(task, module.wrong_ways("test")[way]) == (right, [0.0]), (task.variant, way)
+
+    asyncio.run(run())
 
 
 # --- wrong ways score 0 --------------------------------------------------------------------

@@ -1,8 +1,10 @@
 """The embedded sim desktop: a deterministic pure-Python desktop rendered with Pillow.
 
 Driven only by unified actions (``SimDesktop.apply``), read by evaluators through real state
-(``find``, ``fs``, ``clipboard``, ``windows``), seen by agents as frames and by oracles as an
-accessibility tree in the common node form. ``SimSession`` wraps it as a task Session.
+(``find``, ``fs``, ``clipboard``, ``windows``) and the desktop's own records of what happened
+(``provenance``: where text came from, what each key and click hit, who saved which file), seen by
+agents as frames and by oracles as an accessibility tree in the common node form. ``SimSession``
+wraps it as a task Session.
 """
 
 from __future__ import annotations
@@ -17,6 +19,18 @@ from cua_bench.sim.fs import VirtualFS
 from cua_bench.sim.geometry import Rect
 from cua_bench.sim.lists import Dropdown, ListView
 from cua_bench.sim.menus import Menu, MenuBar, MenuItem, open_context_menu
+from cua_bench.sim.provenance import (
+    ClickRecord,
+    Clip,
+    FileRecord,
+    KeyRecord,
+    Origin,
+    Provenance,
+    Run,
+    WidgetRef,
+    pasted_from,
+    typed_into,
+)
 from cua_bench.sim.session import SimSession
 from cua_bench.sim.text import TextBuffer
 from cua_bench.sim.textwidgets import TextArea, TextEditor, TextField
@@ -29,21 +43,28 @@ __all__ = [
     "TITLE_HEIGHT",
     "Button",
     "Checkbox",
+    "ClickRecord",
+    "Clip",
     "Dialog",
     "Draggable",
     "DropTarget",
     "Dropdown",
     "EditorApp",
     "FileBrowser",
+    "FileRecord",
     "KeyEvent",
+    "KeyRecord",
     "Label",
     "ListView",
     "Menu",
     "MenuBar",
     "MenuItem",
     "MouseEvent",
+    "Origin",
+    "Provenance",
     "RadioGroup",
     "Rect",
+    "Run",
     "ScrollEvent",
     "SimDesktop",
     "SimSession",
@@ -54,8 +75,11 @@ __all__ = [
     "TextField",
     "VirtualFS",
     "Widget",
+    "WidgetRef",
     "Window",
     "form_values",
     "open_context_menu",
+    "pasted_from",
     "register_app",
+    "typed_into",
 ]

@@ -23,6 +23,7 @@ from cua_bench.sim.events import KeyEvent
 from cua_bench.sim.filebrowser import FileBrowser
 from cua_bench.sim.lists import Dropdown, ListView
 from cua_bench.sim.menus import Menu, MenuBar, MenuItem
+from cua_bench.sim.provenance import SAVE, SAVE_AS, FileRecord, runs
 from cua_bench.sim.textwidgets import TextArea, TextField
 from cua_bench.sim.widget import Widget
 from cua_bench.sim.windows import TITLE_HEIGHT, Dialog, Window
@@ -36,9 +37,12 @@ AppFactory = Callable[..., Window]
 
 
 class EditorApp:
-    """The text editor: a File and an Edit menu over a text area; ``ctrl+s`` saves to ``path``.
+    """The text editor: a File and an Edit menu over a text area; ``ctrl+s`` saves to ``path``,
+    ``ctrl+n`` opens another (untitled) editor.
 
-    The title starts with ``*`` while there are unsaved changes.
+    The title starts with ``*`` while there are unsaved changes. Each save is recorded on the
+    desktop (``provenance.files``): this window, Save or the Save As dialog, and the text written
+    with where each run of it came from.
     """
 
     def __init__(self, desktop: SimDesktop, path: str | None = None, text: str | None = None, *,
@@ -51,7 +55,8 @@ class EditorApp:
         self.modified = False
         self.saves = 0
         self.window = desktop.open_window("", x, y, width, height, app="editor")
-        file_menu = Menu("File", [MenuItem("Save", lambda _: self.save(), shortcut="ctrl+s"),
+        file_menu = Menu("File", [MenuItem("New", lambda _: desktop.launch("editor"), shortcut="ctrl+n"),
+                                  MenuItem("Save", lambda _: self.save(), shortcut="ctrl+s"),
                                   MenuItem("Save As...", lambda _: self.ask_path(), shortcut="ctrl+shift+s"),
                                   MenuItem.separator(),
                                   MenuItem("Close", lambda _: self.window.close(), shortcut="ctrl+w")])  # fmt: skip
@@ -84,17 +89,22 @@ class EditorApp:
         name = posixpath.basename(self.path) if self.path else "Untitled"
         self.window.title = f"{'*' if self.modified else ''}{name} - Editor"
 
-    def save(self) -> None:
+    def save(self, *, via: str = SAVE, dialog: str | None = None) -> None:
+        """Write the text to ``path`` (an untitled editor asks for one with the Save As dialog)."""
         if self.path is None:
             self.ask_path()
             return
-        self.desktop.fs.write(self.path, self.area.text)
+        text = self.area.text
+        self.desktop.fs.write(self.path, text)
+        self.desktop.provenance.files.append(FileRecord(SAVE, self.path, self.window.id, via, dialog=dialog, text=text,
+                                                        origins=runs(self.area.origins())))  # fmt: skip
         self.saves += 1
         self._set_modified(False)
 
-    def save_as(self, path: str) -> None:
+    def save_as(self, path: str, *, dialog: str | None = None) -> None:
+        """Save under ``path`` from now on (``dialog``: the Save As dialog that asked, for the record)."""
         self.path = self.desktop.fs.normpath(path)
-        self.save()
+        self.save(via=SAVE_AS, dialog=dialog)
 
     def ask_path(self) -> Dialog:
         """The Save As dialog: a file name field, Save and Cancel."""
@@ -108,7 +118,7 @@ class EditorApp:
             if button.label == "Save" and field.text.strip().startswith("/"):
                 path = field.text.strip()
                 dialog.finish("Save")
-                self.save_as(path)
+                self.save_as(path, dialog=dialog.id)
             elif button.label == "Cancel":
                 dialog.finish(None)
 

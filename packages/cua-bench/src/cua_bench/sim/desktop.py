@@ -22,6 +22,7 @@ from cua_bench.sim.fs import VirtualFS
 from cua_bench.sim.geometry import Rect, normalised_bounds
 from cua_bench.sim.input import ActionInput
 from cua_bench.sim.popups import Popup
+from cua_bench.sim.provenance import Clip, Provenance
 from cua_bench.sim.render import LINE_HEIGHT, Theme, draw_text, text_width
 from cua_bench.sim.router import EventRouter
 from cua_bench.sim.widget import A11yContext, Widget
@@ -36,7 +37,7 @@ _SCREENS = itertools.count(1)  # numbers every composed screen of this process
 
 class SimDesktop:
     """A deterministic desktop driven by unified actions (``apply``) and read by evaluators
-    (``find``, ``fs``, ``clipboard``, ``windows``)."""
+    (``find``, ``fs``, ``clipboard``, ``windows``, and ``provenance``: its records of what happened)."""
 
     def __init__(self, width: int = 1280, height: int = 800, seed: int = 0, *, taskbar: bool = False,
                  show_cursor: bool = False, fs: VirtualFS | None = None) -> None:  # fmt: skip
@@ -45,7 +46,8 @@ class SimDesktop:
         self.width, self.height, self.seed = width, height, seed
         self.rng = random.Random(seed)
         self.fs = fs if fs is not None else VirtualFS()
-        self.clipboard = ""
+        self.clip = Clip("", ())
+        self.provenance = Provenance()
         self.cursor = (width // 2, height // 2)
         self.taskbar = taskbar
         self.show_cursor = show_cursor
@@ -179,6 +181,17 @@ class SimDesktop:
             refresh = window.data.get("refresh")
             if callable(refresh):
                 refresh()
+
+    # --- the clipboard ---------------------------------------------------------------------
+
+    @property
+    def clipboard(self) -> str:
+        """The clipboard's text (``clip`` also says where it was copied from)."""
+        return self.clip.text
+
+    @clipboard.setter
+    def clipboard(self, text: str) -> None:
+        self.clip = Clip.set_by_program(text)
 
     # --- queries for evaluators ------------------------------------------------------------
 

@@ -2,7 +2,8 @@
 
 Rename works the ways people do it: F2, the Rename button, or the right-click menu opens an
 in-place field with the whole name selected; typing the new name and enter renames the file in
-the VirtualFS, escape cancels, clicking elsewhere commits.
+the VirtualFS, escape cancels, clicking elsewhere commits. Each open, rename, delete and new folder
+is recorded on the desktop (``provenance.files``) as this window's, through the file browser.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from cua_bench.sim.events import KeyEvent
 from cua_bench.sim.fs import VirtualFS
 from cua_bench.sim.lists import ListView
 from cua_bench.sim.menus import MenuItem, open_context_menu
+from cua_bench.sim.provenance import DELETE, FILE_BROWSER, MKDIR, OPEN, RENAME, FileRecord
 from cua_bench.sim.textwidgets import TextField
 from cua_bench.sim.widget import Widget
 from cua_bench.sim.windows import Window
@@ -112,6 +114,11 @@ class FileBrowser:
     def select(self, name: str) -> None:
         self.list.select(self.list.items.index(name))
 
+    def _record(self, op: str, path: str, target: str | None = None) -> None:
+        desktop = self.window.desktop
+        if desktop is not None:
+            desktop.provenance.files.append(FileRecord(op, path, self.window.id, FILE_BROWSER, target))
+
     # --- commands --------------------------------------------------------------------------
 
     def navigate(self, folder: str) -> None:
@@ -135,6 +142,7 @@ class FileBrowser:
             self.navigate(path)
             return
         self.opened.append(path)
+        self._record(OPEN, path)
         if self.on_open is not None:
             self.on_open(path)
         elif self.window.desktop is not None:
@@ -145,6 +153,7 @@ class FileBrowser:
         if path is not None:
             index = self.list.selected_index or 0
             self.fs.delete(path)
+            self._record(DELETE, path)
             if self.list.items:
                 self.list.select(min(index, len(self.list.items) - 1))
 
@@ -153,6 +162,7 @@ class FileBrowser:
         while self.fs.exists(self.path_of(name)):
             name, number = f"New Folder {number}", number + 1
         self.fs.mkdir(self.path_of(name))
+        self._record(MKDIR, self.path_of(name))
         self.select(name)
         self.begin_rename()
 
@@ -183,12 +193,14 @@ class FileBrowser:
         self.window.set_focus(self.list)
         if not commit or not new or new == old:
             return
+        source, target = self.path_of(old), self.fs.normpath(posixpath.join(self.folder, new))
         try:
-            self.fs.rename(self.path_of(old), new)
+            self.fs.rename(source, new)
         except (OSError, ValueError) as exc:
             if self.window.desktop is not None:
                 self.window.desktop.open_dialog("Cannot rename", f"{old} could not be renamed: {exc}")
             return
+        self._record(RENAME, source, target)
         if new in self.list.items:
             self.select(new)
 

@@ -2,6 +2,8 @@
 the pointer (which keeps the pointer while its button is down), or the focused window.
 
 Modal dialogs are enforced here: a press on any other window only brings the dialog forward.
+Every press and key is recorded here too (``desktop.provenance``), with what it hit or went to, as
+it is delivered.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from cua_bench.sim.events import MODIFIERS, KeyEvent, MouseEvent, ScrollEvent
 from cua_bench.sim.geometry import Rect
+from cua_bench.sim.provenance import ClickRecord, KeyRecord, WidgetRef
 from cua_bench.sim.widget import Widget
 from cua_bench.sim.windows import TASKBAR_HEIGHT, TITLE_HEIGHT, Window
 
@@ -58,32 +61,46 @@ class EventRouter:
 
     def mouse_down(self, sx: int, sy: int, button: str = "left", count: int = 1) -> None:
         self.move_cursor(sx, sy)
-        if self.desktop.popup is not None:
-            if self.desktop.popup.rect.contains(sx, sy):
+
+        def hit(part: str, window: Window | None = None, target: WidgetRef | None = None,
+                item: str | None = None) -> None:  # fmt: skip
+            record = ClickRecord(button, count, (sx, sy), part, window.id if window else None, target, item)
+            self.desktop.provenance.clicks.append(record)
+
+        popup = self.desktop.popup
+        if popup is not None:
+            if popup.rect.contains(sx, sy):
+                index = popup.index_at(sx, sy)
+                hit("popup", popup.owner.window, popup.owner.ref, None if index is None else popup.items[index].label)
                 if button == "left":
-                    self.desktop.popup.click(sx, sy)
+                    popup.click(sx, sy)
                 self.desktop.invalidate()
             else:
+                hit("outside popup", popup.owner.window, popup.owner.ref)
                 self.desktop.close_popup()  # a click outside closes the popup and goes no further
             return
         if self.desktop.taskbar and sy >= self.desktop.height - TASKBAR_HEIGHT:
-            self.taskbar_click(sx)
+            hit("taskbar", self.taskbar_click(sx))
             return
         window = self.desktop.window_at(sx, sy)
         if window is None:
+            hit("desktop")
             return
         modal = self.desktop.modal_window()
         if modal is not None and window is not modal:
+            hit("blocked", window)
             self.desktop.raise_window(modal)  # refused: a modal dialog is open
             return
         self.desktop.raise_window(window)
         event = self._event(window, sx, sy, button, count)
         if event.y < TITLE_HEIGHT:
+            close = window.closable and window.close_rect().contains(event.x, event.y)
+            hit("close" if close else "title", window)
             if button == "left":
-                close = window.closable and window.close_rect().contains(event.x, event.y)
                 self.capture = _Capture("close" if close else "move", window, offset=(event.x, event.y))
             return
         widget = window.widget_at(event.x, event.y)
+        hit("widget", window, None if widget is None else widget.ref)
         if button == "left":
             if widget is not None and widget.on_mouse_down(event):
                 self.capture = _Capture("widget", window, widget)
@@ -154,6 +171,7 @@ class EventRouter:
 
     def key(self, event: KeyEvent) -> None:
         """One key press, to the open popup or else the focused window."""
+        self._record_key(event)
         popup = self.desktop.popup
         if popup is not None:
             if event.key == "escape" or (event.key == "tab" and not event.ctrl):
@@ -169,8 +187,24 @@ class EventRouter:
         elif event.key == "f4" and event.alt and window.closable:
             window.dismiss()
 
-    def taskbar_click(self, sx: int) -> None:
+    def _record_key(self, event: KeyEvent) -> None:
+        """Where the key goes: to the open popup's owner, else to the focused window's focused widget."""
+        popup = self.desktop.popup
+        window: Window | None
+        target: Widget | None
+        if popup is not None:
+            window, target = popup.owner.window, popup.owner
+        else:
+            window = self.desktop.focused_window
+            target = None if window is None else window.focus_widget
+        record = KeyRecord(event.key, event.mods, event.text, None if window is None else window.id,
+                           None if target is None else target.ref, popup is not None)  # fmt: skip
+        self.desktop.provenance.keys.append(record)
+
+    def taskbar_click(self, sx: int) -> Window | None:
+        """Raise the window whose taskbar button is at ``sx``; that window, if any."""
         for window, rect in self.desktop.taskbar_buttons():
             if rect.x <= sx < rect.right:
                 self.desktop.raise_window(window)
-                return
+                return window
+        return None

@@ -1,12 +1,17 @@
 """The text editing model behind text fields and editors: caret, selection, undo and redo.
 
 It knows nothing about pixels or keys, so every editing rule is testable on its own and both
-the one-line field and the multi-line editor share it.
+the one-line field and the multi-line editor share it. Each character carries its ``Origin``
+(``cua_bench.sim.provenance``) through every edit, undo and redo, so where the text came from is
+a fact the buffer keeps, not something read back from the keys.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+
+from cua_bench.sim.provenance import SET_HERE, Origin
 
 __all__ = ["TextBuffer"]
 
@@ -16,6 +21,7 @@ class _Snapshot:
     text: str
     caret: int
     anchor: int
+    origins: tuple[Origin, ...]
 
 
 def _is_word(char: str) -> bool:
@@ -29,10 +35,11 @@ class TextBuffer:
     typing a word removes the word, not its last letter.
     """
 
-    def __init__(self, text: str = "", *, multiline: bool = False, max_undo: int = 500) -> None:
+    def __init__(self, text: str = "", *, multiline: bool = False, max_undo: int = 500,
+                 origin: Origin = SET_HERE) -> None:  # fmt: skip
         self.multiline = multiline
         self.max_undo = max_undo
-        self._text = self._clean(text)
+        self._text, self._origins = self._clean(text, origin)
         self.caret = len(self._text)
         self.anchor = self.caret
         self._undo: list[_Snapshot] = []
@@ -45,9 +52,19 @@ class TextBuffer:
     def text(self) -> str:
         return self._text
 
-    def set_text(self, text: str) -> None:
+    @property
+    def origins(self) -> tuple[Origin, ...]:
+        """Each character's origin, as the buffer keeps it (``into`` None: this buffer's widget)."""
+        return self._origins
+
+    @property
+    def selected_origins(self) -> tuple[Origin, ...]:
+        start, end = self.selection
+        return self._origins[start:end]
+
+    def set_text(self, text: str, origin: Origin = SET_HERE) -> None:
         """Replace everything as a program would: caret to the end, history forgotten."""
-        self._text = self._clean(text)
+        self._text, self._origins = self._clean(text, origin)
         self.caret = self.anchor = len(self._text)
         self._undo.clear()
         self._redo.clear()
@@ -81,16 +98,30 @@ class TextBuffer:
         start = sum(len(text) + 1 for text in lines[:line])
         return start + max(0, min(col, len(lines[line])))
 
-    def _clean(self, text: str) -> str:
-        text = text.replace("\r\n", "\n").replace("\r", "\n")
-        return text if self.multiline else text.replace("\n", " ")
+    def _clean(self, text: str, origin: Origin | Sequence[Origin]) -> tuple[str, tuple[Origin, ...]]:
+        """Line ends made ``\n`` (a space in one line), with one origin per character kept: ``origin``
+        for all of them, or a sequence of one per character of ``text``."""
+        marks = (origin,) * len(text) if isinstance(origin, Origin) else tuple(origin)
+        if len(marks) != len(text):
+            raise ValueError(f"{len(marks)} origins for {len(text)} characters")
+        if "\r" not in text and (self.multiline or "\n" not in text):
+            return text, marks
+        chars: list[str] = []
+        kept: list[Origin] = []
+        for index, char in enumerate(text):
+            if char == "\r" and text[index + 1 : index + 2] == "\n":
+                continue  # \r\n is one line end: the \n's
+            end = char in "\r\n"
+            chars.append(char if not end else "\n" if self.multiline else " ")
+            kept.append(marks[index])
+        return "".join(chars), tuple(kept)
 
     # --- history ---------------------------------------------------------------------------
 
     def _push(self, typing: bool = False, *, fresh: bool = False) -> None:
         if typing and self._typing and not fresh:
             return
-        self._undo.append(_Snapshot(self._text, self.caret, self.anchor))
+        self._undo.append(self._snapshot())
         del self._undo[: -self.max_undo]
         self._redo.clear()
         self._typing = typing
@@ -98,31 +129,36 @@ class TextBuffer:
     def undo(self) -> bool:
         if not self._undo:
             return False
-        self._redo.append(_Snapshot(self._text, self.caret, self.anchor))
+        self._redo.append(self._snapshot())
         self._restore(self._undo.pop())
         return True
 
     def redo(self) -> bool:
         if not self._redo:
             return False
-        self._undo.append(_Snapshot(self._text, self.caret, self.anchor))
+        self._undo.append(self._snapshot())
         self._restore(self._redo.pop())
         return True
 
+    def _snapshot(self) -> _Snapshot:
+        return _Snapshot(self._text, self.caret, self.anchor, self._origins)
+
     def _restore(self, snap: _Snapshot) -> None:
-        self._text, self.caret, self.anchor = snap.text, snap.caret, snap.anchor
+        self._text, self.caret, self.anchor, self._origins = snap.text, snap.caret, snap.anchor, snap.origins
         self._typing = False
 
     # --- editing ---------------------------------------------------------------------------
 
-    def insert(self, text: str, *, typing: bool = False) -> bool:
-        """Replace the selection with ``text``; ``typing`` joins the previous undo step."""
-        text = self._clean(text)
+    def insert(self, text: str, *, typing: bool = False, origin: Origin | Sequence[Origin] = SET_HERE) -> bool:
+        """Replace the selection with ``text``; ``typing`` joins the previous undo step. ``origin``:
+        where the new text comes from (one for all of it, or one per character)."""
+        text, marks = self._clean(text, origin)
         if not text and not self.has_selection:
             return False
         self._push(typing=typing, fresh=self.has_selection)
         start, end = self.selection
         self._text = self._text[:start] + text + self._text[end:]
+        self._origins = self._origins[:start] + marks + self._origins[end:]
         self.caret = self.anchor = start + len(text)
         return True
 

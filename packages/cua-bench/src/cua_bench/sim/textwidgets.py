@@ -3,16 +3,23 @@
 Both edit a ``TextBuffer`` with the keys of common desktop toolkits: arrows (shift extends the
 selection, ctrl moves by word), home/end, backspace/delete, ctrl+a/c/x/v/z/y, and the mouse
 (click places the caret, shift+click and dragging select, double click selects a word).
+
+Typed characters are marked typed into the widget, and a copy puts the selection's origins on the
+desktop's clipboard with the widget it came from, so a paste marks each character with where it
+was copied from and where it was first typed or set (``origins``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from PIL import ImageDraw
 
 from cua_bench.sim.events import KeyEvent, MouseEvent, ScrollEvent
 from cua_bench.sim.geometry import Rect
+from cua_bench.sim.provenance import PASTED, TYPED_HERE, Clip, Origin
 from cua_bench.sim.render import LINE_HEIGHT, Theme, draw_text, fit_text, focus_ring, text_index_at, text_width
 from cua_bench.sim.text import TextBuffer
 from cua_bench.sim.widget import Callback, Widget
@@ -72,6 +79,23 @@ class _TextWidget(Widget):
     def node_value(self) -> Any:
         return self.text
 
+    def origins(self) -> tuple[Origin, ...]:
+        """Where each character of the text came from: typed into this widget, pasted into it (from
+        which widget, and where it was first typed or set), or set by a program."""
+        return self._resolved(self.buffer.origins)
+
+    def _resolved(self, origins: Sequence[Origin]) -> tuple[Origin, ...]:
+        """The buffer's origins with ``into`` filled in as this widget (as they leave it)."""
+        ref = self.ref
+        done: dict[int, Origin] = {}  # by identity: a run of characters shares one origin
+        out = []
+        for origin in origins:
+            resolved = done.get(id(origin))
+            if resolved is None:
+                resolved = done[id(origin)] = replace(origin, into=ref)
+            out.append(resolved)
+        return tuple(out)
+
     def _after_edit(self, changed: bool) -> None:
         self._ensure_visible()
         self.invalidate()
@@ -86,13 +110,23 @@ class _TextWidget(Widget):
 
     # --- keyboard --------------------------------------------------------------------------
 
-    def _clipboard(self, text: str | None = None) -> str:
+    def _copy(self, *, cut: bool = False) -> None:
         desktop = self.desktop
-        if desktop is None:
-            return ""
-        if text is not None:
-            desktop.clipboard = text
-        return desktop.clipboard
+        if desktop is not None:
+            selected = self._resolved(self.buffer.selected_origins)
+            desktop.clip = Clip(self.buffer.selected_text, selected, self.ref, cut)
+
+    def _paste(self) -> bool:
+        desktop = self.desktop
+        clip = desktop.clip if desktop is not None else Clip("", ())
+        made: dict[int, Origin] = {}
+        marks = []
+        for origin in clip.origins:
+            mark = made.get(id(origin))
+            if mark is None:
+                mark = made[id(origin)] = Origin(PASTED, copied_from=clip.source, root=origin.first)
+            marks.append(mark)
+        return self.buffer.insert(clip.text, origin=marks)
 
     def _edit(self, key: str, event: KeyEvent) -> bool | None:
         """Editing keys; None when ``key`` is not one of them. Returns whether the text changed."""
@@ -102,17 +136,17 @@ class _TextWidget(Widget):
             return False
         if event.ctrl and key == "c":
             if buffer.has_selection:
-                self._clipboard(buffer.selected_text)
+                self._copy()
             return False
         if self.read_only:
             return None
         if event.ctrl and key == "x":
             if not buffer.has_selection:
                 return False
-            self._clipboard(buffer.selected_text)
+            self._copy(cut=True)
             return buffer.delete_selection()
         if event.ctrl and key == "v":
-            return buffer.insert(self._clipboard())
+            return self._paste()
         if event.ctrl and (key == "y" or (key == "z" and event.shift)):
             return buffer.redo()
         if event.ctrl and key == "z":
@@ -122,7 +156,7 @@ class _TextWidget(Widget):
         if key == "delete":
             return buffer.delete(word=event.ctrl)
         if event.text is not None and not event.ctrl and not event.alt:
-            return buffer.insert(event.text, typing=True)
+            return buffer.insert(event.text, typing=True, origin=TYPED_HERE)
         return None
 
     def _visible_lines(self) -> int:
@@ -140,7 +174,7 @@ class _TextWidget(Widget):
             return True
         if key == "enter" and not event.ctrl and not event.alt:
             if self.multiline and not self.read_only:
-                self.buffer.insert("\n", typing=True)
+                self.buffer.insert("\n", typing=True, origin=TYPED_HERE)
                 self._after_edit(changed=True)
                 return True
             if self.on_submit:
@@ -298,7 +332,7 @@ class TextArea(_TextWidget):
 
     def on_key(self, event: KeyEvent) -> bool:
         if event.key == "tab" and self.accepts_tab and not self.read_only and not event.mods:
-            self.buffer.insert("    ")
+            self.buffer.insert("    ", origin=TYPED_HERE)
             self._after_edit(changed=True)
             return True
         return super().on_key(event)

@@ -14,6 +14,7 @@ from PIL import ImageDraw
 
 from cua_bench.sim.events import KeyEvent, MouseEvent, ScrollEvent
 from cua_bench.sim.geometry import Rect, normalised_bounds
+from cua_bench.sim.provenance import WidgetRef, new_serial
 
 if TYPE_CHECKING:
     from cua_bench.sim.desktop import SimDesktop
@@ -74,6 +75,7 @@ class Widget:
     ) -> None:
         self._window: Window | None = None
         self._parent: Widget | None = None
+        self._serial = new_serial()
         self._placed = x is not None and y is not None
         self._want = (width, height)
         self.name = name
@@ -103,6 +105,12 @@ class Widget:
     @property
     def parent(self) -> Widget | None:
         return self._parent
+
+    @property
+    def ref(self) -> WidgetRef:
+        """This widget as the desktop's records name it (``cua_bench.sim.provenance``)."""
+        window = self.window
+        return WidgetRef(window.id if window is not None else "", self.name, self._serial)
 
     def attach(self, window: Window | None, parent: Widget | None = None) -> None:
         self._window = window

@@ -5,7 +5,9 @@ Not a task folder (no ``main.py``): the families import it as
 
 Setup and evaluation reach the desktop through ``session.sim`` (``desktop``). The oracle helpers
 (``Screen`` and friends) use only what an agent has: the accessibility tree, the window list and
-unified actions, so every oracle move is one an agent reading the screen could make.
+unified actions, so every oracle move is one an agent reading the screen could make. Where an
+instruction names a method or a window, evaluators hold it to the desktop's own records
+(``sim.provenance``, through ``text_origins`` and ``written_by``), never to the keys in the action log.
 """
 
 from __future__ import annotations
@@ -16,9 +18,9 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from cua_bench.session import center, find_all, walk
-from cua_bench.sim import EditorApp, SimDesktop, Window
-from cua_bench.sim.events import MODIFIERS, KeyEvent, char_event
+from cua_bench.sim import EditorApp, FileRecord, Origin, SimDesktop, TextArea, TextField, Widget, Window
 from cua_bench.sim.geometry import Rect
+from cua_bench.sim.provenance import SAVE
 from cua_bench.tasks import Task, TaskError, tasks_config
 from cua_core.actions import Action, Click, Drag, KeyPress, Point, Scroll, TypeText
 
@@ -35,23 +37,23 @@ __all__ = [
     "files",
     "folder_files",
     "fresh",
+    "holders",
     "keep",
     "kept",
-    "key_events",
     "line",
     "loaders",
     "lookalike",
     "paragraph",
     "pick_names",
-    "pressed",
-    "retyped",
     "seed_files",
     "snapshot_files",
     "snapshot_windows",
+    "text_origins",
     "token",
     "variants",
     "window",
     "window_changes",
+    "written_by",
 ]
 
 TRAIN_VARIANTS = 200
@@ -184,13 +186,14 @@ def desktop(session: Any) -> SimDesktop:
 
 
 def fresh(session: Any) -> SimDesktop:
-    """The desktop emptied: no windows, popup, held keys or clipboard; only the default folders."""
+    """The desktop emptied: no windows, popup, held keys, clipboard or records; only the default folders."""
     sim = desktop(session)
     sim.close_popup()
     for open_window in sim.windows():
         sim.remove_window(open_window)
     sim.clipboard = ""
     sim.held.clear()
+    sim.provenance.clear()
     fs = sim.fs
     for name in fs.listdir("/"):
         fs.delete(f"/{name}")
@@ -210,7 +213,8 @@ def files(sim: SimDesktop) -> dict[str, str]:
 
 
 def snapshot_files(sim: SimDesktop) -> dict[str, str]:
-    """Every file with its text and every folder (its path ending in ``/``, with ""), by path.
+    """Every file with its text and every folder (its path ending in ``/``, with ""), by path:
+    dot-named ones at every depth too (a file renamed to ``.name`` is still there), all of ``/``.
 
     Kept at setup and taken again at evaluation, so an evaluator holds the whole file system to
     what the instruction asked to change: a deleted neighbour, an emptied file or a stray folder
@@ -224,6 +228,12 @@ def snapshot_files(sim: SimDesktop) -> dict[str, str]:
         pending += [f"{folder.rstrip('/')}/{name}" for name in sim.fs.listdir(folder)
                     if sim.fs.is_dir(f"{folder.rstrip('/')}/{name}")]  # fmt: skip
     return found
+
+
+def holders(snapshot: dict[str, str], content: str) -> list[str]:
+    """The files of a ``snapshot_files`` that hold exactly ``content``, hidden ones included: a
+    delete leaves none, a move leaves only the new path (renamed to ``.name`` is not deleted)."""
+    return [path for path, text in snapshot.items() if not path.endswith("/") and text == content]
 
 
 def file_changes(before: dict[str, str], after: dict[str, str], *, expect: Iterable[str] = ()) -> list[str]:
@@ -252,9 +262,11 @@ def window_changes(before: dict[str, tuple[int, int, int, int]], after: dict[str
 
 
 def keep(task: Task, sim: SimDesktop) -> None:
-    """Keep the files and windows as setup left them, for the evaluator to compare the end state with."""
+    """Keep the files and windows as setup left them, for the evaluator to compare the end state
+    with, and start the desktop's records afresh (what setup did there is not the agent's doing)."""
     task.scratch["files"] = snapshot_files(sim)
     task.scratch["windows"] = snapshot_windows(sim)
+    sim.provenance.clear()
 
 
 def kept(task: Task, what: str) -> Any:
@@ -264,47 +276,24 @@ def kept(task: Task, what: str) -> Any:
     return task.scratch[what]
 
 
-# --- the method, from the actions applied (task.history) -----------------------------------
+# --- the method, from what the desktop observed (sim.provenance) ----------------------------
 
 
-def key_events(history: Iterable[dict[str, Any]]) -> list[KeyEvent]:
-    """The key events the actions of ``history`` made, as the sim turns them into events (held
-    modifiers included), so a rule about keys reads the same whether a chord came from ``key``,
-    ``key_down`` or ``type`` while ctrl was held."""
-    held: set[str] = set()
-    events: list[KeyEvent] = []
-    for action in history:
-        kind, mods = action.get("kind"), frozenset(held & MODIFIERS)
-        if kind == "type":
-            for char in str(action.get("text", "")):
-                event = char_event(char, mods)
-                events.append(KeyEvent(event.key, event.mods) if event.mods & {"ctrl", "alt", "super"} else event)
-            if action.get("press_enter"):
-                events.append(KeyEvent("enter", mods))
-        elif kind in ("key", "hold_key"):
-            keys = [str(k) for k in action.get("keys", [])]
-            chord = mods | frozenset(k for k in keys if k in MODIFIERS)
-            events += [KeyEvent.press(k, chord) for k in keys if k not in MODIFIERS]
-        elif kind == "key_down":
-            key = str(action.get("key"))
-            held.add(key)
-            if key not in MODIFIERS:
-                events.append(KeyEvent.press(key, mods))
-        elif kind == "key_up":
-            held.discard(str(action.get("key")))
-    return events
+def text_origins(widget: Widget) -> tuple[Origin, ...]:
+    """Where each character of a text widget's text came from (typed, pasted from where, set)."""
+    if not isinstance(widget, TextField | TextArea):
+        raise TaskError(f"{widget!r} holds no editable text")
+    return widget.origins()
 
 
-def pressed(events: Sequence[KeyEvent], key: str) -> list[int]:
-    """Where in ``events`` ctrl+``key`` (or cmd+``key``) was pressed."""
-    return [i for i, event in enumerate(events) if event.ctrl and event.key == key and not event.alt]
-
-
-def retyped(events: Sequence[KeyEvent], value: str, size: int = 3) -> bool:
-    """Whether any ``size`` characters in a row of ``value`` were typed (the text typed, all of it
-    joined): the evidence that a value meant to be copied was typed instead, even in pieces."""
-    typed = "".join(event.text or "" for event in events)
-    return any(value[i : i + size] in typed for i in range(max(1, len(value) - size + 1)))
+def written_by(sim: SimDesktop, path: str, window_id: str, op: str = SAVE, via: str | None = None) -> FileRecord | None:
+    """The record of what last put ``path`` where it is, if the window ``window_id`` did it with
+    ``op`` (through ``via``, when given); None otherwise. A named window or method is held to this
+    record, which the desktop wrote as the app acted."""
+    record = sim.provenance.last_write(path)
+    if record is None or record.window != window_id or record.op != op or via not in (None, record.via):
+        return None
+    return record
 
 
 def window(sim: SimDesktop, title: str) -> Window | None:

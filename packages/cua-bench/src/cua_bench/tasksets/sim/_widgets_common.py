@@ -7,7 +7,8 @@ Four groups, each used by a different side of a task:
 * setup: a clean desktop per episode and windows placed where the variant says;
 * evaluation: the state evaluators read (a window by title), and the whole end state: every window's
   inputs as setup left them (``remember``), compared with the asked-for change excepted, exactly one
-  submission, and, for "using only the keyboard", no pointer action in ``task.history``;
+  submission, for "using only the keyboard", no pointer action in ``task.history``, and for "click
+  X", the desktop's record of a press on X (``sim.provenance``);
 * the oracle and the wrong ways: finding nodes in the accessibility tree and acting on them with
   unified actions only, as an agent reading the screen would (they never touch ``session.sim``).
 """
@@ -213,8 +214,10 @@ def _window_values(session: cb.Session) -> dict[str, dict[str, Any]]:
 
 
 def remember(task: cb.Task, session: cb.Session) -> None:
-    """Setup's last step: every open window and the values of its inputs, for ``as_before_but``."""
+    """Setup's last step: every open window and the values of its inputs, for ``as_before_but``; and
+    the desktop's records started afresh (an earlier episode's clicks are not this one's)."""
     task.scratch["windows"] = _window_values(session)
+    desktop(session).provenance.clear()
 
 
 def as_before_but(task: cb.Task, session: cb.Session, changes: dict[str, dict[str, Any] | None]) -> bool:

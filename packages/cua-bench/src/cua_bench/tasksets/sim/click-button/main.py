@@ -1,10 +1,12 @@
 """click-button: click the button with a given label among several scattered in a window.
 
 The evaluator checks the whole end state: the named button pressed exactly once, no other button
-pressed, and the window still open (the title bar's Close is a button too).
+pressed, and the window still open (the title bar's Close is a button too); and, as the instruction
+says click, the desktop's record of a left press on that button.
 
 Wrong ways: ``clicks_a_neighbouring_button`` (another label), ``double_clicks_it`` (the right
-button pressed twice) and ``oracle_then_clicks_another_button``. Chance is 1/k for k buttons.
+button pressed twice), ``oracle_then_clicks_another_button`` and ``presses_it_with_the_keyboard``
+(Tab to it, Space). Chance is 1/k for k buttons.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from cua_bench.tasksets.sim._widgets_common import (
     WORDS,
     click,
     click_in,
+    desktop,
     launch_form,
     node_in,
     remember,
@@ -25,6 +28,7 @@ from cua_bench.tasksets.sim._widgets_common import (
     splits,
     window_by_title,
 )
+from cua_core.actions import KeyPress
 
 FAMILY = "click-button"
 TITLE = "Click the button"
@@ -68,7 +72,9 @@ async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
     if window is None or not same_windows(task, session):
         return score(False)
     clicks = {w.name: w.clicks for w in window.all_widgets() if isinstance(w, Button)}
-    return score(clicks == {name: int(name == task.metadata["target"]) for name in task.metadata["labels"]})
+    clicked = desktop(session).provenance.clicks_on(window.id, task.metadata["target"])
+    return score(clicks == {name: int(name == task.metadata["target"]) for name in task.metadata["labels"]}
+                 and bool(clicked))  # fmt: skip
 
 
 @cb.solve_task
@@ -96,3 +102,14 @@ async def oracle_then_clicks_another_button(task: cb.Task, session: cb.Session) 
     """The named button, then one more: another button's action runs too."""
     await solve(task, session)
     await clicks_a_neighbouring_button(task, session)
+
+
+@cb.wrong_way
+async def presses_it_with_the_keyboard(task: cb.Task, session: cb.Session) -> None:
+    """The named button reached with Tab and pressed with Space: pressed once, but not clicked."""
+    for _ in range(len(task.metadata["labels"]) + 1):
+        window = await session.find(role="window", name=TITLE)
+        if "focused" in node_in(window, "button", task.metadata["target"])["states"]:
+            break
+        await session.apply([KeyPress(("tab",))])
+    await session.apply([KeyPress(("space",))])

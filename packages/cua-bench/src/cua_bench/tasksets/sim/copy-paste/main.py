@@ -4,13 +4,16 @@ Hard variants add fields with look-alike values, a third window, and a target fi
 holds text to replace.
 
 The evaluator checks every field of every window (only the target field changed, to exactly the
-value), that every window is still open, and the method from the actions applied
-(``task.history``): a ctrl+c, a ctrl+v after it, the clipboard holding the value, and no run of
-three of the value's characters ever typed (so typing it, in one go or in pieces, and then
-copying it to the clipboard scores 0, whatever the clipboard holds).
+value), that every window is still open, and the method from what the desktop observed (its
+``provenance``, never the keys pressed): every character of the target field was pasted from a
+clipboard copied from the named source field, where setup had put it. Text typed anywhere (in
+pieces, backwards, into the source field itself) and then copied and pasted reads as typed.
 
 Wrong ways: ``retype_then_copy`` (the tester's case: type the value into the target, then
-ctrl+a, ctrl+c), ``retype_copy_paste`` (type it, then copy and paste it over itself),
+ctrl+a, ctrl+c), ``retype_copy_paste`` (type it, then copy and paste it over itself), the red
+team's ``typed_in_pairs_with_backspace`` and ``typed_backwards_with_left`` (typed so that no three
+characters of the value are typed in a row, then copied and pasted over itself),
+``retyped_in_source_then_copy_paste`` (typed over the source's own value, copied from there),
 ``cut_instead_of_copy`` (ctrl+x empties the source field) and ``oracle_then_close_source``.
 """
 
@@ -20,6 +23,7 @@ import random
 from typing import Any
 
 import cua_bench as cb
+from cua_bench.sim import pasted_from
 from cua_bench.tasksets.sim._desktop_common import (
     Screen,
     arrange,
@@ -27,11 +31,9 @@ from cua_bench.tasksets.sim._desktop_common import (
     fresh,
     keep,
     kept,
-    key_events,
     loaders,
-    pressed,
-    retyped,
     snapshot_windows,
+    text_origins,
     token,
     window,
     window_changes,
@@ -102,38 +104,52 @@ async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
             return [0.0]
     if window_changes(kept(task, "windows"), snapshot_windows(sim)):
         return [0.0]
-    events = key_events(task.history)
-    copies = pressed(events, "c")
-    pasted = bool(copies) and any(i > copies[0] for i in pressed(events, "v"))
-    return [1.0 if pasted and sim.clipboard == value and not retyped(events, value) else 0.0]
+    source, target = window(sim, meta["source_title"]), window(sim, meta["target_title"])
+    assert source is not None and target is not None  # both checked above
+    pasted = text_origins(target.find("textbox", meta["into"]))
+    return [1.0 if pasted_from(pasted, source.find("textbox", meta["copy"]).ref) else 0.0]
 
 
 @cb.solve_task
 async def solve(task: cb.Task, session: cb.Session) -> None:
     screen = Screen(session)
-    meta = task.metadata
+    await _copy_from_source(screen, task.metadata)
+    await _paste_into_target(screen, task.metadata)
+
+
+async def _copy_from_source(screen: Screen, meta: dict[str, Any], *, key: str = "c", retype: bool = False) -> None:
+    """Select the source field's text and copy it (``key`` x: cut it); ``retype`` types the value
+    over itself first (the field reads as before)."""
     source = await screen.front(await screen.window(meta["source_title"]))
-    await screen.click(await screen.find(source, "textbox", meta["copy"]))
+    field = await screen.find(source, "textbox", meta["copy"])
+    await screen.click(field)
     await screen.keys("ctrl", "a")
-    await screen.keys("ctrl", "c")
-    target = await screen.front(await screen.window(meta["target_title"]))
-    await screen.click(await screen.find(target, "textbox", meta["into"]))
-    await screen.keys("ctrl", "a")
+    if retype:
+        await screen.type(str(field["value"]))
+        await screen.keys("ctrl", "a")
+    await screen.keys("ctrl", key)
+
+
+async def _paste_into_target(screen: Screen, meta: dict[str, Any]) -> None:
+    await _select_target(screen, meta)
     await screen.keys("ctrl", "v")
 
 
-async def _type_into_target(screen: Screen, meta: dict[str, Any]) -> None:
+async def _select_target(screen: Screen, meta: dict[str, Any]) -> str:
+    """The target field focused with its text selected; returns the value, read off the source
+    window as an agent would."""
+    source = await screen.window(meta["source_title"])
+    value = str((await screen.find(source, "textbox", meta["copy"]))["value"])
     target = await screen.front(await screen.window(meta["target_title"]))
     await screen.click(await screen.find(target, "textbox", meta["into"]))
     await screen.keys("ctrl", "a")
-    source = await screen.window(meta["source_title"])  # read off the screen, as an agent would
-    await screen.type((await screen.find(source, "textbox", meta["copy"]))["value"])
+    return value
 
 
 @cb.wrong_way
 async def retype_then_copy(task: cb.Task, session: cb.Session) -> None:
     screen = Screen(session)
-    await _type_into_target(screen, task.metadata)
+    await screen.type(await _select_target(screen, task.metadata))
     await screen.keys("ctrl", "a")
     await screen.keys("ctrl", "c")
 
@@ -141,24 +157,53 @@ async def retype_then_copy(task: cb.Task, session: cb.Session) -> None:
 @cb.wrong_way
 async def retype_copy_paste(task: cb.Task, session: cb.Session) -> None:
     screen = Screen(session)
-    await _type_into_target(screen, task.metadata)
-    await screen.keys("ctrl", "a")
-    await screen.keys("ctrl", "c")
-    await screen.keys("ctrl", "v")
+    await screen.type(await _select_target(screen, task.metadata))
+    await _copy_and_paste_over_itself(screen)
+
+
+async def _copy_and_paste_over_itself(screen: Screen) -> None:
+    for key in ("a", "c", "v"):
+        await screen.keys("ctrl", key)
+
+
+@cb.wrong_way
+async def typed_in_pairs_with_backspace(task: cb.Task, session: cb.Session) -> None:
+    """The red team's: the value typed into the target two characters at a time, each pair followed
+    by '#' and BackSpace (no three of its characters typed in a row), then copied and pasted over itself."""
+    screen = Screen(session)
+    value = await _select_target(screen, task.metadata)
+    for start in range(0, len(value), 2):
+        await screen.type(value[start : start + 2] + "#")
+        await screen.keys("backspace")
+    await _copy_and_paste_over_itself(screen)
+
+
+@cb.wrong_way
+async def typed_backwards_with_left(task: cb.Task, session: cb.Session) -> None:
+    """The red team's: the value typed into the target from its last character to its first, Left
+    after each, then copied and pasted over itself."""
+    screen = Screen(session)
+    value = await _select_target(screen, task.metadata)
+    for char in reversed(value):
+        await screen.type(char)
+        await screen.keys("left")
+    await _copy_and_paste_over_itself(screen)
+
+
+@cb.wrong_way
+async def retyped_in_source_then_copy_paste(task: cb.Task, session: cb.Session) -> None:
+    """The value typed over itself in the source field, copied from there and pasted: what was
+    pasted is text the agent typed, not the value setup put in the source."""
+    screen = Screen(session)
+    await _copy_from_source(screen, task.metadata, retype=True)
+    await _paste_into_target(screen, task.metadata)
 
 
 @cb.wrong_way
 async def cut_instead_of_copy(task: cb.Task, session: cb.Session) -> None:
     screen = Screen(session)
-    meta = task.metadata
-    source = await screen.front(await screen.window(meta["source_title"]))
-    await screen.click(await screen.find(source, "textbox", meta["copy"]))
-    await screen.keys("ctrl", "a")
-    await screen.keys("ctrl", "x")
-    target = await screen.front(await screen.window(meta["target_title"]))
-    await screen.click(await screen.find(target, "textbox", meta["into"]))
-    await screen.keys("ctrl", "a")
-    await screen.keys("ctrl", "v")
+    await _copy_from_source(screen, task.metadata, key="x")
+    await _paste_into_target(screen, task.metadata)
 
 
 @cb.wrong_way

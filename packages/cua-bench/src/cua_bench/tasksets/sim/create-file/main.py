@@ -4,12 +4,15 @@ Easy: one line, saved in Documents. Medium: a few lines, a file browser open alo
 more lines, a subfolder, and a second editor (on another file) that must stay untouched.
 
 The evaluator checks the new file's text and that nothing else in the file system changed (every
-file and its text, every folder) against what setup kept. "Using Save As" holds by construction:
-an untitled editor saves only through the Save As dialog. Chance 0 (typing).
+file and its text, every folder, dot-named ones too) against what setup kept, and the window and
+method the instruction names from the desktop's records: the file was last written by the named
+Untitled window (its id kept at setup; File > New makes others of the same title) through its Save
+As dialog, and every character written was typed into that window's text area. Chance 0 (typing).
 
 Wrong ways: ``accept_the_default_name`` (Save As's untitled.txt), ``save_in_home_folder``
-(the right name, one folder off) and ``oracle_then_overwrite_neighbour`` (then Save As again over
-a file that was already there).
+(the right name, one folder off), ``oracle_then_overwrite_neighbour`` (then Save As again over
+a file that was already there), ``oracle_then_hidden_copy`` (a stray copy under a dot name) and
+the red team's ``saved_from_the_other_editor`` (typed into another editor and saved from there).
 """
 
 from __future__ import annotations
@@ -18,6 +21,8 @@ import posixpath
 import random
 
 import cua_bench as cb
+from cua_bench.sim import EditorApp, typed_into
+from cua_bench.sim.provenance import SAVE, SAVE_AS
 from cua_bench.tasksets.sim._desktop_common import (
     DOCS,
     HOME,
@@ -34,6 +39,7 @@ from cua_bench.tasksets.sim._desktop_common import (
     loaders,
     seed_files,
     snapshot_files,
+    written_by,
 )
 
 FAMILY = "create-file"
@@ -78,15 +84,24 @@ async def setup(task: cb.Task, session: cb.Session) -> None:
         opened.append(await session.launch("editor", path=meta["other"], width=520, height=380))
     opened.append(await session.launch("editor", width=560, height=400))
     arrange(random.Random(meta["seed"]), sim, [sim.get_window(i) for i in opened])
+    app = sim.get_window(opened[-1]).data["app"]
+    assert isinstance(app, EditorApp)
+    task.scratch["untitled"] = app.area.ref  # the named window's text area, by identity
     keep(task, sim)
 
 
 @cb.evaluate_task
 async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
     meta = task.metadata
-    now = snapshot_files(desktop(session))
-    right = now.get(meta["path"]) in (meta["text"], meta["text"] + "\n")
-    return [1.0 if right and not file_changes(kept(task, "files"), now, expect=[meta["path"]]) else 0.0]
+    sim = desktop(session)
+    now = snapshot_files(sim)
+    text = now.get(meta["path"])
+    if text not in (meta["text"], meta["text"] + "\n") or file_changes(kept(task, "files"), now, expect=[meta["path"]]):
+        return [0.0]
+    area = kept(task, "untitled")
+    saved = written_by(sim, meta["path"], area.window, SAVE, SAVE_AS)
+    typed = saved is not None and saved.text == text and typed_into((run.origin for run in saved.origins), area)
+    return [1.0 if typed else 0.0]
 
 
 @cb.solve_task
@@ -124,3 +139,29 @@ async def save_in_home_folder(task: cb.Task, session: cb.Session) -> None:
 async def oracle_then_overwrite_neighbour(task: cb.Task, session: cb.Session) -> None:
     await solve(task, session)
     await Screen(session).save_as(next(iter(task.metadata["files"])))
+
+
+@cb.wrong_way
+async def oracle_then_hidden_copy(task: cb.Task, session: cb.Session) -> None:
+    """The file saved, then saved again beside it under a dot name: a hidden stray copy."""
+    await solve(task, session)
+    folder, name = posixpath.split(task.metadata["path"])
+    await Screen(session).save_as(f"{folder}/.{name}")
+
+
+@cb.wrong_way
+async def saved_from_the_other_editor(task: cb.Task, session: cb.Session) -> None:
+    """The red team's: the text typed into another editor (the hard variants' second editor, else a
+    new one from File > New) and saved from there with Save As; the named window stays empty."""
+    screen = Screen(session)
+    others = [w for w in await session.windows() if w["app"] == "editor" and w["title"] != UNTITLED]
+    if others:
+        editor = await screen.front(await screen.window(others[0]["title"]))
+    else:
+        await screen.front(await screen.window(UNTITLED))
+        await screen.keys("ctrl", "n")
+        editor = await screen.window(UNTITLED)  # the new one, in front
+    await screen.click(await screen.find(editor, "textbox", "Editor"))
+    await screen.keys("ctrl", "a")
+    await screen.type(task.metadata["text"])
+    await screen.save_as(task.metadata["path"])

@@ -3,12 +3,15 @@
 Easy: one file among a few. Medium: two among look-alikes. Hard: three in a long list that must
 be scrolled, next to look-alike names and a same-named file in a subfolder that must survive.
 
-The evaluator checks, against what setup kept, that the named files are gone and nothing else in
-the file system changed (every other file and its text, every folder: a stray new folder counts).
-Chance: 1/C(n, k), picking the k named files among the n in the folder.
+The evaluator checks, against what setup kept, that no file anywhere (dot-named ones included)
+holds a named file's content, that nothing else in the file system changed (every other file and
+its text, every folder: a stray new folder counts), and, from the desktop's records, that a file
+browser deleted each named file. Chance: 1/C(n, k), picking the k named files among the n in the
+folder.
 
 Wrong ways: ``delete_the_wrong_file`` (one named file kept, a neighbour deleted instead),
-``oracle_then_delete_one_more`` and ``oracle_then_new_folder`` (a folder left behind).
+``oracle_then_delete_one_more``, ``oracle_then_new_folder`` (a folder left behind) and
+``hide_instead_of_delete`` (each named file renamed to ``.name``).
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import random
 
 import cua_bench as cb
 from cua_bench.session import find_all
+from cua_bench.sim.provenance import DELETE, FILE_BROWSER
 from cua_bench.tasksets.sim._desktop_common import (
     DOCS,
     Screen,
@@ -26,6 +30,7 @@ from cua_bench.tasksets.sim._desktop_common import (
     file_changes,
     folder_files,
     fresh,
+    holders,
     keep,
     kept,
     loaders,
@@ -77,10 +82,12 @@ async def setup(task: cb.Task, session: cb.Session) -> None:
 
 @cb.evaluate_task
 async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
+    sim = desktop(session)
     doomed = [f"{DOCS}/{name}" for name in task.metadata["delete"]]
-    now = snapshot_files(desktop(session))
-    gone = not any(path in now for path in doomed)
-    return [1.0 if gone and not file_changes(kept(task, "files"), now, expect=doomed) else 0.0]
+    before, now = kept(task, "files"), snapshot_files(sim)
+    gone = not any(path in now or holders(now, before[path]) for path in doomed)
+    deleted = {r.path for r in sim.provenance.files if r.op == DELETE and r.via == FILE_BROWSER}
+    return [1.0 if gone and deleted >= set(doomed) and not file_changes(before, now, expect=doomed) else 0.0]
 
 
 @cb.solve_task
@@ -122,3 +129,14 @@ async def oracle_then_new_folder(task: cb.Task, session: cb.Session) -> None:
     browser = await screen.open_in_browser([])
     await screen.click(await screen.find(browser, "button", "New Folder"))
     await screen.keys("enter")
+
+
+@cb.wrong_way
+async def hide_instead_of_delete(task: cb.Task, session: cb.Session) -> None:
+    """Each named file renamed to a dot name (which many file browsers hide) instead of deleted."""
+    screen = Screen(session)
+    browser = await screen.open_in_browser([])
+    for name in task.metadata["delete"]:
+        await screen.click(await screen.list_item(browser, "Files", name))
+        await screen.keys("f2")
+        await screen.type(f".{name}", enter=True)

@@ -4,7 +4,9 @@ Easy variants name the button, medium ones say what the user wants, and hard one
 the window behind the dialog first (a note saying what to do, or a code to pick).
 
 The evaluator checks the whole end state: exactly one answer, the right button, the dialog gone and
-the window behind it still open, with no other window opened.
+the window behind it still open, with no other window opened; and where the instruction says to
+click the button (easy), the desktop's record of a left press on it (Tab and Enter answer too, but
+do not click).
 
 Wrong ways: ``clicks_another_button`` (another of the dialog's buttons) and
 ``oracle_then_closes_the_window_behind``. Chance is 1/k for the dialog's k buttons.
@@ -20,6 +22,7 @@ from cua_bench.sim import Label, Rect
 from cua_bench.tasksets.sim._widgets_common import (
     as_before_but,
     click_in,
+    desktop,
     fresh_desktop,
     remember,
     score,
@@ -91,6 +94,7 @@ async def setup(task: cb.Task, session: cb.Session) -> None:
     x = sim.width // 2 + int(fx * max(0, sim.width // 2 - dialog.rect.width))
     y = int(sim.height * 0.45) + int(fy * max(0, int(sim.height * 0.55) - dialog.rect.height))
     dialog.rect = Rect(x, y, dialog.rect.width, dialog.rect.height)
+    task.scratch["dialog"] = dialog.id
     remember(task, session)
 
 
@@ -98,7 +102,10 @@ async def setup(task: cb.Task, session: cb.Session) -> None:
 async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
     meta = task.metadata
     main = window_by_title(session, meta["main"])
-    return score(main is not None and main.data.get("answers") == [meta["answer"]]
+    clicked = meta["kind"] != "easy" or bool(
+        desktop(session).provenance.clicks_on(task.scratch["dialog"], meta["answer"])
+    )
+    return score(main is not None and main.data.get("answers") == [meta["answer"]] and clicked
                  and as_before_but(task, session, {meta["title"]: None}))  # fmt: skip
 
 

@@ -1,7 +1,8 @@
 """drag-to-target: drag the named chip onto the named drop area (hard: out of another area).
 
 The evaluator checks the whole end state: the named chip in the named area, every other chip where
-it started (loose or in its area), and the window still open with no other window opened.
+it started (loose or in its area), and the window still open with no other window opened. "Drag"
+holds by construction: chips take no keys, so only a drag moves one.
 
 Wrong ways: ``drops_it_in_another_area`` and ``oracle_then_moves_another_chip`` (a second chip
 dragged into an area it was not in). Chance is 1/(chips x areas): one drag of some chip to some area.

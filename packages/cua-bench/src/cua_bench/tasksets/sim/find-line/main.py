@@ -5,12 +5,13 @@ Easy: a dozen lines, all on screen. Medium: forty lines (the editor must be scro
 hundred and twenty lines with look-alike codes on other lines.
 
 The evaluator checks that every submission holds the line number (one guess after another
-scores 0) and, against what setup kept, that nothing in the file system changed. Chance: 1/n
+scores 0), that each was sent by a click on Submit as the instruction says (the desktop's records
+of presses), and, against what setup kept, that nothing in the file system changed. Chance: 1/n
 for n lines.
 
 Wrong ways: ``count_from_zero`` (the line's index, one less), ``guess_then_correct`` (line 1 or 2
-submitted first, then the right one) and ``oracle_then_mark_the_line`` (a note typed into the
-log on that line and saved).
+submitted first, then the right one), ``oracle_then_mark_the_line`` (a note typed into the log on
+that line and saved) and ``submitted_with_enter`` (Enter instead of a click on Submit).
 """
 
 from __future__ import annotations
@@ -92,7 +93,8 @@ async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
     report = window(sim, REPORT)
     sent = [] if report is None else report.data.get("submissions", [])
     right = bool(sent) and all(str(s.get("Line number", "")).strip() == str(task.metadata["number"]) for s in sent)
-    return [1.0 if right and not file_changes(kept(task, "files"), snapshot_files(sim)) else 0.0]
+    clicked = report is not None and len(sim.provenance.clicks_on(report.id, "Submit")) >= len(sent)
+    return [1.0 if right and clicked and not file_changes(kept(task, "files"), snapshot_files(sim)) else 0.0]
 
 
 @cb.solve_task
@@ -107,13 +109,15 @@ async def _the_number(screen: Screen, task: cb.Task) -> int:
     return next(i for i, row in enumerate(text.split("\n"), 1) if task.metadata["code"] in row)
 
 
-async def _submit(screen: Screen, number: int) -> None:
+async def _submit(screen: Screen, number: int, *, enter: bool = False) -> None:
+    """The number typed into the report, then Submit clicked (``enter``: Enter pressed instead)."""
     report = await screen.front(await screen.window(REPORT))
     field = await screen.find(report, "textbox", "Line number")
     await screen.click(field)
     await screen.keys("ctrl", "a")
-    await screen.type(str(number))
-    await screen.click(await screen.find(report, "button", "Submit"))
+    await screen.type(str(number), enter=enter)
+    if not enter:
+        await screen.click(await screen.find(report, "button", "Submit"))
 
 
 @cb.wrong_way
@@ -140,3 +144,10 @@ async def oracle_then_mark_the_line(task: cb.Task, session: cb.Session) -> None:
     down = [KeyPress(("down",))] * (number - 1)
     await screen.act(KeyPress(("ctrl", "home")), *down, KeyPress(("end",)), TypeText("  <-- found"))
     await screen.keys("ctrl", "s")
+
+
+@cb.wrong_way
+async def submitted_with_enter(task: cb.Task, session: cb.Session) -> None:
+    """The right number, sent with Enter (the default button) where the instruction says to click Submit."""
+    screen = Screen(session)
+    await _submit(screen, await _the_number(screen, task), enter=True)

@@ -1,7 +1,8 @@
 """navigate-menu: choose an item by its menu path (Edit > Transform > Rotate 90°), submenus included.
 
 The evaluator checks the whole end state: exactly one command run, the one on the path, and the
-window still open with no other window opened.
+window still open with no other window opened. "From the menu bar" holds by construction: the
+commands have no shortcuts, so only the menu bar (by pointer or its keys) runs them.
 
 Wrong ways: ``chooses_a_neighbouring_command`` (the item next to it in the same menu) and
 ``oracle_then_chooses_another_command``. Chance is 1/k for the k commands in the menus.

@@ -5,8 +5,9 @@ another file. Hard: the file is in a subfolder of Documents in a long list (brow
 a file of the same name sits in Documents itself.
 
 The evaluator checks that exactly the target (besides an editor open from the start) is open in
-an editor, showing its text, and, against what setup kept, that nothing in the file system
-changed. Chance: 1/n, opening one of the n files in the target's folder.
+an editor, showing its text, that a file browser opened it (the desktop's records), and, against
+what setup kept, that nothing in the file system changed. Chance: 1/n, opening one of the n files
+in the target's folder.
 
 Wrong ways: ``open_a_neighbour`` (another file of the folder, a look-alike name in most variants),
 ``oracle_then_open_another`` and ``oracle_then_delete_a_file``.
@@ -21,6 +22,7 @@ from typing import Any
 import cua_bench as cb
 from cua_bench.session import find_all
 from cua_bench.sim import EditorApp
+from cua_bench.sim.provenance import FILE_BROWSER, OPEN
 from cua_bench.tasksets.sim._desktop_common import (
     DOCS,
     HOME,
@@ -88,7 +90,8 @@ async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
              and w.data["app"].path == meta["target"]]  # fmt: skip
     before, now = kept(task, "files"), snapshot_files(sim)
     right = sorted(p or "" for p in editor_paths(sim)) == expected and shown == [before[meta["target"]]]
-    return [1.0 if right and not file_changes(before, now) else 0.0]
+    opened = any(r.op == OPEN and r.via == FILE_BROWSER and r.path == meta["target"] for r in sim.provenance.files)
+    return [1.0 if right and opened and not file_changes(before, now) else 0.0]
 
 
 @cb.solve_task

@@ -5,12 +5,13 @@ hard ones put the file in a long list (it must be scrolled to) in a subfolder of
 the browser opened at the home folder.
 
 The evaluator checks, against what setup kept, that the old name is gone, the new name holds the
-file's text, and nothing else in the file system changed (every other file and its text, every
-folder). Chance 0 (typing a name).
+file's text and is the only file that does (dot-named ones included), nothing else in the file
+system changed (every other file and its text, every folder), and, from the desktop's records,
+that a file browser's rename put the file there. Chance 0 (typing a name).
 
 Wrong ways: ``rename_the_wrong_file`` (a neighbour, often a look-alike, gets the new name),
-``drop_the_extension`` (the new name typed without its extension) and
-``oracle_then_delete_one_more``.
+``drop_the_extension`` (the new name typed without its extension),
+``oracle_then_delete_one_more`` and ``oracle_then_hidden_backup`` (a copy left under ``.old``).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from typing import Any
 
 import cua_bench as cb
 from cua_bench.session import find_all
+from cua_bench.sim.provenance import FILE_BROWSER, RENAME
 from cua_bench.tasksets.sim._desktop_common import (
     DOCS,
     HOME,
@@ -31,6 +33,7 @@ from cua_bench.tasksets.sim._desktop_common import (
     file_name,
     folder_files,
     fresh,
+    holders,
     keep,
     kept,
     loaders,
@@ -82,10 +85,13 @@ async def setup(task: cb.Task, session: cb.Session) -> None:
 @cb.evaluate_task
 async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
     meta = task.metadata
-    before, now = kept(task, "files"), snapshot_files(desktop(session))
+    sim = desktop(session)
+    before, now = kept(task, "files"), snapshot_files(sim)
     old, new = f"{meta['folder']}/{meta['old']}", f"{meta['folder']}/{meta['new']}"
-    moved = old not in now and now.get(new) == before[old]
-    return [1.0 if moved and not file_changes(before, now, expect=[old, new]) else 0.0]
+    moved = old not in now and holders(now, before[old]) == [new]
+    record = sim.provenance.last_write(new)
+    renamed = record is not None and record.op == RENAME and record.via == FILE_BROWSER
+    return [1.0 if moved and renamed and not file_changes(before, now, expect=[old, new]) else 0.0]
 
 
 @cb.solve_task
@@ -131,3 +137,15 @@ async def oracle_then_delete_one_more(task: cb.Task, session: cb.Session) -> Non
     await solve(task, session)
     screen = Screen(session)
     await screen.delete_in_browser(await _a_neighbour(screen, task.metadata))
+
+
+@cb.wrong_way
+async def oracle_then_hidden_backup(task: cb.Task, session: cb.Session) -> None:
+    """The rename, then the file opened and saved again under its old name with a dot in front: a
+    hidden copy left behind."""
+    await solve(task, session)
+    screen = Screen(session)
+    meta = task.metadata
+    browser = await _in_folder(screen, meta)
+    await screen.click(await screen.list_item(browser, "Files", meta["new"]), clicks=2)
+    await screen.save_as(f"{meta['folder']}/.{meta['old']}")

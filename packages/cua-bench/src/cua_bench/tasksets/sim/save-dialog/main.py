@@ -8,11 +8,13 @@ already holds look-alike names.
 
 The evaluator checks, against what setup kept, that the new file holds the document (with its
 unsaved changes) and nothing else in the file system changed: the original keeps its saved text,
-no neighbour is overwritten, no folder appears. "Using Save As" holds by construction: only the
-Save As dialog writes to another path. Chance 0 (typing a path).
+no neighbour is overwritten, no folder appears. The window and the method come from the desktop's
+records: the new file was last written by the editor that showed the document (its id kept at
+setup) through its Save As dialog, with the text now in the file. Chance 0 (typing a path).
 
 Wrong ways: ``save_in_home_folder`` (the right name, the wrong folder), ``overwrite_a_neighbour``
-(Save As onto a file already there) and ``oracle_then_overwrite_neighbour``.
+(Save As onto a file already there), ``oracle_then_overwrite_neighbour`` and
+``saved_from_a_new_editor`` (the document retyped into another editor and saved from there).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import random
 import cua_bench as cb
 from cua_bench.sim import EditorApp
 from cua_bench.sim.events import char_event
+from cua_bench.sim.provenance import SAVE, SAVE_AS
 from cua_bench.tasksets.sim._desktop_common import (
     DOCS,
     HOME,
@@ -41,6 +44,7 @@ from cua_bench.tasksets.sim._desktop_common import (
     paragraph,
     seed_files,
     snapshot_files,
+    written_by,
 )
 
 FAMILY = "save-dialog"
@@ -84,15 +88,20 @@ async def setup(task: cb.Task, session: cb.Session) -> None:
     for char in meta["added"]:  # typed, so the editor knows the text as unsaved
         app.area.on_key(char_event(char))
     arrange(random.Random(meta["seed"]), sim, [sim.get_window(i) for i in opened])
+    task.scratch["editor"] = opened[-1]
     keep(task, sim)
 
 
 @cb.evaluate_task
 async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
     meta = task.metadata
-    before, now = kept(task, "files"), snapshot_files(desktop(session))
-    saved = now.get(meta["target"]) == before[meta["source"]] + meta["added"]
-    return [1.0 if saved and not file_changes(before, now, expect=[meta["target"]]) else 0.0]
+    sim = desktop(session)
+    before, now = kept(task, "files"), snapshot_files(sim)
+    text = now.get(meta["target"])
+    if text != before[meta["source"]] + meta["added"] or file_changes(before, now, expect=[meta["target"]]):
+        return [0.0]
+    saved = written_by(sim, meta["target"], kept(task, "editor"), SAVE, SAVE_AS)
+    return [1.0 if saved is not None and saved.text == text else 0.0]
 
 
 @cb.solve_task
@@ -125,3 +134,15 @@ async def overwrite_a_neighbour(task: cb.Task, session: cb.Session) -> None:
 async def oracle_then_overwrite_neighbour(task: cb.Task, session: cb.Session) -> None:
     await solve(task, session)
     await _save_as(Screen(session), _neighbour(task))
+
+
+@cb.wrong_way
+async def saved_from_a_new_editor(task: cb.Task, session: cb.Session) -> None:
+    """The document as the editor shows it typed into a new editor (File > New) and saved from there
+    with Save As: the right text at the right path, but not the named editor's Save As."""
+    screen = Screen(session)
+    shown = (await screen.find(await screen.front(await screen.window(app="editor")), "textbox", "Editor"))["value"]
+    await screen.keys("ctrl", "n")
+    await screen.click(await screen.find(await screen.window("Untitled - Editor"), "textbox", "Editor"))
+    await screen.type(str(shown))
+    await screen.save_as(task.metadata["target"])

@@ -4,11 +4,12 @@ Easy: one code. Medium: a list of codes, one per service; the instruction names 
 Hard: also an account number from a third window, plus a distractor window with other codes.
 
 The evaluator checks that every submission holds exactly the expected values (the code, the
-account number, the Username left as it was: a wrong try before the right one scores 0) and that
+account number, the Username left as it was: a wrong try before the right one scores 0), that each
+was sent by a click on Verify as the instruction says (the desktop's records of presses), and that
 the form's fields still hold them at the end. Chance 0 (typing).
 
-Wrong ways: ``wrong_then_right`` (another code submitted first), ``swap_two_digits`` (a typo) and
-``oracle_then_clear_username``.
+Wrong ways: ``wrong_then_right`` (another code submitted first), ``swap_two_digits`` (a typo),
+``oracle_then_clear_username`` and ``verified_with_enter`` (Enter instead of a click on Verify).
 """
 
 from __future__ import annotations
@@ -79,12 +80,14 @@ async def setup(task: cb.Task, session: cb.Session) -> None:
 
 @cb.evaluate_task
 async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
-    form = window(desktop(session), task.metadata["sign_in"])
+    sim = desktop(session)
+    form = window(sim, task.metadata["sign_in"])
     if form is None:
         return [0.0]
     want, sent = expected(task.metadata), form.data.get("submissions", [])
     kept_there = all(form.find("textbox", name).value == value for name, value in want.items())
-    return [1.0 if sent and all(values == want for values in sent) and kept_there else 0.0]
+    clicked = len(sim.provenance.clicks_on(form.id, "Verify")) >= len(sent)  # each sent by a click, as asked
+    return [1.0 if sent and all(values == want for values in sent) and kept_there and clicked else 0.0]
 
 
 @cb.solve_task
@@ -106,13 +109,17 @@ async def _read(screen: Screen, meta: dict[str, Any]) -> dict[str, str]:
     return values
 
 
-async def _enter(screen: Screen, values: dict[str, str], meta: dict[str, Any]) -> None:
+async def _enter(screen: Screen, values: dict[str, str], meta: dict[str, Any], *, by_key: bool = False) -> None:
+    """Type the values into their fields, then click Verify (``by_key``: press Enter instead)."""
     form = await screen.front(await screen.window(meta["sign_in"]))
     for field, value in values.items():
         await screen.click(await screen.find(form, "textbox", field))
         await screen.keys("ctrl", "a")
         await screen.type(value)
-    await screen.click(await screen.find(form, "button", "Verify"))
+    if by_key:
+        await screen.keys("enter")
+    else:
+        await screen.click(await screen.find(form, "button", "Verify"))
 
 
 @cb.wrong_way
@@ -141,3 +148,10 @@ async def oracle_then_clear_username(task: cb.Task, session: cb.Session) -> None
     await screen.click(await screen.find(form, "textbox", "Username"))
     await screen.keys("ctrl", "a")
     await screen.keys("delete")
+
+
+@cb.wrong_way
+async def verified_with_enter(task: cb.Task, session: cb.Session) -> None:
+    """The right values, sent with Enter (the default button) where the instruction says to click Verify."""
+    screen = Screen(session)
+    await _enter(screen, await _read(screen, task.metadata), task.metadata, by_key=True)

@@ -5,12 +5,15 @@ Easy: one damaging edit. Medium: two. Hard: three, in a longer file, with a seco
 on another file that must stay unchanged.
 
 The evaluator checks that the file holds its text from before the damage and, against what setup
-kept, that nothing else in the file system changed. The instruction names undo as the way back
-but does not require it (menu clicks leave no evidence to tell Edit > Undo from retyping; a
-deleted line or a word pasted over cannot be typed back without knowing it). Chance 0.
+kept, that nothing else in the file system changed, and, from the desktop's records, that the
+named editor window (its id kept at setup) saved it last. The instruction names undo as the way
+back but does not require it (a deleted line or a word pasted over cannot be typed back without
+knowing it). Chance 0.
 
 Wrong ways: ``undo_without_saving``, ``undo_into_a_copy`` (the repaired text saved under another
-name, the file still damaged) and ``oracle_then_save_a_copy`` (a stray backup left beside it).
+name, the file still damaged), ``oracle_then_save_a_copy`` (a stray backup left beside it) and
+``restored_then_saved_from_a_new_editor`` (the repaired text pasted into another editor, saved
+from there).
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ from cua_bench.tasksets.sim._desktop_common import (
     seed_files,
     snapshot_files,
     token,
+    written_by,
 )
 
 FAMILY = "undo-edit"
@@ -93,14 +97,19 @@ async def setup(task: cb.Task, session: cb.Session) -> None:
     sim.clipboard = ""
     app.save()
     arrange(random.Random(meta["seed"]), sim, [sim.get_window(i) for i in opened])
+    task.scratch["editor"] = opened[-1]
     keep(task, sim)
 
 
 @cb.evaluate_task
 async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
-    path, now = task.metadata["path"], snapshot_files(desktop(session))
+    sim = desktop(session)
+    path, now = task.metadata["path"], snapshot_files(sim)
     repaired = now.get(path) == task.metadata["files"][path]
-    return [1.0 if repaired and not file_changes(kept(task, "files"), now, expect=[path]) else 0.0]
+    if not repaired or file_changes(kept(task, "files"), now, expect=[path]):
+        return [0.0]
+    saved = written_by(sim, path, kept(task, "editor"))
+    return [1.0 if saved is not None and saved.text == now[path] else 0.0]
 
 
 @cb.solve_task
@@ -138,3 +147,13 @@ async def undo_into_a_copy(task: cb.Task, session: cb.Session) -> None:
 async def oracle_then_save_a_copy(task: cb.Task, session: cb.Session) -> None:
     await solve(task, session)
     await Screen(session).save_as(task.metadata["path"] + ".bak")
+
+
+@cb.wrong_way
+async def restored_then_saved_from_a_new_editor(task: cb.Task, session: cb.Session) -> None:
+    """Undone in the named window, then its text copied into a new editor (File > New) and saved over
+    the file from there: the named window never saves."""
+    screen = await _undo_all(task, session)
+    for key in ("a", "c", "n", "v"):
+        await screen.keys("ctrl", key)
+    await screen.save_as(task.metadata["path"])
