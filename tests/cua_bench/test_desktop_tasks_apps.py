@@ -50,6 +50,23 @@ def test_chance_of_the_choices() -> None:
         assert task.chance == pytest.approx(0.5 ** len(task.metadata["topics"]))
 
 
+# The red team's spreadsheet exploits (issue 31), each scored 1.0 when sheets were compared as CSV
+# text of sheet 1; each is a declared wrong way now, so check_task plays it live and it must score 0.
+RED_TEAM = {
+    "gnumeric-edit-cell": {"typed_as_text", "exported_as_csv_under_its_name"},
+    "gnumeric-add-row": {"numbers_typed_as_text"},
+    "gnumeric-fill-cells": {"numbers_typed_as_text", "exported_as_csv_under_the_name"},
+    "gnumeric-sum-formula": {"junk_in_a_second_sheet"},
+}
+
+
+@pytest.mark.parametrize("task", sorted(RED_TEAM))
+def test_the_red_teams_sheet_exploits_are_wrong_ways(task: str) -> None:
+    folder = next(folder for folder in FOLDERS if folder.name == task)
+    for split in ("test", "train"):
+        assert RED_TEAM[task] <= set(load_task_module(folder).wrong_ways(split)), task
+
+
 def test_a_formula_is_judged_by_what_it_is_over() -> None:
     amounts = cells("B2:B6")
     assert amounts == {"B2", "B3", "B4", "B5", "B6"}
@@ -79,4 +96,5 @@ def test_a_product_is_of_the_rows_two_cells() -> None:
 
 @pytest.mark.parametrize("folder", FOLDERS, ids=[folder.name for folder in FOLDERS])
 def test_train_variants_oracle_1_nothing_0_wrong_ways_0(folder: Path, root: Path) -> None:
-    check_desktop_task(folder, root, "train", TRAIN_VARIANTS)
+    # The adversary's mutations run on the test split's sample (test_desktop_tasks.py).
+    check_desktop_task(folder, root, "train", TRAIN_VARIANTS, adversary=False)

@@ -1,46 +1,91 @@
-"""The gnumeric tasks' plumbing: workbooks made with ssconvert, and cells read back from the saved file.
+"""The gnumeric tasks' plumbing: workbooks made with ssconvert, the saved file judged cell by cell
+with types on every sheet, and the moves the oracles and wrong ways make in Gnumeric.
 
-Values come from ``ssconvert`` (Gnumeric's own engine recalculates every formula, exactly as the app
-shows it); formulas come from the workbook's XML, so an evaluator can tell ``=SUM(B2:B6)`` from a
-typed-in total, and ``refers_to`` / ``product_of`` read which cells a formula is over: a value is
-not enough, since ``=SUM(31.5)`` or ``=MAX(B2:B40)`` gives the same number as the asked-for formula.
+An evaluator reads the saved file as a workbook (``_workbook.parse``: its real format, whatever its
+name) and compares it whole with what the task asks for: the same sheets, each cell of the kind
+asked (a number, not its digits as text; a formula over the cells asked, with the right result),
+nothing else on any sheet, and no other file under home changed. ``refers_to`` / ``product_of``
+read which cells a formula is over: a value is not enough, since ``=SUM(31.5)`` or
+``=MAX(B2:B40)`` gives the same number as the asked-for formula.
+
+``numbers_as_text``, ``with_extra_sheet`` and ``as_csv`` are the adversary's workbook mutations
+(``cua-bench check`` applies them to every task's oracle result); they live in ``_workbook``.
 """
 
 from __future__ import annotations
 
 import csv
-import gzip
 import io
 import math
 import random
 import re
-import xml.etree.ElementTree as ET
+from collections.abc import Callable
+from dataclasses import dataclass
 
+from cua_bench.filestate import Snapshot
 from cua_bench.session import Session
-from cua_bench.tasks import TaskError
-from cua_bench.tasksets.desktop._common import act, file_changes, key, shell, snapshot_files, write_files
+from cua_bench.tasks import Task, TaskError
+from cua_bench.tasksets.desktop._common import (
+    act,
+    file_changes,
+    file_title,
+    key,
+    no_window,
+    shell,
+    snapshot_files,
+    start,
+    submit_dialog,
+    window,
+    write_files,
+)
+from cua_bench.tasksets.desktop._workbook import (
+    Sheet,
+    Value,
+    Workbook,
+    as_csv,
+    csv_rows,
+    numbers_as_text,
+    parse,
+    with_extra_sheet,
+)
+from cua_core.actions import TypeText, Wait
 from cua_core.errors import CuaError
 
 __all__ = [
     "ITEMS",
+    "SHEET",
     "Cell",
+    "Formula",
+    "Want",
+    "as_csv",
     "call",
     "cell_name",
     "cells",
-    "formulas",
+    "csv_rows",
+    "export_csv",
     "goto",
     "make_workbook",
     "matches",
+    "numbers_as_text",
+    "open_workbook",
     "others_unchanged",
     "price",
     "product_of",
+    "read_workbook",
     "refers_to",
     "same_value",
-    "sheet_rows",
+    "scored",
     "to_csv",
+    "with_extra_sheet",
+    "workbook_holds",
 ]
 
 Cell = str | int | float
+"""A value a task writes or expects: text, or a number ("" is an empty cell)."""
+
+SHEET = "Sheet1"
+"""The one sheet of every gnumeric task's workbook: setup's, and the one a new Gnumeric workbook has."""
+
 SEED_FOLDER = ".cua-seed"
 ITEMS = (
     "apples", "bread", "coffee", "dates", "eggs", "flour", "grapes", "honey", "jam", "kale", "lemons", "milk",
@@ -71,79 +116,142 @@ def to_csv(rows: list[list[Cell]]) -> str:
     return out.getvalue()
 
 
-async def make_workbook(session: Session, path: str, rows: list[list[Cell]], sheet: str = "Sheet1") -> None:
-    """A workbook at ``path`` (its format from the extension: .gnumeric, .xlsx, .csv) holding ``rows``."""
-    seed = f"{SEED_FOLDER}/{sheet}.csv"  # the sheet is named after the file ssconvert imports
+# --- setup -------------------------------------------------------------------------------------
+
+
+async def make_workbook(session: Session, path: str, rows: list[list[Cell]], sheet: str = SHEET) -> None:
+    """A workbook at ``path`` (its format from the extension: .gnumeric, .xlsx, .csv) holding ``rows``
+    on one sheet named ``sheet``."""
+    # ssconvert names the sheet after the file it imports, extension and all: a seed with no
+    # extension (its importer named instead) gives the sheet exactly ``sheet``.
+    seed = f"{SEED_FOLDER}/{sheet}"
     await write_files(session, {seed: to_csv(rows)})
     folder = path.rsplit("/", 1)[0] if "/" in path else "."
-    command = f"mkdir -p {shell(folder)} && ssconvert {shell(seed)} {shell(path)} && rm -rf {SEED_FOLDER}"
+    command = (
+        f"mkdir -p {shell(folder)} && ssconvert -I Gnumeric_stf:stf_csvtab {shell(seed)} {shell(path)} "
+        f"&& rm -rf {SEED_FOLDER}"
+    )
     result = await session.run_command(command, timeout=60)
     if result.returncode != 0:
         raise TaskError(f"ssconvert could not make {path}: {result.stderr.strip()}")
 
 
-async def sheet_rows(session: Session, path: str) -> list[list[str]] | None:
-    """The first sheet's values as text, formulas computed; None when the file is missing or unreadable."""
-    out = "$TMPDIR/cua-sheet-values.csv"
+async def open_workbook(task: Task, session: Session) -> None:
+    """Setup of a task on an existing workbook: ``metadata["rows"]`` saved at ``metadata["path"]``,
+    open in Gnumeric, and every file under home remembered for ``scored``."""
+    meta = task.metadata
+    await make_workbook(session, meta["path"], meta["rows"])
+    await start(session, "gnumeric", meta["path"], title=file_title(meta["path"], "Gnumeric"))
+    task.scratch["before"] = await snapshot_files(session)
+
+
+# --- reading the saved workbook -------------------------------------------------------------------
+
+
+async def read_workbook(session: Session, path: str) -> Workbook | None:
+    """The workbook saved at ``path``, formulas' results included; None when there is no file or it
+    is not a Gnumeric workbook."""
+    try:
+        book = parse(await session.read_bytes(path))
+    except (OSError, CuaError):
+        return None
+    if book is None or not any(v.kind == "formula" for s in book.sheets.values() for v in s.cells.values()):
+        return book
+    return book.with_results(await _results(session, path, book))
+
+
+async def _results(session: Session, path: str, book: Workbook) -> dict[str, dict[tuple[int, int], str]]:
+    """What each formula computes, as Gnumeric itself computes it: ssconvert recalculates the file
+    and writes each sheet's raw values (no display format) as CSV, one file per sheet."""
     command = (
-        f'ssconvert -T Gnumeric_stf:stf_csv {shell(path)} "{out}" >/dev/null 2>&1 && cat "{out}"; '
-        f'status=$?; rm -f "{out}"; exit $status'
+        "out=$(mktemp -d) && ssconvert --recalc -S -I Gnumeric_XmlIO:sax -T Gnumeric_stf:stf_assistant "
+        f'-O "separator=, format=raw" {shell(path)} "$out/%n.csv" >/dev/null 2>&1; status=$?; '
+        f'for n in $(seq 0 {len(book.sheets) - 1}); do cat "$out/$n.csv" 2>/dev/null; printf "\\0"; done; '
+        'rm -rf "$out"; exit $status'
     )
     result = await session.run_command(command, timeout=60)
     if result.returncode != 0:
-        return None
-    rows = list(csv.reader(io.StringIO(result.stdout)))
-    # The CSV starts at the first used row and column: a table typed one row too low would read
-    # the same as one typed from A1. The workbook's XML has the cells' places; put the blanks back.
-    places = [(int(cell.get("Row", "0")), int(cell.get("Col", "0"))) for cell in await _cells(session, path)]
-    if places:
-        top, left = min(row for row, _ in places), min(col for _, col in places)
-        rows = [[] for _ in range(top)] + [[""] * left + row for row in rows]
-    return rows
+        return {}
+    texts = result.stdout.split("\0")
+    return {name: _placed(sheet, text) for (name, sheet), text in zip(book.sheets.items(), texts, strict=False)}
 
 
-async def _cells(session: Session, path: str) -> list[ET.Element]:
-    """The first sheet's cells in a Gnumeric file's XML (empty for other formats or a broken file)."""
+def _placed(sheet: Sheet, text: str) -> dict[tuple[int, int], str]:
+    """A sheet's CSV values by cell. The CSV starts at the sheet's first used row and column, which
+    the file's cells give."""
+    if not sheet.cells:
+        return {}
+    top = min(row for row, _ in sheet.cells)
+    left = min(col for _, col in sheet.cells)
+    rows = list(csv.reader(io.StringIO(text)))
+    return {(top + r, left + c): value for r, row in enumerate(rows) for c, value in enumerate(row)}
+
+
+# --- judging it ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Formula:
+    """An expected formula cell: ``accepts`` its text (what it is over) and it computes ``result``."""
+
+    accepts: Callable[[str], bool]
+    result: float
+
+
+Want = Cell | Formula
+"""One expected cell: text, a number (stored as a number), a formula, or "" for an empty cell."""
+
+
+def _close(text: str | None, number: float) -> bool:
     try:
-        data = await session.read_bytes(path)
-    except (OSError, CuaError):
-        return []
-    if data[:2] == b"\x1f\x8b":
-        try:
-            data = gzip.decompress(data)
-        except (OSError, EOFError):
-            return []
-    try:
-        root = ET.fromstring(data)
-    except ET.ParseError:
-        return []
-    sheet = next((node for node in root.iter() if node.tag.endswith("}Sheet")), None)
-    return [] if sheet is None else [node for node in sheet.iter() if node.tag.endswith("}Cell")]
+        return text is not None and math.isclose(float(text), number, rel_tol=1e-9, abs_tol=1e-9)
+    except ValueError:
+        return False
 
 
-async def formulas(session: Session, path: str) -> dict[str, str]:
-    """``{"B7": "=SUM(B2:B6)"}`` for every formula cell of the first sheet of a Gnumeric file.
+def _same(value: Value, want: Want) -> bool:
+    if isinstance(want, Formula):
+        return value.kind == "formula" and want.accepts(value.text) and _close(value.result, want.result)
+    if isinstance(want, int | float):
+        return value.kind == "number" and _close(value.text, want)
+    return value.kind == "text" and value.text == want
 
-    A formula shared by several cells is written once; the others carry only its ExprID and get the
-    first cell's text (enough to know that they hold a formula).
-    """
-    shared: dict[str, str] = {}
-    found: dict[str, str] = {}
-    for cell in await _cells(session, path):
-        text = (cell.text or "").strip()
-        expr = cell.get("ExprID")
-        if expr is not None:
-            text = shared.setdefault(expr, text) if text else shared.get(expr, "=")
-        if text.startswith("="):
-            found[cell_name(int(cell.get("Row", "0")), int(cell.get("Col", "0")))] = text
-    return found
+
+def workbook_holds(book: Workbook | None, sheets: dict[str, list[list[Want]]]) -> bool:
+    """The workbook has exactly ``sheets`` (names and order: an extra, renamed or missing sheet is a
+    change), each holding exactly its rows from A1, every cell of the kind asked, and nothing else
+    (no other cell, no comment or drawing)."""
+    if book is None or list(book.sheets) != list(sheets):
+        return False
+    for name, rows in sheets.items():
+        sheet = book.sheets[name]
+        want = {(r, c): value for r, row in enumerate(rows) for c, value in enumerate(row) if value != ""}
+        if sheet.objects or set(sheet.cells) != set(want):
+            return False
+        if not all(_same(sheet.cells[place], value) for place, value in want.items()):
+            return False
+    return True
+
+
+async def others_unchanged(session: Session, before: Snapshot, expect: list[str]) -> bool:
+    """No file under home changed besides ``expect`` since ``before`` (a ``snapshot_files``)."""
+    return not file_changes(before, await snapshot_files(session), expect=expect)
+
+
+async def scored(task: Task, session: Session, rows: list[list[Want]]) -> list[float]:
+    """The evaluation of a task that saves a workbook at ``metadata["path"]``: its one sheet holds
+    exactly ``rows`` (``workbook_holds``), and no other file under home changed since setup."""
+    path = task.metadata["path"]
+    ok = workbook_holds(await read_workbook(session, path), {SHEET: rows})
+    ok = ok and await others_unchanged(session, task.scratch["before"], [path])
+    return [1.0 if ok else 0.0]
 
 
 NUMBER = re.compile(r"^-?\d+(\.\d+)?([eE][-+]?\d+)?$")
 
 
 def same_value(actual: str | None, expected: Cell) -> bool:
-    """A cell's text against the expected value: numbers within rounding, text exactly."""
+    """A CSV field against the expected value: numbers within rounding, text exactly (CSV has no types)."""
     if actual is None:
         return False
     if isinstance(expected, int | float) and not isinstance(expected, bool):
@@ -154,23 +262,16 @@ def same_value(actual: str | None, expected: Cell) -> bool:
 
 
 def matches(rows: list[list[str]] | None, expected: list[list[Cell]]) -> bool:
-    """The sheet holds exactly ``expected`` (trailing empty cells and rows ignored)."""
-    if rows is None:
-        return False
-    trimmed = [row[: max((i + 1 for i, v in enumerate(row) if v != ""), default=0)] for row in rows]
-    while trimmed and not trimmed[-1]:
-        trimmed.pop()
-    if len(trimmed) != len(expected):
-        return False
-    return all(
-        len(row) == len(want) and all(same_value(got, value) for got, value in zip(row, want, strict=True))
-        for row, want in zip(trimmed, expected, strict=True)
+    """CSV rows (``csv_rows``) are exactly ``expected``: no blank line or empty field more (a
+    missing final newline reads the same, and is the one slack)."""
+    return (
+        rows is not None
+        and len(rows) == len(expected)
+        and all(
+            len(row) == len(want) and all(same_value(got, value) for got, value in zip(row, want, strict=True))
+            for row, want in zip(rows, expected, strict=True)
+        )
     )
-
-
-async def goto(session: Session, row: int, col: int) -> None:
-    """Oracle move: select the cell at 0-based (row, col) from A1 with the arrow keys."""
-    await act(session, key("ctrl+home"), *[key("down")] * row, *[key("right")] * col)
 
 
 # --- what a formula is over -----------------------------------------------------------------
@@ -236,6 +337,38 @@ def product_of(formula: str, over: set[str]) -> bool:
     return covered == over
 
 
-async def others_unchanged(session: Session, before: dict[str, str], expect: list[str]) -> bool:
-    """No file under home changed besides ``expect`` since ``before`` (a ``snapshot``)."""
-    return not file_changes(before, await snapshot_files(session), expect=expect)
+# --- the oracle's and wrong ways' moves ------------------------------------------------------------
+
+
+async def goto(session: Session, row: int, col: int) -> None:
+    """Select the cell at 0-based (row, col) from A1 with the arrow keys."""
+    await act(session, key("ctrl+home"), *[key("down")] * row, *[key("right")] * col)
+
+
+EXPORT_DIALOG = "Export the current workbook or sheet to"
+
+
+async def export_csv(session: Session, target: str, *, replace: bool = False) -> None:
+    """Data > Export Data > Export as CSV File, saved as ``~/target`` (over a file there with ``replace``).
+
+    A name whose extension is not ``.csv`` makes Gnumeric ask whether to keep it, and an existing
+    file whether to save over it (dialogs with no title): a wrong way answers as a person who wants
+    that name would, Yes (focused) and then OK (next to the focused Cancel).
+    """
+    # Data menu, up to its last item (Export Data), into the submenu, "Export as _CSV File...".
+    await act(session, key("alt+d"))
+    await act(session, key("up"))
+    await act(session, key("right"))
+    await act(session, key("c"))
+    if target.endswith(".csv") and not replace:
+        await submit_dialog(session, EXPORT_DIALOG, f"~/{target}")
+        return
+    await window(session, EXPORT_DIALOG)
+    await act(session, key("ctrl+a"), TypeText(f"~/{target}"), key("delete"), Wait(0.3), key("enter"))
+    if not target.endswith(".csv"):
+        await window(session, "")
+        await act(session, key("enter"), Wait(1.0))
+    if replace:
+        await window(session, "")
+        await act(session, key("tab"), key("enter"))
+    await no_window(session, EXPORT_DIALOG)

@@ -1,9 +1,11 @@
 """gnumeric-add-row: add a new row at the bottom of a table in Gnumeric and save.
 
-The evaluator checks the whole sheet (the old rows as they were, the new one right below them,
-nothing else), that it holds no formulas, and that no other file under home changed.
-Wrong ways: ``overwrites_the_last_row`` (the new row typed over the table's last one) and
-``oracle_then_clears_a_price`` (the new row, then the first item's price deleted).
+The evaluator reads the saved workbook cell by cell with types (``_sheets.scored``): the old rows
+as they were, the new one right below them with its numbers stored as numbers, nothing else (no
+formula, no other sheet), and no other file under home changed.
+Wrong ways: ``overwrites_the_last_row`` (the new row typed over the table's last one),
+``oracle_then_clears_a_price`` (the new row, then the first item's price deleted) and
+``numbers_typed_as_text`` (the new row's numbers typed as ``'12``: the right digits, stored as text).
 """
 
 from __future__ import annotations
@@ -11,30 +13,12 @@ from __future__ import annotations
 import random
 
 import cua_bench as cb
-from cua_bench.tasksets.desktop._common import (
-    WORDS,
-    act,
-    file_title,
-    key,
-    loaders,
-    save_and_wait,
-    snapshot_files,
-    start,
-)
-from cua_bench.tasksets.desktop._sheets import (
-    ITEMS,
-    Cell,
-    formulas,
-    goto,
-    make_workbook,
-    matches,
-    others_unchanged,
-    price,
-    sheet_rows,
-)
+from cua_bench.tasksets.desktop._common import OUTPUT_IS_THE_WORK, WORDS, act, key, loaders, save_and_wait
+from cua_bench.tasksets.desktop._sheets import ITEMS, Cell, goto, open_workbook, price, scored
 from cua_core.actions import TypeText
 
 NAME = "gnumeric-add-row"
+WAIVED = OUTPUT_IS_THE_WORK
 
 
 def build(rng: random.Random) -> cb.Task:
@@ -58,19 +42,12 @@ load_train, load_test = loaders(NAME, build)
 
 @cb.setup_task
 async def setup(task: cb.Task, session: cb.Session) -> None:
-    meta = task.metadata
-    await make_workbook(session, meta["path"], meta["rows"])
-    await start(session, "gnumeric", meta["path"], title=file_title(meta["path"], "Gnumeric"))
-    task.scratch["before"] = await snapshot_files(session)
+    await open_workbook(task, session)
 
 
 @cb.evaluate_task
 async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
-    meta = task.metadata
-    ok = matches(await sheet_rows(session, meta["path"]), [*meta["rows"], meta["new"]])
-    ok = ok and not await formulas(session, meta["path"])
-    ok = ok and await others_unchanged(session, task.scratch["before"], [meta["path"]])
-    return [1.0 if ok else 0.0]
+    return await scored(task, session, [*task.metadata["rows"], task.metadata["new"]])
 
 
 @cb.solve_task
@@ -99,3 +76,11 @@ async def oracle_then_clears_a_price(task: cb.Task, session: cb.Session) -> None
     await goto(session, 1, 2)
     await act(session, key("delete"))
     await save_and_wait(session, task.metadata["path"], "Gnumeric")
+
+
+@cb.wrong_way
+async def numbers_typed_as_text(task: cb.Task, session: cb.Session) -> None:
+    """The new row with its qty and price typed after an apostrophe: the right digits, stored as text."""
+    meta = task.metadata
+    item, *numbers = meta["new"]
+    await add(session, meta["path"], len(meta["rows"]), [item, *(f"'{number}" for number in numbers)])

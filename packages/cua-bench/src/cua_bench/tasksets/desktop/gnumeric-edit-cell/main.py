@@ -1,9 +1,12 @@
 """gnumeric-edit-cell: change one value of a table in Gnumeric (found by its row label) and save.
 
-The evaluator checks the whole sheet (the one value changed, every other cell as it was), that it
-holds no formulas, and that no other file under home changed.
-Wrong ways: ``edits_the_other_column`` (the new value typed into the row's other number) and
-``oracle_then_clears_another_label`` (the edit, then another row's item name deleted).
+The evaluator reads the saved workbook cell by cell with types (``_sheets.scored``): the one value
+changed and stored as a number, every other cell as it was, no formula, no other sheet, and no other
+file under home changed.
+Wrong ways: ``edits_the_other_column`` (the new value typed into the row's other number),
+``oracle_then_clears_another_label`` (the edit, then another row's item name deleted),
+``typed_as_text`` (``'75``: the right digits, stored as text) and ``exported_as_csv_under_its_name``
+(the edit, then Data > Export as CSV over the workbook: the right values, not a workbook).
 """
 
 from __future__ import annotations
@@ -11,31 +14,13 @@ from __future__ import annotations
 import random
 
 import cua_bench as cb
-from cua_bench.tasksets.desktop._common import (
-    WORDS,
-    act,
-    file_title,
-    key,
-    loaders,
-    save_and_wait,
-    snapshot_files,
-    start,
-)
-from cua_bench.tasksets.desktop._sheets import (
-    ITEMS,
-    Cell,
-    formulas,
-    goto,
-    make_workbook,
-    matches,
-    others_unchanged,
-    price,
-    sheet_rows,
-)
+from cua_bench.tasksets.desktop._common import OUTPUT_IS_THE_WORK, WORDS, act, key, loaders, save_and_wait
+from cua_bench.tasksets.desktop._sheets import ITEMS, Cell, export_csv, goto, open_workbook, price, scored
 from cua_core.actions import TypeText
 
 NAME = "gnumeric-edit-cell"
 COLUMNS = ("qty", "price")
+WAIVED = OUTPUT_IS_THE_WORK
 
 
 def build(rng: random.Random) -> cb.Task:
@@ -61,19 +46,12 @@ load_train, load_test = loaders(NAME, build)
 
 @cb.setup_task
 async def setup(task: cb.Task, session: cb.Session) -> None:
-    meta = task.metadata
-    await make_workbook(session, meta["path"], meta["rows"])
-    await start(session, "gnumeric", meta["path"], title=file_title(meta["path"], "Gnumeric"))
-    task.scratch["before"] = await snapshot_files(session)
+    await open_workbook(task, session)
 
 
 @cb.evaluate_task
 async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
-    meta = task.metadata
-    ok = matches(await sheet_rows(session, meta["path"]), meta["expected"])
-    ok = ok and not await formulas(session, meta["path"])
-    ok = ok and await others_unchanged(session, task.scratch["before"], [meta["path"]])
-    return [1.0 if ok else 0.0]
+    return await scored(task, session, task.metadata["expected"])
 
 
 @cb.solve_task
@@ -82,9 +60,13 @@ async def solve(task: cb.Task, session: cb.Session) -> None:
     await put(session, meta["path"], meta["row"], meta["col"], meta["value"])
 
 
-async def put(session: cb.Session, path: str, row: int, col: int, value: Cell) -> None:
+async def enter(session: cb.Session, row: int, col: int, text: str) -> None:
     await goto(session, row, col)
-    await act(session, TypeText(str(value), press_enter=True))
+    await act(session, TypeText(text, press_enter=True))
+
+
+async def put(session: cb.Session, path: str, row: int, col: int, value: Cell) -> None:
+    await enter(session, row, col, str(value))
     await save_and_wait(session, path, "Gnumeric")
 
 
@@ -102,3 +84,18 @@ async def oracle_then_clears_another_label(task: cb.Task, session: cb.Session) -
     await goto(session, 1 if task.metadata["row"] != 1 else 2, 0)
     await act(session, key("delete"))
     await save_and_wait(session, task.metadata["path"], "Gnumeric")
+
+
+@cb.wrong_way
+async def typed_as_text(task: cb.Task, session: cb.Session) -> None:
+    """The new value typed after an apostrophe: the right digits on screen and in a CSV, stored as text."""
+    meta = task.metadata
+    await put(session, meta["path"], meta["row"], meta["col"], f"'{meta['value']}")
+
+
+@cb.wrong_way
+async def exported_as_csv_under_its_name(task: cb.Task, session: cb.Session) -> None:
+    """The edit, then Data > Export as CSV over the workbook's own file: the right values, not a workbook."""
+    meta = task.metadata
+    await enter(session, meta["row"], meta["col"], str(meta["value"]))
+    await export_csv(session, meta["path"], replace=True)

@@ -1,9 +1,13 @@
 """gnumeric-fill-cells: type a small table into a new Gnumeric workbook and save it under a given name.
 
-The evaluator checks the saved sheet holds exactly the table from A1 (no formulas), and that no other
-file under home appeared or changed (a copy saved under another name first is left over).
-Wrong ways: ``starts_at_a2`` (the table one row too low) and ``saves_a_stray_copy_first`` (saved
-under a misspelt name, then again under the right one).
+The evaluator reads the saved file as a workbook, cell by cell with types (``_sheets.scored``): the
+table from A1 on the new workbook's one sheet, its counts stored as numbers, no formula, nothing
+else; and no other file under home appeared or changed (a copy saved under another name first is
+left over).
+Wrong ways: ``starts_at_a2`` (the table one row too low), ``saves_a_stray_copy_first`` (saved under
+a misspelt name, then again under the right one), ``numbers_typed_as_text`` (the counts typed as
+``'12``) and ``exported_as_csv_under_the_name`` (Data > Export as CSV to the workbook's name: the
+right values, not a workbook).
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ import random
 
 import cua_bench as cb
 from cua_bench.tasksets.desktop._common import (
+    OUTPUT_IS_THE_WORK,
     WORDS,
     act,
     loaders,
@@ -19,14 +24,13 @@ from cua_bench.tasksets.desktop._common import (
     start,
     write_files,
 )
-from cua_bench.tasksets.desktop._common import (
-    save_as as save_file_as,
-)
-from cua_bench.tasksets.desktop._sheets import ITEMS, Cell, formulas, goto, matches, others_unchanged, sheet_rows
+from cua_bench.tasksets.desktop._common import save_as as save_file_as
+from cua_bench.tasksets.desktop._sheets import ITEMS, Cell, export_csv, goto, scored
 from cua_core.actions import TypeText
 
 NAME = "gnumeric-fill-cells"
 HEADERS = (["item", "qty"], ["product", "count"], ["name", "stock"], ["item", "units"])
+WAIVED = OUTPUT_IS_THE_WORK
 
 
 def build(rng: random.Random) -> cb.Task:
@@ -56,11 +60,7 @@ async def setup(task: cb.Task, session: cb.Session) -> None:
 
 @cb.evaluate_task
 async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
-    meta = task.metadata
-    ok = matches(await sheet_rows(session, meta["path"]), meta["rows"])
-    ok = ok and not await formulas(session, meta["path"])
-    ok = ok and await others_unchanged(session, task.scratch["before"], [meta["path"]])
-    return [1.0 if ok else 0.0]
+    return await scored(task, session, task.metadata["rows"])
 
 
 @cb.solve_task
@@ -94,3 +94,18 @@ async def saves_a_stray_copy_first(task: cb.Task, session: cb.Session) -> None:
     await fill(session, meta["rows"])
     await save_as(session, "ctrl+s", f"{folder}/{name[:2]}{name[3:]}")
     await save_as(session, "ctrl+shift+s", meta["path"])
+
+
+@cb.wrong_way
+async def numbers_typed_as_text(task: cb.Task, session: cb.Session) -> None:
+    """The table with every count typed after an apostrophe: the right digits, stored as text."""
+    rows = [[f"'{value}" if isinstance(value, int) else value for value in row] for row in task.metadata["rows"]]
+    await fill(session, rows)
+    await save_as(session, "ctrl+s", task.metadata["path"])
+
+
+@cb.wrong_way
+async def exported_as_csv_under_the_name(task: cb.Task, session: cb.Session) -> None:
+    """The table, then Data > Export as CSV to the workbook's name: the right values, not a workbook."""
+    await fill(session, task.metadata["rows"])
+    await export_csv(session, task.metadata["path"])

@@ -1,9 +1,9 @@
 """gnumeric-product-column: add a column of formulas multiplying two columns, row by row, and save.
 
-The evaluator checks that each row's D cell multiplies that row's qty and price cells (``=B2*C2``,
-either order, or PRODUCT over them; typed numbers, even in a formula, are not), that these are the
-only formulas, that the header is there and every other cell keeps its value, and that no other file
-under home changed.
+The evaluator reads the saved workbook cell by cell with types (``_sheets.scored``): each row's D
+cell is a formula multiplying that row's qty and price cells (``=B2*C2``, either order, or PRODUCT
+over them; typed numbers, even in a formula, are not) that computes their product, the header is
+there, every other cell is as it was, there is no other sheet, and no other file under home changed.
 Wrong ways: ``typed_numbers_multiplied`` (``=4*2.5`` per row: the right values, no references) and
 ``oracle_then_clears_a_header`` (the column, then the 'item' header deleted).
 """
@@ -13,32 +13,23 @@ from __future__ import annotations
 import random
 
 import cua_bench as cb
-from cua_bench.tasksets.desktop._common import (
-    WORDS,
-    act,
-    file_title,
-    key,
-    loaders,
-    save_and_wait,
-    snapshot_files,
-    start,
-)
+from cua_bench.tasksets.desktop._common import OUTPUT_IS_THE_WORK, WORDS, act, key, loaders, save_and_wait
 from cua_bench.tasksets.desktop._sheets import (
     ITEMS,
     Cell,
+    Formula,
+    Want,
     cell_name,
-    formulas,
     goto,
-    make_workbook,
-    matches,
-    others_unchanged,
+    open_workbook,
     price,
     product_of,
-    sheet_rows,
+    scored,
 )
 from cua_core.actions import TypeText
 
 NAME = "gnumeric-product-column"
+WAIVED = OUTPUT_IS_THE_WORK
 
 
 def build(rng: random.Random) -> cb.Task:
@@ -63,22 +54,20 @@ load_train, load_test = loaders(NAME, build)
 
 @cb.setup_task
 async def setup(task: cb.Task, session: cb.Session) -> None:
-    meta = task.metadata
-    await make_workbook(session, meta["path"], meta["rows"])
-    await start(session, "gnumeric", meta["path"], title=file_title(meta["path"], "Gnumeric"))
-    task.scratch["before"] = await snapshot_files(session)
+    await open_workbook(task, session)
+
+
+def product(row: int, value: float) -> Formula:
+    """Row ``row``'s new cell: a formula over that row's qty and price cells that gives ``value``."""
+    over = {cell_name(row, 1), cell_name(row, 2)}
+    return Formula(lambda text: product_of(text, over), value)
 
 
 @cb.evaluate_task
 async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
-    meta = task.metadata
-    found = await formulas(session, meta["path"])
-    rows = range(1, len(meta["rows"]))
-    ok = set(found) == {cell_name(row, 3) for row in rows}
-    ok = ok and all(product_of(found[cell_name(row, 3)], {cell_name(row, 1), cell_name(row, 2)}) for row in rows)
-    ok = ok and matches(await sheet_rows(session, meta["path"]), meta["expected"])
-    ok = ok and await others_unchanged(session, task.scratch["before"], [meta["path"]])
-    return [1.0 if ok else 0.0]
+    header, *rows = task.metadata["expected"]
+    wanted: list[list[Want]] = [header] + [[*row[:3], product(r, row[3])] for r, row in enumerate(rows, start=1)]
+    return await scored(task, session, wanted)
 
 
 @cb.solve_task

@@ -1,9 +1,10 @@
 """gnumeric-stat-formula: next to a label, compute a column's average, maximum or minimum with a formula.
 
-The evaluator checks that the target cell holds the named function over exactly the values (a typed
-result, even inside the function, or a wider range whose extra cells are empty and change nothing,
-is not the formula asked for), that it is the only formula, that the label is there and every other
-cell keeps its value, and that no other file under home changed.
+The evaluator reads the saved workbook cell by cell with types (``_sheets.scored``): the target
+cell holds the named function over exactly the values (a typed result, even inside the function, or
+a wider range whose extra cells are empty and change nothing, is not the formula asked for) and
+computes the result, it is the only formula, the label is there, every other cell is as it was,
+there is no other sheet, and no other file under home changed.
 Wrong ways: ``typed_result_in_function`` (``=MAX(<the result>)``), ``over_a_wider_range`` (the
 function over the values and the empty cells below them: the same value) and
 ``oracle_then_clears_a_value_label`` (the formula, then one item's name deleted).
@@ -16,28 +17,17 @@ import statistics
 from collections.abc import Callable
 
 import cua_bench as cb
-from cua_bench.tasksets.desktop._common import (
-    WORDS,
-    act,
-    file_title,
-    key,
-    loaders,
-    save_and_wait,
-    snapshot_files,
-    start,
-)
+from cua_bench.tasksets.desktop._common import OUTPUT_IS_THE_WORK, WORDS, act, key, loaders, save_and_wait
 from cua_bench.tasksets.desktop._sheets import (
     ITEMS,
     Cell,
+    Formula,
     cell_name,
     cells,
-    formulas,
     goto,
-    make_workbook,
-    matches,
-    others_unchanged,
+    open_workbook,
     refers_to,
-    sheet_rows,
+    scored,
 )
 from cua_core.actions import TypeText
 
@@ -47,6 +37,7 @@ FUNCTIONS: dict[str, tuple[str, Callable[[list[int]], float]]] = {
     "MAX": ("largest", max),
     "MIN": ("smallest", min),
 }
+WAIVED = OUTPUT_IS_THE_WORK
 
 
 def build(rng: random.Random) -> cb.Task:
@@ -86,33 +77,24 @@ load_train, load_test = loaders(NAME, build)
 
 @cb.setup_task
 async def setup(task: cb.Task, session: cb.Session) -> None:
-    meta = task.metadata
-    await make_workbook(session, meta["path"], meta["rows"])
-    await start(session, "gnumeric", meta["path"], title=file_title(meta["path"], "Gnumeric"))
-    task.scratch["before"] = await snapshot_files(session)
+    await open_workbook(task, session)
 
 
 @cb.evaluate_task
 async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
     meta = task.metadata
-    found = await formulas(session, meta["path"])
     values = cells(f"{cell_name(1, 1)}:{cell_name(meta['count'], 1)}") or set()
-    ok = set(found) == {meta["target"]} and refers_to(found[meta["target"]], meta["function"], values)
-    ok = ok and matches(await sheet_rows(session, meta["path"]), [*meta["rows"], [], [meta["label"], meta["result"]]])
-    ok = ok and await others_unchanged(session, task.scratch["before"], [meta["path"]])
-    return [1.0 if ok else 0.0]
+    result = Formula(lambda text: refers_to(text, meta["function"], values), meta["result"])
+    return await scored(task, session, [*meta["rows"], [], [meta["label"], result]])
 
 
 @cb.solve_task
 async def solve(task: cb.Task, session: cb.Session) -> None:
-    meta = task.metadata
-    cells = f"{cell_name(1, 1)}:{cell_name(meta['count'], 1)}"
-    await goto(session, meta["label_row"], 0)
-    await act(session, TypeText(f"{meta['label']}\t={meta['function']}({cells})", press_enter=True))
-    await save_and_wait(session, meta["path"], "Gnumeric")
+    await enter(task, session, f"{cell_name(1, 1)}:{cell_name(task.metadata['count'], 1)}")
 
 
 async def enter(task: cb.Task, session: cb.Session, argument: str) -> None:
+    """The label, and the function over ``argument`` next to it; then save."""
     meta = task.metadata
     await goto(session, meta["label_row"], 0)
     await act(session, TypeText(f"{meta['label']}\t={meta['function']}({argument})", press_enter=True))

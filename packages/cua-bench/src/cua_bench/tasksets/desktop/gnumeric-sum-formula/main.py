@@ -1,10 +1,12 @@
 """gnumeric-sum-formula: below a column of numbers, add a SUM formula for their total, and save.
 
-The evaluator checks that the target cell holds SUM over exactly the amounts (a typed total, even
-inside ``=SUM(...)``, or a range with extra cells is not the formula asked for), that it is the only
-formula, that every other cell keeps its value, and that no other file under home changed.
-Wrong ways: ``typed_total_in_sum`` (``=SUM(<the total>)``: the right value, no references) and
-``oracle_then_clears_a_label`` (the formula, then one item's label deleted).
+The evaluator reads the saved workbook cell by cell with types (``_sheets.scored``): the target
+cell holds SUM over exactly the amounts (a typed total, even inside ``=SUM(...)``, or a range with
+extra cells is not the formula asked for) and computes their total, it is the only formula, every
+other cell is as it was, there is no other sheet, and no other file under home changed.
+Wrong ways: ``typed_total_in_sum`` (``=SUM(<the total>)``: the right value, no references),
+``oracle_then_clears_a_label`` (the formula, then one item's label deleted) and
+``junk_in_a_second_sheet`` (the formula, and a sheet appended with junk in it).
 """
 
 from __future__ import annotations
@@ -12,33 +14,23 @@ from __future__ import annotations
 import random
 
 import cua_bench as cb
-from cua_bench.tasksets.desktop._common import (
-    WORDS,
-    act,
-    file_title,
-    key,
-    loaders,
-    save_and_wait,
-    snapshot_files,
-    start,
-)
+from cua_bench.tasksets.desktop._common import OUTPUT_IS_THE_WORK, WORDS, act, key, loaders, save_and_wait
 from cua_bench.tasksets.desktop._sheets import (
     ITEMS,
     Cell,
+    Formula,
     cell_name,
     cells,
-    formulas,
     goto,
-    make_workbook,
-    matches,
-    others_unchanged,
+    open_workbook,
     price,
     refers_to,
-    sheet_rows,
+    scored,
 )
 from cua_core.actions import TypeText
 
 NAME = "gnumeric-sum-formula"
+WAIVED = OUTPUT_IS_THE_WORK
 
 
 def build(rng: random.Random) -> cb.Task:
@@ -69,39 +61,35 @@ load_train, load_test = loaders(NAME, build)
 
 @cb.setup_task
 async def setup(task: cb.Task, session: cb.Session) -> None:
-    meta = task.metadata
-    await make_workbook(session, meta["path"], meta["rows"])
-    await start(session, "gnumeric", meta["path"], title=file_title(meta["path"], "Gnumeric"))
-    task.scratch["before"] = await snapshot_files(session)
+    await open_workbook(task, session)
 
 
 @cb.evaluate_task
 async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
     meta = task.metadata
-    found = await formulas(session, meta["path"])
     amounts = cells(f"{cell_name(1, meta['col'])}:{cell_name(meta['row'] - 1, meta['col'])}") or set()
-    ok = set(found) == {meta["target"]} and refers_to(found[meta["target"]], "SUM", amounts)
-    ok = ok and matches(await sheet_rows(session, meta["path"]), [*meta["rows"], ["", meta["total"]]])
-    ok = ok and await others_unchanged(session, task.scratch["before"], [meta["path"]])
-    return [1.0 if ok else 0.0]
+    total = Formula(lambda text: refers_to(text, "SUM", amounts), meta["total"])
+    return await scored(task, session, [*meta["rows"], ["", total]])
 
 
 @cb.solve_task
 async def solve(task: cb.Task, session: cb.Session) -> None:
     meta = task.metadata
-    first, last = cell_name(1, meta["col"]), cell_name(meta["row"] - 1, meta["col"])
+    await enter(task, session, f"{cell_name(1, meta['col'])}:{cell_name(meta['row'] - 1, meta['col'])}")
+
+
+async def enter(task: cb.Task, session: cb.Session, argument: str) -> None:
+    """SUM over ``argument`` in the target cell; then save."""
+    meta = task.metadata
     await goto(session, meta["row"], meta["col"])
-    await act(session, TypeText(f"=SUM({first}:{last})", press_enter=True))
+    await act(session, TypeText(f"=SUM({argument})", press_enter=True))
     await save_and_wait(session, meta["path"], "Gnumeric")
 
 
 @cb.wrong_way
 async def typed_total_in_sum(task: cb.Task, session: cb.Session) -> None:
     """The total read off the screen and typed inside SUM: the right value over no cells."""
-    meta = task.metadata
-    await goto(session, meta["row"], meta["col"])
-    await act(session, TypeText(f"=SUM({meta['total']:g})", press_enter=True))
-    await save_and_wait(session, meta["path"], "Gnumeric")
+    await enter(task, session, f"{task.metadata['total']:g}")
 
 
 @cb.wrong_way
@@ -111,3 +99,11 @@ async def oracle_then_clears_a_label(task: cb.Task, session: cb.Session) -> None
     await goto(session, 1, 0)
     await act(session, key("delete"))
     await save_and_wait(session, task.metadata["path"], "Gnumeric")
+
+
+@cb.wrong_way
+async def junk_in_a_second_sheet(task: cb.Task, session: cb.Session) -> None:
+    """Edit > Sheet > Append, junk typed into the new sheet, then back to the first for the formula."""
+    await act(session, key("alt+e"), *[key("up")] * 4, key("right"), key("a"))  # up to Sheet, its Append
+    await act(session, key("ctrl+Page_Down"), TypeText("junk\t123", press_enter=True), key("ctrl+Page_Up"))
+    await solve(task, session)
