@@ -91,3 +91,20 @@ def test_wire_form_round_trips(home: Path) -> None:
 def test_a_folder_that_cannot_be_listed_is_an_error(tmp_path: Path) -> None:
     with pytest.raises(CuaError, match="cannot snapshot 'missing': no folder missing"):
         asyncio.run(shell_snapshot(Home(tmp_path), "missing"))
+
+
+def test_a_usercustomize_left_in_home_cannot_rewrite_the_snapshot(home: Path) -> None:
+    """The snapshot's Python runs as the desktop's user, whose home the agent writes: Python would
+    import ``usercustomize`` from the home's user site-packages, and with it hide a file."""
+    import sys
+
+    site = home / ".local" / "lib" / f"python{sys.version_info.major}.{sys.version_info.minor}" / "site-packages"
+    site.mkdir(parents=True)
+    (site / "usercustomize.py").write_text(
+        "import os\n_walk = os.walk\n"
+        "def walk(top, *a, **k):\n"
+        "    for folder, dirs, files in _walk(top, *a, **k):\n"
+        "        yield folder, dirs, [f for f in files if f != 'a.txt']\n"
+        "os.walk = walk\n"
+    )
+    assert "docs/a.txt" in snap(home)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import subprocess
 from pathlib import Path
 
@@ -17,8 +18,9 @@ class Home:
         self.root = root
 
     async def run_command(self, command: str, timeout: float = 30.0) -> CommandResult:
+        env = {**os.environ, "HOME": str(self.root)}  # as an environment's programs see their home
         done = subprocess.run(
-            command, shell=True, cwd=self.root, capture_output=True, text=True, timeout=timeout, check=False
+            command, shell=True, cwd=self.root, env=env, capture_output=True, text=True, timeout=timeout, check=False
         )
         return CommandResult(done.returncode, done.stdout, done.stderr)
 

@@ -100,8 +100,12 @@ json.dump(out, sys.stdout)
 
 
 def shell_command(folder: str) -> str:
-    """The command ``shell_snapshot`` runs: the script above over ``folder`` (relative to home)."""
-    return f"python3 -c {shlex.quote(_SCRIPT)} {shlex.quote(folder)}"
+    """The command ``shell_snapshot`` runs: the script above over ``folder`` (relative to home).
+
+    ``-I`` (isolated): Python reads no ``usercustomize`` or user site-packages from the home it is
+    asked to judge, nor PYTHON* variables, so a file the agent left there cannot rewrite the snapshot.
+    """
+    return f"python3 -I -c {shlex.quote(_SCRIPT)} {shlex.quote(folder)}"
 
 
 async def shell_snapshot(session: Any, folder: str = ".") -> Snapshot:
