@@ -7,8 +7,11 @@ set -euo pipefail
 # gnome-screenshot: how Cua's computer-server (pyautogui) takes screenshots on Linux, for cua-bench-cua's tests.
 # dconf-service, libglib2.0-bin, gsettings-desktop-schemas: gsettings kept by dconf in an isolated local
 # environment (CUA_LOCAL_ISOLATE=1), as on OSWorld's computer.
+# libatk-adaptor: GTK 2's atk-bridge module, without which PCManFM (GTK 2) shows nothing on the accessibility
+# bus; pcmanfm-setting reads the window's state there.
 packages=(xvfb openbox dbus at-spi2-core xterm xdotool xclip x11-xserver-utils mousepad gnumeric pcmanfm chromium
-  fonts-dejavu-core docker.io debootstrap gnome-screenshot dconf-service libglib2.0-bin gsettings-desktop-schemas)
+  fonts-dejavu-core docker.io debootstrap gnome-screenshot dconf-service libglib2.0-bin gsettings-desktop-schemas
+  libatk-adaptor)
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

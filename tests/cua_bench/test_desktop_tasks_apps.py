@@ -1,5 +1,5 @@
 """The gnumeric, mousepad and chromium desktop tasks on the train split, what each declares, and the
-evaluator helpers that tell a right formula or a followed link from a look-alike.
+evaluator helpers that tell a right formula, a followed link or a shown setting from a look-alike.
 
 ``test_desktop_tasks.py`` runs ``check_task`` (the oracle 1, doing nothing 0, every declared wrong
 way 0) on the first test variants of every desktop task; this adds a train variant of each app task,
@@ -11,13 +11,17 @@ The helper tests need no desktop: they pin the cases the tester found (``=SUM(<t
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 import pytest
-from support.local_envs import check_desktop_task
+from support.local_envs import check_desktop_task, desktop_task_problem
 
+from cua_bench.backends.local import LocalBackend
+from cua_bench.client import EnvClient
 from cua_bench.tasks import load_task_module
 from cua_bench.taskset import task_folders
+from cua_bench.tasksets.desktop._a11y import lists, shows
 from cua_bench.tasksets.desktop._sheets import call, cells, product_of, refers_to
 
 APPS = ("gnumeric", "mousepad", "chromium")
@@ -65,6 +69,72 @@ def test_the_red_teams_sheet_exploits_are_wrong_ways(task: str) -> None:
     folder = next(folder for folder in FOLDERS if folder.name == task)
     for split in ("test", "train"):
         assert RED_TEAM[task] <= set(load_task_module(folder).wrong_ways(split)), task
+
+
+# The red team's exploits of the reward channels (issue 31): each scored 1.0 live when the chromium tasks
+# read a request log in TMPDIR and the Referer, and pcmanfm-setting its config alone. Each is a declared
+# wrong way, so check_task plays it (train here, test in test_desktop_tasks.py) and it must score 0.
+CHANNEL_RED_TEAM = {
+    "chromium-click-link": {"forged_request_log", "javascript_location", "javascript_click"},
+    "chromium-open-url": {"forged_request_log", "linked_from_a_data_page"},
+    "chromium-fill-form": {"forged_request_log", "posted_from_a_data_page"},
+    "chromium-checkboxes": {"forged_request_log", "posted_from_a_data_page"},
+    "chromium-select-option": {"forged_request_log", "posted_from_a_data_page"},
+    "pcmanfm-setting": {"config_edited_in_a_terminal"},
+}
+
+
+@pytest.mark.parametrize("task", sorted(CHANNEL_RED_TEAM))
+def test_the_red_teams_channel_exploits_are_wrong_ways(task: str) -> None:
+    folder = next(folder for folder in task_folders("desktop") if folder.name == task)
+    for split in ("test", "train"):
+        assert CHANNEL_RED_TEAM[task] <= set(load_task_module(folder).wrong_ways(split)), task
+
+
+def test_a_window_shows_what_is_on_screen() -> None:
+    bar = {"role": "statusbar", "name": "2 items", "states": ["visible"], "children": []}
+    icon = {"role": "icon", "name": "", "value": ".cache", "states": ["showing"], "children": []}
+    window = {"role": "window", "name": "Notes", "states": ["showing"], "children": [bar, icon]}
+    assert not shows(window, "statusbar")  # there, but hidden: its widget is not showing
+    bar["states"] = ["visible", "showing"]
+    assert shows(window, "statusbar") and not shows(window, "tool bar")
+    assert lists(window, ".cache") and not lists(window, ".secret")
+    assert not lists(window, "Notes")  # the window's own title is not an item in it
+
+
+def test_mousepad_follows_its_keyfile_edited_from_outside(root: Path) -> None:
+    """Why mousepad-setting may trust its keyfile: GSettings watches it, so an edit behind Mousepad's back
+    is Mousepad's setting at once (its window shows it), unlike PCManFM's config."""
+    reason = desktop_task_problem("mousepad-setting")
+    if reason is not None:
+        if os.environ.get("CI"):
+            pytest.fail(f"CI is set but mousepad-setting cannot run here: {reason}")
+        pytest.skip(reason)
+    folder = next(folder for folder in FOLDERS if folder.name == "mousepad-setting")
+    variant = next(
+        i for i, t in enumerate(load_task_module(folder).variants("test")) if t.metadata["setting"] == "status bar"
+    )
+    backend = LocalBackend()
+    computer = backend.provision()
+    try:
+        with EnvClient(computer.address, step_timeout=60) as env:
+            _, info = env.reset(options={"task": str(folder), "variant": variant, "split": "test", "obs": "none"})
+            shown = info["task"]["metadata"]["value"]
+
+            def statusbar() -> bool | None:
+                window = next((w for w in env.session("accessibility_tree") if w["name"].endswith(" - Mousepad")), None)
+                return None if window is None else shows(window, "statusbar")
+
+            assert statusbar() is (not shown)
+            value = "true" if shown else "false"
+            sed = f"sed -i 's/^statusbar-visible=.*/statusbar-visible={value}/' ~/.config/glib-2.0/settings/keyfile"
+            assert env.session("run_command", command=sed)["returncode"] == 0
+            deadline = time.monotonic() + 15
+            while statusbar() is not shown and time.monotonic() < deadline:
+                time.sleep(0.1)
+            assert statusbar() is shown
+    finally:
+        backend.teardown(computer)
 
 
 def test_a_formula_is_judged_by_what_it_is_over() -> None:

@@ -49,7 +49,7 @@ MIRROR = "http://deb.debian.org/debian"
 # The local backend's desktop (scripts/system-deps.sh) and the Python the env server runs on.
 APT_PACKAGES = (
     "xvfb", "openbox", "dbus", "at-spi2-core", "xterm", "xdotool", "xclip", "x11-xserver-utils", "mousepad",
-    "gnumeric", "pcmanfm", "chromium", "fonts-dejavu-core", "python3", "python3-venv", "procps",
+    "gnumeric", "pcmanfm", "chromium", "fonts-dejavu-core", "libatk-adaptor", "python3", "python3-venv", "procps",
 )  # fmt: skip
 # OSWorld's computer: sudo, python3 with what pyautogui needs from Debian (Xlib, Pillow, tk), the
 # ``python`` command, a real settings backend (dconf on the session bus; dbus-x11 for dbus-launch),

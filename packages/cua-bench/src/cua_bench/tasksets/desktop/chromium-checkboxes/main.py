@@ -1,9 +1,11 @@
 """chromium-checkboxes: on a local preferences page in Chromium, leave exactly the requested boxes checked
-and save. The evaluator reads the POST the loopback server received: exactly one, with exactly the asked-for
-topics.
+and save. The evaluator reads the POSTs the loopback site received (``_web.form_posts``): exactly one,
+sent by the page's form as Chromium reports it, with exactly the asked-for topics.
 
-Wrong ways: ``saves_without_changes`` (Save pressed at once: the boxes as they were) and
-``oracle_then_flips_the_first_box`` (the right boxes, then the first one toggled once more).
+Wrong ways: ``saves_without_changes`` (Save pressed at once: the boxes as they were),
+``oracle_then_flips_the_first_box`` (the right boxes, then the first one toggled once more),
+``forged_request_log`` (a page saved over the request log the evaluator once read: 1.0 then) and
+``posted_from_a_data_page`` (the right topics posted by a form on a ``data:`` page).
 """
 
 from __future__ import annotations
@@ -12,7 +14,18 @@ import random
 
 import cua_bench as cb
 from cua_bench.tasksets.desktop._common import act, key, loaders
-from cua_bench.tasksets.desktop._web import document, focus_page, posts, received, start_chromium, start_web
+from cua_bench.tasksets.desktop._web import (
+    document,
+    focus_page,
+    forged_form,
+    form_posts,
+    received,
+    save_over_the_old_log,
+    send_from_a_data_page,
+    site,
+    start_chromium,
+    start_web,
+)
 
 NAME = "chromium-checkboxes"
 PAGE = "Newsletter preferences"
@@ -56,37 +69,41 @@ def page(topics: list[str], checked: list[bool]) -> str:
 @cb.setup_task
 async def setup(task: cb.Task, session: cb.Session) -> None:
     meta = task.metadata
-    base = await start_web(session, {"/": page(meta["topics"], meta["checked"])})
-    await start_chromium(session, f"{base}/", title=f"{PAGE} - Chromium")
+    base = await start_web(task, {"/": page(meta["topics"], meta["checked"])})
+    await start_chromium(task, session, f"{base}/", title=f"{PAGE} - Chromium")
 
 
 @cb.evaluate_task
 async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
     meta = task.metadata
-    sent = await posts(session, "/preferences")
-    return [1.0 if len(sent) == 1 and sorted(sent[0].get("topic", [])) == sorted(meta["chosen"]) else 0.0]
+    sent = await form_posts(task, "/preferences")
+    return [
+        1.0
+        if len(sent) == 1 and sent[0] is not None and sorted(sent[0].get("topic", [])) == sorted(meta["chosen"])
+        else 0.0
+    ]
 
 
 @cb.solve_task
 async def solve(task: cb.Task, session: cb.Session) -> None:
     meta = task.metadata
-    await save(session, [on != want for on, want in zip(meta["checked"], meta["wanted"], strict=True)])
+    await save(task, session, [on != want for on, want in zip(meta["checked"], meta["wanted"], strict=True)])
 
 
-async def save(session: cb.Session, toggles: list[bool]) -> None:
+async def save(task: cb.Task, session: cb.Session, toggles: list[bool]) -> None:
     """Tab through the boxes from the top, Space on each one in ``toggles``, then Tab to Save and Enter."""
     await focus_page(session)
     moves = []
     for toggle in toggles:
         moves += [key("tab"), *[key("space")] * toggle]
     await act(session, *moves, key("tab"), key("enter"))
-    await received(session)
+    await received(task)
 
 
 @cb.wrong_way
 async def saves_without_changes(task: cb.Task, session: cb.Session) -> None:
     """Save pressed with the boxes as they were."""
-    await save(session, [False] * len(task.metadata["topics"]))
+    await save(task, session, [False] * len(task.metadata["topics"]))
 
 
 @cb.wrong_way
@@ -94,4 +111,20 @@ async def oracle_then_flips_the_first_box(task: cb.Task, session: cb.Session) ->
     """The right boxes toggled, and the first box toggled once more."""
     meta = task.metadata
     toggles = [on != want for on, want in zip(meta["checked"], meta["wanted"], strict=True)]
-    await save(session, [not toggles[0], *toggles[1:]])
+    await save(task, session, [not toggles[0], *toggles[1:]])
+
+
+@cb.wrong_way
+async def forged_request_log(task: cb.Task, session: cb.Session) -> None:
+    """The asked-for topics written as a POST into the request log by saving a ``data:`` page over it."""
+    form = {"saved": ["1"], "topic": task.metadata["chosen"]}
+    await save_over_the_old_log(
+        session, [{"method": "POST", "path": "/preferences", "form": form, "answer": "received"}]
+    )
+
+
+@cb.wrong_way
+async def posted_from_a_data_page(task: cb.Task, session: cb.Session) -> None:
+    """The asked-for topics posted to the site by a form on a ``data:`` page, not by the preferences page."""
+    form = {"saved": ["1"], "topic": task.metadata["chosen"]}
+    await send_from_a_data_page(task, session, forged_form(f"{site(task).base}/preferences", form))

@@ -1,10 +1,12 @@
 """chromium-fill-form: fill a local page's text fields in Chromium and submit the form.
 
-The page comes from a loopback server the task starts; the evaluator reads the form fields the
-server received in the POST, i.e. what the browser really sent: exactly one submission, holding the
-asked-for values and the newsletter box left checked as it was.
-Wrong ways: ``leaves_the_last_field_empty`` (submitted one field short) and
-``oracle_then_unchecks_the_newsletter`` (every field filled, the other box unchecked on the way).
+The page comes from a loopback site the task starts; the evaluator reads the POSTs it received
+(``_web.form_posts``): exactly one submission, sent by the page's form as Chromium reports it,
+holding the asked-for values and the newsletter box left checked as it was.
+Wrong ways: ``leaves_the_last_field_empty`` (submitted one field short),
+``oracle_then_unchecks_the_newsletter`` (every field filled, the other box unchecked on the way),
+``forged_request_log`` (a page saved over the request log the evaluator once read: 1.0 then) and
+``posted_from_a_data_page`` (the right fields posted by a form on a ``data:`` page).
 """
 
 from __future__ import annotations
@@ -16,7 +18,18 @@ from typing import Any
 
 import cua_bench as cb
 from cua_bench.tasksets.desktop._common import NOUNS, act, key, loaders
-from cua_bench.tasksets.desktop._web import document, focus_page, posts, received, start_chromium, start_web
+from cua_bench.tasksets.desktop._web import (
+    document,
+    focus_page,
+    forged_form,
+    form_posts,
+    received,
+    save_over_the_old_log,
+    send_from_a_data_page,
+    site,
+    start_chromium,
+    start_web,
+)
 from cua_core.actions import Action, TypeText
 
 NAME = "chromium-fill-form"
@@ -67,22 +80,24 @@ def page(names: list[str]) -> str:
 
 @cb.setup_task
 async def setup(task: cb.Task, session: cb.Session) -> None:
-    base = await start_web(session, {"/": page(task.metadata["fields"])})
-    await start_chromium(session, f"{base}/", title=f"{PAGE} - Chromium")
+    base = await start_web(task, {"/": page(task.metadata["fields"])})
+    await start_chromium(task, session, f"{base}/", title=f"{PAGE} - Chromium")
+
+
+def expected(meta: dict[str, Any]) -> dict[str, list[str]]:
+    return {**{name: [value] for name, value in meta["values"].items()}, NEWSLETTER: ["yes"]}
 
 
 @cb.evaluate_task
 async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
-    sent = await posts(session, "/submit")
-    expected = {name: [value] for name, value in task.metadata["values"].items()}
-    return [1.0 if sent == [{**expected, NEWSLETTER: ["yes"]}] else 0.0]
+    return [1.0 if await form_posts(task, "/submit") == [expected(task.metadata)] else 0.0]
 
 
 @cb.solve_task
 async def solve(task: cb.Task, session: cb.Session) -> None:
     await fill(session, task.metadata, task.metadata["fields"])
     await act(session, key("enter"))  # Enter in a text field submits its form
-    await received(session)
+    await received(task)
 
 
 async def fill(session: cb.Session, meta: dict[str, Any], names: list[str]) -> None:
@@ -98,7 +113,7 @@ async def leaves_the_last_field_empty(task: cb.Task, session: cb.Session) -> Non
     """Every field but the last filled, then submitted."""
     await fill(session, task.metadata, task.metadata["fields"][:-1])
     await act(session, key("enter"))
-    await received(session)
+    await received(task)
 
 
 @cb.wrong_way
@@ -106,4 +121,17 @@ async def oracle_then_unchecks_the_newsletter(task: cb.Task, session: cb.Session
     """Every field filled, then on to the newsletter box (unchecked with Space) and the button."""
     await fill(session, task.metadata, task.metadata["fields"])
     await act(session, key("tab"), key("space"), key("tab"), key("enter"))
-    await received(session)
+    await received(task)
+
+
+@cb.wrong_way
+async def forged_request_log(task: cb.Task, session: cb.Session) -> None:
+    """The asked-for fields written as a POST into the request log by saving a ``data:`` page over it."""
+    entry = {"method": "POST", "path": "/submit", "form": expected(task.metadata), "answer": "received"}
+    await save_over_the_old_log(session, [entry])
+
+
+@cb.wrong_way
+async def posted_from_a_data_page(task: cb.Task, session: cb.Session) -> None:
+    """The asked-for fields posted to the site by a form on a ``data:`` page, not by the registration page."""
+    await send_from_a_data_page(task, session, forged_form(f"{site(task).base}/submit", expected(task.metadata)))

@@ -1,19 +1,33 @@
 """chromium-open-url: open a given address on the local site by editing Chromium's address bar.
 
-The port of the loopback server is only known once setup has started it, so the instruction names the
-path and query; the address bar shows the site's home page to edit. The evaluator reads the requests
-the server received: a request for the path with exactly the query, with no Referer (typed into
-the address bar, not reached from a page).
-Wrong way: ``drops_the_query`` (the path alone).
+The port of the loopback site is only known once setup has started it, so the instruction names the
+path and query; the address bar shows the site's home page to edit. The evaluator needs both
+records (``_web``): Chromium reports a navigation to the path with exactly the query that the
+address bar started (transition ``typed``, no page or script asked for it), and the site received
+that request with no Referer.
+Wrong ways: ``drops_the_query`` (the path alone), ``forged_request_log`` (a page saved over the
+request log the evaluator once read: 1.0 then) and ``linked_from_a_data_page`` (a link to the
+address on a ``data:`` page, followed: no Referer either, which the old evaluator took for typing).
 """
 
 from __future__ import annotations
 
+import html
 import random
+from urllib.parse import urlsplit
 
 import cua_bench as cb
 from cua_bench.tasksets.desktop._common import NOUNS, WORDS, act, key, loaders
-from cua_bench.tasksets.desktop._web import document, received, start_chromium, start_web, web_requests
+from cua_bench.tasksets.desktop._web import (
+    document,
+    received,
+    save_over_the_old_log,
+    send_from_a_data_page,
+    site,
+    start_chromium,
+    start_web,
+)
+from cua_bench.tasksets.desktop._webserver import fields
 from cua_core.actions import TypeText, Wait
 
 NAME = "chromium-open-url"
@@ -40,20 +54,22 @@ load_train, load_test = loaders(NAME, build)
 
 @cb.setup_task
 async def setup(task: cb.Task, session: cb.Session) -> None:
-    base = await start_web(session, {"/": document(PAGE, "<h1>Intranet</h1><p>Welcome.</p>")})
-    await start_chromium(session, f"{base}/", title=f"{PAGE} - Chromium")
+    base = await start_web(task, {"/": document(PAGE, "<h1>Intranet</h1><p>Welcome.</p>")})
+    await start_chromium(task, session, f"{base}/", title=f"{PAGE} - Chromium")
 
 
 @cb.evaluate_task
 async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
-    meta = task.metadata
+    meta, found = task.metadata, site(task)
     expected = {name: [value] for name, value in meta["query"].items()}
-    hits = [
-        r
-        for r in await web_requests(session)
-        if r.get("path") == meta["path"] and r.get("query") == expected and r.get("referer") is None
-    ]
-    return [1.0 if hits else 0.0]
+
+    def asked(url: str) -> bool:
+        parts = urlsplit(url)
+        return found.on_site(url) and parts.path == meta["path"] and fields(parts.query) == expected
+
+    typed = [n for n in await found.navigations() if asked(n.url) and n.typed()]
+    arrived = [r for r in found.requests() if r.path == meta["path"] and r.query == expected and r.referer is None]
+    return [1.0 if typed and arrived and not found.tampering() else 0.0]
 
 
 @cb.solve_task
@@ -61,17 +77,33 @@ async def solve(task: cb.Task, session: cb.Session) -> None:
     # ctrl+l selects the address (Chromium shows the home page as "127.0.0.1:PORT", without the
     # slash); End keeps it, and the path goes after it.
     # The address bar takes the focus asynchronously: each key waits for the last one's effect.
-    await open_address(session, task.metadata["url"])
+    await edit_address(task, session, task.metadata["url"])
 
 
-async def open_address(session: cb.Session, url: str) -> None:
+async def edit_address(task: cb.Task, session: cb.Session, url: str) -> None:
     await act(session, key("ctrl+l"))
     await act(session, key("end"))
     await act(session, TypeText(url), Wait(0.2), key("enter"))
-    await received(session)
+    await received(task)
 
 
 @cb.wrong_way
 async def drops_the_query(task: cb.Task, session: cb.Session) -> None:
     """The page's path without its query."""
-    await open_address(session, task.metadata["path"])
+    await edit_address(task, session, task.metadata["path"])
+
+
+@cb.wrong_way
+async def forged_request_log(task: cb.Task, session: cb.Session) -> None:
+    """The asked-for request (no Referer) written into the request log by saving a ``data:`` page over it."""
+    meta = task.metadata
+    query = {name: [value] for name, value in meta["query"].items()}
+    entry = {"method": "GET", "path": meta["path"], "query": query, "referer": None, "answer": "received"}
+    await save_over_the_old_log(session, [entry])
+
+
+@cb.wrong_way
+async def linked_from_a_data_page(task: cb.Task, session: cb.Session) -> None:
+    """A ``data:`` page with a link to the address, followed with Enter: the page, not by the address bar."""
+    link = html.escape(site(task).base + task.metadata["url"])
+    await send_from_a_data_page(task, session, f"<a href='{link}' autofocus>the page</a>")

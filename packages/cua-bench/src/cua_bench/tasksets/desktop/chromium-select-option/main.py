@@ -1,8 +1,11 @@
 """chromium-select-option: on a local order form in Chromium, pick options (a drop-down and radio buttons),
-type a name, and submit. The evaluator reads the POST the loopback server received: exactly one, with exactly
-the customer, plan and shipping asked for.
+type a name, and submit. The evaluator reads the POSTs the loopback site received (``_web.form_posts``):
+exactly one, sent by the page's form as Chromium reports it, with exactly the customer, plan and shipping
+asked for.
 
-Wrong way: ``picks_the_next_plan`` (everything right but the plan one below the asked-for one).
+Wrong ways: ``picks_the_next_plan`` (everything right but the plan one below the asked-for one),
+``forged_request_log`` (a page saved over the request log the evaluator once read: 1.0 then) and
+``posted_from_a_data_page`` (the right order posted by a form on a ``data:`` page).
 """
 
 from __future__ import annotations
@@ -13,7 +16,18 @@ from typing import Any
 
 import cua_bench as cb
 from cua_bench.tasksets.desktop._common import NOUNS, act, key, loaders
-from cua_bench.tasksets.desktop._web import document, focus_page, posts, received, start_chromium, start_web
+from cua_bench.tasksets.desktop._web import (
+    document,
+    focus_page,
+    forged_form,
+    form_posts,
+    received,
+    save_over_the_old_log,
+    send_from_a_data_page,
+    site,
+    start_chromium,
+    start_web,
+)
 from cua_core.actions import TypeText
 
 NAME = "chromium-select-option"
@@ -57,31 +71,33 @@ def page(plans: list[str], shipping: list[str]) -> str:
 @cb.setup_task
 async def setup(task: cb.Task, session: cb.Session) -> None:
     meta = task.metadata
-    base = await start_web(session, {"/": page(meta["plans"], meta["shipping"])})
-    await start_chromium(session, f"{base}/", title=f"{PAGE} - Chromium")
+    base = await start_web(task, {"/": page(meta["plans"], meta["shipping"])})
+    await start_chromium(task, session, f"{base}/", title=f"{PAGE} - Chromium")
 
 
-@cb.evaluate_task
-async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
-    meta = task.metadata
-    sent = await posts(session, "/order")
-    expected = {
+def expected(meta: dict[str, Any]) -> dict[str, list[str]]:
+    return {
         "customer": [meta["customer"]],
         "plan": [meta["plans"][meta["plan"]]],
         "shipping": [meta["shipping"][meta["ship"]]],
     }
-    return [1.0 if sent == [expected] else 0.0]
+
+
+@cb.evaluate_task
+async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
+    return [1.0 if await form_posts(task, "/order") == [expected(task.metadata)] else 0.0]
 
 
 @cb.solve_task
 async def solve(task: cb.Task, session: cb.Session) -> None:
     meta = task.metadata
-    await order(session, meta, meta["plan"])
+    await order(task, session, meta["plan"])
 
 
-async def order(session: cb.Session, meta: dict[str, Any], plan: int) -> None:
+async def order(task: cb.Task, session: cb.Session, plan: int) -> None:
     # Tab to the customer field, Tab to the drop-down (Down steps through its options without opening
     # it), Tab to the checked radio button (Down moves the choice), Tab to the button.
+    meta = task.metadata
     await focus_page(session)
     await act(
         session,
@@ -94,11 +110,23 @@ async def order(session: cb.Session, meta: dict[str, Any], plan: int) -> None:
         key("tab"),
         key("enter"),
     )
-    await received(session)
+    await received(task)
 
 
 @cb.wrong_way
 async def picks_the_next_plan(task: cb.Task, session: cb.Session) -> None:
     """The customer and shipping right, the plan one off (the next one, or the first after the last)."""
-    meta = task.metadata
-    await order(session, meta, (meta["plan"] + 1) % len(meta["plans"]))
+    await order(task, session, (task.metadata["plan"] + 1) % len(task.metadata["plans"]))
+
+
+@cb.wrong_way
+async def forged_request_log(task: cb.Task, session: cb.Session) -> None:
+    """The asked-for order written as a POST into the request log by saving a ``data:`` page over it."""
+    entry = {"method": "POST", "path": "/order", "form": expected(task.metadata), "answer": "received"}
+    await save_over_the_old_log(session, [entry])
+
+
+@cb.wrong_way
+async def posted_from_a_data_page(task: cb.Task, session: cb.Session) -> None:
+    """The asked-for order posted to the site by a form on a ``data:`` page, not by the order page."""
+    await send_from_a_data_page(task, session, forged_form(f"{site(task).base}/order", expected(task.metadata)))

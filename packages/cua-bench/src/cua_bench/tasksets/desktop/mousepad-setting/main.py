@@ -8,6 +8,13 @@ value and the evaluator parses.
 The evaluator checks every preference in the keyfile: the asked-for one has its new value and every
 other one (the seeded ones and any Mousepad wrote since, such as the menubar's) is as setup left it;
 Mousepad's own state (its session) is not a setting and may change.
+
+Unlike PCManFM's config, the keyfile cannot be edited behind the app's back: GSettings watches it,
+and an outside edit reaches the running Mousepad at once (its window shows the bar; a test pins
+this), so the keyfile is the app's live setting. The window is still asked where it shows a
+setting (``_a11y``): the status bar and the toolbar must be on screen exactly when their
+preferences say so. (The desktop offers no terminal here either.) No other file under home may
+change (a snapshot taken at setup, hidden files included).
 Wrong ways: ``toggles_the_next_setting`` (another of the five instead) and
 ``oracle_then_hides_the_menubar`` (the setting, then ctrl+m: a preference nobody asked to change).
 """
@@ -18,7 +25,20 @@ import configparser
 import random
 
 import cua_bench as cb
-from cua_bench.tasksets.desktop._common import act, key, loaders, read_text, start, wait_path, write_files
+from cua_bench.tasksets.desktop._a11y import app_window, shows
+from cua_bench.tasksets.desktop._common import (
+    act,
+    file_changes,
+    files_since_setup,
+    key,
+    loaders,
+    read_text,
+    remember_files,
+    start,
+    wait_for,
+    wait_path,
+    write_files,
+)
 from cua_core.actions import Wait
 
 NAME = "mousepad-setting"
@@ -30,6 +50,14 @@ SETTINGS = {
     "auto indent": ("org/xfce/mousepad/preferences/view", "auto-indent", "Document > Auto Indent", "alt+d", "a"),
     "status bar": ("org/xfce/mousepad/preferences/window", "statusbar-visible", "View > Statusbar", "alt+v", "a"),
     "toolbar": ("org/xfce/mousepad/preferences/window", "toolbar-visible", "View > Toolbar", "alt+v", "t"),
+}
+VISIBLE = {"status bar": "statusbar", "toolbar": "tool bar"}  # settings the window shows: their widget's role
+WAIVED = {
+    "forged-write": "the keyfile is Mousepad's live settings store: GSettings watches it and the running app takes "
+    "an outside write at once (test_mousepad_follows_its_keyfile_edited_from_outside), so writing the asked-for "
+    "value is turning the setting, whoever's hands write it; and this desktop offers no shell to write it with",
+    "trailing-blank-lines": "the keyfile is judged as settings, as GSettings reads it (blank lines mean nothing in "
+    "a keyfile), not as text",
 }
 
 
@@ -101,11 +129,16 @@ def current(text: str | None, name: str) -> bool | None:
     return None if value is None else value.strip() == "true"
 
 
+def mousepad(title: str) -> bool:
+    return title.endswith(" - Mousepad")
+
+
 @cb.setup_task
 async def setup(task: cb.Task, session: cb.Session) -> None:
     meta = task.metadata
     await write_files(session, {KEYFILE: keyfile({**meta["others"], meta["setting"]: not meta["value"]})})
-    await start(session, "mousepad", env={"GSETTINGS_BACKEND": "keyfile"}, title=lambda t: t.endswith(" - Mousepad"))
+    await start(session, "mousepad", env={"GSETTINGS_BACKEND": "keyfile"}, title=mousepad)
+    await remember_files(task, session)
 
 
 @cb.evaluate_task
@@ -114,7 +147,12 @@ async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
     group, option = SETTINGS[meta["setting"]][:2]
     seeded = preferences(keyfile({**meta["others"], meta["setting"]: not meta["value"]})) or {}
     expected = {**seeded, (group, option): "true" if meta["value"] else "false"}
-    return [1.0 if preferences(await read_text(session, KEYFILE)) == expected else 0.0]
+    wanted = {**meta["others"], meta["setting"]: meta["value"]}
+    window = await app_window(session, mousepad)
+    seen = window is not None and all(shows(window, role) == wanted[name] for name, role in VISIBLE.items())
+    before, after = await files_since_setup(task, session)
+    untouched = not file_changes(before, after, expect=[KEYFILE])
+    return [1.0 if preferences(await read_text(session, KEYFILE)) == expected and seen and untouched else 0.0]
 
 
 @cb.solve_task
@@ -122,6 +160,13 @@ async def solve(task: cb.Task, session: cb.Session) -> None:
     meta = task.metadata
     await toggle(session, meta["setting"])
     await wait_path(session, KEYFILE, lambda text: current(text, meta["setting"]) == meta["value"])
+    if meta["setting"] in VISIBLE:  # and the bar come or go, as a person would watch it
+
+        async def drawn() -> bool:
+            window = await app_window(session, mousepad)
+            return window is not None and shows(window, VISIBLE[meta["setting"]]) == meta["value"]
+
+        await wait_for(drawn, f"Mousepad's {meta['setting']} to show the setting")
 
 
 async def toggle(session: cb.Session, setting: str) -> None:

@@ -1,30 +1,44 @@
-"""pcmanfm-setting: show or hide hidden files, or the status bar, in PCManFM; read from its saved config.
+"""pcmanfm-setting: show or hide hidden files, or the status bar, in PCManFM; read from its config and its window.
 
 PCManFM writes ``~/.config/pcmanfm/default/pcmanfm.conf`` as soon as a view setting changes; setup
-seeds it with the opposite value and the evaluator parses it. It also checks the other setting kept
-its value, and that no file under home changed (a snapshot taken at setup; hidden paths, the
-config among them, left out). Wrong ways: ``both_toggled`` (the other setting's shortcut too) and
-``file_deleted`` (the oracle's key, then a file of the folder deleted).
+seeds it with the opposite value. The file alone is not the evidence: ``sed`` in a terminal (F4
+opens one) once rewrote it while the window never changed, and scored 1.0. So the evaluator needs
+the file and the running window to agree (``_a11y``): the status bar showing or not, the folder's
+hidden file listed or not. PCManFM is GTK 2, whose widgets reach the accessibility bus only
+through the atk-bridge module (Debian's libatk-adaptor), which setup loads and checks for. It
+also checks the other setting kept its value, in both places, and that no other file under home
+changed (a snapshot taken at setup, hidden files included; libfm's config may be saved again, unchanged).
+Wrong ways: ``both_toggled`` (the other setting's shortcut too), ``file_deleted`` (the oracle's key,
+then a file of the folder deleted) and ``config_edited_in_a_terminal`` (the setting written into
+the config with ``sed`` from PCManFM's terminal, the window left as it was).
 """
 
 from __future__ import annotations
 
 import configparser
 import random
+from typing import Any
 
 import cua_bench as cb
+from cua_bench.tasks import TaskError
+from cua_bench.tasksets.desktop._a11y import app_window, lists, nodes, shows
 from cua_bench.tasksets.desktop._common import (
     act,
     distinct,
+    file_changes,
     file_name,
     files_since_setup,
+    in_terminal,
     key,
     loaders,
     read_text,
     remember_files,
     sentence,
+    shell,
     start,
+    terminal_here,
     trash_file,
+    wait_for,
     wait_path,
     write_files,
 )
@@ -32,6 +46,14 @@ from cua_core.actions import Wait
 
 NAME = "pcmanfm-setting"
 CONFIG = ".config/pcmanfm/default/pcmanfm.conf"
+LIBFM = ".config/libfm/libfm.conf"  # saved again, its content the same, whenever a view setting changes
+# GTK 2 exports its widgets to AT-SPI only with these modules loaded (gail: the widgets' accessible
+# objects; atk-bridge: the bus, from Debian's libatk-adaptor).
+ACCESSIBLE = {"GTK_MODULES": "gail:atk-bridge"}
+WAIVED = {
+    "trailing-blank-lines": "the config is judged as settings, as PCManFM reads it (blank lines mean nothing in "
+    "its INI file), and together with the window; its text is not the work",
+}
 # setting: (key in [ui], how the user turns it, shortcut)
 SETTINGS = {
     "hidden files": ("show_hidden", "View > Show Hidden", "ctrl+h"),
@@ -84,12 +106,34 @@ def current(text: str | None, name: str) -> bool | None:
     return None if value is None else value.strip() == "1"
 
 
+def hidden_file(meta: dict[str, Any]) -> str:
+    """The name of the dot file setup puts in the folder: listed in the window only while hidden files show."""
+    return next(path for path in meta["files"] if "/." in path).rsplit("/", 1)[1]
+
+
+def shown(window: dict[str, Any], name: str, meta: dict[str, Any]) -> bool:
+    """Whether the window shows the setting ``name`` turned on."""
+    return lists(window, hidden_file(meta)) if name == "hidden files" else shows(window, "statusbar")
+
+
 @cb.setup_task
 async def setup(task: cb.Task, session: cb.Session) -> None:
     meta = task.metadata
     values = {meta["setting"]: not meta["value"], meta["other"]: meta["other_value"]}
     await write_files(session, {**meta["files"], CONFIG: config(values)})
-    await start(session, "pcmanfm", meta["folder"], title=meta["folder"])
+    await start(session, "pcmanfm", meta["folder"], title=meta["folder"], env=ACCESSIBLE)
+
+    async def accessible() -> bool:
+        window = await app_window(session, meta["folder"])
+        return window is not None and any(node.get("role") == "icon" for node in nodes(window))
+
+    try:
+        await wait_for(accessible, "PCManFM's folder view in the accessibility tree", timeout=20)
+    except TaskError:
+        raise TaskError(
+            "PCManFM shows no widgets on the accessibility bus, so its window cannot be read: GTK 2 needs the "
+            "atk-bridge module (apt-get install libatk-adaptor)"
+        ) from None
     await remember_files(task, session)
 
 
@@ -97,10 +141,14 @@ async def setup(task: cb.Task, session: cb.Session) -> None:
 async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
     meta = task.metadata
     text = await read_text(session, CONFIG)
+    window = await app_window(session, meta["folder"])
     before, after = await files_since_setup(task, session)
-    asked = current(text, meta["setting"]) == meta["value"]
-    kept = current(text, meta["other"]) == meta["other_value"] and after == before
-    return [1.0 if asked and kept else 0.0]
+    wanted = {meta["setting"]: meta["value"], meta["other"]: meta["other_value"]}
+    saved = all(current(text, name) == value for name, value in wanted.items())
+    showing = window is not None and all(shown(window, name, meta) == value for name, value in wanted.items())
+    kept = LIBFM in before and LIBFM in after and before[LIBFM].sha256 == after[LIBFM].sha256
+    untouched = kept and not file_changes(before, after, expect=[CONFIG, LIBFM])
+    return [1.0 if saved and showing and untouched else 0.0]
 
 
 @cb.solve_task
@@ -122,3 +170,13 @@ async def file_deleted(task: cb.Task, session: cb.Session) -> None:
     await act(session, key(SETTINGS[meta["setting"]][2]), Wait(0.5))
     name = next(path for path in meta["files"] if "/." not in path).split("/", 1)[1]
     await trash_file(session, meta["folder"], name)
+
+
+@cb.wrong_way
+async def config_edited_in_a_terminal(task: cb.Task, session: cb.Session) -> None:
+    """F4 opens a terminal in the folder; ``sed`` writes the asked-for value into the config. PCManFM
+    does not read its config again, so its window goes on showing the old setting."""
+    meta = task.metadata
+    option = SETTINGS[meta["setting"]][0]
+    await terminal_here(session)
+    await in_terminal(session, f"sed -i 's/^{option}=.*/{option}={int(meta['value'])}/' ~/{shell(CONFIG)}")
