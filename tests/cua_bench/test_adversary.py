@@ -167,3 +167,42 @@ def test_the_check_command_names_the_hole_and_shows_each_waiver(tmp_path: Path) 
     assert "waived weak-delete: hidden-instead-of-delete: this test task keeps no hidden files apart" in result.output
     result = CliRunner().invoke(main, ["check", "--no-adversary", str(weak_task(tmp_path / "c"))])
     assert result.exit_code == 0 and "mutation" not in result.output
+
+
+WEAK_FORM = '''
+"""Type a name into the Greeting window: judged by the name being in some field, of any window."""
+import cua_bench as cb
+from cua_core.actions import Click, TypeText
+
+
+@cb.tasks_config(split="test")
+def load():
+    return [cb.Task(description="Type Ada into the Name field of the Greeting window.")]
+
+
+@cb.setup_task
+async def setup(task, session):
+    for title in ("Notes", "Greeting"):
+        session.sim.launch("form", title=title, widgets=[{"type": "textfield", "name": "Name"}])
+
+
+@cb.evaluate_task
+async def evaluate(task, session):
+    fields = [w for win in session.sim.windows() for w in win.all_widgets() if getattr(w, "role", "") == "textbox"]
+    return [1.0 if any(field.text == "Ada" for field in fields) else 0.0]
+
+
+@cb.solve_task
+async def solve(task, session):
+    greeting = next(n for n in await session.accessibility_tree() if n["name"] == "Greeting")
+    field = cb.find([greeting], role="textbox", name="Name")
+    await session.apply([Click(cb.center(field)), TypeText("Ada")])
+'''
+
+
+def test_the_result_left_in_another_window_is_caught(tmp_path: Path) -> None:
+    folder = tmp_path / "weak-form"
+    folder.mkdir()
+    (folder / "main.py").write_text(WEAK_FORM)
+    problems = check_task(folder, backend="sim")
+    assert len(problems) == 1 and "the mutation 'wrong-window'" in problems[0], problems

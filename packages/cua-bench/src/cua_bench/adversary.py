@@ -61,6 +61,13 @@ class Hands:
     async def touch(self, path: str, seconds_earlier: int) -> None:
         raise NotApplicable("no file times here")
 
+    def texts(self) -> dict[tuple[str, int], str]:
+        """Every text field's text by (window id, its place among the window's widgets); {} without one."""
+        return {}
+
+    def move_text(self, source: tuple[str, int], target: tuple[str, int], restore: str) -> None:
+        raise NotApplicable("no text fields here")
+
 
 class ShellHands(Hands):
     """Through ``run_command``: the environment's user, so what it cannot write stays unwritten (a
@@ -139,6 +146,30 @@ class SimHands(Hands):
     async def mkdir(self, path: str) -> None:
         self.fs.mkdir(self._abs(path))
 
+    def _fields(self) -> dict[tuple[str, int], Any]:
+        from cua_bench.sim.textwidgets import _TextWidget  # here: only a sim env server loads the sim
+
+        return {
+            (window.id, index): widget
+            for window in self.session.sim.windows()
+            for index, widget in enumerate(window.all_widgets())
+            if isinstance(widget, _TextWidget)
+        }
+
+    def texts(self) -> dict[tuple[str, int], str]:
+        return {key: field.text for key, field in self._fields().items()}
+
+    def move_text(self, source: tuple[str, int], target: tuple[str, int], restore: str) -> None:
+        """The text in ``source`` moves to ``target`` whole, with every character's recorded origin
+        (typed, pasted, from where), and ``source`` holds ``restore`` again, as a program set it."""
+        from cua_bench.sim.text import TextBuffer
+
+        fields = self._fields()
+        moved, back = fields[source], fields[target]
+        back.buffer, moved.buffer = moved.buffer, TextBuffer(restore, multiline=moved.multiline)
+        moved._after_edit(changed=True)  # redraw and notify, as an edit does
+        back._after_edit(changed=True)
+
 
 def hands_for(session: Any) -> Hands:
     return SimHands(session) if hasattr(session, "sim") else ShellHands(session)
@@ -157,6 +188,7 @@ class State:
     kept: dict[str, bytes]
     after: Snapshot = field(default_factory=dict)
     reads: dict[str, bytes] = field(default_factory=dict)
+    texts: dict[tuple[str, int], str] = field(default_factory=dict)  # the text fields as setup left them
 
     def removed(self) -> list[str]:
         return [p for p, s in self.before.items() if s.kind == "file" and p not in self.after and not _cached(p)]
@@ -298,6 +330,29 @@ async def _forged_write(hands: Hands, state: State) -> list[str]:
     return done
 
 
+def _wrong_windows(hands: Hands, state: State) -> list[tuple[tuple[str, int], tuple[str, int]]]:
+    """(changed field, field of another window it can move to): each field the oracle wrote, paired
+    with an untouched field of another window (one of the same place first)."""
+    now = hands.texts()
+    changed = [key for key, text in now.items() if key in state.texts and state.texts[key] != text]
+    free = [key for key, text in now.items() if key not in changed and state.texts.get(key) == text]
+    pairs = []
+    for key in changed:
+        others = sorted((k for k in free if k[0] != key[0]), key=lambda k: (k[1] != key[1], k))
+        if others:
+            pairs.append((key, others[0]))
+            free.remove(others[0])
+    return pairs
+
+
+async def _wrong_window(hands: Hands, state: State) -> list[str]:
+    done = []
+    for source, target in _wrong_windows(hands, state):
+        hands.move_text(source, target, state.texts[source])
+        done.append(f"the text of field {source[1]} of window {source[0]} left in window {target[0]} instead")
+    return done
+
+
 def _workbook(data: bytes) -> bool:
     """A Gnumeric workbook by its content (gzip'd XML naming Gnumeric's schema), whatever its name."""
     if data[:2] != b"\x1f\x8b":
@@ -374,6 +429,12 @@ MUTATIONS: dict[str, Mutation] = {
             _sheet_mutation("as_csv", "CSV under the workbook's name"),
         ),
         Mutation(
+            "wrong-window",
+            "each text field the oracle wrote holds its setup text again; what it wrote (typed or pasted, as "
+            "recorded) is in a field of another window",
+            _wrong_window,
+        ),
+        Mutation(
             "forged-write",
             "with no work done, every file the oracle's evaluation read gets what it held then",
             _forged_write,
@@ -415,7 +476,7 @@ class Adversary:
                     kept[path] = await self.hands.read(path)
                 except (OSError, CuaError):
                     continue
-        self.state, self.reads, self.recording = State(before, kept), {}, True
+        self.state, self.reads, self.recording = State(before, kept, texts=self.hands.texts()), {}, True
 
     def read(self, path: str, data: bytes) -> None:
         """The evaluator read ``path`` (relative to home) and found ``data``."""
@@ -440,6 +501,8 @@ class Adversary:
             return any(p.endswith(".gnumeric") for p in state.made())
         if mutation.name == "hidden-instead-of-delete":
             return any(p in state.kept for p in state.removed())
+        if mutation.name == "wrong-window":
+            return bool(_wrong_windows(self.hands, state))
         if mutation.name == "extra-file":
             return bool(state.made() or state.made_dirs())
         return bool(state.made())
@@ -453,7 +516,7 @@ class Adversary:
             raise CuaError("mutate before plan: run the oracle and plan() on this variant first")
         state = self._state()
         mutation = MUTATIONS[name]
-        current = State(state.before, state.kept, await self.hands.snapshot(), planned.reads)
+        current = State(state.before, state.kept, await self.hands.snapshot(), planned.reads, state.texts)
         self.recording = False  # the mutated state's evaluation is not the oracle's
         try:
             return await mutation.apply(self.hands, current)

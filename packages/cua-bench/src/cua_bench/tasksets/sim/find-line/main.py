@@ -36,6 +36,10 @@ from cua_bench.tasksets.sim._desktop_common import (
 from cua_core.actions import KeyPress, TypeText
 
 FAMILY = "find-line"
+WAIVED = {
+    "wrong-window": "scored on what the click on Submit sent, which the mutation leaves as it was: the field's "
+    "text after sending, or an unsaved edit in the editor's window, is nothing the task asks for or keeps"
+}
 LINES = {"easy": 12, "medium": 40, "hard": 120}
 LEVELS = ("INFO", "INFO", "INFO", "DEBUG", "WARN")
 SERVICES = ("auth", "billing", "search", "mailer", "cache", "gateway", "scheduler", "storage")
@@ -92,7 +96,7 @@ async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
     sim = desktop(session)
     report = window(sim, REPORT)
     sent = [] if report is None else report.data.get("submissions", [])
-    right = bool(sent) and all(str(s.get("Line number", "")).strip() == str(task.metadata["number"]) for s in sent)
+    right = bool(sent) and all(str(s.get("Line number", "")) == str(task.metadata["number"]) for s in sent)
     clicked = report is not None and len(sim.provenance.clicks_on(report.id, "Submit")) >= len(sent)
     return [1.0 if right and clicked and not file_changes(kept(task, "files"), snapshot_files(sim)) else 0.0]
 
