@@ -10,7 +10,8 @@ also checks the other setting kept its value, in both places, and that no other 
 changed (a snapshot taken at setup, hidden files included; libfm's config may be saved again, unchanged).
 Wrong ways: ``both_toggled`` (the other setting's shortcut too), ``file_deleted`` (the oracle's key,
 then a file of the folder deleted) and ``config_edited_in_a_terminal`` (the setting written into
-the config with ``sed`` from PCManFM's terminal, the window left as it was).
+the config with ``sed`` from PCManFM's terminal, the window left as it was) and
+``hidden_file_deleted`` (the setting, then setup's dot file removed).
 """
 
 from __future__ import annotations
@@ -180,3 +181,13 @@ async def config_edited_in_a_terminal(task: cb.Task, session: cb.Session) -> Non
     option = SETTINGS[meta["setting"]][0]
     await terminal_here(session)
     await in_terminal(session, f"sed -i 's/^{option}=.*/{option}={int(meta['value'])}/' ~/{shell(CONFIG)}")
+
+
+@cb.wrong_way
+async def hidden_file_deleted(task: cb.Task, session: cb.Session) -> None:
+    """The red team's collateral: the setting asked for, and setup's own hidden file gone with it
+    (snapshots that skipped dot files never saw it go)."""
+    meta = task.metadata
+    await solve(task, session)
+    await terminal_here(session)
+    await in_terminal(session, f"rm -- {shell(hidden_file(meta))}")
