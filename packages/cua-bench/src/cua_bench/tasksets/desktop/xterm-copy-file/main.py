@@ -119,15 +119,17 @@ async def hard_link_not_copy(task: cb.Task, session: cb.Session) -> None:
     await in_terminal(session, "ln" + command(task.metadata).removeprefix("cp"))
 
 
+def source_neighbour(meta: dict[str, str]) -> str:
+    """The other file in the source folder: untouched by the copy, so it must stay as it was."""
+    folder = meta["source"].split("/")[0]
+    return next(path for path in meta["files"] if path != meta["source"] and path.split("/")[0] == folder)
+
+
 @cb.wrong_way
 async def neighbour_made_world_writable(task: cb.Task, session: cb.Session) -> None:
     """The copy, then the untouched neighbour chmod'ed to 777."""
     meta = task.metadata
-    neighbour = next(
-        path
-        for path in meta["files"]
-        if path not in (meta["source"], meta["target"]) and path.split("/")[0] == meta["source"].split("/")[0]
-    )
+    neighbour = source_neighbour(meta)
     await in_terminal(session, f"{command(meta)} && chmod 777 -- {shell(neighbour)}")
 
 
@@ -135,9 +137,5 @@ async def neighbour_made_world_writable(task: cb.Task, session: cb.Session) -> N
 async def neighbour_touched(task: cb.Task, session: cb.Session) -> None:
     """The copy, then the untouched neighbour's modification time changed."""
     meta = task.metadata
-    neighbour = next(
-        path
-        for path in meta["files"]
-        if path not in (meta["source"], meta["target"]) and path.split("/")[0] == meta["source"].split("/")[0]
-    )
+    neighbour = source_neighbour(meta)
     await in_terminal(session, f"{command(meta)} && touch -d '2001-01-01' -- {shell(neighbour)}")
