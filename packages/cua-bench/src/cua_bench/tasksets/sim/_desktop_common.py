@@ -43,10 +43,12 @@ __all__ = [
     "line",
     "loaders",
     "lookalike",
+    "other_texts_changed",
     "paragraph",
     "pick_names",
     "seed_files",
     "snapshot_files",
+    "snapshot_texts",
     "snapshot_windows",
     "text_origins",
     "token",
@@ -250,6 +252,24 @@ def snapshot_windows(sim: SimDesktop) -> dict[str, tuple[int, int, int, int]]:
     return {w.id: (w.rect.x, w.rect.y, w.rect.width, w.rect.height) for w in sim.windows()}
 
 
+def snapshot_texts(sim: SimDesktop) -> dict[tuple[str, int], str]:
+    """Every text field's and text area's text, by (window id, its place among the window's widgets)."""
+    return {
+        (window.id, index): widget.text
+        for window in sim.windows()
+        for index, widget in enumerate(window.all_widgets())
+        if isinstance(widget, TextField | TextArea)
+    }
+
+
+def other_texts_changed(task: Task, sim: SimDesktop, *, allow: Iterable[str]) -> bool:
+    """A text field or area of a window not in ``allow`` (window ids) holds other text than setup
+    left in it (saved or not): the instruction's "leave the other windows untouched" is about them too."""
+    allowed = set(allow)
+    before, now = kept(task, "texts"), snapshot_texts(sim)
+    return any(now.get(key) != text for key, text in before.items() if key[0] not in allowed)
+
+
 def window_changes(before: dict[str, tuple[int, int, int, int]], after: dict[str, tuple[int, int, int, int]], *,
                    expect: Iterable[str] = (), moved: bool = True) -> list[str]:  # fmt: skip
     """Windows closed or opened since ``before`` (and moved, unless ``moved`` is allowed), but those in ``expect``."""
@@ -266,6 +286,7 @@ def keep(task: Task, sim: SimDesktop) -> None:
     with, and start the desktop's records afresh (what setup did there is not the agent's doing)."""
     task.scratch["files"] = snapshot_files(sim)
     task.scratch["windows"] = snapshot_windows(sim)
+    task.scratch["texts"] = snapshot_texts(sim)
     sim.provenance.clear()
 
 

@@ -37,6 +37,7 @@ from cua_bench.tasksets.sim._desktop_common import (
     kept,
     line,
     loaders,
+    other_texts_changed,
     seed_files,
     snapshot_files,
     written_by,
@@ -62,7 +63,7 @@ def build(rng: random.Random, difficulty: str) -> cb.Task:
     description = (
         f"In the empty '{UNTITLED}' window, type exactly the following {'line' if count == 1 else f'{count} lines'}:"
         f"\n{shown}\n(without the leading spaces), then save it as {folder}/{name} using Save As. "
-        "Do not change any other file."
+        "Do not change any other file or window."
     )
     metadata = {"files": contents, "path": f"{folder}/{name}", "text": text, "browser": difficulty == "medium",
                 "other": other, "seed": rng.randrange(2**32)}  # fmt: skip
@@ -99,6 +100,8 @@ async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
     if text not in (meta["text"], meta["text"] + "\n") or file_changes(kept(task, "files"), now, expect=[meta["path"]]):
         return [0.0]
     area = kept(task, "untitled")
+    if other_texts_changed(task, sim, allow=[area.window]):  # the other editor stays untouched, saved or not
+        return [0.0]
     saved = written_by(sim, meta["path"], area.window, SAVE, SAVE_AS)
     typed = saved is not None and saved.text == text and typed_into((run.origin for run in saved.origins), area)
     return [1.0 if typed else 0.0]

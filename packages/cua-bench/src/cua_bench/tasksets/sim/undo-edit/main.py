@@ -34,6 +34,7 @@ from cua_bench.tasksets.sim._desktop_common import (
     keep,
     kept,
     loaders,
+    other_texts_changed,
     paragraph,
     seed_files,
     snapshot_files,
@@ -58,7 +59,7 @@ def build(rng: random.Random, difficulty: str) -> cb.Task:
     description = (
         f"The editor window '{name} - Editor' shows {DOCS}/{name}. Recent edits damaged it ({what}) and the damage "
         "was saved. Put the text back exactly as it was before those edits (the editor's undo, ctrl+z or Edit > Undo, "
-        "takes them back), then save the file. Do not change any other file."
+        "takes them back), then save the file. Do not change any other file or window."
     )
     metadata = {"files": contents, "path": f"{DOCS}/{name}", "other": other, "damage": damage,
                 "seed": rng.randrange(2**32)}  # fmt: skip
@@ -107,6 +108,8 @@ async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
     path, now = task.metadata["path"], snapshot_files(sim)
     repaired = now.get(path) == task.metadata["files"][path]
     if not repaired or file_changes(kept(task, "files"), now, expect=[path]):
+        return [0.0]
+    if other_texts_changed(task, sim, allow=[kept(task, "editor")]):  # the other editors stay untouched
         return [0.0]
     saved = written_by(sim, path, kept(task, "editor"))
     return [1.0 if saved is not None and saved.text == now[path] else 0.0]

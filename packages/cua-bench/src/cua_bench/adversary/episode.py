@@ -1,0 +1,68 @@
+"""The env server's side of the adversary: what setup left, what the oracle's evaluation read, and each mutation."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from cua_bench.adversary.hands import NotApplicable, hands_for
+from cua_bench.adversary.mutations import MUTATIONS, State
+from cua_core.errors import CuaError
+
+__all__ = ["Adversary"]
+
+_KEEP_BYTES = 1 << 20  # setup's files up to this size are kept, so a deleted one can come back hidden
+
+
+class Adversary:
+    """The env server's side: one per episode that ``begin`` starts."""
+
+    def __init__(self, session: Any) -> None:
+        self.hands = hands_for(session)
+        self.state: State | None = None
+        self.reads: dict[str, bytes] = {}  # what this episode's evaluation read
+        self.recording = False
+        self.planned: State | None = None  # the oracle's end state, kept across the mutations' episodes
+
+    async def begin(self) -> None:
+        before = await self.hands.snapshot()
+        kept = {}
+        for path, state in before.items():
+            if state.kind == "file" and state.size <= _KEEP_BYTES:
+                try:
+                    kept[path] = await self.hands.read(path)
+                except (OSError, CuaError):
+                    continue
+        self.state, self.reads, self.recording = State(before, kept, texts=self.hands.texts()), {}, True
+
+    def read(self, path: str, data: bytes) -> None:
+        """The evaluator read ``path`` (relative to home) and found ``data``."""
+        if self.recording:
+            self.reads[path] = data
+
+    async def plan(self) -> list[str]:
+        """The mutations that apply to the oracle's end state (call after the oracle's evaluation)."""
+        state = self._state()
+        state.after, state.reads = await self.hands.snapshot(), dict(self.reads)
+        self.planned = state
+        return [name for name, mutation in MUTATIONS.items() if mutation.applies(self.hands, state)]
+
+    async def mutate(self, name: str) -> list[str]:
+        """Apply mutation ``name`` to the current end state; what it did ([] when nothing applied)."""
+        if name not in MUTATIONS:
+            raise CuaError(f"no mutation {name!r}; known: {', '.join(MUTATIONS)}")
+        planned = self.planned
+        if planned is None:
+            raise CuaError("mutate before plan: run the oracle and plan() on this variant first")
+        state = self._state()
+        mutation = MUTATIONS[name]
+        current = State(state.before, state.kept, await self.hands.snapshot(), planned.reads, state.texts)
+        self.recording = False  # the mutated state's evaluation is not the oracle's
+        try:
+            return await mutation.apply(self.hands, current)
+        except NotApplicable:
+            return []
+
+    def _state(self) -> State:
+        if self.state is None:
+            raise CuaError("the adversary has not begun: call adversary.begin right after reset")
+        return self.state

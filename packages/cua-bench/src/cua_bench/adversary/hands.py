@@ -1,0 +1,155 @@
+"""The adversary's hands: file operations (and the sim's text fields) as the desktop's own user would use them."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import posixpath
+import shlex
+from typing import Any
+
+from cua_bench.filestate import FileState, Snapshot, shell_snapshot
+
+__all__ = ["Hands", "NotApplicable", "ShellHands", "SimHands", "hands_for"]
+
+
+class NotApplicable(Exception):
+    """The mutation cannot be done on this computer (the sim has no hard links or modes)."""
+
+
+class Hands:
+    """File operations as the desktop's user (paths relative to home)."""
+
+    async def snapshot(self) -> Snapshot:
+        raise NotImplementedError
+
+    async def read(self, path: str) -> bytes:
+        raise NotImplementedError
+
+    async def write(self, path: str, data: bytes) -> None:
+        raise NotImplementedError
+
+    async def mkdir(self, path: str) -> None:
+        raise NotImplementedError
+
+    async def link(self, source: str, target: str, *, symbolic: bool = False) -> None:
+        raise NotApplicable("no links here")
+
+    async def chmod(self, path: str, mode: int) -> None:
+        raise NotApplicable("no file modes here")
+
+    async def touch(self, path: str, seconds_earlier: int) -> None:
+        raise NotApplicable("no file times here")
+
+    def texts(self) -> dict[tuple[str, int], str]:
+        """Every text field's text by (window id, its place among the window's widgets); {} without one."""
+        return {}
+
+    def move_text(self, source: tuple[str, int], target: tuple[str, int], restore: str) -> None:
+        raise NotApplicable("no text fields here")
+
+
+class ShellHands(Hands):
+    """Through ``run_command``: the environment's user, so what it cannot write stays unwritten (a
+    reward channel owned by another uid is out of this adversary's reach, as it is of the agent's)."""
+
+    def __init__(self, session: Any) -> None:
+        self.session = session
+
+    async def _run(self, command: str) -> None:
+        result = await self.session.run_command(command, timeout=30)
+        if result.returncode != 0:
+            raise NotApplicable(f"{command[:80]}: {result.stderr.strip()[:200]}")
+
+    async def snapshot(self) -> Snapshot:
+        return await shell_snapshot(self.session)
+
+    async def read(self, path: str) -> bytes:
+        return bytes(await self.session.read_bytes(path))
+
+    async def write(self, path: str, data: bytes) -> None:
+        folder = posixpath.dirname(path) or "."
+        encoded = base64.b64encode(data).decode()
+        await self._run(f"mkdir -p -- {shlex.quote(folder)} && printf %s {encoded} | base64 -d > {shlex.quote(path)}")
+
+    async def mkdir(self, path: str) -> None:
+        await self._run(f"mkdir -p -- {shlex.quote(path)}")
+
+    async def link(self, source: str, target: str, *, symbolic: bool = False) -> None:
+        flag = "-sfr" if symbolic else "-f"
+        await self._run(f"ln {flag} -- {shlex.quote(source)} {shlex.quote(target)}")
+
+    async def chmod(self, path: str, mode: int) -> None:
+        await self._run(f"chmod {mode:o} -- {shlex.quote(path)}")
+
+    async def touch(self, path: str, seconds_earlier: int) -> None:
+        await self._run(
+            f"touch -h -d @$(( $(stat -c %Y -- {shlex.quote(path)}) - {seconds_earlier} )) -- {shlex.quote(path)}"
+        )
+
+
+class SimHands(Hands):
+    """The sim's in-memory file system under its home: contents and names only."""
+
+    def __init__(self, session: Any) -> None:
+        self.session = session
+
+    @property
+    def fs(self) -> Any:
+        return self.session.sim.fs  # a reset gives the session a new desktop, and a new file system
+
+    def _abs(self, path: str) -> str:
+        return posixpath.join(self.fs.home, path)
+
+    async def snapshot(self) -> Snapshot:
+        found: Snapshot = {}
+        folders = [self.fs.home]
+        while folders:
+            folder = folders.pop()
+            for name in self.fs.listdir(folder):
+                path = posixpath.join(folder, name)
+                relative = posixpath.relpath(path, self.fs.home)
+                if self.fs.is_dir(path):
+                    found[relative] = FileState("dir")
+                    folders.append(path)
+                else:
+                    data = self.fs.read(path)
+                    found[relative] = FileState("file", hashlib.sha256(data).hexdigest(), len(data))
+        return found
+
+    async def read(self, path: str) -> bytes:
+        return bytes(self.fs.read(self._abs(path)))
+
+    async def write(self, path: str, data: bytes) -> None:
+        self.fs.write(self._abs(path), data)
+
+    async def mkdir(self, path: str) -> None:
+        self.fs.mkdir(self._abs(path))
+
+    def _fields(self) -> dict[tuple[str, int], Any]:
+        from cua_bench.sim.textwidgets import _TextWidget  # here: only a sim env server loads the sim
+
+        return {
+            (window.id, index): widget
+            for window in self.session.sim.windows()
+            for index, widget in enumerate(window.all_widgets())
+            if isinstance(widget, _TextWidget)
+        }
+
+    def texts(self) -> dict[tuple[str, int], str]:
+        return {key: field.text for key, field in self._fields().items()}
+
+    def move_text(self, source: tuple[str, int], target: tuple[str, int], restore: str) -> None:
+        """The text in ``source`` moves to ``target`` whole, with every character's recorded origin
+        (typed, pasted, from where), and ``source`` holds ``restore`` again, as a program set it."""
+        from cua_bench.sim.text import TextBuffer
+
+        fields = self._fields()
+        moved, back = fields[source], fields[target]
+        back.buffer, moved.buffer = moved.buffer, TextBuffer(restore, multiline=moved.multiline)
+        moved._after_edit(changed=True)  # redraw and notify, as an edit does
+        back._after_edit(changed=True)
+
+
+def hands_for(session: Any) -> Hands:
+    return SimHands(session) if hasattr(session, "sim") else ShellHands(session)

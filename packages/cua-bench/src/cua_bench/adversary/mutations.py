@@ -1,0 +1,330 @@
+"""The generic mutations of an oracle's end state, and what each needs to apply (``cua_bench.adversary``)."""
+
+from __future__ import annotations
+
+import gzip
+import posixpath
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from cua_bench.adversary.hands import Hands, NotApplicable, SimHands
+from cua_bench.filestate import CACHES, TRASH, Snapshot
+from cua_core.errors import CuaError
+
+__all__ = ["MUTATIONS", "Mutation", "State", "waivers"]
+
+
+def _cached(path: str) -> bool:
+    return any(path == p or path.startswith(p + "/") for p in (*CACHES, TRASH))
+
+
+@dataclass
+class State:
+    """What the mutations see: setup's files (and the small ones' bytes), the oracle's end state, and
+    the files the oracle's evaluation read with what they held."""
+
+    before: Snapshot
+    kept: dict[str, bytes]
+    after: Snapshot = field(default_factory=dict)
+    reads: dict[str, bytes] = field(default_factory=dict)
+    texts: dict[tuple[str, int], str] = field(default_factory=dict)  # the text fields as setup left them
+
+    def removed(self) -> list[str]:
+        return [p for p, s in self.before.items() if s.kind == "file" and p not in self.after and not _cached(p)]
+
+    def made(self) -> list[str]:
+        """Files the oracle created or changed (outside caches)."""
+        return [
+            p
+            for p, s in self.after.items()
+            if s.kind == "file" and not _cached(p) and (p not in self.before or self.before[p].sha256 != s.sha256)
+        ]
+
+    def made_dirs(self) -> list[str]:
+        """Folders the oracle created (outside caches)."""
+        return [p for p, s in self.after.items() if s.kind == "dir" and p not in self.before and not _cached(p)]
+
+    def untouched(self) -> list[str]:
+        return [p for p, s in self.before.items() if s.kind == "file" and self.after.get(p) == s and not _cached(p)]
+
+    def touched_files(self) -> bool:
+        return bool(self.removed() or self.made() or self.made_dirs())
+
+
+Apply = Callable[[Hands, State], Awaitable[list[str]]]
+Applies = Callable[[Hands, State], bool]
+
+
+@dataclass(frozen=True)
+class Mutation:
+    """One generic trick: ``applies`` says whether the oracle's end state gives it something to change,
+    and ``apply`` changes it and says what it did ([] when, played again, it found nothing)."""
+
+    name: str
+    doc: str
+    apply: Apply
+    applies: Applies
+    after_oracle: bool = True  # False: played on the state setup left (a forged write needs no work done)
+
+
+def _hidden(path: str) -> str:
+    folder, name = posixpath.split(path)
+    return posixpath.join(folder, "." + name)
+
+
+async def _hide_instead_of_delete(hands: Hands, state: State) -> list[str]:
+    done = []
+    for path in state.removed():
+        data = state.kept.get(path)
+        if data is not None and _hidden(path) not in state.after:
+            await hands.write(_hidden(path), data)
+            done.append(f"{path} kept as {_hidden(path)}")
+    return done
+
+
+def _originals(state: State) -> dict[str, str]:
+    """New files whose content a file that is still there held at setup: {new file: original}."""
+    by_content = {s.sha256: p for p, s in sorted(state.before.items()) if s.kind == "file" and p in state.after}
+    return {
+        p: by_content[s.sha256]
+        for p, s in state.after.items()
+        if p not in state.before and s.kind == "file" and s.sha256 in by_content and not _cached(p)
+    }
+
+
+async def _hard_link(hands: Hands, state: State) -> list[str]:
+    for new, original in _originals(state).items():
+        await hands.link(original, new)
+    return [f"{new} hard-linked to {original}" for new, original in _originals(state).items()]
+
+
+async def _symlink(hands: Hands, state: State) -> list[str]:
+    for new, original in _originals(state).items():
+        await hands.link(original, new, symbolic=True)
+    return [f"{new} a symbolic link to {original}" for new, original in _originals(state).items()]
+
+
+def _one_untouched(state: State) -> str | None:
+    """A file the oracle left as it was, visible ones first: the one the mutation changes."""
+    files = sorted(state.untouched(), key=lambda p: ("/." in "/" + p, p))
+    return files[0] if files and state.touched_files() else None
+
+
+async def _chmod_untouched(hands: Hands, state: State) -> list[str]:
+    path = _one_untouched(state)
+    if path is None:
+        return []
+    await hands.chmod(path, 0o777)
+    return [f"{path} chmod 777"]
+
+
+async def _touch_untouched(hands: Hands, state: State) -> list[str]:
+    path = _one_untouched(state)
+    if path is None:
+        return []
+    await hands.touch(path, 3600)
+    return [f"{path} modification time an hour earlier"]
+
+
+def _text(data: bytes) -> str | None:
+    try:
+        return data.decode("utf-8") if b"\0" not in data else None
+    except UnicodeDecodeError:
+        return None
+
+
+async def _trailing_blank_lines(hands: Hands, state: State) -> list[str]:
+    done = []
+    for path in state.made():
+        data = await hands.read(path)
+        if data and _text(data) is not None:
+            await hands.write(path, data + (b"\n\n\n" if data.endswith(b"\n") else b"\n\n\n\n"))
+            done.append(f"{path} + three blank lines")
+    return done
+
+
+async def _extra_file(hands: Hands, state: State) -> list[str]:
+    done = []
+    for path in state.made():
+        stray = _hidden(path) + "~"
+        if stray not in state.after:
+            await hands.write(stray, await hands.read(path))
+            done.append(f"a stray copy {stray}")
+    for path in state.made_dirs():
+        stray = _hidden(path) + "~"
+        if stray not in state.after:
+            await hands.mkdir(stray)
+            done.append(f"a stray folder {stray}")
+    return done
+
+
+async def _forged_write(hands: Hands, state: State) -> list[str]:
+    """Without doing the task, write into every file the oracle's evaluation read what it held then."""
+    done = []
+    for path, data in sorted(state.reads.items()):
+        if state.before.get(path) is not None and state.kept.get(path) == data:
+            continue  # setup's own content: writing it back changes nothing
+        try:
+            await hands.write(path, data)
+        except NotApplicable:
+            continue  # out of the desktop user's reach: as it should be
+        done.append(f"{path} written with what the oracle's evaluation read")
+    return done
+
+
+def _wrong_windows(hands: Hands, state: State) -> list[tuple[tuple[str, int], tuple[str, int]]]:
+    """(changed field, field of another window it can move to): each field the oracle wrote, paired
+    with an untouched field of another window (one of the same place first)."""
+    now = hands.texts()
+    changed = [key for key, text in now.items() if key in state.texts and state.texts[key] != text]
+    free = [key for key, text in now.items() if key not in changed and state.texts.get(key) == text]
+    pairs = []
+    for key in changed:
+        others = sorted((k for k in free if k[0] != key[0]), key=lambda k: (k[1] != key[1], k))
+        if others:
+            pairs.append((key, others[0]))
+            free.remove(others[0])
+    return pairs
+
+
+async def _wrong_window(hands: Hands, state: State) -> list[str]:
+    done = []
+    for source, target in _wrong_windows(hands, state):
+        hands.move_text(source, target, state.texts[source])
+        done.append(f"the text of field {source[1]} of window {source[0]} left in window {target[0]} instead")
+    return done
+
+
+def _workbook(data: bytes) -> bool:
+    """A Gnumeric workbook by its content (gzip'd XML naming Gnumeric's schema), whatever its name."""
+    if data[:2] != b"\x1f\x8b":
+        return False
+    try:
+        return b"gnumeric" in gzip.decompress(data)[:2000]
+    except (OSError, EOFError):
+        return False
+
+
+def _sheet_mutation(transform_name: str, label: str) -> Apply:
+    async def apply(hands: Hands, state: State) -> list[str]:
+        from cua_bench.tasksets.desktop import _sheets  # the workbook format lives with its tasks
+
+        transform: Callable[[bytes], bytes | None] = getattr(_sheets, transform_name)
+        done = []
+        for path in state.made():
+            data = await hands.read(path)
+            if _workbook(data):
+                changed = transform(data)
+                if changed is not None and changed != data:
+                    await hands.write(path, changed)
+                    done.append(f"{path}: {label}")
+        return done
+
+    return apply
+
+
+def _files_here(hands: Hands) -> bool:
+    return not isinstance(hands, SimHands)  # the sim's files have no links, modes or times
+
+
+def _made(hands: Hands, state: State) -> bool:
+    return bool(state.made())
+
+
+def _workbooks_made(hands: Hands, state: State) -> bool:
+    return any(p.endswith(".gnumeric") for p in state.made())
+
+
+MUTATIONS: dict[str, Mutation] = {
+    m.name: m
+    for m in (
+        Mutation(
+            "hidden-instead-of-delete",
+            "each file the oracle removed is kept under a hidden name (.NAME) beside where it was",
+            _hide_instead_of_delete,
+            lambda hands, state: any(p in state.kept for p in state.removed()),
+        ),
+        Mutation(
+            "hard-link-instead-of-copy",
+            "each file the oracle created with the content of a file still there is a hard link to it",
+            _hard_link,
+            lambda hands, state: _files_here(hands) and bool(_originals(state)),
+        ),
+        Mutation(
+            "symlink-instead-of-copy",
+            "each file the oracle created with the content of a file still there is a symbolic link to it",
+            _symlink,
+            lambda hands, state: _files_here(hands) and bool(_originals(state)),
+        ),
+        Mutation(
+            "chmod-untouched",
+            "a file the oracle left untouched gets mode 777",
+            _chmod_untouched,
+            lambda hands, state: _files_here(hands) and _one_untouched(state) is not None,
+        ),
+        Mutation(
+            "touch-untouched",
+            "a file the oracle left untouched gets an older modification time",
+            _touch_untouched,
+            lambda hands, state: _files_here(hands) and _one_untouched(state) is not None,
+        ),
+        Mutation(
+            "trailing-blank-lines",
+            "each text file the oracle created or changed gets three blank lines at its end",
+            _trailing_blank_lines,
+            _made,
+        ),
+        Mutation(
+            "extra-file",
+            "a hidden stray copy beside each file the oracle created or changed, a hidden folder beside each it made",
+            _extra_file,
+            lambda hands, state: bool(state.made() or state.made_dirs()),
+        ),
+        Mutation(
+            "numbers-as-text",
+            "each workbook the oracle saved has its numbers stored as text",
+            _sheet_mutation("numbers_as_text", "numbers stored as text"),
+            _workbooks_made,
+        ),
+        Mutation(
+            "extra-sheet",
+            "each workbook the oracle saved gets a second sheet of junk",
+            _sheet_mutation("with_extra_sheet", "an extra sheet"),
+            _workbooks_made,
+        ),
+        Mutation(
+            "wrong-format",
+            "each workbook the oracle saved holds its first sheet as CSV text under the same name",
+            _sheet_mutation("as_csv", "CSV under the workbook's name"),
+            _workbooks_made,
+        ),
+        Mutation(
+            "wrong-window",
+            "each text field the oracle wrote holds its setup text again; what it wrote (typed or pasted, as "
+            "recorded) is in a field of another window",
+            _wrong_window,
+            lambda hands, state: bool(_wrong_windows(hands, state)),
+        ),
+        Mutation(
+            "forged-write",
+            "with no work done, every file the oracle's evaluation read gets what it held then",
+            _forged_write,
+            lambda hands, state: any(state.kept.get(p) != data for p, data in state.reads.items()),
+            after_oracle=False,
+        ),
+    )
+}
+
+
+def waivers(module: Any) -> dict[str, str]:
+    """A task module's ``WAIVED`` (``{mutation: reason}``), checked: known names, a reason for each."""
+    waived = getattr(module, "WAIVED", {})
+    if not isinstance(waived, dict):
+        raise CuaError(f"{module.__file__}: WAIVED must be a dict of mutation name to the reason it is waived")
+    for name, reason in waived.items():
+        if name not in MUTATIONS:
+            raise CuaError(f"{module.__file__}: WAIVED names {name!r}, not a mutation ({', '.join(MUTATIONS)})")
+        if not isinstance(reason, str) or len(reason.strip()) < 10:
+            raise CuaError(f"{module.__file__}: WAIVED[{name!r}] needs a written reason, got {reason!r}")
+    return dict(waived)
