@@ -107,6 +107,22 @@ async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
     return [1.0 if ok and not file_changes(before, after, expect=[task.metadata["path"]]) else 0.0]
 
 
+async def _replace_all_button(session: cb.Session, meta: dict[str, str]) -> dict[str, Any]:
+    """ "Replace All" once the dialog takes it (sensitive: the search field holds text). Keys typed
+    while the dialog was still taking the focus can go nowhere on a busy machine (CI once waited 60 s
+    for a button that stayed grey); a person would see the empty field and type again, and so does this."""
+    for _attempt in range(3):
+        try:
+            return await wait_for(
+                lambda: _node(session, "push button", "Replace All", "sensitive"), "Replace All", timeout=10
+            )
+        except cb.TaskError:
+            field = await wait_for(lambda: _search_field(session), "the search field")
+            await act(session, Click(center(field)), key("ctrl+a"), TypeText(meta["old"]))
+            await act(session, key("tab"), key("ctrl+a"), TypeText(meta["new"]))
+    return await wait_for(lambda: _node(session, "push button", "Replace All", "sensitive"), "Replace All")
+
+
 @cb.solve_task
 async def solve(task: cb.Task, session: cb.Session) -> None:
     meta = task.metadata
@@ -124,7 +140,7 @@ async def solve(task: cb.Task, session: cb.Session) -> None:
             break
         except cb.TaskError:
             continue
-    button = await wait_for(lambda: _node(session, "push button", "Replace All", "sensitive"), "Replace All")
+    button = await _replace_all_button(session, meta)
     await act(session, Click(center(button)))
     await window(session, lambda title: title.startswith("*") and title.endswith(" - Mousepad"))
     await press(session, "escape")
@@ -147,6 +163,15 @@ async def _node(session: cb.Session, role: str, name: str, state: str | None = N
         if node.get("role") == role and node.get("name") == name and (state is None or state in node["states"]):
             return node
     return None
+
+
+async def _search_field(session: cb.Session) -> dict[str, Any] | None:
+    """The dialog's "Search for:" entry: its first editable text (the tree lists the front window, the
+    dialog, first; the entries have no names of their own, only labels beside them)."""
+    return next(
+        (n for n in walk(await session.accessibility_tree()) if n.get("role") == "text" and "editable" in n["states"]),
+        None,
+    )
 
 
 def _first_word(text: str, word: str) -> int:
