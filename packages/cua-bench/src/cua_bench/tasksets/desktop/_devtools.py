@@ -33,10 +33,15 @@ from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any
 
+from cua_bench.tasks import TaskError
+
 __all__ = ["DevTools", "Navigation"]
 
 Message = dict[str, Any]
-LOOKUPS, LOOKUP_PAUSE = 40, 0.05  # a committed navigation's history entry is looked for over 2 s
+# A committed navigation's history entry is looked for over 10 s: on two cores under a full test run
+# Chromium took over the 2 s once allowed, the transition stayed unknown and a form the oracle sent
+# by hand scored 0 (chromium-select-option test/0, chromium-fill-form on docker).
+LOOKUPS, LOOKUP_PAUSE = 200, 0.05
 
 
 @dataclass
@@ -96,8 +101,12 @@ class DevTools:
             self._sock.shutdown(socket.SHUT_RDWR)
         self._sock.close()
 
-    async def navigations(self, timeout: float = 10.0) -> list[Navigation]:
-        """Every navigation so far, once the events Chromium had sent before this call have arrived."""
+    async def navigations(self, timeout: float = 60.0) -> list[Navigation]:
+        """Every navigation so far, once the events Chromium had sent before this call have arrived.
+
+        Raises ``TaskError`` when Chromium does not settle within ``timeout``: judging on a partial
+        account would give a silent 0 to work that was done.
+        """
 
         async def settled() -> None:
             # Chromium answers in order: the browser's answer comes after the tabs it had attached, each
@@ -110,8 +119,12 @@ class DevTools:
             while self._lookups_under_way():  # the transitions of navigations committed before this call
                 await asyncio.sleep(LOOKUP_PAUSE)
 
-        with contextlib.suppress(TimeoutError, OSError, ConnectionError):
+        try:
             await asyncio.wait_for(settled(), timeout)
+        except TimeoutError as exc:
+            raise TaskError(f"Chromium's DevTools account did not settle within {timeout:g} s") from exc
+        except (OSError, ConnectionError):
+            pass  # Chromium is gone: what it reported before it went is all there is
         with self._lock:
             return [Navigation(**vars(navigation)) for navigation in self._navigations]
 
