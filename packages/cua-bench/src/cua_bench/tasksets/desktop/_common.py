@@ -21,7 +21,7 @@ import time
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any, TypeVar
 
-from cua_bench.filestate import TRASH, Snapshot, changes, holders, is_copy, shell_snapshot
+from cua_bench.filestate import TRASH, Snapshot, changes, holders, shell_snapshot
 from cua_bench.session import Session
 from cua_bench.tasks import Task, TaskError, tasks_config
 from cua_core.actions import Action, Click, KeyPress, Point, TypeText, Wait
@@ -41,7 +41,6 @@ __all__ = [
     "act",
     "caret_to",
     "click_at",
-    "copy_of",
     "digest",
     "distinct",
     "env_var",
@@ -50,7 +49,6 @@ __all__ = [
     "file_title",
     "files_since_setup",
     "gone",
-    "holds",
     "in_terminal",
     "key",
     "listing",
@@ -211,26 +209,16 @@ def file_changes(before: Snapshot, after: Snapshot, *, expect: Iterable[str] = (
     return changes(before, after, expect=expect)
 
 
-def holds(snapshot: Snapshot, path: str, text: str) -> bool:
-    """``path`` is a regular file holding exactly ``text``."""
-    return holds_digest(snapshot, path, digest(text))
-
-
-def copy_of(snapshot: Snapshot, path: str, sha256: str) -> bool:
-    """``path`` is a copy holding ``sha256``: a file of its own (one link, an inode of its own)."""
-    return is_copy(snapshot, path, sha256)
-
-
 def moved(before: Snapshot, after: Snapshot, source: str, target: str) -> bool:
     """``source`` was moved (or renamed) to ``target``: the source path is gone, the target is a file
     with its content, and no other new path holds that content (a hidden backup is not a move)."""
     state = before.get(source)
-    if state is None or source in after or not holds_digest(after, target, state.sha256):
+    if state is None or source in after or not _holds(after, target, state.sha256):
         return False
     return set(holders(after, state.sha256)) - {target} <= set(holders(before, state.sha256)) - {source}
 
 
-def holds_digest(snapshot: Snapshot, path: str, sha256: str) -> bool:
+def _holds(snapshot: Snapshot, path: str, sha256: str) -> bool:
     state = snapshot.get(path)
     return state is not None and state.kind == "file" and state.sha256 == sha256
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 import random
 
 import cua_bench as cb
+from cua_bench.filestate import is_copy
 from cua_bench.tasksets.desktop._common import (
     act,
-    copy_of,
     distinct,
     file_changes,
     file_name,
@@ -87,7 +87,7 @@ async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
     folder = meta["folder"]
     copy = f"{folder}/{meta['target']}/{meta['name']}"
     before, after = await files_since_setup(task, session)
-    asked = copy_of(after, copy, before[f"{folder}/{meta['name']}"].sha256)
+    asked = is_copy(after, copy, before[f"{folder}/{meta['name']}"].sha256)
     kept = not file_changes(before, after, expect=[copy])
     return [1.0 if asked and kept else 0.0]
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 import random
 
 import cua_bench as cb
+from cua_bench.filestate import is_copy
 from cua_bench.tasksets.desktop._common import (
-    copy_of,
     digest,
     distinct,
     file_changes,
@@ -77,7 +77,7 @@ async def setup(task: cb.Task, session: cb.Session) -> None:
 async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
     meta = task.metadata
     before, after = await files_since_setup(task, session)
-    asked = copy_of(after, meta["target"], digest(meta["text"]))
+    asked = is_copy(after, meta["target"], digest(meta["text"]))
     kept = not file_changes(before, after, expect=[meta["target"]])
     return [1.0 if asked and kept else 0.0]
 
