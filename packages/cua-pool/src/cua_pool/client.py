@@ -24,7 +24,8 @@ __all__ = [
     "stop_spaces",
 ]
 
-START_TIMEOUT = 20.0
+# A daemon imports the pool before it takes its lock: ~0.5 s idle, many times that on a loaded machine.
+START_TIMEOUT = 60.0
 
 
 def _ping(address: str, timeout: float = 2.0) -> bool:

@@ -72,10 +72,24 @@ def spawn_and_wait(args: list[str], log: Path, pidfile: Path, timeout: float) ->
     pid = spawn(args, log)
     deadline = time.monotonic() + timeout
     while (held := running_pid(pidfile)) is None:
-        if time.monotonic() > deadline or not _alive(pid):
-            raise RuntimeError(f"`cua {' '.join(args)}` did not start; see {log}")
-        time.sleep(0.02)
+        if not _alive(pid):
+            why = "exited before it took its lock"
+        elif time.monotonic() > deadline:
+            why = f"had not taken its lock after {timeout:g} s"
+        else:
+            time.sleep(0.02)
+            continue
+        raise RuntimeError(f"`cua {' '.join(args)}` did not start: it {why}; {_tail(log)}see {log}")
     return held
+
+
+def _tail(log: Path, lines: int = 5) -> str:
+    """The log's last lines, so a failed start says why without a second command."""
+    try:
+        text = log.read_text(errors="replace").strip().splitlines()[-lines:]
+    except OSError:
+        return ""
+    return "its log ends:\n  " + "\n  ".join(text) + "\n" if text else ""
 
 
 def spawn(args: list[str], log: Path, env: dict[str, str] | None = None) -> int:

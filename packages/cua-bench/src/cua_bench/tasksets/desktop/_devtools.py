@@ -85,6 +85,7 @@ class DevTools:
         self._pages: set[str] = set()  # the sessions of attached tabs
         self._targets: dict[str, str] = {}  # session -> its tab's target id, which is its top frame's id
         self._showing: dict[str, str] = {}  # session -> the URL its tab shows
+        self._committed: dict[str, str] = {}  # session -> the loader of its tab's latest commit
         self._requested: dict[str, tuple[str, str]] = {}  # session -> (url, reason) of the page's pending request
         self._tampering: list[str] = []
         self._lookups = 0  # history lookups under way (see _look_up)
@@ -239,6 +240,7 @@ class DevTools:
         url, loader = str(frame.get("url", "")), str(frame.get("loaderId", ""))
         with self._lock:
             self._showing[session] = url
+            self._committed[session] = loader
             self._requested.pop(session, None)
             self._lookups += 1
         self._look_up(session, url, loader, LOOKUPS)
@@ -248,8 +250,9 @@ class DevTools:
 
         ``frameNavigated`` can come before the browser's history has the entry (or while the tab, between
         two renderers, answers nothing), so a lookup that finds another URL current is tried again a
-        moment later, a few times: by then it is there, unless the tab has gone on to another page (and
-        the transition stays unknown).
+        moment later, a few times: by then it is there. Once the tab has committed another page, the
+        lookup stops (the transition stays unknown): the entry is no longer current, and waiting out
+        every try held ``navigations`` up for 10 s.
         """
 
         def answered(reply: Future[Message]) -> None:
@@ -258,13 +261,18 @@ class DevTools:
             entries, index = history.get("entries") or [], history.get("currentIndex", -1)
             if 0 <= index < len(entries) and entries[index].get("url") == url:
                 self._record_transition(loader, str(entries[index].get("transitionType", "")))
-            elif tries > 1 and reply.exception() is None:  # also "Not attached to an active page", mid-commit
+            elif tries > 1 and reply.exception() is None and not self._superseded(session, loader):
+                # also "Not attached to an active page", mid-commit
                 threading.Timer(LOOKUP_PAUSE, self._look_up, (session, url, loader, tries - 1)).start()
                 return
             with self._lock:
                 self._lookups -= 1
 
         self._send("Page.getNavigationHistory", session=session).add_done_callback(answered)
+
+    def _superseded(self, session: str, loader: str) -> bool:
+        with self._lock:
+            return self._committed.get(session, loader) != loader
 
     def _record_transition(self, loader: str, transition: str) -> None:
         with self._lock:
