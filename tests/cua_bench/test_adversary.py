@@ -117,7 +117,8 @@ async def setup(task, session):
 
 @cb.evaluate_task
 async def evaluate(task, session):
-    return [0.0 if desktop(session).fs.exists(f"{{DOCS}}/notes.txt") else 1.0]
+    sim = desktop(session)
+    return [0.0 if sim.fs.exists(f"{{DOCS}}/notes.txt") or not sim.windows() else 1.0]
 
 
 @cb.solve_task
@@ -204,5 +205,70 @@ def test_the_result_left_in_another_window_is_caught(tmp_path: Path) -> None:
     folder = tmp_path / "weak-form"
     folder.mkdir()
     (folder / "main.py").write_text(WEAK_FORM)
-    problems = check_task(folder, backend="sim")
-    assert len(problems) == 1 and "the mutation 'wrong-window'" in problems[0], problems
+    # Ada typed into the other window; or into both, the Notes window's field given an "x"; or Notes closed.
+    assert caught(check_task(folder, backend="sim")) == [
+        "untouched-input-changed",
+        "untouched-window-closed",
+        "wrong-window",
+    ]
+
+
+WEAK_WIDGETS = '''
+"""Tick Apples and choose Cherry: judged by Apples being ticked and something being chosen."""
+import cua_bench as cb
+from cua_core.actions import Click
+
+
+@cb.tasks_config(split="test")
+def load():
+    return [cb.Task(description="In the Choose window, tick Apples and choose Cherry in the list.")]
+
+
+@cb.setup_task
+async def setup(task, session):
+    session.sim.launch("form", title="Notes", widgets=[{{"type": "label", "text": "nothing to do here"}}])
+    boxes = [{{"type": "checkbox", "name": n}} for n in ("Apples", "Pears")]
+    fruit = {{"type": "list", "name": "Fruit", "items": ["Apple", "Banana", "Cherry", "Damson"]}}
+    session.sim.launch("form", title="Choose", widgets=[*boxes, fruit])
+
+
+@cb.evaluate_task
+async def evaluate(task, session):
+    window = next(w for w in session.sim.windows() if w.title == "Choose")
+    values = {{w.name: w.value for w in window.all_widgets() if w.name}}
+    {judge}
+
+
+@cb.solve_task
+async def solve(task, session):
+    tree = await session.accessibility_tree()
+    await session.apply([Click(cb.center(cb.find(tree, role="checkbox", name="Apples")))])
+    await session.apply([Click(cb.center(cb.find(tree, role="listitem", name="Cherry")))])
+'''
+
+
+def widget_task(root: Path, judge: str) -> Path:
+    folder = root / "weak-widgets"
+    folder.mkdir(parents=True)
+    (folder / "main.py").write_text(WEAK_WIDGETS.format(judge=judge))
+    return folder
+
+
+def caught(problems: list[str]) -> list[str]:
+    return sorted(problem.split("the mutation '")[1].split("'")[0] for problem in problems)
+
+
+def test_widget_mutations_find_collateral_overshoot_and_a_closed_window(tmp_path: Path) -> None:
+    weak = "return [1.0 if values['Apples'] and values['Fruit'] is not None else 0.0]"
+    assert caught(check_task(widget_task(tmp_path / "weak", weak), backend="sim")) == [
+        "one-step-further",  # the list's choice a row on: "something chosen" still holds
+        "untouched-input-changed",  # Pears ticked too
+        "untouched-window-closed",  # the Notes window closed
+    ]
+    exact = (
+        "others = [w for w in session.sim.windows() if w.title == 'Notes']\n"
+        "    return [1.0 if values == {'Apples': True, 'Pears': False, 'Fruit': 'Cherry'} and others else 0.0]"
+    )
+    tally = MutationTally()
+    assert check_task(widget_task(tmp_path / "exact", exact), backend="sim", tally=tally) == []
+    assert tally.applied == 3

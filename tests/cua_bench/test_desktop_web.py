@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import json
 import socket
+import subprocess
 import threading
 import time
 import urllib.request
@@ -271,3 +272,27 @@ def test_other_fields_than_chromium_sent_do_not() -> None:
 
 def test_nothing_counts_once_devtools_was_opened() -> None:
     assert judged([HONEST], [sent_form("BASE", "BASE/")], ["DevTools was opened"]) == [None]
+
+
+# --- the site as a reward channel: the adversary's forged-request --------------------------------
+
+
+def test_the_sites_record_is_forged_whole_into_the_next_episodes_site() -> None:
+    from cua_bench.adversary import Channel, channels
+
+    first = WebServer({"/": "<p>form</p>"}, "<p>received</p>").start()
+    second = WebServer({"/": "<p>form</p>"}, "<p>received</p>").start()
+    try:
+        oracle, forged = Task(description="fill the form"), Task(description="fill the form")
+        oracle.scratch["web"], forged.scratch["web"] = Site(first), Site(second)
+        assert isinstance(oracle.scratch["web"], Channel) and list(channels(forged)) == ["web"]
+        post(first.base, FORM, {"Origin": first.base, "Referer": f"{first.base}/"})
+        recorded = oracle.scratch["web"].recorded()
+        for command in forged.scratch["web"].forge(recorded):  # as the desktop's user would run it
+            subprocess.run(command, shell=True, check=True, timeout=60)
+        [request] = second.requests()
+        assert (request.method, request.path, request.form) == ("POST", "/submit", FIELDS)
+        assert (request.origin, request.referer) == (second.base, f"{second.base}/")  # moved to this episode's site
+    finally:
+        first.close()
+        second.close()

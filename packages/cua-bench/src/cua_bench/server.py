@@ -411,13 +411,13 @@ class EnvServer:
         """After the oracle (and its evaluation): the mutations that apply to its end state."""
         if self.adversary is None:
             raise TaskError("adversary.plan before adversary.begin")
-        return await self.adversary.plan()
+        return await self.adversary.plan(self.task)
 
     async def adversary_mutate(self, name: str) -> list[str]:
         """Apply mutation ``name`` to this episode's end state; what it did ([]: nothing applied)."""
         if self.adversary is None:
             raise TaskError("adversary.mutate before adversary.begin")
-        return await self.adversary.mutate(name)
+        return await self.adversary.mutate(name, self.task)
 
     async def observe(self, frames: str | None = None) -> dict[str, Any]:
         """The current observation; ``frames="socket"`` sends its frame inline whatever the episode

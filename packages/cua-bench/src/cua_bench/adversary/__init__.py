@@ -3,7 +3,8 @@
 A red team earns reward without doing the task by leaving an end state that is *nearly* the
 oracle's: the deleted file renamed to ``.name``, a hard link where a copy was asked, an untouched
 file chmod'ed, three blank lines after "exactly the line", a number stored as text, a CSV under a
-workbook's name, a junk second sheet, a forged write to the record the reward reads. Each such
+workbook's name, a junk second sheet, an untouched box ticked, a forged write to the file the
+reward reads or a forged request to the server that keeps its record. Each such
 trick is a mutation here, applied after the task's own oracle (or, for a forged write, instead of
 it) by the env server, as the desktop's own user would do it. The reward of every mutation that
 applies must be 0, unless the task waives it with a written reason (``WAIVED`` in its module).
@@ -14,8 +15,21 @@ setup left them, ``plan`` (after the oracle) names the mutations that apply to i
 through ``Hands``: a shell as the desktop's user, or the sim's own file system.
 """
 
+from cua_bench.adversary.channels import Channel, channels
 from cua_bench.adversary.episode import Adversary
 from cua_bench.adversary.hands import Hands, NotApplicable, ShellHands, SimHands
 from cua_bench.adversary.mutations import MUTATIONS, Mutation, State, waivers
 
-__all__ = ["MUTATIONS", "Adversary", "Hands", "Mutation", "NotApplicable", "ShellHands", "SimHands", "State", "waivers"]
+__all__ = [
+    "MUTATIONS",
+    "Adversary",
+    "Channel",
+    "Hands",
+    "Mutation",
+    "NotApplicable",
+    "ShellHands",
+    "SimHands",
+    "State",
+    "channels",
+    "waivers",
+]

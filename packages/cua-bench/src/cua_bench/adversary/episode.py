@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from cua_bench.adversary.channels import channels
 from cua_bench.adversary.hands import NotApplicable, hands_for
 from cua_bench.adversary.mutations import MUTATIONS, State
 from cua_core.errors import CuaError
@@ -32,22 +33,26 @@ class Adversary:
                     kept[path] = await self.hands.read(path)
                 except (OSError, CuaError):
                     continue
-        self.state, self.reads, self.recording = State(before, kept, texts=self.hands.texts()), {}, True
+        hands = self.hands
+        self.state = State(before, kept, texts=hands.texts(), inputs=hands.inputs(), windows=hands.windows())
+        self.reads, self.recording = {}, True
 
     def read(self, path: str, data: bytes) -> None:
         """The evaluator read ``path`` (relative to home) and found ``data``."""
         if self.recording:
             self.reads[path] = data
 
-    async def plan(self) -> list[str]:
-        """The mutations that apply to the oracle's end state (call after the oracle's evaluation)."""
+    async def plan(self, task: Any = None) -> list[str]:
+        """The mutations that apply to the oracle's end state (call after the oracle's evaluation of ``task``)."""
         state = self._state()
         state.after, state.reads = await self.hands.snapshot(), dict(self.reads)
+        state.recorded = {key: channel.recorded() for key, channel in channels(task).items()}
         self.planned = state
         return [name for name, mutation in MUTATIONS.items() if mutation.applies(self.hands, state)]
 
-    async def mutate(self, name: str) -> list[str]:
-        """Apply mutation ``name`` to the current end state; what it did ([] when nothing applied)."""
+    async def mutate(self, name: str, task: Any = None) -> list[str]:
+        """Apply mutation ``name`` to the current end state of ``task``'s episode; what it did ([] when nothing
+        applied)."""
         if name not in MUTATIONS:
             raise CuaError(f"no mutation {name!r}; known: {', '.join(MUTATIONS)}")
         planned = self.planned
@@ -55,7 +60,17 @@ class Adversary:
             raise CuaError("mutate before plan: run the oracle and plan() on this variant first")
         state = self._state()
         mutation = MUTATIONS[name]
-        current = State(state.before, state.kept, await self.hands.snapshot(), planned.reads, state.texts)
+        current = State(
+            state.before,
+            state.kept,
+            await self.hands.snapshot(),
+            planned.reads,
+            state.texts,
+            state.inputs,
+            state.windows,
+            planned.recorded,
+            channels(task),
+        )
         self.recording = False  # the mutated state's evaluation is not the oracle's
         try:
             return await mutation.apply(self.hands, current)

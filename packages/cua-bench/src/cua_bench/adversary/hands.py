@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import copy
 import hashlib
 import posixpath
 import shlex
@@ -48,6 +49,26 @@ class Hands:
     def move_text(self, source: tuple[str, int], target: tuple[str, int], restore: str) -> None:
         raise NotApplicable("no text fields here")
 
+    def inputs(self) -> dict[tuple[str, int], Any]:
+        """Every input's value (text, checked, chosen option, number, ...) by (window id, place); {} without one."""
+        return {}
+
+    def change_input(self, key: tuple[str, int]) -> Any:
+        """Give the input ``key`` another value with the keys a person would press on it; its new value."""
+        raise NotApplicable("no inputs here")
+
+    async def run(self, command: str) -> None:
+        """Run a shell command as the desktop's user."""
+        raise NotApplicable("no shell here")
+
+    def windows(self) -> list[str]:
+        """The open windows' ids; [] where windows are not the adversary's to see."""
+        return []
+
+    def close_window(self, window_id: str) -> None:
+        """Close the window as its title bar's Close does."""
+        raise NotApplicable("no windows here")
+
 
 class ShellHands(Hands):
     """Through ``run_command``: the environment's user, so what it cannot write stays unwritten (a
@@ -56,7 +77,7 @@ class ShellHands(Hands):
     def __init__(self, session: Any) -> None:
         self.session = session
 
-    async def _run(self, command: str) -> None:
+    async def run(self, command: str) -> None:
         result = await self.session.run_command(command, timeout=30)
         if result.returncode != 0:
             raise NotApplicable(f"{command[:80]}: {result.stderr.strip()[:200]}")
@@ -70,20 +91,20 @@ class ShellHands(Hands):
     async def write(self, path: str, data: bytes) -> None:
         folder = posixpath.dirname(path) or "."
         encoded = base64.b64encode(data).decode()
-        await self._run(f"mkdir -p -- {shlex.quote(folder)} && printf %s {encoded} | base64 -d > {shlex.quote(path)}")
+        await self.run(f"mkdir -p -- {shlex.quote(folder)} && printf %s {encoded} | base64 -d > {shlex.quote(path)}")
 
     async def mkdir(self, path: str) -> None:
-        await self._run(f"mkdir -p -- {shlex.quote(path)}")
+        await self.run(f"mkdir -p -- {shlex.quote(path)}")
 
     async def link(self, source: str, target: str, *, symbolic: bool = False) -> None:
         flag = "-sfr" if symbolic else "-f"
-        await self._run(f"ln {flag} -- {shlex.quote(source)} {shlex.quote(target)}")
+        await self.run(f"ln {flag} -- {shlex.quote(source)} {shlex.quote(target)}")
 
     async def chmod(self, path: str, mode: int) -> None:
-        await self._run(f"chmod {mode:o} -- {shlex.quote(path)}")
+        await self.run(f"chmod {mode:o} -- {shlex.quote(path)}")
 
     async def touch(self, path: str, seconds_earlier: int) -> None:
-        await self._run(
+        await self.run(
             f"touch -h -d @$(( $(stat -c %Y -- {shlex.quote(path)}) - {seconds_earlier} )) -- {shlex.quote(path)}"
         )
 
@@ -149,6 +170,54 @@ class SimHands(Hands):
         back.buffer, moved.buffer = moved.buffer, TextBuffer(restore, multiline=moved.multiline)
         moved._after_edit(changed=True)  # redraw and notify, as an edit does
         back._after_edit(changed=True)
+
+    def inputs(self) -> dict[tuple[str, int], Any]:
+        return {key: copy.deepcopy(widget.value) for key, widget in _inputs_of(self.session).items()}
+
+    def change_input(self, key: tuple[str, int]) -> Any:
+        """The widget's own key handler, as after a person tabbed to it: the first key of ``_KEYS``
+        that changes its value (a box ticks, a choice moves, a slider steps, a field gets an "x"). A
+        drop area, which takes no keys, gets one more chip of its window dropped in."""
+        from cua_bench.sim.dnd import Draggable, DropTarget
+        from cua_bench.sim.events import KeyEvent
+
+        widget = _inputs_of(self.session)[key]
+        before = copy.deepcopy(widget.value)
+        for name, text in _KEYS:
+            if widget.enabled and widget.on_key(KeyEvent(name, text=text)) and widget.value != before:
+                widget.invalidate()
+                return copy.deepcopy(widget.value)
+        if isinstance(widget, DropTarget) and widget.window is not None:
+            chips = [w for w in widget.window.all_widgets() if isinstance(w, Draggable) and w.parent is not widget]
+            for chip in chips:
+                if widget.accepts(chip):
+                    widget.accept(chip)
+                    return copy.deepcopy(widget.value)
+        raise NotApplicable(f"nothing a person does changes input {key}")
+
+    def windows(self) -> list[str]:
+        return [window.id for window in self.session.sim.windows()]
+
+    def close_window(self, window_id: str) -> None:
+        window = self.session.sim.get_window(window_id)
+        window.dismiss()
+        if not window.closed:
+            raise NotApplicable(f"window {window_id} would not close")  # it asked first (unsaved changes)
+
+
+# The keys tried on an input, in turn, until its value changes: arrows before space, which on a list
+# would open the item rather than choose another one.
+_KEYS = (("down", None), ("up", None), ("right", None), ("left", None), ("x", "x"), ("space", " "))
+
+
+def _inputs_of(session: Any) -> dict[tuple[str, int], Any]:
+    """The sim's inputs (``Widget.is_input``: what ``form_values`` counts), by (window id, place)."""
+    return {
+        (window.id, index): widget
+        for window in session.sim.windows()
+        for index, widget in enumerate(window.all_widgets())
+        if widget.is_input
+    }
 
 
 def hands_for(session: Any) -> Hands:

@@ -8,6 +8,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from cua_bench.adversary.channels import Channel
 from cua_bench.adversary.hands import Hands, NotApplicable, SimHands
 from cua_bench.filestate import CACHES, TRASH, Snapshot
 from cua_core.errors import CuaError
@@ -29,6 +30,10 @@ class State:
     after: Snapshot = field(default_factory=dict)
     reads: dict[str, bytes] = field(default_factory=dict)
     texts: dict[tuple[str, int], str] = field(default_factory=dict)  # the text fields as setup left them
+    inputs: dict[tuple[str, int], Any] = field(default_factory=dict)  # every input's value as setup left it
+    windows: list[str] = field(default_factory=list)  # the windows setup left open
+    recorded: dict[str, list[Any]] = field(default_factory=dict)  # the oracle's channels: what each recorded
+    channels: dict[str, Channel] = field(default_factory=dict)  # this episode's channels, to forge into
 
     def removed(self) -> list[str]:
         return [p for p, s in self.before.items() if s.kind == "file" and p not in self.after and not _cached(p)]
@@ -196,6 +201,74 @@ async def _wrong_window(hands: Hands, state: State) -> list[str]:
     return done
 
 
+def _untouched_inputs(hands: Hands, state: State) -> list[tuple[str, int]]:
+    """Inputs of windows still open that hold what setup left in them."""
+    now = hands.inputs()
+    return sorted(key for key, value in now.items() if key in state.inputs and state.inputs[key] == value)
+
+
+def _changed_inputs(hands: Hands, state: State) -> list[tuple[str, int]]:
+    """Inputs of windows still open that the oracle changed, but toggles (a box has no step further, only back)."""
+    now = hands.inputs()
+    return sorted(
+        key
+        for key, value in now.items()
+        if key in state.inputs and state.inputs[key] != value and not isinstance(value, bool)
+    )
+
+
+async def _change_one(hands: Hands, keys: list[tuple[str, int]]) -> list[str]:
+    for key in keys:
+        try:
+            value = hands.change_input(key)
+        except NotApplicable:
+            continue  # read-only, or nothing moves it: the next one
+        return [f"input {key[1]} of window {key[0]} changed to {value!r}"]
+    return []
+
+
+async def _change_untouched_input(hands: Hands, state: State) -> list[str]:
+    return await _change_one(hands, _untouched_inputs(hands, state))
+
+
+async def _overshoot(hands: Hands, state: State) -> list[str]:
+    return await _change_one(hands, _changed_inputs(hands, state))
+
+
+def _windows_left(hands: Hands, state: State) -> list[str]:
+    """Windows setup opened that are still open with every input as setup left it."""
+    inputs = hands.inputs()
+    return sorted(
+        window
+        for window in hands.windows()
+        if window in state.windows
+        and all(inputs.get(key) == value for key, value in state.inputs.items() if key[0] == window)
+    )
+
+
+async def _close_a_window(hands: Hands, state: State) -> list[str]:
+    for window in _windows_left(hands, state):
+        try:
+            hands.close_window(window)
+        except NotApplicable:
+            continue
+        return [f"window {window} closed"]
+    return []
+
+
+async def _forged_request(hands: Hands, state: State) -> list[str]:
+    """Without doing the task, send each channel what the oracle's episode put in it, from the desktop's shell."""
+    done = []
+    for key, recorded in sorted(state.recorded.items()):
+        channel = state.channels.get(key)
+        if channel is None or not recorded:
+            continue
+        for command in channel.forge(recorded):
+            await hands.run(command)
+        done.append(f"{len(recorded)} record(s) of {key} sent again from a shell")
+    return done
+
+
 def _workbook(data: bytes) -> bool:
     """A Gnumeric workbook by its content (gzip'd XML naming Gnumeric's schema), whatever its name."""
     if data[:2] != b"\x1f\x8b":
@@ -305,6 +378,35 @@ MUTATIONS: dict[str, Mutation] = {
             "recorded) is in a field of another window",
             _wrong_window,
             lambda hands, state: bool(_wrong_windows(hands, state)),
+        ),
+        Mutation(
+            "untouched-input-changed",
+            "an input the oracle left as setup made it (a box, a choice, a list, a slider, a field) gets another "
+            "value, by the keys a person would press on it",
+            _change_untouched_input,
+            lambda hands, state: bool(_untouched_inputs(hands, state)),
+        ),
+        Mutation(
+            "one-step-further",
+            "an input the oracle changed is changed once more, as a person overshooting would: the list's choice "
+            'a row on, the slider a step further, the field an "x" longer, one more chip in the drop area',
+            _overshoot,
+            lambda hands, state: bool(_changed_inputs(hands, state)),
+        ),
+        Mutation(
+            "untouched-window-closed",
+            "a window setup opened and the oracle left open and untouched (every input as setup left it) is "
+            "closed by its title bar's Close",
+            _close_a_window,
+            lambda hands, state: bool(_windows_left(hands, state)),
+        ),
+        Mutation(
+            "forged-request",
+            "with no work done, every record the oracle's episode left in a reward channel that is not a file "
+            "(a web server's requests) is sent again from the desktop's shell",
+            _forged_request,
+            lambda hands, state: any(state.recorded.values()),
+            after_oracle=False,
         ),
         Mutation(
             "forged-write",

@@ -150,9 +150,8 @@ def form_values(window: Window) -> dict[str, Any]:
     """Each named input's value: text, checked, selected option, slider value, dropped items."""
     values: dict[str, Any] = {}
     for widget in window.all_widgets():
-        if not widget.name or widget.role in ("label", "button", "draggable", "menubar"):
-            continue
-        values[widget.name] = widget.value
+        if widget.is_input:
+            values[widget.name] = widget.value
     return values
 
 

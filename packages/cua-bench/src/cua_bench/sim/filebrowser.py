@@ -26,6 +26,8 @@ __all__ = ["FileBrowser"]
 
 
 class _FileList(ListView):
+    navigates = True
+
     def __init__(self, browser: FileBrowser, **kw: Any) -> None:
         super().__init__("Files", **kw)
         self._browser = browser

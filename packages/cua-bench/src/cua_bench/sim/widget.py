@@ -56,11 +56,16 @@ class A11yContext:
         return None if visible is None else normalised_bounds(visible, self.width, self.height)
 
 
+_NOT_INPUTS = frozenset({"label", "button", "draggable", "menubar"})
+
+
 class Widget:
     """Something drawn in a window that may take the pointer and the keyboard."""
 
     role: ClassVar[str] = "generic"
     focusable: ClassVar[bool] = False
+    # Its value is where the person is (a file list's selection), not something they made.
+    navigates: ClassVar[bool] = False
 
     def __init__(
         self,
@@ -202,6 +207,12 @@ class Widget:
     def value(self) -> Any:
         """The widget's value as evaluators read it: text, checked, the chosen option, a number."""
         return self.node_value()
+
+    @property
+    def is_input(self) -> bool:
+        """Whether its value is something a person sets: named, not a label, button, drag chip or menu
+        bar, and not a place to move around in."""
+        return bool(self.name) and self.role not in _NOT_INPUTS and not self.navigates
 
     def child_nodes(self, ctx: A11yContext) -> list[dict[str, Any]]:
         return [node for child in self.children() if child.visible for node in child.nodes(ctx)]

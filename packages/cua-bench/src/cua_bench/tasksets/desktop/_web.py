@@ -11,8 +11,10 @@ from it. Chromium gets a fresh profile in the environment's TMPDIR, so every epi
 
 from __future__ import annotations
 
+import base64
 import html
 import json
+import shlex
 import socket
 import subprocess
 from dataclasses import dataclass
@@ -53,6 +55,17 @@ CHROMIUM_FLAGS = (
     "--remote-debugging-pipe",  # DevTools on fds 3 and 4 (see start_chromium)
 )  # fmt: skip
 _SCRATCH = "web"
+_FORGER = """
+import base64, json, sys, urllib.parse, urllib.request
+sent = json.loads(base64.b64decode(sys.argv[1]))
+for r in sent["requests"]:
+    query = urllib.parse.urlencode(r["query"], doseq=True)
+    url = sent["base"] + r["path"] + ("?" + query if query else "")
+    data = urllib.parse.urlencode(r["form"], doseq=True).encode() if r["method"] == "POST" else None
+    headers = {name.title(): r[name] for name in ("referer", "origin") if r[name]}
+    request = urllib.request.Request(url, data=data, method=r["method"], headers=headers)
+    urllib.request.urlopen(request, timeout=20).read()
+"""
 _open: list[Site] = []  # this process's sites; an env server runs one episode at a time
 
 
@@ -101,6 +114,24 @@ class Site:
 
     def tampering(self) -> list[str]:
         return self.browser.tampering() if self.browser is not None else []
+
+    # -- a reward channel (cua_bench.adversary.Channel): its record forged from a shell ------------
+
+    def recorded(self) -> list[Any]:
+        return [{"base": self.base, **vars(request)} for request in self.requests() if request.answer != "none"]
+
+    def forge(self, recorded: list[Any]) -> list[str]:
+        """One ``python3`` run as the desktop's user that sends each request again to this episode's
+        site, with the Referer and Origin Chromium had put on it (any program can set them)."""
+        moved = [
+            {
+                **r,
+                **{h: r[h].replace(r["base"], self.base, 1) if r[h] else r[h] for h in ("referer", "origin")},
+            }
+            for r in recorded
+        ]
+        payload = base64.b64encode(json.dumps({"base": self.base, "requests": moved}).encode()).decode()
+        return [f"python3 -I -c {shlex.quote(_FORGER)} {payload}"]
 
     def close(self) -> None:
         self.server.close()

@@ -12,6 +12,7 @@ instruction names a method or a window, evaluators hold it to the desktop's own 
 
 from __future__ import annotations
 
+import copy
 import random
 import string
 from collections.abc import Callable, Iterable, Sequence
@@ -32,6 +33,7 @@ __all__ = [
     "arrange",
     "desktop",
     "editor_paths",
+    "editors_show_saved",
     "file_changes",
     "file_name",
     "files",
@@ -43,12 +45,12 @@ __all__ = [
     "line",
     "loaders",
     "lookalike",
-    "other_texts_changed",
+    "other_windows_changed",
     "paragraph",
     "pick_names",
     "seed_files",
     "snapshot_files",
-    "snapshot_texts",
+    "snapshot_inputs",
     "snapshot_windows",
     "text_origins",
     "token",
@@ -252,22 +254,26 @@ def snapshot_windows(sim: SimDesktop) -> dict[str, tuple[int, int, int, int]]:
     return {w.id: (w.rect.x, w.rect.y, w.rect.width, w.rect.height) for w in sim.windows()}
 
 
-def snapshot_texts(sim: SimDesktop) -> dict[tuple[str, int], str]:
-    """Every text field's and text area's text, by (window id, its place among the window's widgets)."""
+def snapshot_inputs(sim: SimDesktop) -> dict[tuple[str, int], Any]:
+    """Every input's value (``Widget.is_input``: texts, boxes, choices, sliders), by (window id, its
+    place among the window's widgets)."""
     return {
-        (window.id, index): widget.text
+        (window.id, index): copy.deepcopy(widget.value)
         for window in sim.windows()
         for index, widget in enumerate(window.all_widgets())
-        if isinstance(widget, TextField | TextArea)
+        if widget.is_input
     }
 
 
-def other_texts_changed(task: Task, sim: SimDesktop, *, allow: Iterable[str]) -> bool:
-    """A text field or area of a window not in ``allow`` (window ids) holds other text than setup
-    left in it (saved or not): the instruction's "leave the other windows untouched" is about them too."""
-    allowed = set(allow)
-    before, now = kept(task, "texts"), snapshot_texts(sim)
-    return any(now.get(key) != text for key, text in before.items() if key[0] not in allowed)
+def other_windows_changed(task: Task, sim: SimDesktop, *, allow: Iterable[str]) -> bool:
+    """A window setup opened, not in ``allow`` (window ids), was closed, or one of its inputs holds
+    another value than setup left in it (a text saved or not, a box, a choice): what the
+    instructions' "leave the other windows as they are" forbids."""
+    allowed, open_now = set(allow), {w.id for w in sim.windows()}
+    if any(window not in open_now for window in kept(task, "windows") if window not in allowed):
+        return True
+    before, now = kept(task, "inputs"), snapshot_inputs(sim)
+    return any(now.get(key) != value for key, value in before.items() if key[0] not in allowed)
 
 
 def window_changes(before: dict[str, tuple[int, int, int, int]], after: dict[str, tuple[int, int, int, int]], *,
@@ -286,7 +292,7 @@ def keep(task: Task, sim: SimDesktop) -> None:
     with, and start the desktop's records afresh (what setup did there is not the agent's doing)."""
     task.scratch["files"] = snapshot_files(sim)
     task.scratch["windows"] = snapshot_windows(sim)
-    task.scratch["texts"] = snapshot_texts(sim)
+    task.scratch["inputs"] = snapshot_inputs(sim)
     sim.provenance.clear()
 
 
@@ -329,6 +335,14 @@ def editor_paths(sim: SimDesktop) -> list[str | None]:
         if isinstance(app, EditorApp):
             paths.append(app.path)
     return paths
+
+
+def editors_show_saved(sim: SimDesktop, path: str) -> bool:
+    """Every open editor of ``path`` shows what the file holds: none was edited after its save (the
+    window and the file would disagree, and closing it would ask whether to lose the edit)."""
+    saved = sim.fs.read_text(path) if sim.fs.is_file(path) else None
+    editors = [w.data["app"] for w in sim.windows() if isinstance(w.data.get("app"), EditorApp)]
+    return all(app.text == saved for app in editors if app.path == sim.fs.normpath(path))
 
 
 def arrange(rng: random.Random, sim: SimDesktop, windows: Sequence[Window], *, apart: bool = True) -> None:

@@ -4,7 +4,8 @@ Easy: two windows side by side. Medium: four, with look-alike titles. Hard: six 
 windows with look-alike titles, the target never in front.
 
 The evaluator checks the titles left open and, by window id against what setup kept, that the
-target window is the only one closed and none was opened. Chance: 1/k for k windows.
+target window is the only one closed and none was opened, and that the windows left open hold what
+setup put in them (a field typed into is not "as they are"). Chance: 1/k for k windows.
 
 Wrong ways: ``close_them_all``, ``close_the_wrong_one`` (the window listed after the target) and
 ``oracle_then_close_another``.
@@ -25,6 +26,7 @@ from cua_bench.tasksets.sim._desktop_common import (
     kept,
     line,
     loaders,
+    other_windows_changed,
     snapshot_windows,
     window_changes,
 )
@@ -50,7 +52,7 @@ def build(rng: random.Random, difficulty: str) -> cb.Task:
     order = rng.sample(titles, count)  # stacking order, back to front
     target = rng.choice(order[:-1] if difficulty == "hard" else order)
     windows = [{"title": t, "text": line(rng), "width": rng.randint(300, 420)} for t in order]
-    description = f"Close the window titled '{target}'. Leave all the other windows open."
+    description = f"Close the window titled '{target}'. Leave all the other windows open and as they are."
     metadata = {"windows": windows, "target": target, "seed": rng.randrange(2**32)}
     return cb.Task(description=description, metadata=metadata, difficulty=difficulty, max_steps=5, chance=1 / count)
 
@@ -79,7 +81,10 @@ async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
     closed = window_changes(kept(task, "windows"), snapshot_windows(sim)) == [
         f"window {kept(task, 'target')} was closed"
     ]
-    return [1.0 if closed and sorted(w.title for w in sim.windows()) == expected else 0.0]
+    left = sorted(w.title for w in sim.windows()) == expected and not other_windows_changed(
+        task, sim, allow=[kept(task, "target")]
+    )
+    return [1.0 if closed and left else 0.0]
 
 
 @cb.solve_task

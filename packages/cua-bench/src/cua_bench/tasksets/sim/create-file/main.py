@@ -29,6 +29,7 @@ from cua_bench.tasksets.sim._desktop_common import (
     Screen,
     arrange,
     desktop,
+    editors_show_saved,
     file_changes,
     file_name,
     folder_files,
@@ -37,7 +38,7 @@ from cua_bench.tasksets.sim._desktop_common import (
     kept,
     line,
     loaders,
-    other_texts_changed,
+    other_windows_changed,
     seed_files,
     snapshot_files,
     written_by,
@@ -100,11 +101,11 @@ async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
     if text not in (meta["text"], meta["text"] + "\n") or file_changes(kept(task, "files"), now, expect=[meta["path"]]):
         return [0.0]
     area = kept(task, "untitled")
-    if other_texts_changed(task, sim, allow=[area.window]):  # the other editor stays untouched, saved or not
+    if other_windows_changed(task, sim, allow=[area.window]):  # the other editor stays untouched, saved or not
         return [0.0]
     saved = written_by(sim, meta["path"], area.window, SAVE, SAVE_AS)
     typed = saved is not None and saved.text == text and typed_into((run.origin for run in saved.origins), area)
-    return [1.0 if typed else 0.0]
+    return [1.0 if typed and editors_show_saved(sim, meta["path"]) else 0.0]
 
 
 @cb.solve_task

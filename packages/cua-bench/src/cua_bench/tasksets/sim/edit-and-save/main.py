@@ -23,6 +23,7 @@ from cua_bench.tasksets.sim._desktop_common import (
     Screen,
     arrange,
     desktop,
+    editors_show_saved,
     file_changes,
     file_name,
     folder_files,
@@ -83,6 +84,13 @@ def build(rng: random.Random, difficulty: str) -> cb.Task:
 
 
 load_train, load_test = loaders(FAMILY, build)
+WAIVED = {
+    "untouched-window-closed": (
+        "the one window setup opens is the editor or file browser the edit is done in: closed after the save,"
+        " it holds nothing the task asks to keep (the saved file is the work; closed before, nothing is "
+        "saved)"
+    ),
+}
 
 
 @cb.setup_task
@@ -98,10 +106,11 @@ async def setup(task: cb.Task, session: cb.Session) -> None:
 @cb.evaluate_task
 async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
     meta = task.metadata
-    before, now = kept(task, "files"), snapshot_files(desktop(session))
+    sim = desktop(session)
+    before, now = kept(task, "files"), snapshot_files(sim)
     path = f"{DOCS}/{meta['name']}"
     edited = now.get(path) == before[path].replace(meta["old"], meta["new"], 1)
-    return [1.0 if edited and not file_changes(before, now, expect=[path]) else 0.0]
+    return [1.0 if edited and not file_changes(before, now, expect=[path]) and editors_show_saved(sim, path) else 0.0]
 
 
 @cb.solve_task

@@ -6,7 +6,8 @@ hundred and twenty lines with look-alike codes on other lines.
 
 The evaluator checks that every submission holds the line number (one guess after another
 scores 0), that each was sent by a click on Submit as the instruction says (the desktop's records
-of presses), and, against what setup kept, that nothing in the file system changed. Chance: 1/n
+of presses), that the field still holds it, and, against what setup kept, that nothing else
+changed: the file system, and the editor's text, saved or not. Chance: 1/n
 for n lines.
 
 Wrong ways: ``count_from_zero`` (the line's index, one less), ``guess_then_correct`` (line 1 or 2
@@ -19,6 +20,7 @@ from __future__ import annotations
 import random
 
 import cua_bench as cb
+from cua_bench.sim import form_values
 from cua_bench.tasksets.sim._desktop_common import (
     DOCS,
     Screen,
@@ -29,6 +31,7 @@ from cua_bench.tasksets.sim._desktop_common import (
     keep,
     kept,
     loaders,
+    other_windows_changed,
     seed_files,
     snapshot_files,
     window,
@@ -36,10 +39,6 @@ from cua_bench.tasksets.sim._desktop_common import (
 from cua_core.actions import KeyPress, TypeText
 
 FAMILY = "find-line"
-WAIVED = {
-    "wrong-window": "scored on what the click on Submit sent, which the mutation leaves as it was: the field's "
-    "text after sending, or an unsaved edit in the editor's window, is nothing the task asks for or keeps"
-}
 LINES = {"easy": 12, "medium": 40, "hard": 120}
 LEVELS = ("INFO", "INFO", "INFO", "DEBUG", "WARN")
 SERVICES = ("auth", "billing", "search", "mailer", "cache", "gateway", "scheduler", "storage")
@@ -64,7 +63,8 @@ def build(rng: random.Random, difficulty: str) -> cb.Task:
     name = f"{rng.choice(SERVICES)}-{rng.randint(1, 30)}.log"
     description = (
         f"The editor shows {DOCS}/{name}. Find the line that contains the error code {code} and type its line "
-        f"number (the first line is line 1) into the 'Line number' field of the '{REPORT}' window, then click Submit."
+        f"number (the first line is line 1) into the 'Line number' field of the '{REPORT}' window, then click Submit. "
+        "Change nothing else."
     )
     metadata = {"files": {f"{DOCS}/{name}": "\n".join(lines) + "\n"}, "code": code, "number": number,
                 "seed": rng.randrange(2**32)}  # fmt: skip
@@ -97,8 +97,11 @@ async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
     report = window(sim, REPORT)
     sent = [] if report is None else report.data.get("submissions", [])
     right = bool(sent) and all(str(s.get("Line number", "")) == str(task.metadata["number"]) for s in sent)
-    clicked = report is not None and len(sim.provenance.clicks_on(report.id, "Submit")) >= len(sent)
-    return [1.0 if right and clicked and not file_changes(kept(task, "files"), snapshot_files(sim)) else 0.0]
+    if report is None or not right or len(sim.provenance.clicks_on(report.id, "Submit")) < len(sent):
+        return [0.0]
+    holds = str(form_values(report).get("Line number", "")) == str(task.metadata["number"])
+    others = other_windows_changed(task, sim, allow=[report.id])
+    return [1.0 if holds and not others and not file_changes(kept(task, "files"), snapshot_files(sim)) else 0.0]
 
 
 @cb.solve_task

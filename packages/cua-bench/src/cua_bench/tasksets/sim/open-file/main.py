@@ -6,7 +6,8 @@ a file of the same name sits in Documents itself.
 
 The evaluator checks that exactly the target (besides an editor open from the start) is open in
 an editor, showing its text, that a file browser opened it (the desktop's records), and, against
-what setup kept, that nothing in the file system changed. Chance: 1/n, opening one of the n files
+what setup kept, that nothing else changed: the file system, and the text of an editor open from
+the start, saved or not. Chance: 1/n, opening one of the n files
 in the target's folder.
 
 Wrong ways: ``open_a_neighbour`` (another file of the folder, a look-alike name in most variants),
@@ -37,6 +38,7 @@ from cua_bench.tasksets.sim._desktop_common import (
     keep,
     kept,
     loaders,
+    other_windows_changed,
     seed_files,
     snapshot_files,
 )
@@ -57,7 +59,7 @@ def build(rng: random.Random, difficulty: str) -> cb.Task:
         contents[f"{DOCS}/{name}"] = f"{name}\nnot this one\n"
     distractor = next(p for p in contents if p != target) if difficulty == "medium" else None
     start = HOME if difficulty == "hard" else DOCS
-    description = f"Open the file {target} from the file browser so that it shows in the editor."
+    description = f"Open the file {target} from the file browser so that it shows in the editor. Change nothing else."
     metadata = {"files": contents, "target": target, "start": start, "distractor": distractor,
                 "seed": rng.randrange(2**32)}  # fmt: skip
     in_folder = sum(1 for path in contents if posixpath.dirname(path) == folder)
@@ -91,7 +93,8 @@ async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
     before, now = kept(task, "files"), snapshot_files(sim)
     right = sorted(p or "" for p in editor_paths(sim)) == expected and shown == [before[meta["target"]]]
     opened = any(r.op == OPEN and r.via == FILE_BROWSER and r.path == meta["target"] for r in sim.provenance.files)
-    return [1.0 if right and opened and not file_changes(before, now) else 0.0]
+    untouched = not file_changes(before, now) and not other_windows_changed(task, sim, allow=())
+    return [1.0 if right and opened and untouched else 0.0]
 
 
 @cb.solve_task

@@ -71,6 +71,12 @@ def build(rng: random.Random, difficulty: str) -> cb.Task:
 
 
 load_train, load_test = loaders(FAMILY, build)
+WAIVED = {
+    "untouched-window-closed": (
+        "the one window setup opens is the file browser the renaming is done in: closed after the rename, it "
+        "holds nothing the task asks to keep (the files are the work, and they are checked whole)"
+    ),
+}
 
 
 @cb.setup_task

@@ -10,7 +10,8 @@ The evaluator checks, against what setup kept, that the new file holds the docum
 unsaved changes) and nothing else in the file system changed: the original keeps its saved text,
 no neighbour is overwritten, no folder appears. The window and the method come from the desktop's
 records: the new file was last written by the editor that showed the document (its id kept at
-setup) through its Save As dialog, with the text now in the file. Chance 0 (typing a path).
+setup) through its Save As dialog, with the text now in the file, which that editor still shows
+(an edit after the save is not what was saved); no other window's input changed. Chance 0 (typing a path).
 
 Wrong ways: ``save_in_home_folder`` (the right name, the wrong folder), ``overwrite_a_neighbour``
 (Save As onto a file already there), ``oracle_then_overwrite_neighbour`` and
@@ -32,6 +33,7 @@ from cua_bench.tasksets.sim._desktop_common import (
     Screen,
     arrange,
     desktop,
+    editors_show_saved,
     file_changes,
     file_name,
     folder_files,
@@ -41,6 +43,7 @@ from cua_bench.tasksets.sim._desktop_common import (
     line,
     loaders,
     lookalike,
+    other_windows_changed,
     paragraph,
     seed_files,
     snapshot_files,
@@ -65,7 +68,7 @@ def build(rng: random.Random, difficulty: str) -> cb.Task:
     description = (
         f"The editor shows {source}{' with unsaved changes' if added else ''}. Using Save As (ctrl+shift+s or "
         f"File > Save As...), save the document {what}as {folder}/{new}. {source} itself must keep its saved "
-        "content, and no other file may change."
+        "content; no other file may change, and the editor keeps showing what you saved."
     )
     metadata = {"files": contents, "source": source, "target": f"{folder}/{new}", "added": added,
                 "browser": difficulty == "medium", "seed": rng.randrange(2**32)}  # fmt: skip
@@ -100,8 +103,14 @@ async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
     text = now.get(meta["target"])
     if text != before[meta["source"]] + meta["added"] or file_changes(before, now, expect=[meta["target"]]):
         return [0.0]
-    saved = written_by(sim, meta["target"], kept(task, "editor"), SAVE, SAVE_AS)
-    return [1.0 if saved is not None and saved.text == text else 0.0]
+    editor = kept(task, "editor")
+    saved = written_by(sim, meta["target"], editor, SAVE, SAVE_AS)
+    untouched = not other_windows_changed(task, sim, allow=())  # the editor stays open, as the instruction says
+    return [
+        1.0
+        if saved is not None and saved.text == text and untouched and editors_show_saved(sim, meta["target"])
+        else 0.0
+    ]
 
 
 @cb.solve_task

@@ -52,6 +52,12 @@ def build(rng: random.Random, difficulty: str) -> cb.Task:
 
 
 load_train, load_test = loaders(FAMILY, build)
+WAIVED = {
+    "untouched-window-closed": (
+        "the windows besides the sign-in form only show labels to read: closed after Verify, they lose "
+        "nothing; the form, what it sent and what it still holds are checked"
+    ),
+}
 
 
 def expected(meta: dict[str, Any]) -> dict[str, str]:

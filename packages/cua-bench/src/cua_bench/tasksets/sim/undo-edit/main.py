@@ -28,13 +28,14 @@ from cua_bench.tasksets.sim._desktop_common import (
     Screen,
     arrange,
     desktop,
+    editors_show_saved,
     file_changes,
     file_name,
     fresh,
     keep,
     kept,
     loaders,
-    other_texts_changed,
+    other_windows_changed,
     paragraph,
     seed_files,
     snapshot_files,
@@ -109,10 +110,10 @@ async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
     repaired = now.get(path) == task.metadata["files"][path]
     if not repaired or file_changes(kept(task, "files"), now, expect=[path]):
         return [0.0]
-    if other_texts_changed(task, sim, allow=[kept(task, "editor")]):  # the other editors stay untouched
+    if other_windows_changed(task, sim, allow=[kept(task, "editor")]):  # the other editors stay untouched
         return [0.0]
     saved = written_by(sim, path, kept(task, "editor"))
-    return [1.0 if saved is not None and saved.text == now[path] else 0.0]
+    return [1.0 if saved is not None and saved.text == now[path] and editors_show_saved(sim, path) else 0.0]
 
 
 @cb.solve_task
