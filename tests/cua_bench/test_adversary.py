@@ -272,3 +272,50 @@ def test_widget_mutations_find_collateral_overshoot_and_a_closed_window(tmp_path
     tally = MutationTally()
     assert check_task(widget_task(tmp_path / "exact", exact), backend="sim", tally=tally) == []
     assert tally.applied == 3
+
+
+WEAK_TITLE = '''
+"""Type Ada into the form and Submit, which titles it "Sent: Ada": judged by the title starting so."""
+import cua_bench as cb
+from cua_core.actions import Click, TypeText
+
+
+@cb.tasks_config(split="test")
+def load():
+    return [cb.Task(description="Type Ada into the Name field and press Submit.")]
+
+
+@cb.setup_task
+async def setup(task, session):
+    fields = [{{"type": "textfield", "name": "Name"}}, {{"type": "button", "name": "Submit"}}]
+    window = session.sim.launch("form", title="Form", widgets=fields)
+    window.data["on_submit"] = lambda values: setattr(window, "title", f"Sent: {{values['Name']}}")
+
+
+@cb.evaluate_task
+async def evaluate(task, session):
+    titles = [w["title"] for w in await session.windows()]
+    return [1.0 if {judge} else 0.0]
+
+
+@cb.solve_task
+async def solve(task, session):
+    tree = await session.accessibility_tree()
+    await session.apply([Click(cb.center(cb.find(tree, role="textbox", name="Name"))), TypeText("Ada")])
+    await session.apply([Click(cb.center(cb.find(tree, role="button", name="Submit")))])
+'''
+
+
+def test_a_title_judged_by_its_start_falls_to_a_near_miss(tmp_path: Path) -> None:
+    def title_task(name: str, judge: str) -> Path:
+        folder = tmp_path / name
+        folder.mkdir()
+        (folder / "main.py").write_text(WEAK_TITLE.format(judge=judge))
+        return folder
+
+    weak = title_task("weak-title", "any(t.startswith('Sent: Ada') for t in titles)")
+    assert "title-near-miss" in caught(check_task(weak, backend="sim"))
+    exact = title_task(
+        "exact-title", "titles == ['Sent: Ada'] and session.sim.windows()[0].find('textbox', 'Name').value == 'Ada'"
+    )
+    assert check_task(exact, backend="sim") == []

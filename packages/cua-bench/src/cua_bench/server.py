@@ -111,6 +111,10 @@ class _ReadingSession:
         self._adversary.read(path, text.encode())
         return text
 
+    async def windows(self) -> list[dict[str, Any]]:
+        self._adversary.read_titles()
+        return await self._inner.windows()
+
 
 class EnvServer:
     """Serves one Session. All task code runs on the RPC server's event-loop thread, in order."""

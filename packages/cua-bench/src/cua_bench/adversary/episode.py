@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import inspect
 from typing import Any
 
 from cua_bench.adversary.channels import channels
@@ -21,6 +23,7 @@ class Adversary:
         self.hands = hands_for(session)
         self.state: State | None = None
         self.reads: dict[str, bytes] = {}  # what this episode's evaluation read
+        self.titles_read = False  # whether it read the windows' titles
         self.recording = False
         self.planned: State | None = None  # the oracle's end state, kept across the mutations' episodes
 
@@ -35,20 +38,32 @@ class Adversary:
                     continue
         hands = self.hands
         self.state = State(before, kept, texts=hands.texts(), inputs=hands.inputs(), windows=hands.windows())
-        self.reads, self.recording = {}, True
+        self.state.titles = await hands.titles()
+        self.reads, self.titles_read, self.recording = {}, False, True
 
     def read(self, path: str, data: bytes) -> None:
         """The evaluator read ``path`` (relative to home) and found ``data``."""
         if self.recording:
             self.reads[path] = data
 
+    def read_titles(self) -> None:
+        """The evaluator read the windows' titles."""
+        if self.recording:
+            self.titles_read = True
+
     async def plan(self, task: Any = None) -> list[str]:
         """The mutations that apply to the oracle's end state (call after the oracle's evaluation of ``task``)."""
         state = self._state()
         state.after, state.reads = await self.hands.snapshot(), dict(self.reads)
         state.recorded = {key: channel.recorded() for key, channel in channels(task).items()}
+        state.titles_read = self.titles_read
         self.planned = state
-        return [name for name, mutation in MUTATIONS.items() if mutation.applies(self.hands, state)]
+        planned = []
+        for name, mutation in MUTATIONS.items():
+            applies = mutation.applies(self.hands, state)
+            if await applies if inspect.isawaitable(applies) else applies:
+                planned.append(name)
+        return planned
 
     async def mutate(self, name: str, task: Any = None) -> list[str]:
         """Apply mutation ``name`` to the current end state of ``task``'s episode; what it did ([] when nothing
@@ -60,16 +75,13 @@ class Adversary:
             raise CuaError("mutate before plan: run the oracle and plan() on this variant first")
         state = self._state()
         mutation = MUTATIONS[name]
-        current = State(
-            state.before,
-            state.kept,
-            await self.hands.snapshot(),
-            planned.reads,
-            state.texts,
-            state.inputs,
-            state.windows,
-            planned.recorded,
-            channels(task),
+        current = dataclasses.replace(
+            state,
+            after=await self.hands.snapshot(),
+            reads=planned.reads,
+            titles_read=planned.titles_read,
+            recorded=planned.recorded,
+            channels=channels(task),
         )
         self.recording = False  # the mutated state's evaluation is not the oracle's
         try:

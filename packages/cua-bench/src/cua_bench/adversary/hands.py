@@ -21,6 +21,8 @@ class NotApplicable(Exception):
 class Hands:
     """File operations as the desktop's user (paths relative to home)."""
 
+    session: Any
+
     async def snapshot(self) -> Snapshot:
         raise NotImplementedError
 
@@ -65,6 +67,14 @@ class Hands:
         """The open windows' ids; [] where windows are not the adversary's to see."""
         return []
 
+    async def titles(self) -> dict[str, str]:
+        """Every window's title by id, as ``Session.windows`` gives them."""
+        return {str(info["id"]): str(info["title"]) for info in await self.session.windows()}
+
+    async def retitle(self, window_id: str, title: str) -> None:
+        """Give the window another title, as any program of the desktop's user can."""
+        raise NotApplicable("no window titles here")
+
     def close_window(self, window_id: str) -> None:
         """Close the window as its title bar's Close does."""
         raise NotApplicable("no windows here")
@@ -99,6 +109,9 @@ class ShellHands(Hands):
     async def link(self, source: str, target: str, *, symbolic: bool = False) -> None:
         flag = "-sfr" if symbolic else "-f"
         await self.run(f"ln {flag} -- {shlex.quote(source)} {shlex.quote(target)}")
+
+    async def retitle(self, window_id: str, title: str) -> None:
+        await self.run(f"xdotool set_window --name {shlex.quote(title)} {shlex.quote(window_id)}")
 
     async def chmod(self, path: str, mode: int) -> None:
         await self.run(f"chmod {mode:o} -- {shlex.quote(path)}")
@@ -197,6 +210,9 @@ class SimHands(Hands):
 
     def windows(self) -> list[str]:
         return [window.id for window in self.session.sim.windows()]
+
+    async def retitle(self, window_id: str, title: str) -> None:
+        self.session.sim.get_window(window_id).title = title
 
     def close_window(self, window_id: str) -> None:
         window = self.session.sim.get_window(window_id)

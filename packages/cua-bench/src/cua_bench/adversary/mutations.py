@@ -32,6 +32,8 @@ class State:
     texts: dict[tuple[str, int], str] = field(default_factory=dict)  # the text fields as setup left them
     inputs: dict[tuple[str, int], Any] = field(default_factory=dict)  # every input's value as setup left it
     windows: list[str] = field(default_factory=list)  # the windows setup left open
+    titles: dict[str, str] = field(default_factory=dict)  # every window's title as setup left it
+    titles_read: bool = False  # the oracle's evaluation read window titles
     recorded: dict[str, list[Any]] = field(default_factory=dict)  # the oracle's channels: what each recorded
     channels: dict[str, Channel] = field(default_factory=dict)  # this episode's channels, to forge into
 
@@ -58,7 +60,7 @@ class State:
 
 
 Apply = Callable[[Hands, State], Awaitable[list[str]]]
-Applies = Callable[[Hands, State], bool]
+Applies = Callable[[Hands, State], bool | Awaitable[bool]]
 
 
 @dataclass(frozen=True)
@@ -256,6 +258,26 @@ async def _close_a_window(hands: Hands, state: State) -> list[str]:
     return []
 
 
+async def _retitled(hands: Hands, state: State) -> dict[str, str]:
+    """Windows the oracle gave a new title, where the evaluation read titles: {id: title}."""
+    if not state.titles_read:
+        return {}
+    now = await hands.titles()
+    return {w: title for w, title in now.items() if w in state.titles and state.titles[w] != title}
+
+
+async def _any_retitled(hands: Hands, state: State) -> bool:
+    return bool(await _retitled(hands, state))
+
+
+async def _title_near_miss(hands: Hands, state: State) -> list[str]:
+    done = []
+    for window, title in sorted((await _retitled(hands, state)).items()):
+        await hands.retitle(window, title + " ")
+        done.append(f"window {window} titled {title + ' '!r}")
+    return done
+
+
 async def _forged_request(hands: Hands, state: State) -> list[str]:
     """Without doing the task, send each channel what the oracle's episode put in it, from the desktop's shell."""
     done = []
@@ -399,6 +421,13 @@ MUTATIONS: dict[str, Mutation] = {
             "closed by its title bar's Close",
             _close_a_window,
             lambda hands, state: bool(_windows_left(hands, state)),
+        ),
+        Mutation(
+            "title-near-miss",
+            "each window the oracle gave a new title gets that title with a trailing space (where the evaluation "
+            "read window titles)",
+            _title_near_miss,
+            _any_retitled,
         ),
         Mutation(
             "forged-request",

@@ -58,6 +58,7 @@ __all__ = [
     "open_location",
     "output_text",
     "parent_folder",
+    "paste_into",
     "press",
     "read_text",
     "remember_files",
@@ -420,6 +421,15 @@ async def open_location(session: Session, child: str) -> None:
     await act(session, key("end"))
     await act(session, TypeText(f"/{child}"), key("enter"))
     await window(session, child.rsplit("/", 1)[-1])
+
+
+async def paste_into(session: Session, folder_title: str, name: str, child: str, *, cut: bool) -> None:
+    """Oracle move in PCManFM: select ``name`` in the folder, copy it (``cut``: cut it), go into the
+    subfolder ``child`` and paste."""
+    await select_file(session, folder_title, name)
+    await act(session, key("ctrl+x" if cut else "ctrl+c"))
+    await open_location(session, child)
+    await act(session, key("ctrl+v"))
 
 
 # --- the whole end state, and the hands of wrong ways ---------------------------------------------

@@ -19,14 +19,12 @@ from cua_bench.tasksets.desktop._common import (
     file_name,
     files_since_setup,
     in_terminal,
-    key,
     listing,
     loaders,
-    open_location,
     parent_folder,
+    paste_into,
     read_text,
     remember_files,
-    select_file,
     sentence,
     shell,
     start,
@@ -95,10 +93,7 @@ async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
 @cb.solve_task
 async def solve(task: cb.Task, session: cb.Session) -> None:
     meta = task.metadata
-    await select_file(session, meta["folder"], meta["name"])
-    await act(session, key("ctrl+c"))
-    await open_location(session, meta["target"])
-    await act(session, key("ctrl+v"))
+    await paste_into(session, meta["folder"], meta["name"], meta["target"], cut=False)
 
     async def done() -> bool:
         return await copied(session, meta)
@@ -109,19 +104,15 @@ async def solve(task: cb.Task, session: cb.Session) -> None:
 @cb.wrong_way
 async def moved_not_copied(task: cb.Task, session: cb.Session) -> None:
     meta = task.metadata
-    await select_file(session, meta["folder"], meta["name"])
-    await act(session, key("ctrl+x"))
-    await open_location(session, meta["target"])
-    await act(session, key("ctrl+v"), Wait(1.0))
+    await paste_into(session, meta["folder"], meta["name"], meta["target"], cut=True)
+    await act(session, Wait(1.0))
 
 
 @cb.wrong_way
 async def neighbour_deleted(task: cb.Task, session: cb.Session) -> None:
     meta = task.metadata
-    await select_file(session, meta["folder"], meta["name"])
-    await act(session, key("ctrl+c"))
-    await open_location(session, meta["target"])
-    await act(session, key("ctrl+v"), Wait(1.0))
+    await paste_into(session, meta["folder"], meta["name"], meta["target"], cut=False)
+    await act(session, Wait(1.0))
     await parent_folder(session, meta["folder"])
     names = [path.split("/", 1)[1] for path in meta["files"] if path.count("/") == 1]
     await trash_file(session, meta["folder"], next(name for name in names if name != meta["name"]))

@@ -23,6 +23,7 @@ from cua_bench.tasksets.desktop._common import (
     moved,
     open_location,
     parent_folder,
+    paste_into,
     remember_files,
     select_file,
     sentence,
@@ -97,10 +98,7 @@ async def solve(task: cb.Task, session: cb.Session) -> None:
     # On a busy host the type-ahead sometimes misses the file, so ctrl+x cuts nothing and the paste
     # moves nothing; a person would look, go back and try again, and so does the oracle.
     for attempt in range(3):
-        await select_file(session, meta["folder"], meta["name"])
-        await act(session, key("ctrl+x"))
-        await open_location(session, meta["target"])
-        await act(session, key("ctrl+v"))
+        await paste_into(session, meta["folder"], meta["name"], meta["target"], cut=True)
         try:
             await wait_for(done, "the move", timeout=8.0)
             return
@@ -123,10 +121,8 @@ async def empty_file_at_target(task: cb.Task, session: cb.Session) -> None:
 @cb.wrong_way
 async def neighbour_deleted(task: cb.Task, session: cb.Session) -> None:
     meta = task.metadata
-    await select_file(session, meta["folder"], meta["name"])
-    await act(session, key("ctrl+x"))
-    await open_location(session, meta["target"])
-    await act(session, key("ctrl+v"), Wait(1.0))
+    await paste_into(session, meta["folder"], meta["name"], meta["target"], cut=True)
+    await act(session, Wait(1.0))
     await parent_folder(session, meta["folder"])
     names = [path.split("/", 1)[1] for path in meta["files"] if path.count("/") == 1]
     await trash_file(session, meta["folder"], next(name for name in names if name != meta["name"]))
@@ -136,10 +132,7 @@ async def neighbour_deleted(task: cb.Task, session: cb.Session) -> None:
 async def copied_and_original_hidden(task: cb.Task, session: cb.Session) -> None:
     """Copied into the subfolder, and the original renamed to a hidden ``.name`` instead of moved."""
     meta = task.metadata
-    await select_file(session, meta["folder"], meta["name"])
-    await act(session, key("ctrl+c"))
-    await open_location(session, meta["target"])
-    await act(session, key("ctrl+v"))
+    await paste_into(session, meta["folder"], meta["name"], meta["target"], cut=False)
     await wait_path(session, f"{meta['folder']}/{meta['target']}/{meta['name']}", lambda text: text is not None)
     await parent_folder(session, meta["folder"])
     await select_file(session, meta["folder"], meta["name"])

@@ -22,9 +22,8 @@ from cua_bench.tasksets.desktop._common import (
     key,
     listing,
     loaders,
-    open_location,
+    paste_into,
     remember_files,
-    select_file,
     sentence,
     start,
     submit_dialog,
@@ -119,10 +118,7 @@ async def neighbour_moved_into_it(task: cb.Task, session: cb.Session) -> None:
     moved = next(iter(meta["files"])).split("/", 1)[1]
     await act(session, key("ctrl+shift+n"))
     await submit_dialog(session, "Creating New Folder", meta["new"])
-    await select_file(session, meta["folder"], moved)
-    await act(session, key("ctrl+x"))
-    await open_location(session, meta["new"])
-    await act(session, key("ctrl+v"))
+    await paste_into(session, meta["folder"], moved, meta["new"], cut=True)
 
     async def inside() -> bool:
         found = await listing(session, meta["folder"])
