@@ -97,10 +97,23 @@ def test_a_killed_env_server_is_replaced_and_its_episode_retried(tmp_path: Path)
 
 _INTERRUPTIBLE = textwrap.dedent(
     """
-    import sys
+    import os, signal, sys, time
     from pathlib import Path
+    from cua_bench.agents.builtin import RandomAgent
     from cua_bench.runner import RunConfig, Runner
-    config = RunConfig(sys.argv[1], Path(sys.argv[2]), agent=sys.argv[3], max_parallel=2, commit_every=2,
+
+    # Ctrl-C once 4 episodes are on disk, from inside the run (the runner's threads act): a signal sent
+    # from outside could come after a loaded machine had finished all 16.
+    results, play, sent = Path(sys.argv[2]) / "episodes.jsonl", RandomAgent.act, []
+    def act(self, observation):
+        if results.exists() and len(results.read_text().splitlines()) >= 4:
+            if not sent:
+                sent.append(os.kill(os.getpid(), signal.SIGINT))
+            time.sleep(0.5)  # the rest of the run waits while the main thread takes the interrupt
+        return play(self, observation)
+    RandomAgent.act = act
+
+    config = RunConfig(sys.argv[1], Path(sys.argv[2]), agent="random", max_parallel=2, commit_every=2,
                        resume=True, max_steps=4)
     try:
         Runner(config).run()
@@ -115,17 +128,16 @@ def test_sigint_then_resume_gives_the_uninterrupted_summary(tmp_path: Path) -> N
     tasks = make_taskset(tmp_path / "ts", {"press-a": ("fast", 8), "press-b": ("fast", 8)})
     baseline = Runner(RunConfig(str(tasks), tmp_path / "whole", agent="random", max_parallel=2, max_steps=4)).run()
     run = tmp_path / "cut"
-    proc = subprocess.Popen(
-        [sys.executable, "-c", _INTERRUPTIBLE, str(tasks), str(run), "random"], stdout=subprocess.PIPE, text=True
+    proc = subprocess.run(
+        [sys.executable, "-c", _INTERRUPTIBLE, str(tasks), str(run)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
     )
+    assert proc.returncode == 130, proc.stdout + proc.stderr
+    assert "interrupted" in proc.stdout
     results = run / "episodes.jsonl"
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and (not results.exists() or len(results.read_text().splitlines()) < 4):
-        time.sleep(0.05)
-    proc.send_signal(signal.SIGINT)
-    out, _ = proc.communicate(timeout=60)
-    assert proc.returncode == 130, out
-    assert "interrupted" in out
     done_before = len(results.read_text().splitlines())
     assert 4 <= done_before < 16, "the run should have been cut in the middle"
     resumed = Runner(RunConfig(str(tasks), run, agent="random", max_parallel=2, max_steps=4, resume=True)).run()

@@ -6,6 +6,7 @@ import json
 import os
 import signal
 import time
+from pathlib import Path
 
 from poolkit import JOBS, LocalPool, wait_for
 
@@ -89,13 +90,14 @@ def test_logs_follow_rides_out_a_controller_restart(local_pool: LocalPool) -> No
     ticks_whole(outputs[0])
 
 
-def test_a_job_keeps_running_when_its_client_goes_away(local_pool: LocalPool) -> None:
+def test_a_job_keeps_running_when_its_client_goes_away(local_pool: LocalPool, tmp_path: Path) -> None:
     import subprocess
     import sys
 
     local_pool.cli("computers")  # the pool is up, so the client below only submits and follows
+    gate = tmp_path / "gate"  # the job ticks until it exists: it cannot end before the client leaves
     client = subprocess.Popen(
-        [sys.executable, "-m", "cua_pool.cli", "run", f"{BASIC}::ticker", str(TICKS), "0.05"],
+        [sys.executable, "-m", "cua_pool.cli", "run", f"{BASIC}::until", str(gate)],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -105,12 +107,14 @@ def test_a_job_keeps_running_when_its_client_goes_away(local_pool: LocalPool) ->
         first = client.stdout.readline()
         assert first.startswith("[rank 0 ") and "tick 0" in first
         client.send_signal(signal.SIGINT)  # Ctrl-C: the client leaves, the job does not
-        _, err = client.communicate(timeout=10)
+        _, err = client.communicate(timeout=60)
     finally:
         if client.poll() is None:
             client.kill()
     job = err.split("job ", 1)[1].split()[0]
     assert f"left job {job} running" in err
     assert local_pool.job_state(job) == "running"
-    wait_for("job to finish", lambda: local_pool.job_state(job) == "succeeded", timeout=30)
-    ticks_whole(local_pool.cli("jobs", "logs", job, "--rank", "0").output)
+    gate.touch()
+    wait_for("job to finish", lambda: local_pool.job_state(job) == "succeeded", timeout=60)
+    lines = local_pool.cli("jobs", "logs", job, "--rank", "0").output.splitlines()
+    assert len(lines) > 1 and lines == [f"tick {i}" for i in range(len(lines))]  # whole, in order

@@ -19,6 +19,16 @@ def ticker(count=10000, every=0.05):
     return count
 
 
+def until(gate, every=0.05):
+    """Tick until the file ``gate`` exists: a job that ends when the test says, however slow the machine."""
+    i = 0
+    while not os.path.exists(gate):
+        print(f"tick {i}", flush=True)
+        i += 1
+        time.sleep(every)
+    return i
+
+
 def fail():
     print("about to fail", flush=True)
     raise RuntimeError("this job fails on purpose")
