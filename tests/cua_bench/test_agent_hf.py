@@ -40,3 +40,23 @@ def test_a_folder_that_is_not_a_model_fails_before_the_run(tmp_path: Path) -> No
         Runner(RunConfig(str(SIM / "click-button"), tmp_path / "run", agent="hf",
                          agent_options={"model": str(tmp_path), "adapter": "qwen2.5-vl"}))  # fmt: skip
     assert not (tmp_path / "run").exists()
+
+
+def test_a_trained_folder_is_played_with_the_prompt_settings_it_was_trained_with(
+    tiny_model: Path, tmp_path: Path
+) -> None:
+    from cua_data.adapters.history import HistoryPolicy
+    from cua_data.adapters.sft import load_processor
+    from cua_data.model_folder import PromptSettings, write_model_folder
+
+    transformers = pytest.importorskip("transformers")
+    model = transformers.AutoModelForImageTextToText.from_pretrained(str(tiny_model))
+    trained = write_model_folder(
+        tmp_path / "model", model, tiny_model, load_processor(tiny_model), PromptSettings("qwen2.5-vl", "last=1")
+    )
+    agent = hf.HFAgent(model=str(trained), max_new_tokens=4)  # no --adapter, no --history: the recorded ones
+    assert agent.adapter.name == "qwen2.5-vl" and agent.adapter.history == HistoryPolicy(last_n=1)
+    with pytest.raises(CuaError, match="trained with history 'last=1'"):
+        Runner(RunConfig(str(SIM / "click-button"), tmp_path / "run", agent="hf",
+                         agent_options={"model": str(trained), "history": "full"}))  # fmt: skip
+    assert not (tmp_path / "run").exists()

@@ -55,13 +55,27 @@ def test_loss_falls_on_a_fixed_batch_and_only_the_adapter_trains(tiny: tuple[str
     assert names and all("lora_" in name for name in names)  # the base weights never train
     assert any(float(t.abs().sum()) > 0 for n, t in state["trainable"].items() if "lora_B" in n)  # B starts at 0
     assert (Path(result.adapter or "") / "adapter_config.json").is_file()
+    assert_a_model_the_hf_agent_loads(Path(result.adapter or ""), lora=True)
+
+
+def assert_a_model_the_hf_agent_loads(folder: Path, *, lora: bool) -> None:
+    """The trained folder loads as it is: what `cua-bench run --agent hf --model FOLDER` does, with the
+    prompt settings training used (before: "Can't load video processor", and no settings at all)."""
+    from cua_bench.agents.hf import HFAgent
+    from cua_data.adapters.history import HistoryPolicy
+
+    assert folder.name == "model" and (folder / "adapter_config.json").is_file() == lora
+    agent = HFAgent(model=str(folder), max_new_tokens=2)
+    assert agent.adapter.name == "qwen2.5-vl" and agent.adapter.history == HistoryPolicy(last_n=2)
+    assert bool(getattr(agent.engine.model, "peft_config", None)) == lora
 
 
 def test_full_fine_tuning_changes_the_base_weights(tiny: tuple[str, str, str], tmp_path: Path) -> None:
     from transformers import Qwen2_5_VLForConditionalGeneration
 
     model, one, _ = tiny
-    run_sft(settings(model, one, tmp_path, steps=2, lora=False, lr=1e-3))
+    result = run_sft(settings(model, one, tmp_path, steps=2, lora=False, lr=1e-3))
+    assert_a_model_the_hf_agent_loads(Path(result.adapter or ""), lora=False)
     before = Qwen2_5_VLForConditionalGeneration.from_pretrained(model).state_dict()
     after = FolderCheckpoints(tmp_path / "checkpoints").load()["trainable"]
     assert len(after) > 20 and not any("lora_" in n for n in after)

@@ -130,6 +130,15 @@ def test_lora_publishes_the_adapter_alone_into_a_rollout_copy(tiny_vl: Path, tmp
         QwenVLPolicy(str(tiny_vl)).load_published(weights, 1)  # no adapter layers to take them
     trained.save_pretrained(tmp_path / "adapter")
     assert {"adapter_config.json", "adapter_model.safetensors"} <= {p.name for p in (tmp_path / "adapter").iterdir()}
+    # The trained policy as a model folder (train writes RUN/model): the hf agent plays it with the
+    # policy's own prompt settings, and it holds the trained adapter (before: no processor, no settings).
+    from cua_bench.agents.hf import HFAgent
+
+    folder = trained.write_model_folder(tmp_path / "model")
+    agent = HFAgent(model=str(folder), max_new_tokens=2)
+    assert agent.adapter.name == "qwen2.5-vl" and agent.adapter.history == trained.adapter.history
+    loaded = {n: p for n, p in agent.engine.model.named_parameters() if "lora_B" in n}
+    assert loaded and all(torch.equal(p, dict(trained.model.named_parameters())[n]) for n, p in loaded.items())
 
 
 def test_the_checkpoints_own_generation_defaults_do_not_change_what_is_sampled(tiny_vl: Path, tmp_path: Path) -> None:

@@ -57,6 +57,9 @@ def test_loss_falls_on_a_fixed_batch_and_lora_moves(trained: tuple[SFTResult, li
     adapter = load_file(str(Path(result.adapter or "") / "adapter_model.safetensors"))
     lora_b = [v for k, v in adapter.items() if "lora_B" in k]
     assert lora_b and any(float(v.abs().max()) > 0 for v in lora_b)  # peft starts B at zero: training moved it
+    from cua_data.model_folder import PromptSettings, read_settings
+
+    assert read_settings(result.adapter or "") == PromptSettings("qwen2.5-vl", "last=2")  # what the hf agent uses
     store = FolderCheckpoints(output / "checkpoints")
     assert store.latest() == 3 and store.load(1) is None
     state = store.load(2)

@@ -136,6 +136,23 @@ def train(
         raise CuaError("no optimiser step was taken (the budget ran out before the first batch of groups)")
 
 
+@main.command()
+@click.argument("folder", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--merge", is_flag=True, required=True, help="Merge a LoRA model folder into its base's weights.")
+@click.option("--output", type=click.Path(file_okay=False, path_type=Path), required=True, help="The merged model.")
+def export(folder: Path, merge: bool, output: Path) -> None:
+    """Write a trained model folder (OUTPUT/model of sft or train) as a full model: `export PATH --merge`."""
+    from cua_data.model_folder import merged
+
+    if output.resolve() == folder.resolve():
+        raise click.BadParameter("give another folder than the adapter's own", param_hint="--output")
+    try:
+        done = merged(folder, output)
+    except (ValueError, ImportError) as exc:
+        raise click.ClickException(str(exc)) from exc
+    click.echo(f"merged model: {done} (cua-bench run --agent hf --model {done})")
+
+
 @main.command(name="list")
 @click.option("--json", "as_json", is_flag=True)
 def list_(as_json: bool) -> None:

@@ -22,6 +22,7 @@ from cua_bench_rl.checkpoint_store import CheckpointStore, checkpoint_store
 from cua_bench_rl.world import World
 from cua_core.errors import CuaError
 from cua_data.adapters.base import Prompt
+from cua_data.model_folder import PromptSettings
 
 __all__ = [
     "Example",
@@ -54,7 +55,7 @@ class SFTConfig:
     model: str  # a checkpoint folder in transformers' layout (config.json, weights, tokenizer)
     trainer: str = "ddp"
     adapter: str = "qwen2.5-vl"
-    output: str = "runs/sft"  # final adapter here; checkpoints here too outside a pool job
+    output: str = "runs/sft"  # the trained model in OUTPUT/model; checkpoints here too outside a pool job
     steps: int = 20  # optimiser steps (each: grad_accumulation micro-batches per rank)
     lr: float = 1e-3
     micro_batch: int = 2
@@ -98,6 +99,10 @@ class SFTConfig:
         data = asdict(self)
         data["lora_targets"] = list(self.lora_targets)
         return data
+
+    def prompt_settings(self) -> PromptSettings:
+        """What the training prompts are rendered with, recorded beside the weights for evaluation."""
+        return PromptSettings(self.adapter, f"last={self.history}")
 
     def checkpoint_due(self, done: int) -> bool:
         """Whether rank 0 saves after ``done`` steps: every ``checkpoint_every`` and at the last."""

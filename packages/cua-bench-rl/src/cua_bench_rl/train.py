@@ -12,6 +12,7 @@ The run folder holds everything a resume needs::
     config.json          the settings (--resume refuses a different one, naming the setting)
     run.json             the id of the run working in it (its events on the bus carry it)
     checkpoints/step-N/  trainer state (model or adapter, optimiser, step) and meta.json
+    model/               the trained model, for policies that write one (a VLM: ``--agent hf --model`` loads it)
     buffer/              the replay buffer, as LiteSample RL records
     curve.csv curve.png  one row per optimiser step; held-out success where evaluated
     summary.json         the last figures, written at the end
@@ -334,6 +335,9 @@ def train(
         if trainer.step >= config.steps or deadline is not None:
             status = "finished"
         _checkpoint(folder, trainer, config)
+        write_model = getattr(trainer.policy, "write_model_folder", None)
+        if callable(write_model):  # a model a transformers loader reads: the hf agent can evaluate it
+            log.info("the trained model: %s (cua-bench run --agent hf --model it)", write_model(folder / "model"))
         final_eval = held_out()
         # Beside the greedy score, the policy as it is trained and played: sampling. A greedy argmax can
         # be right long before the distribution is (the held-out figure alone would hide that).

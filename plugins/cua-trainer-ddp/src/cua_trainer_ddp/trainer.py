@@ -35,6 +35,7 @@ from cua_bench_rl.sft import (
 )
 from cua_core.errors import CuaError
 from cua_data.adapters.sft import collate, load_processor
+from cua_data.model_folder import write_model_folder
 
 __all__ = ["DDPTrainer"]
 
@@ -112,9 +113,9 @@ class DDPTrainer(SFTTrainer):
             ddp = None
         adapter = None
         if world.main:
-            adapter = str(Path(config.output) / "adapter")
-            trainable.save_pretrained(adapter)
-            processor.save_pretrained(adapter)
+            folder = write_model_folder(Path(config.output) / "model", trainable, config.model, processor,
+                                        config.prompt_settings())  # fmt: skip
+            adapter = str(folder)
         return self.result(start, losses, tokens, seconds, exchanges, adapter)
 
     def _resume(self, module: torch.nn.Module, optimizer: torch.optim.Optimizer, names: list[str]) -> int:

@@ -225,11 +225,11 @@ class TRLSFTTrainer(SFTTrainer):
             result.exchanges = trainer.state.global_step * (world.size > 1)
         self.model = model  # the trained model (peft-wrapped with LoRA), for callers that keep training or score
         if world.main:
-            adapter = output / "adapter"
-            model.save_pretrained(str(adapter))
-            if not config.lora:
-                processor.save_pretrained(str(adapter))
-            result.adapter = str(adapter)
+            from cua_data.model_folder import write_model_folder
+
+            result.adapter = str(
+                write_model_folder(output / "model", model, config.model, processor, config.prompt_settings())
+            )
         return result
 
 

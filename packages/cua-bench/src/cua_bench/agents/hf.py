@@ -123,21 +123,30 @@ def engine(
 
 
 class HFAgent(ModelAgent):
-    """A local model (a folder or hub id already in the local cache) with its family's adapter."""
+    """A local model (a folder or hub id already in the local cache) with its family's adapter: the
+    one given, else the one its trainer recorded (``cua_data.model_folder``)."""
 
     def __init__(
         self,
         *,
         model: str,
-        adapter: str,
-        history: str = "full",
+        adapter: str | None = None,
+        history: str | None = None,
         device: str = "auto",
         max_batch: int = 8,
         batch_wait_s: float = 0.02,
         max_new_tokens: int = 256,
         adapter_options: dict[str, Any] | None = None,
     ) -> None:
-        super().__init__(adapter=adapter, history=history, adapter_options=adapter_options)
+        # A folder our trainers wrote records how its training prompts were rendered; evaluating it
+        # with other ones would score prompts it never saw, so a mismatch is refused, naming both.
+        from cua_data.model_folder import prompt_settings
+
+        try:
+            settings = prompt_settings(model, adapter, history, adapter_options)
+        except ValueError as exc:
+            raise CuaError(str(exc)) from exc
+        super().__init__(adapter=settings.adapter, history=settings.history, adapter_options=settings.options)
         if max_batch < 1 or batch_wait_s < 0 or max_new_tokens < 1:
             raise CuaError("hf agent: max_batch and max_new_tokens must be >= 1, batch_wait_s >= 0")
         self.engine = engine(model, device, max_batch, batch_wait_s, max_new_tokens)
@@ -149,5 +158,8 @@ class HFAgent(ModelAgent):
 @hookimpl
 def cua_bench_register_agents(register: Register[Callable[..., Agent]]) -> None:
     register(
-        "hf", HFAgent, description="a local transformers model, batched across environments: --model PATH --adapter A"
+        "hf",
+        HFAgent,
+        description="a local transformers model, batched across environments: --model PATH [--adapter A, "
+        "recorded in folders cua's trainers write]",
     )

@@ -51,6 +51,13 @@ class HistoryPolicy:
             views.append(TurnView(index, full, image))
         return views[::-1]
 
+    def spec(self) -> str:
+        """The command line's spelling, which ``parse`` reads back: ``full``, ``last=3,images=2``, ..."""
+        parts = [
+            f"{key}={value}" for key, value in (("last", self.last_n), ("images", self.max_images)) if value is not None
+        ]
+        return ",".join(parts) or "full"
+
     @classmethod
     def parse(cls, text: str) -> HistoryPolicy:
         """From the command line: ``full``, ``last=3``, ``last=3,images=2`` or ``images=4``."""

@@ -109,7 +109,8 @@ def _turn_actions(message: Mapping[str, Any], m: int) -> list[Action]:
 
 
 def load_processor(path: str | Path) -> Any:
-    """The family's processor from a checkpoint folder, images only when torchvision is missing.
+    """The family's processor from a checkpoint folder, images only when torchvision is missing (or the
+    folder holds no video processor).
 
     transformers 5's Qwen-VL processors also load a video processor, and every video processor
     needs torchvision; without it ``AutoProcessor`` fails outright. Agents and training need
@@ -122,6 +123,11 @@ def load_processor(path: str | Path) -> Any:
         return auto.from_pretrained(path)
     except ImportError as exc:
         if "torchvision" not in str(exc).lower():
+            raise
+    except OSError as exc:
+        # A folder whose processor was saved without its video part (by a trainer before cua_model.json):
+        # the images-only processor below is all it holds.
+        if "video" not in str(exc).lower():
             raise
     config = json.loads((Path(path) / "processor_config.json").read_text())
     base = getattr(transformers, config["processor_class"])

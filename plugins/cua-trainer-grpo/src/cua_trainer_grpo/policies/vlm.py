@@ -35,6 +35,7 @@ from cua_bench_rl.policy import Policy
 from cua_bench_rl.rollouts import Decision, Taken, Turn
 from cua_core.actions import Action
 from cua_core.errors import CuaError
+from cua_data.model_folder import PromptSettings, write_model_folder
 
 __all__ = ["QwenVLPolicy"]
 
@@ -131,6 +132,7 @@ class QwenVLPolicy(Policy):
             if key in accepted:
                 options.setdefault(key, value)
         self.prompter = _Prompter(adapter=adapter, history=history, adapter_options=options)
+        self.settings = PromptSettings(adapter, history, options)  # recorded with the model it trains
         self.adapter = self.prompter.adapter
         generation = self.model.generation_config
         eos = generation.eos_token_id
@@ -322,6 +324,11 @@ class QwenVLPolicy(Policy):
                 "into a copy made after the trainer was built (LoRA adds the adapter's layers to the model)"
             )
         self.version = version
+
+    def write_model_folder(self, folder: Path) -> Path:
+        """The policy as it is now, as a folder ``--agent hf --model`` and ``from_pretrained`` load, with the
+        prompt settings it plays by (``cua_data.model_folder``)."""
+        return write_model_folder(folder, self.trainable(), self.path, self.processor, self.settings)
 
     def save_pretrained(self, folder: Path) -> None:
         trainable = self.trainable()
