@@ -141,7 +141,7 @@ def test_on_the_local_pool_a_gang_of_one(local_pool: None) -> None:
 
 def test_sft_nodes_runs_through_cua_run_on_the_pool(local_pool: None, tmp_path: Path) -> None:
     """`cua-bench-rl sft --nodes 1` ships the job file to the pool (`cua run`), streams its log and
-    exits with the job's status; the checkpoints are the pool's, the adapter where --output says."""
+    exits with the job's status; the checkpoints are the pool's, the trained model where --output says."""
     import subprocess
 
     from cua_bench_rl.sft import oracle_dataset
@@ -154,5 +154,5 @@ def test_sft_nodes_runs_through_cua_run_on_the_pool(local_pool: None, tmp_path: 
     done = subprocess.run(command, check=False, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert "step 3 loss" in done.stdout and "succeeded" in done.stderr
-    assert (tmp_path / "out" / "adapter" / "adapter_config.json").is_file()
+    assert (tmp_path / "out" / "model" / "adapter_config.json").is_file()
     assert not (tmp_path / "out" / "checkpoints").exists()  # inside a pool job they go to the pool's store
