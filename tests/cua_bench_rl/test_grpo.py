@@ -163,6 +163,19 @@ def test_k3_kl_by_hand() -> None:
     assert reported["kl"] == pytest.approx(0.161371, abs=1e-6)
 
 
+def test_a_token_the_policy_no_longer_samples_gives_a_finite_loss_and_gradient() -> None:
+    # Top-p cut the sampled token from the updated policy's nucleus: its log-prob is -inf. By hand, with
+    # the log-ratio clamped at -20: ratio e^-20, A = -1: -min(e^-20 * -1, 0.8 * -1) = 0.8 on that token;
+    # the other token, ratio 1, A = -1: 1. Token mean 0.9. KL (ref 0): k3(20) = e^20 - 21.
+    new = torch.tensor([[float("-inf"), 0.0]], requires_grad=True)
+    old, advantages, mask = torch.zeros(1, 2), torch.tensor([-1.0]), torch.ones(1, 2)
+    loss, metrics = policy_loss(new, old, advantages, mask, ref_logprobs=torch.zeros(1, 2), kl_coef=1e-9)
+    assert metrics["pg_loss"] == pytest.approx(0.9, abs=1e-6)
+    assert metrics["kl"] == pytest.approx((math.exp(20) - 21) / 2, rel=1e-5)
+    loss.backward()
+    assert new.grad is not None and torch.isfinite(new.grad).all()
+
+
 def test_asymmetric_clip() -> None:
     # one token, A = 1, ratio 1.3: clip_high .2 caps it at 1.2; clip_high .28 (DAPO's) leaves 1.28
     new = torch.tensor([[LN(1.3)]])

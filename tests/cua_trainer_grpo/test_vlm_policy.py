@@ -66,6 +66,35 @@ def test_teacher_forcing_reproduces_the_sampled_log_probs(policy: QwenVLPolicy) 
     assert all(0 < float(e) <= math.log(vocabulary) for e in entropies[0].detach())
 
 
+@pytest.mark.parametrize(("temperature", "top_p"), [(1.0, 1.0), (0.7, 1.0), (1.0, 0.8), (0.6, 0.5)])
+def test_scores_are_of_the_distribution_generate_samples_from(temperature: float, top_p: float) -> None:
+    import transformers
+
+    from cua_trainer_grpo.policies.vlm import sampling_log_softmax
+
+    torch.manual_seed(1)
+    logits = torch.randn(3, 50) * 3
+    warped = transformers.TemperatureLogitsWarper(temperature)(None, logits.clone())
+    if top_p < 1:
+        warped = transformers.TopPLogitsWarper(top_p)(None, warped)
+    ours = sampling_log_softmax(logits, temperature, top_p)
+    theirs = torch.log_softmax(warped, dim=-1)
+    assert torch.equal(torch.isinf(ours), torch.isinf(theirs))  # the same nucleus
+    torch.testing.assert_close(ours[torch.isfinite(ours)], theirs[torch.isfinite(theirs)])
+
+
+def test_teacher_forcing_reproduces_the_log_probs_sampled_at_a_temperature_and_top_p(tiny_vl: Path) -> None:
+    tempered = QwenVLPolicy(str(tiny_vl), max_new_tokens=8, max_size="320x200", temperature=0.7, top_p=0.9)
+    torch.manual_seed(0)
+    turns = [first_turn(f"e{i}", seed=i) for i in range(2)]
+    taken = [Taken(t, d) for t, d in zip(turns, tempered.act(turns), strict=True)]
+    for t, score in zip(taken, tempered.logprobs(taken), strict=True):
+        assert all(math.isfinite(v) for v in t.decision.logprobs)  # sampled tokens are in the nucleus
+        torch.testing.assert_close(score.detach(), torch.tensor(t.decision.logprobs), atol=1e-4, rtol=0)
+    plain = QwenVLPolicy(str(tiny_vl), max_new_tokens=8, max_size="320x200")
+    assert not torch.allclose(plain.logprobs(taken[:1])[0].detach(), torch.tensor(taken[0].decision.logprobs))
+
+
 def test_greedy_is_repeatable_and_an_unparseable_answer_is_a_no_op(tiny_vl: Path) -> None:
     policy = QwenVLPolicy(str(tiny_vl), max_new_tokens=4, max_size="320x200")
     one, two = policy.act([first_turn()], greedy=True)[0], policy.act([first_turn()], greedy=True)[0]

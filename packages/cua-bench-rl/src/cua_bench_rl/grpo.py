@@ -20,7 +20,7 @@ from torch import Tensor
 
 from cua_bench_rl.rollouts import Group, Taken
 
-__all__ = ["NORMS", "SCALES", "flatten", "group_advantages", "pad", "policy_loss"]
+__all__ = ["LOG_RATIO_CLAMP", "NORMS", "SCALES", "flatten", "group_advantages", "pad", "policy_loss"]
 
 SCALES = ("group", "batch", "none")
 NORMS = ("token", "sequence")
@@ -75,6 +75,9 @@ def group_advantages(
     return out, dropped
 
 
+LOG_RATIO_CLAMP = 20.0
+
+
 def policy_loss(
     logprobs: Tensor,
     old_logprobs: Tensor,
@@ -86,6 +89,7 @@ def policy_loss(
     norm: str = "token",
     ref_logprobs: Tensor | None = None,
     kl_coef: float = 0.0,
+    log_ratio_clamp: float = LOG_RATIO_CLAMP,
 ) -> tuple[Tensor, dict[str, float]]:
     """ratio = exp(logprobs - old_logprobs); per token: -min(ratio*A, clamp(ratio, 1-clip_low, 1+clip_high)*A).
 
@@ -98,6 +102,10 @@ def policy_loss(
     KL (when ref_logprobs is given and kl_coef > 0): Schulman's k3 per token,
     exp(ref - logprobs) - (ref - logprobs) - 1, normalised the same way, added as kl_coef * kl
     (reported whenever ref_logprobs is given). Gradient flows to ``logprobs`` only.
+
+    Both log-ratios are clamped to [-log_ratio_clamp, log_ratio_clamp] before exp: a token the updated
+    policy no longer samples (outside its top-p nucleus: log-prob -inf) gives a ratio of e^-20, not
+    a NaN, and a KL that overflowed would poison the whole step.
 
     Returns (loss, {"loss", "pg_loss", "kl", "clip_fraction", "ratio_mean"}) (floats, detached).
     clip_fraction = share of real tokens where clipping changed the objective (A > 0 and ratio >
@@ -138,7 +146,7 @@ def policy_loss(
 
     # Padded positions may hold anything (even -inf): zero their log-ratio before exp.
     zero = torch.zeros((), dtype=logprobs.dtype, device=logprobs.device)
-    log_ratio = torch.where(real, logprobs - old_logprobs.detach(), zero)
+    log_ratio = torch.where(real, logprobs - old_logprobs.detach(), zero).clamp(-log_ratio_clamp, log_ratio_clamp)
     ratio = torch.exp(log_ratio)
     adv = advantages.detach().to(logprobs.dtype)[:, None]
     unclipped = ratio * adv
@@ -147,7 +155,7 @@ def policy_loss(
     loss = pg_loss
     kl_value = 0.0
     if ref_logprobs is not None:
-        delta = torch.where(real, ref_logprobs.detach() - logprobs, zero)
+        delta = torch.where(real, ref_logprobs.detach() - logprobs, zero).clamp(-log_ratio_clamp, log_ratio_clamp)
         kl = normalise(torch.exp(delta) - delta - 1.0)
         kl_value = float(kl.detach())
         if kl_coef > 0:

@@ -6,12 +6,14 @@ the environment refused or could not parse), so a policy trained here is evaluat
 was trained on. The prompt is re-rendered from the ``Turn`` for scoring, never stored, so ``act``
 and ``logprobs`` see the same tokens by construction.
 
-Log-probabilities are the model's own distribution at temperature 1 (raw logits, before any
-temperature, top-p or top-k), in ``act`` from the generation's logits and in ``logprobs`` by teacher
-forcing; sampling at another temperature makes the rollouts slightly off-policy, which the GRPO
-ratio does not correct. Sampling uses no top-k, and none of the checkpoint's own generation defaults
-(a hub ``generation_config.json`` often sets a repetition penalty, a low temperature, top-k 1): the
-policy's options are the only ones.
+Log-probabilities are those of the distribution the tokens are sampled from: the logits divided by
+the temperature, then cut to the top-p nucleus and renormalised, as transformers' warpers do
+(``sampling_log_softmax``), in ``act`` from the generation's logits and in ``logprobs`` by teacher
+forcing. Scored at temperature 1 instead, a run sampling at 0.7 would weigh every ratio by a
+distribution it never sampled from. A token the updated model no longer keeps in its nucleus scores
+-inf, a ratio of 0, which the clipped objective bounds. Sampling uses no top-k, and none of the
+checkpoint's own generation defaults (a hub ``generation_config.json`` often sets a repetition
+penalty, a low temperature, top-k 1): the policy's options are the only ones.
 
 Output the adapter cannot parse becomes a decision with no actions: the environment records a step
 that did nothing, the step counts toward the limit, and the next prompt says the output could not
@@ -69,6 +71,19 @@ def _pixel_budget(processor: Any) -> dict[str, int]:
     low = getattr(size, "shortest_edge", None) or getattr(image, "min_pixels", None)
     high = getattr(size, "longest_edge", None) or getattr(image, "max_pixels", None)
     return {"min_pixels": int(low), "max_pixels": int(high)} if low and high else {}
+
+
+def sampling_log_softmax(logits: torch.Tensor, temperature: float, top_p: float) -> torch.Tensor:
+    """Log-probabilities of the distribution ``generate`` samples from with this temperature and top-p:
+    transformers' TemperatureLogitsWarper then TopPLogitsWarper (the tokens whose ascending cumulative
+    probability stays at or under 1 - top_p are cut, the most likely one always kept), renormalised."""
+    scaled = logits / temperature
+    if top_p < 1:
+        ordered, order = torch.sort(scaled, dim=-1, descending=False)
+        cut = ordered.softmax(dim=-1).cumsum(dim=-1) <= 1 - top_p
+        cut[..., -1:] = False
+        scaled = scaled.masked_fill(cut.scatter(-1, order, cut), float("-inf"))
+    return torch.log_softmax(scaled, dim=-1)
 
 
 class QwenVLPolicy(Policy):
@@ -243,8 +258,9 @@ class QwenVLPolicy(Policy):
         finally:
             self.model.generation_config = checkpoint
         new = out.sequences[:, inputs["input_ids"].shape[1] :]
-        logits = torch.stack(out.logits, dim=1).float()  # raw: temperature 1, no top-p
-        chosen = torch.log_softmax(logits, dim=-1).gather(-1, new[..., None].to(logits.device))[..., 0]
+        logits = torch.stack(out.logits, dim=1).float()  # raw: before the temperature and top-p
+        logp = sampling_log_softmax(logits, self.temperature, self.top_p)
+        chosen = logp.gather(-1, new[..., None].to(logits.device))[..., 0]
         decisions = []
         for row, turn in enumerate(turns):
             tokens = [int(t) for t in new[row].tolist()]
@@ -294,10 +310,10 @@ class QwenVLPolicy(Policy):
         for row, answer in enumerate(answers):
             n = len(answer)
             window = logits[row, keep - n - 1 : keep - 1]
-            logp = torch.log_softmax(window, dim=-1)
+            logp = sampling_log_softmax(window, self.temperature, self.top_p)
             scores.append(logp.gather(-1, answer.to(self.device)[:, None])[:, 0])
-            if entropy:
-                entropies.append(-(logp.exp() * logp).sum(-1))
+            if entropy:  # of the sampling distribution; tokens outside the nucleus add nothing
+                entropies.append(-(logp.exp() * logp.clamp(min=torch.finfo(logp.dtype).min)).sum(-1))
         return scores, entropies
 
     # -- weights ------------------------------------------------------------------------------
