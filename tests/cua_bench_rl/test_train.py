@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from support.rl_configs import POLICY, small_train_config
+from support.rl_configs import POLICY, TRAINER, small_train_config
 
 from cua_bench_rl.checkpoints import newest_checkpoint
 from cua_bench_rl.curves import read_curve
@@ -78,7 +78,7 @@ def test_settings_are_checked_before_anything_starts(tmp_path: Path) -> None:
 def test_kill_9_of_the_trainer_then_resume_goes_on_counting(tmp_path: Path) -> None:
     folder = tmp_path / "run"
     args = [
-        "train", "--env", "sim:click-button", "--policy", POLICY, "--trainer", "grpo", "--group-size", "4",
+        "train", "--env", "sim:click-button", "--policy", POLICY, "--trainer", TRAINER, "--group-size", "4",
         "--groups-per-step", "2", "--workers", "2", "--eval-workers", "1", "--eval-episodes", "2",
         "--train-variants", "6", "--checkpoint-every", "1", "--output", str(folder),
     ]  # fmt: skip
@@ -200,3 +200,61 @@ def test_a_run_publishes_its_steps_and_environments_and_names_itself_in_its_fold
     stepped = {e.body["env"] for e in seen if e.topic == "env.step"}
     assert {"w0", "w1", "e0"} <= stepped  # rollouts and held-out evaluation alike
     assert {e.body["env"] for e in seen if e.topic == "env.closed"} == {"w0", "w1", "e0"}
+
+
+class _Buffer:
+    """Hands out the groups given, in order, a few per call."""
+
+    def __init__(self, rewards: list[list[float]]) -> None:
+        self.groups = [_group(r) for r in rewards]
+        self.calls = 0
+
+    def sample(self, count: int, *, version: int, on_policy: bool = True) -> list[object]:
+        self.calls += 1
+        taken, self.groups = self.groups[: min(count, 2)], self.groups[min(count, 2) :]
+        return taken
+
+
+def _group(rewards: list[float]) -> object:
+    from types import SimpleNamespace
+
+    return SimpleNamespace(rewards=rewards)
+
+
+def _draw(rewards: list[list[float]], groups_per_step: int, resample_limit: int) -> tuple[list[object], int] | None:
+    import threading
+
+    from cua_bench_rl.train import _wait_for_groups
+
+    config = small_train_config(groups_per_step=groups_per_step, resample_limit=resample_limit)
+    rollouts = type("R", (), {"error": None})()
+    informative = lambda g: len(set(g.rewards)) > 1  # noqa: E731  (GRPO's rule)
+    return _wait_for_groups(_Buffer(rewards), threading.Lock(), config, 0, rollouts, time.monotonic() + 5, informative)  # type: ignore[arg-type]
+
+
+def test_groups_with_nothing_to_learn_are_replaced_within_the_bound() -> None:
+    # DAPO's dynamic sampling: the two all-alike groups are set aside and two more are drawn.
+    drawn = _draw([[0, 0], [1, 0], [1, 1], [0, 1], [1, 0]], groups_per_step=3, resample_limit=4)
+    assert drawn is not None and [g.rewards for g in drawn[0]] == [[1, 0], [0, 1], [1, 0]] and drawn[1] == 2
+    # At most groups_per_step * resample_limit drawn: here 4, none to learn from.
+    drawn = _draw([[0, 0]] * 10, groups_per_step=2, resample_limit=2)
+    assert drawn == ([], 4)
+
+
+def test_a_run_with_nothing_to_learn_from_stops_and_says_so(tmp_path: Path) -> None:
+    # The grid policy only clicks, and a login needs typing: every group scores all zeros, so GRPO has no
+    # gradient. Before, each such call still counted as a step (and a policy version).
+    args = [
+        "train", "--env", "sim:login", "--policy", POLICY, "--trainer", "grpo", "--trainer-option",
+        "lr=0.1", "--group-size", "2", "--groups-per-step", "1", "--workers", "1", "--eval-workers", "1",
+        "--eval-episodes", "1", "--train-variants", "2", "--max-steps", "1", "--steps", "50",
+        "--output", str(tmp_path / "run"),
+    ]  # fmt: skip
+    config = tmp_path / "limit.json"
+    config.write_text(json.dumps({"resample_limit": 2}))
+    done = subprocess.run(
+        [*CLI, *args, "--config", str(config)], capture_output=True, text=True, timeout=300, check=False
+    )
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "no_signal: 0 steps" in done.stdout and "nothing to learn from" in done.stderr
+    assert json.loads((tmp_path / "run" / "summary.json").read_text())["steps"] == 0

@@ -132,6 +132,13 @@ def train(
         f"{result.status}: {result.steps} steps in {result.seconds / 60:.1f} min; held-out success "
         f"{'n/a' if start is None else f'{start:.3f}'} -> {'n/a' if final is None else f'{final:.3f}'}"
     )
+    if result.status == "no_signal":
+        raise CuaError(
+            f"stopped at step {result.steps}: {config.resample_limit} rounds in a row drew "
+            f"{config.groups_per_step * config.resample_limit} groups each, and in every group all episodes scored "
+            "the same: nothing to learn from. The policy never (or always) succeeds here: try easier variants, "
+            "a curriculum (--curriculum-start), larger groups, or a higher resample_limit"
+        )
     if result.steps == 0:
         raise CuaError("no optimiser step was taken (the budget ran out before the first batch of groups)")
 

@@ -49,6 +49,10 @@ class TrainConfig:
     eval_episodes: int = 100  # held-out variants evaluated (the first K of the eval split, per task)
     group_size: int = 8
     groups_per_step: int = 8
+    # A group that cannot move the policy (GRPO: every episode scored the same) is replaced by a newly
+    # played one, as DAPO's dynamic sampling does: at most groups_per_step * resample_limit groups are
+    # drawn per step; a run whose last resample_limit steps found none ends as "no_signal".
+    resample_limit: int = 4
     workers: int = 8
     eval_workers: int = 4
     max_steps: int | None = None  # per episode; None keeps the task's own
@@ -66,7 +70,9 @@ class TrainConfig:
 
     def __post_init__(self) -> None:
         parse_env(self.env)
-        for name in ("group_size", "groups_per_step", "workers", "eval_workers", "steps", "buffer_capacity"):
+        for name in (
+            "group_size", "groups_per_step", "workers", "eval_workers", "steps", "buffer_capacity", "resample_limit"
+        ):  # fmt: skip
             if getattr(self, name) < 1:
                 raise CuaError(f"{name} must be at least 1, got {getattr(self, name)}")
         if self.group_size < 2:

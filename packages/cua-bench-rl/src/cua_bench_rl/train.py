@@ -62,7 +62,7 @@ class TrainResult:
     seconds: float
     start_eval: dict[str, float] | None
     final_eval: dict[str, float] | None
-    status: str  # finished | interrupted
+    status: str  # finished | interrupted | no_signal (resample_limit rounds in a row had nothing to learn from)
     figures: dict[str, Any] = field(default_factory=dict)
 
 
@@ -285,11 +285,26 @@ def train(
         rollouts.thread.start()
         stack.callback(rollouts.stop.set)
         last_time, last_steps = time.monotonic(), 0
+        barren = 0  # rounds in a row that found no group to learn from
         while trainer.step < config.steps and (deadline is None or time.monotonic() < deadline):
-            groups = _wait_for_groups(buffer, buffer_lock, config, trainer.step, rollouts, deadline)
-            if groups is None:
+            drawn = _wait_for_groups(buffer, buffer_lock, config, trainer.step, rollouts, deadline, trainer.informative)
+            if drawn is None:
                 break
-            step_figures = trainer.train_step(groups)
+            groups, replaced = drawn
+            if replaced:
+                log.info("step %d: %d group(s) with nothing to learn (every episode alike) replaced by new ones",
+                         trainer.step + 1, replaced)  # fmt: skip
+            before = trainer.step
+            step_figures = trainer.train_step(groups) if groups else {}
+            if trainer.step == before:  # no optimiser step: no new version, no curve row
+                barren += 1
+                log.warning("no optimiser step (%d groups drawn, none to learn from); %d such round(s) in a row",
+                            replaced + len(groups), barren)  # fmt: skip
+                if barren >= config.resample_limit:
+                    status = "no_signal"
+                    break
+                continue
+            barren = 0
             weights = policy.state_dict_for_publish()
             policy.version = trainer.step
             rollouts.publish(weights, trainer.step)
@@ -310,7 +325,8 @@ def train(
                 "steps_per_s": (rollouts.env_steps - last_steps) / max(1e-9, now - last_time),
                 "episodes": len(rewards),
                 "buffer_size": len(buffer),
-                "groups_dropped": int(step_figures.get("groups_dropped", 0)),
+                # drawn and left out: replaced before the step, or dropped by the trainer in it
+                "groups_dropped": int(step_figures.get("groups_dropped", 0)) + replaced,
                 "stale_dropped": int(buffer.stats.get("evicted_stale", 0)),
             }
             last_time, last_steps = now, rollouts.env_steps
@@ -332,7 +348,7 @@ def train(
         rollouts.stop.set()
         if rollouts.error is not None:
             raise CuaError(f"rollouts failed: {rollouts.error}") from rollouts.error
-        if trainer.step >= config.steps or deadline is not None:
+        if status != "no_signal" and (trainer.step >= config.steps or deadline is not None):
             status = "finished"
         _checkpoint(folder, trainer, config)
         write_model = getattr(trainer.policy, "write_model_folder", None)
@@ -371,22 +387,36 @@ def train(
 
 
 def _wait_for_groups(
-    buffer: Any, lock: threading.Lock, config: TrainConfig, version: int, rollouts: _Rollouts, deadline: float | None
-) -> list[Group] | None:
-    """``groups_per_step`` groups within the staleness bound, or None when the run must stop.
+    buffer: Any,
+    lock: threading.Lock,
+    config: TrainConfig,
+    version: int,
+    rollouts: _Rollouts,
+    deadline: float | None,
+    informative: Callable[[Group], bool],
+) -> tuple[list[Group], int] | None:
+    """(``groups_per_step`` groups within the staleness bound that ``informative`` keeps, the number set
+    aside and replaced), or fewer once ``groups_per_step * resample_limit`` have been drawn; None when
+    the run must stop.
 
     The version cannot change while this waits (only the caller publishes), so groups gathered over
     several polls stay within the bound."""
     gathered: list[Group] = []
+    set_aside = 0
+    limit = config.groups_per_step * config.resample_limit
     while True:
         if rollouts.error is not None:
             raise CuaError(f"rollouts failed: {rollouts.error}") from rollouts.error
         with lock:
-            gathered += buffer.sample(
-                config.groups_per_step - len(gathered), version=version, on_policy=config.on_policy
-            )
-        if len(gathered) >= config.groups_per_step:
-            return gathered
+            wanted = min(config.groups_per_step - len(gathered), limit - len(gathered) - set_aside)
+            drawn = buffer.sample(wanted, version=version, on_policy=config.on_policy)
+        for group in drawn:
+            if informative(group):
+                gathered.append(group)
+            else:
+                set_aside += 1
+        if len(gathered) >= config.groups_per_step or len(gathered) + set_aside >= limit:
+            return gathered, set_aside
         if deadline is not None and time.monotonic() >= deadline:
             return None
         time.sleep(0.01)

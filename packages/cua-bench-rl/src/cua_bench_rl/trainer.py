@@ -82,12 +82,19 @@ class Trainer(ABC):
         self.policy = policy
         self.config = config
         self.reference = reference
-        self.step = 0  # train_step calls made (the policy version), kept in checkpoints
+        self.step = 0  # optimiser steps taken (the policy version), kept in checkpoints
 
     @abstractmethod
     def train_step(self, groups: Sequence[Group]) -> dict[str, float]:
         """One optimiser step (``grad_accumulation`` micro-batches) on ``groups``; returns its figures:
-        at least ``loss``, ``kl``, ``clip_fraction``, ``groups_used`` and ``groups_dropped`` (zero spread)."""
+        at least ``loss``, ``kl``, ``clip_fraction``, ``groups_used`` and ``groups_dropped`` (zero spread).
+        ``step`` advances only when the weights moved: a call that took no optimiser step leaves it."""
+
+    def informative(self, group: Group) -> bool:
+        """Whether ``group`` can move the policy. The loop replaces groups that cannot with newly played
+        ones (``TrainConfig.resample_limit``) instead of spending a step on them. Every group can, unless
+        the trainer says otherwise."""
+        return True
 
     @abstractmethod
     def save(self, folder: Path) -> None:

@@ -90,6 +90,10 @@ class GRPOTrainer(Trainer):
 
     # -- one step ---------------------------------------------------------------------------
 
+    def informative(self, group: Group) -> bool:
+        """A group whose episodes all scored the same has zero advantages: no gradient."""
+        return len(set(group.rewards)) > 1
+
     def train_step(self, groups: Sequence[Group]) -> dict[str, float]:
         if not groups:
             raise ValueError("train_step needs at least one group")
@@ -99,7 +103,6 @@ class GRPOTrainer(Trainer):
             [g.rewards for g in groups], scale=config.advantage_scale, eps=config.advantage_eps
         )
         samples = [(t, a) for t, a in flatten(groups, advantages) if t.decision.tokens]
-        self.step += 1
         figures: dict[str, float] = dict.fromkeys(_FIGURES, 0.0)
         figures.update(
             grad_norm=0.0,
@@ -113,7 +116,7 @@ class GRPOTrainer(Trainer):
         if not samples:
             why = "every group had zero reward spread" if dropped == len(groups) else "no kept turn had tokens"
             log.warning(
-                "step %d: no optimiser step: %s (%d of %d groups dropped)", self.step, why, dropped, len(groups)
+                "after step %d: no optimiser step: %s (%d of %d groups dropped)", self.step, why, dropped, len(groups)
             )
             figures["seconds"] = time.monotonic() - started
             return figures
@@ -136,6 +139,8 @@ class GRPOTrainer(Trainer):
                     figures["optimizer_steps"] += 1
         for name in _FIGURES:
             figures[name] = sums[name] / weight_total
+        if figures["optimizer_steps"]:  # the version counts weights that moved, not calls
+            self.step += 1
         figures["grad_norm"] = sum(norms) / len(norms) if norms else float("nan")
         figures["seconds"] = time.monotonic() - started
         return figures
