@@ -295,3 +295,34 @@ def test_a_group_with_an_unscored_episode_is_an_error_not_a_zero() -> None:
     group = Group(task, [Episode("a", task, "x", reward=1.0), Episode("b", task, "x", reward=None)])
     with pytest.raises(ValueError, match=r"episodes \['b'\] have no reward"):
         _ = group.rewards
+
+
+def test_rloo_leaves_each_episode_out_of_its_own_baseline() -> None:
+    # [1, 0, 0]: episode 0's baseline is (0 + 0) / 2 = 0, so A = 1; episodes 1 and 2: (1 + 0) / 2 = .5, A = -.5.
+    [advantages], dropped = group_advantages([[1.0, 0.0, 0.0]], scale="none", baseline="leave_one_out")
+    assert advantages == pytest.approx([1.0, -0.5, -0.5]) and dropped == 0
+    # n/(n-1) times GRPO's centring, whatever the rewards
+    [grpo], _ = group_advantages([[0.2, 0.9, 0.4, 0.4]], scale="none")
+    [rloo], _ = group_advantages([[0.2, 0.9, 0.4, 0.4]], scale="none", baseline="leave_one_out")
+    assert rloo == pytest.approx([4 / 3 * a for a in grpo])
+    with pytest.raises(ValueError, match="baseline must be one of"):
+        group_advantages([[1.0, 0.0]], baseline="median")
+
+
+def test_gspo_clips_one_ratio_per_sequence_by_hand() -> None:
+    # seq 0: log-ratios [ln 1.5, 0] -> s = exp(ln 1.5 / 2) = 1.224745; A = +1, clip_high .2: min(1.2247, 1.2) = 1.2.
+    # seq 1: [ln .5] -> s = .5; A = -1: -min(-.5, -.8) = .8. Loss: mean(-1.2, .8) = -.2; both clipped.
+    new = torch.tensor([[LN(1.5), 0.0], [LN(0.5), 0.0]], requires_grad=True)
+    old, mask = torch.zeros(2, 2), torch.tensor([[1.0, 1.0], [1.0, 0.0]])
+    loss, metrics = policy_loss(new, old, torch.tensor([1.0, -1.0]), mask, importance="sequence")
+    assert loss.item() == pytest.approx(-0.2, abs=1e-6)
+    assert metrics["clip_fraction"] == 1.0 and metrics["ratio_mean"] == pytest.approx((1.224745 + 0.5) / 2, abs=1e-6)
+    # Inside the clip range the gradient of -s*A/B reaches every token of the sequence alike:
+    # s = exp((ln 1.1 + 0) / 2) = 1.048809, A = 1, B = 1: d/dlogp_t = -s / 2 = -.524404 for both tokens.
+    inside = torch.tensor([[LN(1.1), 0.0]], requires_grad=True)
+    loss, _ = policy_loss(inside, torch.zeros(1, 2), torch.tensor([1.0]), torch.ones(1, 2), importance="sequence")
+    loss.backward()
+    assert inside.grad is not None
+    assert inside.grad.tolist() == [pytest.approx([-0.524404, -0.524404], abs=1e-6)]
+    with pytest.raises(ValueError, match="importance must be one of"):
+        policy_loss(new, old, torch.tensor([1.0, -1.0]), mask, importance="turn")

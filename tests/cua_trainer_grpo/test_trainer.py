@@ -159,3 +159,14 @@ def test_a_policy_without_trainable_parameters_is_refused(linear_policy: Any) ->
     policy.requires_grad_(False)
     with pytest.raises(CuaError, match="no trainable parameters"):
         GRPOTrainer(policy, TrainerConfig())
+
+
+def test_rloo_and_gspo_are_trainer_options(linear_policy: Any, make_groups: Any) -> None:
+    policy = linear_policy()
+    before = weights(policy)
+    config = TrainerConfig(lr=0.05, advantage_baseline="leave_one_out", advantage_scale="none", importance="sequence")
+    figures = GRPOTrainer(policy, config).train_step(make_groups(policy, [[1.0, 0.0], [0.0, 0.0]]))
+    assert figures["optimizer_steps"] == 1 and figures["groups_used"] == 1
+    assert not all(torch.equal(before[k], v) for k, v in policy.state_dict().items())
+    with pytest.raises(ValueError, match="importance must be one of token, sequence, got 'turn'"):
+        TrainerConfig(importance="turn")

@@ -20,25 +20,41 @@ from torch import Tensor
 
 from cua_bench_rl.rollouts import Group, Taken
 
-__all__ = ["LOG_RATIO_CLAMP", "NORMS", "SCALES", "flatten", "group_advantages", "pad", "policy_loss"]
+__all__ = [
+    "BASELINES",
+    "IMPORTANCE",
+    "LOG_RATIO_CLAMP",
+    "NORMS",
+    "SCALES",
+    "flatten",
+    "group_advantages",
+    "pad",
+    "policy_loss",
+]
 
 SCALES = ("group", "batch", "none")
+BASELINES = ("mean", "leave_one_out")
+IMPORTANCE = ("token", "sequence")
 NORMS = ("token", "sequence")
 _NOT_TRAINED = ("aborted", "failed")
 
 
 def group_advantages(
-    groups: Sequence[Sequence[float]], *, scale: str = "group", eps: float = 1e-6
+    groups: Sequence[Sequence[float]], *, scale: str = "group", eps: float = 1e-6, baseline: str = "mean"
 ) -> tuple[list[list[float] | None], int]:
-    """Each episode's advantage: (reward - its group's mean) / (s + eps), where s is the group's
-    sample standard deviation (n-1, as TRL) for scale="group", the sample std of every reward in the
-    batch (all groups) for scale="batch", and s=1 (eps not added) for scale="none".
+    """Each episode's advantage: (reward - baseline) / (s + eps), where s is the group's sample standard
+    deviation (n-1, as TRL) for scale="group", the sample std of every reward in the batch (all groups)
+    for scale="batch", and s=1 (eps not added) for scale="none". The baseline is the group's mean
+    (baseline="mean": GRPO) or the mean of the *other* episodes of the group ("leave_one_out": RLOO,
+    unbiased; it equals n/(n-1) times GRPO's centring, and RLOO is usually run with scale="none").
 
     A group whose rewards are all equal (zero spread) teaches nothing relative to itself: it gets
     None and is counted in the returned int (dropped groups). Raises ValueError on an unknown scale,
     an empty group, or a group of 1."""
     if scale not in SCALES:
         raise ValueError(f"scale must be one of {', '.join(SCALES)}, got {scale!r}")
+    if baseline not in BASELINES:
+        raise ValueError(f"baseline must be one of {', '.join(BASELINES)}, got {baseline!r}")
     if eps < 0 or math.isnan(eps):
         raise ValueError(f"eps must be >= 0, got {eps!r}")
     rewards: list[list[float]] = []
@@ -65,13 +81,15 @@ def group_advantages(
             dropped += 1
             continue
         mean = statistics.fmean(values)
+        n = len(values)
+        centred = [r - mean for r in values] if baseline == "mean" else [r - (n * mean - r) / (n - 1) for r in values]
         if scale == "group":
             denominator = statistics.stdev(values) + eps
         elif scale == "batch":
             denominator = batch_std + eps
         else:
             denominator = 1.0
-        out.append([(r - mean) / denominator for r in values])
+        out.append([c / denominator for c in centred])
     return out, dropped
 
 
@@ -90,6 +108,7 @@ def policy_loss(
     ref_logprobs: Tensor | None = None,
     kl_coef: float = 0.0,
     log_ratio_clamp: float = LOG_RATIO_CLAMP,
+    importance: str = "token",
 ) -> tuple[Tensor, dict[str, float]]:
     """ratio = exp(logprobs - old_logprobs); per token: -min(ratio*A, clamp(ratio, 1-clip_low, 1+clip_high)*A).
 
@@ -103,6 +122,11 @@ def policy_loss(
     exp(ref - logprobs) - (ref - logprobs) - 1, normalised the same way, added as kl_coef * kl
     (reported whenever ref_logprobs is given). Gradient flows to ``logprobs`` only.
 
+    importance="sequence" is GSPO's: one ratio per sequence, s = exp(mean of its real tokens' log-ratios)
+    (the geometric mean of the token ratios), clipped and weighed by the advantage once per sequence:
+    -min(s*A, clamp(s, 1-clip_low, 1+clip_high)*A), averaged over the sequences that have tokens (``norm``
+    does not apply; the KL term does, as above). clip_fraction and ratio_mean are then per sequence.
+
     Both log-ratios are clamped to [-log_ratio_clamp, log_ratio_clamp] before exp: a token the updated
     policy no longer samples (outside its top-p nucleus: log-prob -inf) gives a ratio of e^-20, not
     a NaN, and a KL that overflowed would poison the whole step.
@@ -113,6 +137,8 @@ def policy_loss(
     mask or an unknown norm."""
     if norm not in NORMS:
         raise ValueError(f"norm must be one of {', '.join(NORMS)}, got {norm!r}")
+    if importance not in IMPORTANCE:
+        raise ValueError(f"importance must be one of {', '.join(IMPORTANCE)}, got {importance!r}")
     if clip_low < 0 or clip_high < 0:
         raise ValueError(f"clip_low and clip_high must be >= 0, got {clip_low!r} and {clip_high!r}")
     if kl_coef < 0:
@@ -147,11 +173,19 @@ def policy_loss(
     # Padded positions may hold anything (even -inf): zero their log-ratio before exp.
     zero = torch.zeros((), dtype=logprobs.dtype, device=logprobs.device)
     log_ratio = torch.where(real, logprobs - old_logprobs.detach(), zero).clamp(-log_ratio_clamp, log_ratio_clamp)
-    ratio = torch.exp(log_ratio)
     adv = advantages.detach().to(logprobs.dtype)[:, None]
-    unclipped = ratio * adv
-    clipped = torch.clamp(ratio, 1.0 - clip_low, 1.0 + clip_high) * adv
-    pg_loss = normalise(-torch.minimum(unclipped, clipped))
+    if importance == "sequence":
+        counts = weight.sum(dim=1)
+        present = counts > 0
+        ratio = torch.exp((log_ratio * weight).sum(dim=1, keepdim=True) / counts.clamp(min=1)[:, None])  # [B, 1]
+        unclipped = ratio * adv
+        clipped = torch.clamp(ratio, 1.0 - clip_low, 1.0 + clip_high) * adv
+        pg_loss = (-torch.minimum(unclipped, clipped))[present].mean()
+    else:
+        ratio = torch.exp(log_ratio)
+        unclipped = ratio * adv
+        clipped = torch.clamp(ratio, 1.0 - clip_low, 1.0 + clip_high) * adv
+        pg_loss = normalise(-torch.minimum(unclipped, clipped))
     loss = pg_loss
     kl_value = 0.0
     if ref_logprobs is not None:
@@ -162,8 +196,12 @@ def policy_loss(
             loss = pg_loss + kl_coef * kl
     with torch.no_grad():
         was_clipped = ((adv > 0) & (ratio > 1.0 + clip_high)) | ((adv < 0) & (ratio < 1.0 - clip_low))
-        clip_fraction = float((was_clipped & real).sum() / tokens)
-        ratio_mean = float((ratio * weight).sum() / tokens)
+        if importance == "sequence":
+            clip_fraction = float(was_clipped[present].float().mean())
+            ratio_mean = float(ratio[present].mean())
+        else:
+            clip_fraction = float((was_clipped & real).sum() / tokens)
+            ratio_mean = float((ratio * weight).sum() / tokens)
     metrics = {
         "loss": float(loss.detach()),
         "pg_loss": float(pg_loss.detach()),

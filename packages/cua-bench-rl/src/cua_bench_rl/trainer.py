@@ -35,6 +35,8 @@ class TrainerConfig:
     clip_low: float = 0.2
     clip_high: float = 0.2
     advantage_scale: str = "group"  # group | batch | none
+    advantage_baseline: str = "mean"  # mean (GRPO) | leave_one_out (RLOO: set advantage_scale none too)
+    importance: str = "token"  # token (GRPO, DAPO) | sequence (GSPO: one ratio per sequence)
     advantage_eps: float = 1e-6
     loss_norm: str = "token"  # token | sequence
     kl_coef: float = 0.0  # > 0 keeps a frozen reference policy and adds its KL (k3 estimator)
@@ -49,6 +51,11 @@ class TrainerConfig:
             raise ValueError(
                 f"advantage_scale must be one of {', '.join(ADVANTAGE_SCALES)}, got {self.advantage_scale!r}"
             )
+        from cua_bench_rl.grpo import BASELINES, IMPORTANCE
+
+        for name, allowed in (("advantage_baseline", BASELINES), ("importance", IMPORTANCE)):
+            if getattr(self, name) not in allowed:
+                raise ValueError(f"{name} must be one of {', '.join(allowed)}, got {getattr(self, name)!r}")
         if self.loss_norm not in LOSS_NORMS:
             raise ValueError(f"loss_norm must be one of {', '.join(LOSS_NORMS)}, got {self.loss_norm!r}")
         for name in ("grad_accumulation", "micro_batch", "epochs_per_batch"):

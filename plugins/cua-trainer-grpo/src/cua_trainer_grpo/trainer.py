@@ -100,7 +100,10 @@ class GRPOTrainer(Trainer):
         started = time.monotonic()
         config = self.config
         advantages, dropped = group_advantages(
-            [g.rewards for g in groups], scale=config.advantage_scale, eps=config.advantage_eps
+            [g.rewards for g in groups],
+            scale=config.advantage_scale,
+            eps=config.advantage_eps,
+            baseline=config.advantage_baseline,
         )
         samples = [(t, a) for t, a in flatten(groups, advantages) if t.decision.tokens]
         figures: dict[str, float] = dict.fromkeys(_FIGURES, 0.0)
@@ -201,6 +204,7 @@ class GRPOTrainer(Trainer):
             norm=config.loss_norm,
             ref_logprobs=reference,
             kl_coef=config.kl_coef,
+            importance=config.importance,
         )
         stats["entropy"] = 0.0
         if entropies is not None:
