@@ -218,7 +218,7 @@ class SimHands(Hands):
         window = self.session.sim.get_window(window_id)
         window.dismiss()
         if not window.closed:
-            raise NotApplicable(f"window {window_id} would not close")  # it asked first (unsaved changes)
+            raise NotApplicable(f"window {window_id} would not close")  # its on_close said no
 
 
 # The keys tried on an input, in turn, until its value changes: arrows before space, which on a list
@@ -227,13 +227,9 @@ _KEYS = (("down", None), ("up", None), ("right", None), ("left", None), ("x", "x
 
 
 def _inputs_of(session: Any) -> dict[tuple[str, int], Any]:
-    """The sim's inputs (``Widget.is_input``: what ``form_values`` counts), by (window id, place)."""
-    return {
-        (window.id, index): widget
-        for window in session.sim.windows()
-        for index, widget in enumerate(window.all_widgets())
-        if widget.is_input
-    }
+    from cua_bench.sim import input_widgets  # here: only a sim env server loads the sim
+
+    return input_widgets(session.sim.windows())
 
 
 def hands_for(session: Any) -> Hands:

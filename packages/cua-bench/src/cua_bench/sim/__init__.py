@@ -9,7 +9,7 @@ wraps it as a task Session.
 
 from __future__ import annotations
 
-from cua_bench.sim.apps import APPS, EditorApp, form_values, register_app
+from cua_bench.sim.apps import APPS, EditorApp, form_values, input_widgets, register_app
 from cua_bench.sim.controls import Button, Checkbox, Label, RadioGroup, Slider
 from cua_bench.sim.desktop import TASKBAR_HEIGHT, SimDesktop
 from cua_bench.sim.dnd import Draggable, DropTarget
@@ -78,6 +78,7 @@ __all__ = [
     "WidgetRef",
     "Window",
     "form_values",
+    "input_widgets",
     "open_context_menu",
     "pasted_from",
     "register_app",

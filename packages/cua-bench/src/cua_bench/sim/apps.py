@@ -14,7 +14,7 @@ Its submit buttons record the form's values in ``window.data["submitted"]``.
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from cua_bench.sim.controls import Button, Checkbox, Label, RadioGroup, Slider
@@ -31,7 +31,7 @@ from cua_bench.sim.windows import TITLE_HEIGHT, Dialog, Window
 if TYPE_CHECKING:
     from cua_bench.sim.desktop import SimDesktop
 
-__all__ = ["APPS", "EditorApp", "form_values", "launch_app", "register_app"]
+__all__ = ["APPS", "EditorApp", "form_values", "input_widgets", "launch_app", "register_app"]
 
 AppFactory = Callable[..., Window]
 
@@ -144,6 +144,17 @@ def files(desktop: SimDesktop, folder: str | None = None, *, x: int | None = Non
 _LABELLED = {"textfield", "textarea", "dropdown", "slider", "list", "radio"}
 _ALIASES = {"texteditor": "textarea", "textbox": "textfield", "combobox": "dropdown", "select": "dropdown",
             "radiogroup": "radio", "listview": "list", "text": "label"}  # fmt: skip
+
+
+def input_widgets(windows: Iterable[Window]) -> dict[tuple[str, int], Widget]:
+    """Every input (``Widget.is_input``) of ``windows``, by (window id, its place among the window's widgets):
+    the key evaluators and the adversary both use for "the same input"."""
+    return {
+        (window.id, index): widget
+        for window in windows
+        for index, widget in enumerate(window.all_widgets())
+        if widget.is_input
+    }
 
 
 def form_values(window: Window) -> dict[str, Any]:

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from cua_bench.session import center, find_all, walk
-from cua_bench.sim import EditorApp, FileRecord, Origin, SimDesktop, TextArea, TextField, Widget, Window
+from cua_bench.sim import EditorApp, FileRecord, Origin, SimDesktop, TextArea, TextField, Widget, Window, input_widgets
 from cua_bench.sim.geometry import Rect
 from cua_bench.sim.provenance import SAVE
 from cua_bench.tasks import Task, TaskError, tasks_config
@@ -257,12 +257,7 @@ def snapshot_windows(sim: SimDesktop) -> dict[str, tuple[int, int, int, int]]:
 def snapshot_inputs(sim: SimDesktop) -> dict[tuple[str, int], Any]:
     """Every input's value (``Widget.is_input``: texts, boxes, choices, sliders), by (window id, its
     place among the window's widgets)."""
-    return {
-        (window.id, index): copy.deepcopy(widget.value)
-        for window in sim.windows()
-        for index, widget in enumerate(window.all_widgets())
-        if widget.is_input
-    }
+    return {key: copy.deepcopy(widget.value) for key, widget in input_widgets(sim.windows()).items()}
 
 
 def other_windows_changed(task: Task, sim: SimDesktop, *, allow: Iterable[str]) -> bool:
