@@ -167,7 +167,14 @@ def _episodes(draw: st.DrawFn) -> Episode:
             observation["a11y"] = tree
         tokens = draw(st.lists(st.integers(0, 2**31), max_size=6))
         logprobs = draw(st.lists(st.floats(max_value=0, allow_nan=False), min_size=len(tokens), max_size=len(tokens)))
-        decision = Decision(draw(_actions), tokens, logprobs, draw(st.none() | st.text()), draw(st.integers(0, 1000)))
+        decision = Decision(
+            draw(_actions),
+            tokens,
+            logprobs,
+            draw(st.none() | st.text()),
+            draw(st.integers(0, 1000)),
+            draw(st.booleans()),
+        )
         turn = Turn(
             ident,
             task,

@@ -170,3 +170,14 @@ def test_rloo_and_gspo_are_trainer_options(linear_policy: Any, make_groups: Any)
     assert not all(torch.equal(before[k], v) for k, v in policy.state_dict().items())
     with pytest.raises(ValueError, match="importance must be one of token, sequence, got 'turn'"):
         TrainerConfig(importance="turn")
+
+
+def test_answers_cut_off_at_the_token_limit_are_left_out(linear_policy: Any, make_groups: Any) -> None:
+    policy = linear_policy()
+    groups = make_groups(policy, [[1.0, 0.0]])
+    for taken in groups[0].episodes[0].turns:  # the rewarded episode's answers were all cut off
+        taken.decision.truncated = True
+    figures = GRPOTrainer(policy, TrainerConfig(lr=0.05)).train_step(groups)
+    assert (figures["turns"], figures["turns_truncated"]) == (2, 2)  # only the other episode's two turns
+    kept = GRPOTrainer(policy, TrainerConfig(lr=0.05, mask_truncated=False)).train_step(groups)
+    assert (kept["turns"], kept["turns_truncated"]) == (4, 0)

@@ -181,3 +181,13 @@ def test_the_checkpoints_own_generation_defaults_do_not_change_what_is_sampled(t
     hub = QwenVLPolicy(str(tmp_path / "hub"), max_new_tokens=3, max_size="320x200")
     assert hub.act([first_turn()], greedy=True)[0].tokens == clean.tokens
     assert hub.model.generation_config.suppress_tokens == [clean.tokens[0]]  # left as the checkpoint has it
+
+
+def test_an_answer_without_its_end_of_turn_is_marked_cut_off(tiny_vl: Path) -> None:
+    policy = QwenVLPolicy(str(tiny_vl), max_new_tokens=3, max_size="320x200")
+    torch.manual_seed(0)
+    decisions = policy.act([first_turn(f"e{i}", seed=i) for i in range(3)])
+    for decision in decisions:
+        ended = any(t in policy.eos_ids for t in decision.tokens)
+        assert decision.truncated == (not ended) and (ended or len(decision.tokens) == 3)
+    assert any(d.truncated for d in decisions)  # random weights rarely end a turn in 3 tokens

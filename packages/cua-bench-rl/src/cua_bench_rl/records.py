@@ -77,6 +77,7 @@ def episode_to_sample(episode: Episode, group_id: str, *, platform: str = "deskt
         "started_after": episode.started_after,
         "seconds": episode.seconds,
         "versions": [t.decision.version for t in episode.turns],
+        "truncated": [t.decision.truncated for t in episode.turns],
         "errors": [list(t.errors) for t in episode.turns],
         "steps": [t.turn.step for t in episode.turns],
         "turns": turns,
@@ -105,6 +106,7 @@ def sample_to_episode(sample: LiteSample, images: Sequence[bytes]) -> Episode:
         task = TaskRef.parse(str(others["task"]))
         records: list[dict[str, Any]] = list(others["turns"])
         versions, errors = list(others["versions"]), list(others["errors"])
+        truncated = list(others.get("truncated") or [False] * len(versions))  # records before it: none was
     except (KeyError, TypeError, ValueError) as exc:
         raise SampleError(f"row {ident!r}: metadata.others is incomplete ({exc})") from exc
     messages = sample.messages
@@ -113,6 +115,8 @@ def sample_to_episode(sample: LiteSample, images: Sequence[bytes]) -> Episode:
             f"row {ident!r}: {len(messages)} messages, {len(records)} turn records and {len(sample.rl.steps)} rl "
             "steps do not match (two messages and one record and step per turn)"
         )
+    if len(truncated) != len(records):
+        raise SampleError(f"row {ident!r}: {len(truncated)} truncation flags for {len(records)} turns")
     if len(errors) != len(records):
         raise SampleError(f"row {ident!r}: {len(errors)} error lists for {len(records)} turns")
     instruction = _instruction(messages[0], ident)
@@ -144,6 +148,7 @@ def sample_to_episode(sample: LiteSample, images: Sequence[bytes]) -> Episode:
             list(step.logprobs),
             _text(assistant),
             int(versions[i]),
+            bool(truncated[i]),
         )
         turn = Turn(
             ident,

@@ -71,6 +71,9 @@ class Decision:
     logprobs: list[float]
     text: str | None = None
     version: int = 0  # the policy version that sampled it (set by the dataloader)
+    # The answer hit the token limit before its end: the trainer leaves it out (TrainerConfig.mask_truncated),
+    # as a cut-off answer's reward says little about its tokens (DAPO's overlong filtering).
+    truncated: bool = False
 
     def __post_init__(self) -> None:
         if len(self.tokens) != len(self.logprobs):

@@ -37,6 +37,7 @@ class TrainerConfig:
     advantage_scale: str = "group"  # group | batch | none
     advantage_baseline: str = "mean"  # mean (GRPO) | leave_one_out (RLOO: set advantage_scale none too)
     importance: str = "token"  # token (GRPO, DAPO) | sequence (GSPO: one ratio per sequence)
+    mask_truncated: bool = True  # leave out answers cut off at the token limit (Decision.truncated)
     advantage_eps: float = 1e-6
     loss_norm: str = "token"  # token | sequence
     kl_coef: float = 0.0  # > 0 keeps a frozen reference policy and adds its KL (k3 estimator)

@@ -105,19 +105,25 @@ class GRPOTrainer(Trainer):
             eps=config.advantage_eps,
             baseline=config.advantage_baseline,
         )
-        samples = [(t, a) for t, a in flatten(groups, advantages) if t.decision.tokens]
+        kept = [(t, a) for t, a in flatten(groups, advantages) if t.decision.tokens]
+        samples = [(t, a) for t, a in kept if not (config.mask_truncated and t.decision.truncated)]
         figures: dict[str, float] = dict.fromkeys(_FIGURES, 0.0)
         figures.update(
             grad_norm=0.0,
             groups_used=float(len(groups) - dropped),
             groups_dropped=float(dropped),
             turns=float(len(samples)),
+            turns_truncated=float(len(kept) - len(samples)),
             tokens=float(sum(len(t.decision.tokens) for t, _ in samples)),
             optimizer_steps=0.0,
             skipped_nonfinite=0.0,
         )
         if not samples:
-            why = "every group had zero reward spread" if dropped == len(groups) else "no kept turn had tokens"
+            why = (
+                "every group had zero reward spread"
+                if dropped == len(groups)
+                else "no kept turn had tokens, or every one was cut off at the token limit"
+            )
             log.warning(
                 "after step %d: no optimiser step: %s (%d of %d groups dropped)", self.step, why, dropped, len(groups)
             )

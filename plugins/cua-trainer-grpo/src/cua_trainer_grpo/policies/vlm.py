@@ -264,10 +264,12 @@ class QwenVLPolicy(Policy):
         decisions = []
         for row, turn in enumerate(turns):
             tokens = [int(t) for t in new[row].tolist()]
-            end = next((i + 1 for i, t in enumerate(tokens) if t in self.eos_ids), len(tokens))
+            ended = next((i + 1 for i, t in enumerate(tokens) if t in self.eos_ids), None)
+            end = len(tokens) if ended is None else ended
             text = str(self.processor.tokenizer.decode(tokens[:end], skip_special_tokens=True))
             actions, _ = self._parse(text, turn.observation.get("screenshot"), turn.observation)
-            decisions.append(Decision(actions, tokens[:end], [float(v) for v in chosen[row, :end].tolist()], text))
+            scores = [float(v) for v in chosen[row, :end].tolist()]
+            decisions.append(Decision(actions, tokens[:end], scores, text, truncated=ended is None))
         return decisions
 
     # -- scoring ------------------------------------------------------------------------------
