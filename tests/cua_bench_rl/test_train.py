@@ -258,3 +258,15 @@ def test_a_run_with_nothing_to_learn_from_stops_and_says_so(tmp_path: Path) -> N
     assert done.returncode == 1, done.stdout + done.stderr
     assert "no_signal: 0 steps" in done.stdout and "nothing to learn from" in done.stderr
     assert json.loads((tmp_path / "run" / "summary.json").read_text())["steps"] == 0
+
+
+def test_a_run_can_sample_its_tasks_by_difficulty(tmp_path: Path) -> None:
+    config = small_train_config(env="sim:click-button,login", task_sampling="difficulty", steps=2)
+    result = train(config, tmp_path / "run")
+    assert result.status == "finished" and result.steps == 2
+    from cua_data import DatasetReader
+
+    played = {
+        str(sample.metadata.others["task"]).split("@")[0] for sample in DatasetReader(tmp_path / "run" / "buffer")
+    }
+    assert played and played <= {"sim/click-button", "sim/login"}  # the draws' statistics: test_sampling.py

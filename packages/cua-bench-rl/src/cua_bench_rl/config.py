@@ -63,6 +63,8 @@ class TrainConfig:
     buffer_capacity: int = 256
     curriculum_start: int = 0  # at most this many oracle steps before the policy's first turn, at step 0
     curriculum_steps: int = 0  # annealed to none by this optimiser step
+    # uniform, or difficulty: tasks the policy solves about half the time come most (cua_bench_rl.sampling)
+    task_sampling: str = "uniform"
     eval_every: int = 0  # optimiser steps between held-out evaluations (0: only at start and end)
     checkpoint_every: int = 10
     keep_checkpoints: int = 2
@@ -75,6 +77,10 @@ class TrainConfig:
         ):  # fmt: skip
             if getattr(self, name) < 1:
                 raise CuaError(f"{name} must be at least 1, got {getattr(self, name)}")
+        from cua_bench_rl.sampling import SAMPLINGS
+
+        if self.task_sampling not in SAMPLINGS:
+            raise CuaError(f"task_sampling must be one of {', '.join(SAMPLINGS)}, got {self.task_sampling!r}")
         if self.group_size < 2:
             raise CuaError(
                 f"group_size must be at least 2 (GRPO compares episodes within a group), got {self.group_size}"

@@ -44,6 +44,7 @@ from cua_bench_rl.curriculum import Curriculum
 from cua_bench_rl.curves import CurveLog, draw_curves
 from cua_bench_rl.policy import Policy
 from cua_bench_rl.rollouts import Group
+from cua_bench_rl.sampling import DifficultySampler
 from cua_bench_rl.trainer import Trainer, TrainerConfig
 from cua_core.errors import CuaError
 from cua_core.events import BestEffortPublisher
@@ -133,10 +134,10 @@ class _Rollouts:
     """The rollout thread: answers the loader's turns with the rollout policy, files groups."""
 
     def __init__(
-        self, loader: Any, policy: Policy, buffer: Any, lock: threading.Lock, curriculum: Curriculum | None
+        self, loader: Any, policy: Policy, buffer: Any, lock: threading.Lock, recorders: list[Callable[[Group], None]]
     ) -> None:
         self.loader, self.policy, self.buffer, self.lock = loader, policy, buffer, lock
-        self.curriculum = curriculum
+        self.recorders = recorders  # told of each played group (the curriculum, the task sampler)
         self.policy_lock = threading.Lock()
         self.stop = threading.Event()
         self.error: BaseException | None = None
@@ -154,9 +155,9 @@ class _Rollouts:
                 batch.respond(decisions, version=version)
                 self.env_steps += len(decisions)
                 groups = self.loader.pop_groups()
-                if self.curriculum is not None:
-                    for group in groups:
-                        self.curriculum.record(group)
+                for group in groups:
+                    for record in self.recorders:
+                        record(group)
                 if groups:
                     with self.lock:
                         for group in groups:
@@ -269,9 +270,10 @@ def train(
         curriculum = None
         if config.curriculum_start > 0:
             curriculum = Curriculum(config.curriculum_start, config.curriculum_steps, lambda: trainer.step, config.seed)
+        sampler = DifficultySampler(train_refs) if config.task_sampling == "difficulty" else None
         loader = RolloutLoader(
             workers,
-            train_refs,
+            train_refs if sampler is None else sampler,
             group_size=config.group_size,
             observes=policy.observes,
             max_steps=config.max_steps,
@@ -281,7 +283,8 @@ def train(
             bus=bus,
         )
         stack.enter_context(loader)
-        rollouts = _Rollouts(loader, rollout_policy, buffer, buffer_lock, curriculum)
+        recorders: list[Callable[[Group], None]] = [r.record for r in (curriculum, sampler) if r is not None]
+        rollouts = _Rollouts(loader, rollout_policy, buffer, buffer_lock, recorders)
         rollouts.thread.start()
         stack.callback(rollouts.stop.set)
         last_time, last_steps = time.monotonic(), 0
