@@ -99,6 +99,7 @@ _INTERRUPTIBLE = textwrap.dedent(
     """
     import os, signal, sys, time
     from pathlib import Path
+    signal.signal(signal.SIGINT, signal.default_int_handler)  # as in a terminal (support/signals.py)
     from cua_bench.agents.builtin import RandomAgent
     from cua_bench.runner import RunConfig, Runner
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import zmq
 from click.testing import CliRunner
+from support.signals import ctrl_c
 
 from cua_core.cli import main
 from cua_core.events import BusAddresses, Publisher
@@ -66,9 +67,7 @@ def test_keys_init_show_allow(tmp_path: Path) -> None:
 
 def test_serve_and_tail_as_processes(private_dirs: Path) -> None:
     env = {**os.environ, "CUA_RUNTIME_DIR": str(private_dirs)}
-    serve = subprocess.Popen(
-        [sys.executable, "-m", "cua_core.cli", "serve"], env=env, stdout=subprocess.PIPE, text=True
-    )
+    serve = subprocess.Popen(ctrl_c("cua_core.cli", "serve"), env=env, stdout=subprocess.PIPE, text=True)
     tail = None
     try:
         assert serve.stdout is not None
@@ -92,7 +91,7 @@ def test_serve_and_tail_as_processes(private_dirs: Path) -> None:
         assert lines[0]["body"] == {"line": "hello", "blob": "<5000 bytes>"}
     finally:
         serve.send_signal(signal.SIGINT)
-        serve.wait(timeout=10)
+        serve.wait(timeout=60)  # a loaded machine is slow to tear down, not stuck
         if tail is not None and tail.poll() is None:
             tail.kill()
 

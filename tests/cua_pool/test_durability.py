@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 from poolkit import JOBS, LocalPool, wait_for
+from support.signals import ctrl_c
 
 BASIC = str(JOBS / "basic.py")
 TICKS = 60
@@ -92,12 +93,11 @@ def test_logs_follow_rides_out_a_controller_restart(local_pool: LocalPool) -> No
 
 def test_a_job_keeps_running_when_its_client_goes_away(local_pool: LocalPool, tmp_path: Path) -> None:
     import subprocess
-    import sys
 
     local_pool.cli("computers")  # the pool is up, so the client below only submits and follows
     gate = tmp_path / "gate"  # the job ticks until it exists: it cannot end before the client leaves
     client = subprocess.Popen(
-        [sys.executable, "-m", "cua_pool.cli", "run", f"{BASIC}::until", str(gate)],
+        ctrl_c("cua_pool.cli", "run", f"{BASIC}::until", str(gate)),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

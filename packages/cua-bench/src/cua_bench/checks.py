@@ -24,11 +24,15 @@ class MutationTally:
     applied: int = 0  # mutations that changed an end state and were scored
     passing: list[str] = field(default_factory=list)  # those that scored above 0: holes
     waived: dict[str, str] = field(default_factory=dict)  # mutation -> the task's reason
+    # Mutated end states the evaluator could not score (it raised): no reward was earned, so no hole,
+    # but a run whose agent left that state would count an error there, not a 0.
+    unscored: list[str] = field(default_factory=list)
 
     def add(self, other: MutationTally) -> None:
         self.applied += other.applied
         self.passing += other.passing
         self.waived |= other.waived
+        self.unscored += other.unscored
 
 
 def check_task(
@@ -116,7 +120,11 @@ def play_mutations(
         if not done:
             continue
         tally.applied += 1
-        reward = env.evaluate()
+        try:
+            reward = env.evaluate()
+        except CuaError as exc:
+            tally.unscored.append(f"{where}: after the mutation {name!r} ({'; '.join(done)}) evaluate raised: {exc}")
+            continue
         if reward != 0.0:
             hole = f"{where}: the mutation {name!r} ({'; '.join(done)}) scores {reward}, not 0"
             tally.passing.append(hole)

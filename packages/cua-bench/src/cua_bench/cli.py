@@ -264,13 +264,20 @@ def check(
         progress.close()
     if as_json:
         report = {"tasks": len(folders), "variants": sum(counts), "problems": problems}
-        report["mutations"] = {"applied": tally.applied, "passing": len(tally.passing), "waived": tally.waived}
+        report["mutations"] = {
+            "applied": tally.applied,
+            "passing": len(tally.passing),
+            "waived": tally.waived,
+            "unscored": tally.unscored,
+        }
         click.echo(json.dumps(report, indent=2))
     else:
         for problem in problems:
             click.echo(problem)
         for what, reason in sorted(tally.waived.items()):
             click.echo(f"waived {what}: {reason}")
+        for line in tally.unscored:  # not a reward earned; an episode a run would count as an error
+            click.echo(f"note: {line} (a run ending like this counts an error, not a 0)")
         splits = sorted({split for folder in folders for split in load_task_module(folder).splits()})
         ok = f"{len(folders)} task(s), {sum(counts)} variant(s) ({' and '.join(splits)}): oracle 1.0, doing nothing 0"
         if not no_adversary:
