@@ -122,7 +122,7 @@ def _run(env: EnvClient, command: str) -> dict[str, Any]:
 def test_a_tasks_commands_stay_in_the_environment(isolated: LocalBackend, host_files: Path) -> None:
     marker = f"cua-host-process-{uuid.uuid4().hex[:8]}"
     host_process = subprocess.Popen(["bash", "-c", f"exec -a {marker} sleep 300"])
-    computer = isolated.provision(width=640, height=480, timeout=30)
+    computer = isolated.provision(width=640, height=480)  # the default 60 s: a suite starting up loads the cores
     try:
         assert computer.info["uid"] == UID_BASE + computer.info["pid"]
         with EnvClient(computer.address) as env:

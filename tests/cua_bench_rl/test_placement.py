@@ -147,7 +147,7 @@ def test_a_worker_whose_job_ended_is_replaced_and_says_why(idle: Pool) -> None:
 
 def test_a_client_without_the_key_is_refused_and_the_refusal_logged(idle: Pool) -> None:
     backend = PoolBackend("sim", controller=idle.address)
-    computer = backend.provision(width=320, height=200, timeout=30)
+    computer = backend.provision(width=320, height=200)
     try:
         stranger = load_or_create_keypair("stranger")
         security = ClientSecurity(stranger, str(computer.info["server_key"]).encode())
@@ -172,7 +172,7 @@ def test_a_client_without_the_key_is_refused_and_the_refusal_logged(idle: Pool) 
 
 def test_a_host_selector_places_every_worker_on_a_chosen_host(idle: Pool) -> None:
     backend = PoolBackend("sim", controller=idle.address, hosts=["h2"])
-    computers = [backend.provision(width=320, height=200, timeout=30) for _ in range(2)]
+    computers = [backend.provision(width=320, height=200) for _ in range(2)]
     try:
         assert [c.info["host_name"] for c in computers] == ["h2", "h2"]
         ours = {c.info["job"] for c in computers}
@@ -195,7 +195,7 @@ def test_a_host_selector_places_every_worker_on_a_chosen_host(idle: Pool) -> Non
 def test_a_server_that_never_comes_up_is_an_error_with_its_log(idle: Pool) -> None:
     backend = PoolBackend("no-such-backend", controller=idle.address)
     with pytest.raises(BackendError) as exc:
-        backend.provision(timeout=30)
+        backend.provision()
     message = str(exc.value)
     assert "ended (failed" in message and "before its no-such-backend env server was ready" in message
     assert "no-such-backend" in message.split("Log tail:", 1)[1]  # the host's own words
