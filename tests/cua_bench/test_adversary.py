@@ -130,11 +130,15 @@ async def solve(task, session):
 '''
 
 
-def weak_task(root: Path, waived: str = "") -> Path:
-    folder = root / "weak-delete"
+def task_folder(folder: Path, source: str) -> Path:
+    """A task folder whose main.py is ``source``."""
     folder.mkdir(parents=True)
-    (folder / "main.py").write_text(textwrap.dedent(WEAK_TASK.format(waived=waived)))
+    (folder / "main.py").write_text(textwrap.dedent(source))
     return folder
+
+
+def weak_task(root: Path, waived: str = "") -> Path:
+    return task_folder(root / "weak-delete", WEAK_TASK.format(waived=waived))
 
 
 def test_check_reports_a_reward_a_mutation_earns(tmp_path: Path) -> None:
@@ -202,9 +206,7 @@ async def solve(task, session):
 
 
 def test_the_result_left_in_another_window_is_caught(tmp_path: Path) -> None:
-    folder = tmp_path / "weak-form"
-    folder.mkdir()
-    (folder / "main.py").write_text(WEAK_FORM)
+    folder = task_folder(tmp_path / "weak-form", WEAK_FORM)
     # Ada typed into the other window; or into both, the Notes window's field given an "x"; or Notes closed.
     assert caught(check_task(folder, backend="sim")) == [
         "untouched-input-changed",
@@ -248,10 +250,7 @@ async def solve(task, session):
 
 
 def widget_task(root: Path, judge: str) -> Path:
-    folder = root / "weak-widgets"
-    folder.mkdir(parents=True)
-    (folder / "main.py").write_text(WEAK_WIDGETS.format(judge=judge))
-    return folder
+    return task_folder(root / "weak-widgets", WEAK_WIDGETS.format(judge=judge))
 
 
 def caught(problems: list[str]) -> list[str]:
@@ -308,10 +307,7 @@ async def solve(task, session):
 
 def test_a_title_judged_by_its_start_falls_to_a_near_miss(tmp_path: Path) -> None:
     def title_task(name: str, judge: str) -> Path:
-        folder = tmp_path / name
-        folder.mkdir()
-        (folder / "main.py").write_text(WEAK_TITLE.format(judge=judge))
-        return folder
+        return task_folder(tmp_path / name, WEAK_TITLE.format(judge=judge))
 
     weak = title_task("weak-title", "any(t.startswith('Sent: Ada') for t in titles)")
     assert "title-near-miss" in caught(check_task(weak, backend="sim"))
