@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 import torch
 from support.model_server import ModelServer, completion, model_server
+from support.served_vlm import ServedTinyModel, served_tiny_model
 
 from cua_bench_rl.trainer import TrainerConfig
 from cua_core.errors import CuaError
@@ -41,61 +42,6 @@ def test_in_process_publishing_copies_into_a_stable_rollout_copy(linear_policy: 
         publisher.publish(policy, version=4)
     with pytest.raises(ValueError, match="separate copy"):
         InProcessPublisher(policy).publish(policy)
-
-
-class ServedTinyModel:
-    """What a vLLM or SGLang server does, on the tiny model: chat completions with ``top_logprobs`` for the
-    first token; ``/v1/load_lora_adapter`` loads a peft adapter under ``lora_name`` (vLLM: ask for it as the
-    ``model``); ``/update_weights_from_disk`` replaces the base weights (SGLang)."""
-
-    def __init__(self, folder: Path, *, old_vllm: bool = False) -> None:
-        from transformers import AutoModelForImageTextToText
-
-        from cua_data.adapters.sft import load_processor
-
-        self.folder, self.old_vllm = folder, old_vllm
-        self.load = AutoModelForImageTextToText.from_pretrained
-        self.processor = load_processor(folder)
-        self.models: dict[str, Any] = {"base": self.load(folder).eval()}
-        self.weight_version: str | None = None
-        self.lock = threading.Lock()
-
-    def routes(self) -> dict[str, Any]:
-        return {
-            "/v1/load_lora_adapter": self.load_lora,
-            "/v1/unload_lora_adapter": self.unload_lora,
-            "/update_weights_from_disk": self.from_disk,
-        }
-
-    def chat(self, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
-        with self.lock:
-            model = self.models.get(body["model"])
-            if model is None:
-                return 404, {"object": "error", "message": f"The model `{body['model']}` does not exist."}
-            reply = completion("")
-            reply["choices"][0]["logprobs"] = {"content": [{"top_logprobs": next_token(self.processor, model)}]}
-            return 200, reply
-
-    def load_lora(self, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
-        from peft import PeftModel
-
-        name = body["lora_name"]
-        with self.lock:
-            if name in self.models and (self.old_vllm or not body.get("load_inplace")):
-                return 400, {"object": "error", "message": f"The lora adapter '{name}' has already been loaded."}
-            self.models[name] = PeftModel.from_pretrained(self.load(self.folder), body["lora_path"]).eval()
-        return 200, {}
-
-    def unload_lora(self, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
-        with self.lock:
-            self.models.pop(body["lora_name"], None)
-        return 200, {}
-
-    def from_disk(self, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
-        with self.lock:
-            self.models["base"] = self.load(body["model_path"]).eval()
-            self.weight_version = body.get("weight_version")
-        return 200, {"success": True, "message": "Succeeded to update model weights."}
 
 
 def next_token(processor: Any, model: Any) -> list[dict[str, Any]]:
@@ -142,9 +88,8 @@ def move(policy: QwenVLPolicy, which: str, seed: int) -> None:
 
 @pytest.fixture
 def tiny_server(tiny_vl: Path) -> Iterator[tuple[ModelServer, ServedTinyModel]]:
-    model = ServedTinyModel(tiny_vl)
-    with model_server(model.chat, model.routes()) as server:
-        yield server, model
+    with served_tiny_model(tiny_vl) as served:
+        yield served
 
 
 def test_a_published_lora_adapter_is_what_the_vllm_shaped_server_serves(
@@ -176,10 +121,9 @@ def test_a_published_lora_adapter_is_what_the_vllm_shaped_server_serves(
 
 
 def test_a_vllm_without_load_inplace_gets_the_adapter_unloaded_and_loaded_again(tiny_vl: Path, tmp_path: Path) -> None:
-    model = ServedTinyModel(tiny_vl, old_vllm=True)
     policy = QwenVLPolicy(str(tiny_vl))
     GRPOTrainer(policy, TrainerConfig(lora=True, lora_rank=4))
-    with model_server(model.chat, model.routes()) as server:
+    with served_tiny_model(tiny_vl, old_vllm=True) as (server, model):
         publisher = ServerPublisher(server.base_url, tmp_path / "policy")
         move(policy, "lora_B", seed=1)
         publisher(policy)

@@ -4,7 +4,8 @@ The ``openai`` agent is tested against this over real sockets, not a patched cli
 status codes, keep-alive and request bodies are what a vLLM or SGLang server would see.
 ``answer(request) -> (status, body)`` decides each reply; every request body is kept.
 ``routes`` adds other POST paths (a server's own APIs, such as vLLM's ``/v1/load_lora_adapter``),
-each answered the same way; any other path is a 404, as on a server without that API.
+each answered the same way; ``gets`` answers GET paths (``/v1/models``) with a fixed body; any other
+path is a 404, as on a server without that API.
 """
 
 from __future__ import annotations
@@ -42,9 +43,12 @@ def request_text(request: dict[str, Any]) -> str:
 
 
 class ModelServer:
-    def __init__(self, answer: Answer, routes: dict[str, Answer] | None = None) -> None:
+    def __init__(
+        self, answer: Answer, routes: dict[str, Answer] | None = None, gets: dict[str, dict[str, Any]] | None = None
+    ) -> None:
         self.answer = answer
         self.routes = dict(routes or {})
+        self.gets = dict(gets or {})
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
         self.lock = threading.Lock()
@@ -73,6 +77,15 @@ class ModelServer:
                 self.end_headers()
                 self.wfile.write(data)
 
+            def do_GET(self) -> None:
+                reply = owner.gets.get(self.path)
+                data = json.dumps(reply if reply is not None else {"error": {"message": "no route"}}).encode()
+                self.send_response(200 if reply is not None else 404)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
             def log_message(self, *args: Any) -> None:  # quiet
                 pass
 
@@ -90,8 +103,10 @@ class ModelServer:
 
 
 @contextmanager
-def model_server(answer: Answer, routes: dict[str, Answer] | None = None) -> Iterator[ModelServer]:
-    server = ModelServer(answer, routes).start()
+def model_server(
+    answer: Answer, routes: dict[str, Answer] | None = None, gets: dict[str, dict[str, Any]] | None = None
+) -> Iterator[ModelServer]:
+    server = ModelServer(answer, routes, gets).start()
     try:
         yield server
     finally:

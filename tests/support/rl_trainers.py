@@ -18,9 +18,10 @@ class RecordingTrainer(GRPOTrainer):
     """Appends ``{"step", "versions"}`` per train_step to the JSON-lines file ``$CUA_TEST_TRAINER_LOG``:
     the policy version it is about to train from, and each group's oldest version.
 
-    The loop's mechanics are under test here (staleness, resume, lost workers), not learning, and the
-    tiny grid policy rarely succeeds: a step whose groups all scored alike (no GRPO gradient) is an
-    optimiser step on the policy's entropy instead, so the weights do move and the version is honest.
+    The loop's mechanics are under test here (staleness, resume, lost workers, served rollouts), not
+    learning, and the tiny policies rarely succeed: a step whose groups all scored alike (no GRPO
+    gradient) is an optimiser step on the policy's entropy instead (the grid policy's), or on the
+    played tokens' log-probabilities (any other policy), so the weights do move and the version is honest.
     """
 
     def informative(self, group: Group) -> bool:
@@ -34,9 +35,14 @@ class RecordingTrainer(GRPOTrainer):
         before = self.step
         figures = super().train_step(groups)
         if self.step == before:
-            logp = torch.log_softmax(self.policy.logits, -1)  # type: ignore[attr-defined]  # GridClickPolicy
             self.optimizer.zero_grad(set_to_none=True)
-            (logp.exp() * logp).sum().backward()  # minus the entropy: a real step toward a flatter policy
+            grid = getattr(self.policy, "logits", None)  # GridClickPolicy
+            if isinstance(grid, torch.Tensor):
+                logp = torch.log_softmax(grid, -1)
+                (logp.exp() * logp).sum().backward()  # minus the entropy: a real step toward a flatter policy
+            else:
+                taken = [t for g in groups for e in g.episodes for t in e.turns if t.decision.tokens]
+                torch.stack([s.mean() for s in self.policy.logprobs(taken)]).mean().backward()
             self.optimizer.step()
             self.step += 1
             figures["optimizer_steps"] = 1.0

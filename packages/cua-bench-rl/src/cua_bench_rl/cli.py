@@ -58,7 +58,7 @@ def main() -> None:
 @click.option("--eval-workers", type=click.IntRange(min=1), help="Env workers for held-out evaluation.")
 @click.option("--steps", type=click.IntRange(min=1), help="Optimiser steps.")
 @click.option("--minutes", type=click.FloatRange(min=0, min_open=True), help="Wall-clock budget for the whole run.")
-@click.option("--max-steps", type=click.IntRange(min=1), help="Episode step limit (default: the task's).")
+@click.option("--max-steps", type=click.IntRange(min=1), help="Step limit in training and eval (default: the task's).")
 @click.option("--max-staleness", type=click.IntRange(min=0), help="Versions a group may lag and still be trained on.")
 @click.option("--train-variants", type=click.IntRange(min=1), help="Only the first K train variants of each task.")
 @click.option("--eval-episodes", type=click.IntRange(min=1), help="Held-out variants evaluated per task.")

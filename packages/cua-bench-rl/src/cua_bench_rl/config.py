@@ -55,7 +55,7 @@ class TrainConfig:
     resample_limit: int = 4
     workers: int = 8
     eval_workers: int = 4
-    max_steps: int | None = None  # per episode; None keeps the task's own
+    max_steps: int | None = None  # per episode, trained and evaluated alike; None keeps the task's own
     steps: int = 100  # optimiser steps
     minutes: float | None = None  # wall-clock budget for the whole run (evaluations included)
     max_staleness: int = 1  # policy versions a group may lag behind and still be trained on

@@ -259,7 +259,8 @@ def train(
         )  # fmt: skip
 
         def held_out() -> dict[str, float]:
-            return dict(evaluate(eval_workers, policy, eval_refs, greedy=True, bus=bus))
+            # the episode limit trained with: a held-out figure at another limit would be another task's
+            return dict(evaluate(eval_workers, policy, eval_refs, greedy=True, max_steps=config.max_steps, bus=bus))
 
         if trainer.step == 0:
             start_eval = held_out()
@@ -360,7 +361,9 @@ def train(
         final_eval = held_out()
         # Beside the greedy score, the policy as it is trained and played: sampling. A greedy argmax can
         # be right long before the distribution is (the held-out figure alone would hide that).
-        final_eval["sampled_success"] = evaluate(eval_workers, policy, eval_refs, greedy=False, bus=bus)["success"]
+        final_eval["sampled_success"] = evaluate(
+            eval_workers, policy, eval_refs, greedy=False, max_steps=config.max_steps, bus=bus
+        )["success"]
         curve.add({"step": trainer.step, "minutes": _minutes(started), "policy_version": trainer.step,
                    "eval_success": final_eval["success"], "eval_reward": final_eval["reward"]})  # fmt: skip
         seconds = time.monotonic() - started

@@ -117,10 +117,13 @@ class OpenAIAgent(ModelAgent):
             "temperature": self.temperature,
         }
 
-    def generate(self, prompt: Prompt) -> str | dict[str, Any]:
-        body = json.dumps(self.request_body(prompt)).encode()
+    def complete(self, body: dict[str, Any]) -> dict[str, Any]:
+        """One chat-completions request with this agent's retries, key and concurrency limit: the reply's JSON."""
         with self.limit:
-            reply = self._post(body)
+            return self._post(json.dumps(body).encode())
+
+    def generate(self, prompt: Prompt) -> str | dict[str, Any]:
+        reply = self.complete(self.request_body(prompt))
         usage = reply.get("usage") or {}
         self.counters["prompt_tokens"] += usage.get("prompt_tokens") or 0
         self.counters["completion_tokens"] += usage.get("completion_tokens") or 0

@@ -38,10 +38,12 @@ from cua_bench_rl.rollouts import Decision, Taken, Turn
 from cua_core.actions import Action
 from cua_core.errors import CuaError
 from cua_data.model_folder import PromptSettings, write_model_folder
+from cua_trainer_grpo.policies.served import Sampled, ServedSampler
 
 __all__ = ["QwenVLPolicy"]
 
 _DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
+_VISION_TOKENS = ("image_token_id", "video_token_id", "vision_start_token_id", "vision_end_token_id")
 
 
 class _Prompter(ModelAgent):
@@ -73,10 +75,16 @@ def _pixel_budget(processor: Any) -> dict[str, int]:
     return {"min_pixels": int(low), "max_pixels": int(high)} if low and high else {}
 
 
-def sampling_log_softmax(logits: torch.Tensor, temperature: float, top_p: float) -> torch.Tensor:
+def sampling_log_softmax(
+    logits: torch.Tensor, temperature: float, top_p: float, banned: Sequence[int] = ()
+) -> torch.Tensor:
     """Log-probabilities of the distribution ``generate`` samples from with this temperature and top-p:
-    transformers' TemperatureLogitsWarper then TopPLogitsWarper (the tokens whose ascending cumulative
-    probability stays at or under 1 - top_p are cut, the most likely one always kept), renormalised."""
+    the ``banned`` tokens suppressed (transformers' SuppressTokensLogitsProcessor), then its
+    TemperatureLogitsWarper and TopPLogitsWarper (the tokens whose ascending cumulative probability stays
+    at or under 1 - top_p are cut, the most likely one always kept), renormalised."""
+    if banned:
+        logits = logits.clone()
+        logits[..., list(banned)] = float("-inf")
     scaled = logits / temperature
     if top_p < 1:
         ordered, order = torch.sort(scaled, dim=-1, descending=False)
@@ -93,6 +101,13 @@ class QwenVLPolicy(Policy):
     ``history`` is the adapter's history policy (``full``, ``last=2,images=1``); ``adapter_options``
     default to the processor's pixel budget; ``max_size`` (``WxH``) scales screenshots down before the
     adapter does; ``max_batch`` turns share one ``generate`` call.
+
+    ``server=URL`` (an OpenAI base URL, ``http://127.0.0.1:8000/v1``) samples through a vLLM or SGLang
+    server serving the same checkpoint instead of ``generate`` (``cua_trainer_grpo.policies.served``):
+    ``served_model`` is the name it serves the checkpoint under (default: the first it lists), each
+    published version is saved under ``publish_dir`` (default: a new temporary folder; the server
+    must read the same path), and ``logprob_tolerance`` bounds how far the server's log-probabilities
+    of its first answer may sit from this process's scoring.
     """
 
     def __init__(
@@ -110,6 +125,10 @@ class QwenVLPolicy(Policy):
         max_batch: int = 8,
         device: str = "auto",
         dtype: str = "auto",
+        server: str | None = None,
+        served_model: str | None = None,
+        publish_dir: str | None = None,
+        logprob_tolerance: float = 0.1,
     ) -> None:
         import transformers
 
@@ -127,6 +146,12 @@ class QwenVLPolicy(Policy):
         if dtype != "auto" and dtype not in _DTYPES:
             raise ValueError(f"dtype must be auto or one of {', '.join(_DTYPES)}, got {dtype!r}")
         self.observes = Observes(screenshot, _max_size(max_size))
+        self.served: ServedSampler | None = None  # asked before the model loads: a wrong URL fails at once
+        if server is not None:
+            self.served = ServedSampler(
+                server, adapter=adapter, model=served_model, publish_dir=publish_dir, concurrency=max_batch,
+                tolerance=logprob_tolerance,
+            )  # fmt: skip
         self.path = str(model)
         self.device = device if device != "auto" else ("cuda" if torch.cuda.is_available() else "cpu")
         torch_dtype = (
@@ -155,6 +180,12 @@ class QwenVLPolicy(Policy):
         self.eos_ids.add(int(self.processor.tokenizer.convert_tokens_to_ids("<|im_end|>")))
         pad = generation.pad_token_id
         self.pad_id = int(pad if pad is not None else self.processor.tokenizer.pad_token_id)
+        # Vision placeholders are never sampled: an answer holding an image token could not be scored (the
+        # model would count it as a picture without pixels), so sampling and scoring both leave them out.
+        config = self.model.config
+        self.banned = sorted(
+            {int(v) for k in _VISION_TOKENS if isinstance(v := getattr(config, k, None), int)} - self.eos_ids
+        )
         self.max_new_tokens, self.temperature, self.top_p, self.max_batch = (
             max_new_tokens,
             temperature,
@@ -219,9 +250,71 @@ class QwenVLPolicy(Policy):
 
     def act(self, turns: Sequence[Turn], *, greedy: bool = False) -> list[Decision]:
         decisions: list[Decision] = []
+        sample = self._generate if self.served is None else self._served
         for start in range(0, len(turns), self.max_batch):
-            decisions += self._generate(turns[start : start + self.max_batch], greedy)
+            decisions += sample(turns[start : start + self.max_batch], greedy)
         return decisions
+
+    def _decision(self, turn: Turn, tokens: list[int], scores: list[float], truncated: bool) -> Decision:
+        text = str(self.processor.tokenizer.decode(tokens, skip_special_tokens=True))
+        actions, _ = self._parse(text, turn.observation.get("screenshot"), turn.observation)
+        return Decision(actions, tokens, scores, text, truncated=truncated)
+
+    def _served(self, turns: Sequence[Turn], greedy: bool) -> list[Decision]:
+        """The server samples; each sampled answer is scored here under the weights it was sampled with (this
+        copy holds the version the server serves), as verl recomputes the old log-probabilities: the ratio
+        the trainer takes is then exact in this process's numerics, whatever precision the server runs at."""
+        assert self.served is not None
+        prompts = [self.render(turn) for turn in turns]
+        temperature = 0.0 if greedy else self.temperature
+        answers = self.served.sample(
+            prompts, temperature=temperature, top_p=self.top_p, max_tokens=self.max_new_tokens, banned=self.banned
+        )
+        scores = [a.logprobs for a in answers]  # a greedy answer is never trained on: the server's are kept
+        if not greedy:
+            played = [
+                (i, Taken(t, Decision([], a.tokens, a.logprobs)))
+                for i, (t, a) in enumerate(zip(turns, answers, strict=True))
+                if a.tokens
+            ]
+            with torch.no_grad():
+                local = self._score([t for _, t in played], entropy=False)[0]
+            for (i, _), row in zip(played, local, strict=True):
+                scores[i] = [float(v) for v in row.tolist()]
+        if not self.served.checked and turns:
+            self._check_served(prompts[0], answers[0], scores[0], greedy)
+        return [self._decision(t, a.tokens, s, a.truncated) for t, a, s in zip(turns, answers, scores, strict=True)]
+
+    def _check_served(self, prompt: Any, answer: Sampled, scored: list[float], greedy: bool) -> None:
+        """The server sampled from the prompt and the distribution this process scores (the module's doc)."""
+        assert self.served is not None
+        if answer.prompt_ids is not None:
+            local = [
+                int(t) for t in self.processor(text=[self._chat(prompt)], images=prompt.images or None)["input_ids"][0]
+            ]
+            if local != answer.prompt_ids:
+                at = next(
+                    (i for i, (a, b) in enumerate(zip(local, answer.prompt_ids, strict=False)) if a != b),
+                    min(len(local), len(answer.prompt_ids)),
+                )
+                raise CuaError(
+                    f"the server at {self.served.base_url} tokenized the prompt differently from {self.path}'s "
+                    f"processor ({len(answer.prompt_ids)} tokens against {len(local)}, first difference at token "
+                    f"{at}): training would score another prompt than the one sampled from. Serve the same "
+                    "checkpoint folder (its chat template and preprocessor_config.json) as the policy's model"
+                )
+        if greedy or not answer.tokens:
+            return  # log-probabilities of a greedy answer are not those of the sampling distribution
+        gap = sum(abs(a - b) for a, b in zip(scored, answer.logprobs, strict=True)) / len(scored)
+        if not gap <= self.served.tolerance:
+            raise CuaError(
+                f"the server's log-probabilities of its first answer of version {self.version} sit {gap:.3f} nats a "
+                f"token from this process's scoring of the same tokens (tolerance {self.served.tolerance}): it does "
+                "not sample from the distribution trained on. Check that it serves the policy's checkpoint and loads "
+                f"the published weights; at temperature {self.temperature} / top-p {self.top_p} start vLLM with "
+                "--logprobs-mode processed_logprobs; or raise logprob_tolerance if the gap is the server's precision"
+            )
+        self.served.checked = True
 
     def _generate(self, turns: Sequence[Turn], greedy: bool) -> list[Decision]:
         import transformers
@@ -237,6 +330,7 @@ class QwenVLPolicy(Policy):
             temperature=self.temperature if not greedy else None,
             top_p=self.top_p if not greedy else None,
             top_k=0 if not greedy else None,
+            suppress_tokens=self.banned or None,
             max_new_tokens=self.max_new_tokens,
             eos_token_id=sorted(self.eos_ids),
             pad_token_id=self.pad_id,
@@ -259,17 +353,15 @@ class QwenVLPolicy(Policy):
             self.model.generation_config = checkpoint
         new = out.sequences[:, inputs["input_ids"].shape[1] :]
         logits = torch.stack(out.logits, dim=1).float()  # raw: before the temperature and top-p
-        logp = sampling_log_softmax(logits, self.temperature, self.top_p)
+        logp = sampling_log_softmax(logits, self.temperature, self.top_p, self.banned)
         chosen = logp.gather(-1, new[..., None].to(logits.device))[..., 0]
         decisions = []
         for row, turn in enumerate(turns):
             tokens = [int(t) for t in new[row].tolist()]
             ended = next((i + 1 for i, t in enumerate(tokens) if t in self.eos_ids), None)
             end = len(tokens) if ended is None else ended
-            text = str(self.processor.tokenizer.decode(tokens[:end], skip_special_tokens=True))
-            actions, _ = self._parse(text, turn.observation.get("screenshot"), turn.observation)
             scores = [float(v) for v in chosen[row, :end].tolist()]
-            decisions.append(Decision(actions, tokens[:end], scores, text, truncated=ended is None))
+            decisions.append(self._decision(turn, tokens[:end], scores, ended is None))
         return decisions
 
     # -- scoring ------------------------------------------------------------------------------
@@ -312,7 +404,7 @@ class QwenVLPolicy(Policy):
         for row, answer in enumerate(answers):
             n = len(answer)
             window = logits[row, keep - n - 1 : keep - 1]
-            logp = sampling_log_softmax(window, self.temperature, self.top_p)
+            logp = sampling_log_softmax(window, self.temperature, self.top_p, self.banned)
             scores.append(logp.gather(-1, answer.to(self.device)[:, None])[:, 0])
             if entropy:  # of the sampling distribution; tokens outside the nucleus add nothing
                 entropies.append(-(logp.exp() * logp.clamp(min=torch.finfo(logp.dtype).min)).sum(-1))
@@ -341,6 +433,9 @@ class QwenVLPolicy(Policy):
                 f"published weights do not fit this policy's model (e.g. {result.unexpected_keys[:3]}); publish "
                 "into a copy made after the trainer was built (LoRA adds the adapter's layers to the model)"
             )
+        if self.served is not None:  # the server samples the next rollouts: it gets the weights too
+            self.served.publish(self, version)
+            self.served.checked = False  # the new version's first answer is checked again
         self.version = version
 
     def write_model_folder(self, folder: Path) -> Path:
