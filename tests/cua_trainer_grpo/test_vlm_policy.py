@@ -191,3 +191,20 @@ def test_an_answer_without_its_end_of_turn_is_marked_cut_off(tiny_vl: Path) -> N
         ended = any(t in policy.eos_ids for t in decision.tokens)
         assert decision.truncated == (not ended) and (ended or len(decision.tokens) == 3)
     assert any(d.truncated for d in decisions)  # random weights rarely end a turn in 3 tokens
+
+
+def test_a_folder_an_sft_run_wrote_is_trained_on_the_prompts_it_records(tiny_vl: Path, tmp_path: Path) -> None:
+    """GRPO after SFT renders prompts as SFT did (history, adapter options); asking for others is refused."""
+    from cua_data.model_folder import SETTINGS_FILE, PromptSettings
+
+    folder = tmp_path / "sft-model"
+    shutil.copytree(tiny_vl, folder)
+    recorded = PromptSettings("qwen2.5-vl", "last=2", {"min_pixels": 3136, "max_pixels": 12544})
+    (folder / SETTINGS_FILE).write_text(json.dumps(recorded.to_dict()))
+    policy = QwenVLPolicy(str(folder), max_new_tokens=4)
+    assert policy.settings == recorded and policy.adapter.max_pixels == 12544
+    assert policy.adapter.history.spec() == "last=2"
+    with pytest.raises(CuaError, match=r"trained with history 'last=2'.*asks for 'full'"):
+        QwenVLPolicy(str(folder), history="full")
+    plain = QwenVLPolicy(str(tiny_vl), max_new_tokens=4)  # records nothing: the defaults and the processor's budget
+    assert plain.settings == PromptSettings("qwen2.5-vl", "full", {"min_pixels": 3136, "max_pixels": 31360})

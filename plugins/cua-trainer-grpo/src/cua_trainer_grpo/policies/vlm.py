@@ -37,7 +37,7 @@ from cua_bench_rl.policy import Policy
 from cua_bench_rl.rollouts import Decision, Taken, Turn
 from cua_core.actions import Action
 from cua_core.errors import CuaError
-from cua_data.model_folder import PromptSettings, write_model_folder
+from cua_data.model_folder import PromptSettings, prompt_settings, read_settings, write_model_folder
 from cua_trainer_grpo.policies.served import Sampled, ServedSampler
 
 __all__ = ["QwenVLPolicy"]
@@ -114,8 +114,8 @@ class QwenVLPolicy(Policy):
         self,
         model: str,
         *,
-        adapter: str = "qwen2.5-vl",
-        history: str = "full",
+        adapter: str | None = None,
+        history: str | None = None,
         adapter_options: dict[str, Any] | None = None,
         screenshot: str = "rgb",
         max_size: Any = None,
@@ -146,6 +146,14 @@ class QwenVLPolicy(Policy):
         if dtype != "auto" and dtype not in _DTYPES:
             raise ValueError(f"dtype must be auto or one of {', '.join(_DTYPES)}, got {dtype!r}")
         self.observes = Observes(screenshot, _max_size(max_size))
+        # A folder a trainer of ours wrote (an SFT result) records the prompts it was trained on: GRPO goes
+        # on with the same ones, and an option asking for others is refused, naming both.
+        recorded = read_settings(model) if Path(str(model)).is_dir() else None
+        try:
+            asked = prompt_settings(model, adapter or (None if recorded else "qwen2.5-vl"), history, adapter_options)
+        except ValueError as exc:
+            raise CuaError(str(exc).replace("--model", "model=")) from exc
+        adapter = asked.adapter
         self.served: ServedSampler | None = None  # asked before the model loads: a wrong URL fails at once
         if server is not None:
             self.served = ServedSampler(
@@ -165,14 +173,14 @@ class QwenVLPolicy(Policy):
             raise CuaError(f"model={self.path!r}: cannot load a transformers vision-language model: {exc}") from exc
         self.model.to(self.device).eval()
         self.processor.tokenizer.padding_side = "left"  # every row of a batch ends where its answer starts
-        options = dict(adapter_options or {})
-        family = adapters()[adapter]
-        accepted = inspect.signature(family).parameters
-        for key, value in _pixel_budget(self.processor).items():
-            if key in accepted:
-                options.setdefault(key, value)
-        self.prompter = _Prompter(adapter=adapter, history=history, adapter_options=options)
-        self.settings = PromptSettings(adapter, history, options)  # recorded with the model it trains
+        options = dict(asked.options)
+        if recorded is None:  # nothing recorded: the adapter's frame is the image the processor keeps
+            accepted = inspect.signature(adapters()[adapter]).parameters
+            for key, value in _pixel_budget(self.processor).items():
+                if key in accepted:
+                    options.setdefault(key, value)
+        self.settings = PromptSettings(adapter, asked.history, options)  # recorded with the model it trains
+        self.prompter = _Prompter(adapter=adapter, history=self.settings.history, adapter_options=options)
         self.adapter = self.prompter.adapter
         generation = self.model.generation_config
         eos = generation.eos_token_id
