@@ -5,6 +5,7 @@ cua-bench-rl train --config grpo.yaml --output runs/rl/pixel
 cua-bench-rl train --output runs/rl/pixel --resume       # continue from the newest checkpoint
 cua-bench-rl list                                         # installed trainers and policies
 cua-bench-rl sft --data D --model M --trainer ddp|mlx|trl [--nodes 1:2]   # supervised fine-tuning
+cua-bench-rl pipeline --model M --env sim:click-button --sft-steps 50 --output runs/pipeline   # all of it
 """
 
 from __future__ import annotations
@@ -18,8 +19,8 @@ from typing import Any
 import click
 from click.core import ParameterSource
 
-from cua_bench_rl import cli_sft
-from cua_bench_rl.config import TrainConfig, load_config_file
+from cua_bench_rl import cli_pipeline, cli_sft
+from cua_bench_rl.config import TrainConfig, layered_settings
 from cua_core.command import CONTEXT, CuaGroup
 from cua_core.errors import CuaError
 
@@ -87,19 +88,16 @@ def train(
     from cua_bench_rl.train import CONFIG_FILE, train
 
     logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, format="%(message)s")
-    settings: dict[str, Any] = {}
+    stored = None
     if resume:
         if output is None:
             raise CuaError("--resume needs --output FOLDER: the run folder to continue")
         stored = output / CONFIG_FILE
         if not stored.exists():
             raise CuaError(f"{output} holds no run to resume (no {CONFIG_FILE}); start one without --resume")
-        settings = json.loads(stored.read_text())
-    if config_file is not None:
-        settings.update(load_config_file(config_file))
-    for option, value in given.items():
-        if ctx.get_parameter_source(option) == ParameterSource.COMMANDLINE:
-            settings[option] = value  # each plain option is named after its TrainConfig field
+    # each plain option is named after its TrainConfig field
+    typed = {k: v for k, v in given.items() if ctx.get_parameter_source(k) == ParameterSource.COMMANDLINE}
+    settings = layered_settings(stored, config_file, typed)
     if policy_option:
         settings["policy_options"] = {
             **settings.get("policy_options", {}),
@@ -175,6 +173,7 @@ def list_(as_json: bool) -> None:
 
 
 cli_sft.register(main, _options)
+cli_pipeline.register(main, _options)
 
 if __name__ == "__main__":
     main()

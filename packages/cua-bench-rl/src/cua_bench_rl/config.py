@@ -9,13 +9,14 @@ silently wrong result). Settings that only change how long or how often (``minut
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 import yaml
 
 from cua_bench_rl.rollouts import TaskRef
+from cua_bench_rl.typed import unknown_keys
 from cua_core.errors import CuaError
 
 __all__ = ["RESUMABLE", "TrainConfig", "load_config_file", "parse_env"]
@@ -113,10 +114,8 @@ class TrainConfig:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> TrainConfig:
-        known = {f.name for f in fields(cls)}
-        unknown = sorted(set(data) - known)
-        if unknown:
-            raise CuaError(f"unknown setting(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
+        if problem := unknown_keys(cls, data):
+            raise CuaError(problem)
         return cls(**data)
 
     def to_dict(self) -> dict[str, Any]:
@@ -141,3 +140,12 @@ def load_config_file(path: Path) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise CuaError(f"{path} must hold a mapping of settings (like 'group_size: 8'), not {type(data).__name__}")
     return data
+
+
+def layered_settings(stored: Path | None, config_file: Path | None, given: dict[str, Any]) -> dict[str, Any]:
+    """A command's settings: a stored run's (``--resume``), then ``--config FILE``'s, then the options given."""
+    settings: dict[str, Any] = json.loads(stored.read_text()) if stored is not None else {}
+    if config_file is not None:
+        settings.update(load_config_file(config_file))
+    settings.update(given)
+    return settings

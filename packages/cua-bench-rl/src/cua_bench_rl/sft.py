@@ -14,11 +14,12 @@ import json
 import random
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
 from cua_bench_rl.checkpoint_store import CheckpointStore, checkpoint_store
+from cua_bench_rl.typed import unknown_keys
 from cua_bench_rl.world import World
 from cua_core.errors import CuaError
 from cua_data.adapters.base import Prompt
@@ -86,10 +87,8 @@ class SFTConfig:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> SFTConfig:
-        known = {f.name for f in fields(cls)}
-        unknown = sorted(set(data) - known)
-        if unknown:
-            raise CuaError(f"sft: unknown setting(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
+        if problem := unknown_keys(cls, data):
+            raise CuaError(f"sft: {problem}")
         missing = [name for name in ("data", "model") if not data.get(name)]
         if missing:
             raise CuaError(f"sft: {' and '.join(missing)} must be given (--{' and --'.join(missing)})")

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
 from cua_bench_rl.policy import Policy
 from cua_bench_rl.rollouts import Group
+from cua_bench_rl.typed import unknown_keys
 
 __all__ = ["ADVANTAGE_SCALES", "LOSS_NORMS", "Trainer", "TrainerConfig"]
 
@@ -68,10 +69,8 @@ class TrainerConfig:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> TrainerConfig:
-        known = {f.name for f in fields(cls)}
-        unknown = sorted(set(data) - known)
-        if unknown:
-            raise ValueError(f"unknown trainer option(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
+        if problem := unknown_keys(cls, data, "trainer option"):
+            raise ValueError(problem)
         return cls(**data)
 
     def to_dict(self) -> dict[str, Any]:
