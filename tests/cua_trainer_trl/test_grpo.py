@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any, ClassVar
 
 import pytest
@@ -128,9 +129,15 @@ def test_grpo_trains_on_episodes_scored_by_the_sim_evaluator(tiny_vl: Path, tmp_
             last = list(rollout.episodes)
 
             # The same rollout with two turns per episode: environment text between turns is masked out.
-            with rollout_func("sim:click-button", workers=workers, max_steps=2, max_new_tokens=16) as two:
-                prompts = [trl.data_utils.prepare_multimodal_messages(dataset[0]["prompt"], dataset[0]["images"])] * 2
+            prompts = [trl.data_utils.prepare_multimodal_messages(dataset[0]["prompt"], dataset[0]["images"])] * 2
+            with rollout_func(
+                "sim:click-button", workers=workers, max_steps=2, max_new_tokens=16, mask_truncated=False
+            ) as two:
                 out = two(prompts, trainer)
+            # Turns cut off at 4 tokens: each such episode is left out of the loss whole.
+            with rollout_func("sim:click-button", workers=workers, max_steps=2, max_new_tokens=4) as cut:
+                short = cut(prompts, trainer)
+                assert all(t.decision.truncated for e in cut.episodes for t in e.turns)
 
         # Rewards are the evaluator's: the same actions replayed on a fresh env server score the same.
         with client_for(workers[0].computer) as env:
@@ -156,12 +163,32 @@ def test_grpo_trains_on_episodes_scored_by_the_sim_evaluator(tiny_vl: Path, tmp_
         said = processor.tokenizer.decode([t for t, m in zip(completion, mask, strict=True) if m == 0])
         assert "<|im_start|>user\nStep 2: your last action was applied" in said and said.endswith("assistant\n")
     assert all(r in (0.0, 1.0) for r in out["env_reward"])
+    assert [set(mask) for mask in short["env_mask"]] == [{0}, {0}] and all(short["completion_ids"])
+
+
+def test_the_rollout_samples_at_the_temperature_trl_scores_at(tiny_vl: Path) -> None:
+    """TRL divides the logits by GRPOConfig.temperature and applies no top-p when it scores: anything else is refused."""
+
+    class Trainer:
+        processing_class = load_processor(tiny_vl)
+        chat_template_kwargs: ClassVar[dict[str, Any]] = {}
+        args = SimpleNamespace(temperature=1.0)
+
+    prompt = [{"role": "user", "content": "click it", "task": TASK.key}]
+    with (
+        rollout_func("sim", temperature=0.7) as rollout,
+        pytest.raises(CuaError, match=r"GRPOConfig\(temperature=1.0\)"),
+    ):
+        rollout([prompt], Trainer())
+    with pytest.raises(CuaError, match="scores without top-p"):
+        rollout_func("sim", top_p=0.9)
 
 
 def test_a_prompt_without_a_task_key_is_refused(tiny_vl: Path) -> None:
     class Trainer:
         processing_class = load_processor(tiny_vl)
         chat_template_kwargs: ClassVar[dict[str, Any]] = {}
+        args = SimpleNamespace(temperature=1.0)
 
     with rollout_func("sim") as rollout, pytest.raises(CuaError, match="no task key"):
         rollout([[{"role": "user", "content": "click it"}]], Trainer())
@@ -171,6 +198,7 @@ def test_a_task_the_env_server_cannot_play_raises(tiny_vl: Path) -> None:
     class Trainer:
         processing_class = load_processor(tiny_vl)
         chat_template_kwargs: ClassVar[dict[str, Any]] = {}
+        args = SimpleNamespace(temperature=1.0)
 
     prompt = [{"role": "user", "content": "click it", "task": "sim/no-such-task@train:0"}]
     with rollout_func("sim", workers=1) as rollout, pytest.raises(RolloutError, match="no-such-task"):

@@ -18,8 +18,15 @@ of what the environment said (the step, actions it refused, output that did not 
 while it plays either: the sampled and the trained sequences are the same, but after the first turn
 the model acts blind. That is faithful for one-step tasks and for tasks whose later turns need no new
 screen; for long visual episodes use the ``grpo`` trainer of cua-trainer-grpo (``cua-bench-rl train``),
-which re-renders every turn with its screenshot. Logprobs returned here are the sampling policy's
-(temperature 1) and only feed TRL's metrics without vLLM; TRL recomputes the old logprobs itself.
+which re-renders every turn with its screenshot.
+
+**Sampling is what TRL scores.** TRL's GRPOTrainer recomputes every log-probability from the logits
+divided by ``GRPOConfig.temperature`` and applies no top-p, so the rollout samples at that temperature
+(a ``temperature`` given here that differs is refused) with no top-p (``top_p < 1`` is refused), and the
+logprobs it returns are of that distribution. An episode with a turn cut off at ``max_new_tokens`` is
+left out of the loss (``mask_truncated``, on by default, as the ``grpo`` trainer's ``mask_truncated``):
+its ``env_mask`` is all 0. TRL's own ``mask_truncated_completions`` sees only a row's last token, so a
+turn cut off mid-episode would pass it.
 """
 
 from __future__ import annotations
@@ -84,8 +91,9 @@ class CuaRollout:
         adapter_options: dict[str, Any] | None = None,
         max_steps: int | None = None,
         max_new_tokens: int = 128,
-        temperature: float = 1.0,
+        temperature: float | None = None,
         top_p: float = 1.0,
+        mask_truncated: bool = True,
         width: int = 640,
         height: int = 400,
         episode_retries: int = 1,
@@ -96,13 +104,19 @@ class CuaRollout:
         self.backend, _ = parse_env(env)
         if max_new_tokens < 1:
             raise CuaError(f"rollout_func: max_new_tokens must be at least 1, got {max_new_tokens}")
-        if not temperature > 0 or not 0 < top_p <= 1:
-            raise CuaError(f"rollout_func: temperature must be > 0 and top_p in (0, 1], got {temperature}, {top_p}")
+        if temperature is not None and not temperature > 0:
+            raise CuaError(f"rollout_func: temperature must be > 0 (or None: GRPOConfig's), got {temperature}")
+        if top_p != 1:
+            raise CuaError(
+                f"rollout_func: top_p={top_p}: TRL's GRPOTrainer scores without top-p, so every importance ratio "
+                "would be biased; leave top_p at 1, or use the grpo trainer (cua-bench-rl train), which scores it"
+            )
         if max_steps is not None and max_steps < 1:
             raise CuaError(f"rollout_func: max_steps must be at least 1 (or None), got {max_steps}")
         self.adapter_name, self.adapter_options = adapter, dict(adapter_options or {})
         self.max_steps, self.max_new_tokens = max_steps, max_new_tokens
-        self.temperature, self.top_p = temperature, top_p
+        self.temperature, self.top_p, self.mask_truncated = temperature, top_p, mask_truncated
+        self._temperature = 1.0  # GRPOConfig's, read at each call
         self.width, self.height = width, height
         self.episode_retries, self.heartbeat_timeout = episode_retries, heartbeat_timeout
         self._workers_arg = workers
@@ -145,7 +159,14 @@ class CuaRollout:
         from cua_bench_rl.loader import RolloutLoader
         from cua_trainer_trl.dataset import make_adapter_for
 
+        scored_at = float(trainer.args.temperature)
+        if self.temperature is not None and self.temperature != scored_at:
+            raise CuaError(
+                f"rollout_func samples at temperature {self.temperature}, and GRPOConfig(temperature={scored_at}) "
+                "scores at that one: set one temperature (leave the rollout's out to take GRPOConfig's)"
+            )
         with self._lock:
+            self._temperature = scored_at
             processor = trainer.processing_class
             tokenizer = getattr(processor, "tokenizer", processor)
             tokenizer.padding_side = "left"  # TRL left-pads prompts: the processor's per-token fields must match
@@ -279,8 +300,8 @@ class CuaRollout:
         settings: Any = transformers.GenerationConfig
         config = settings(
             do_sample=True,
-            temperature=self.temperature,
-            top_p=self.top_p,
+            temperature=self._temperature,
+            top_p=1.0,
             top_k=0,
             repetition_penalty=1.0,
             max_new_tokens=self.max_new_tokens,
@@ -297,12 +318,13 @@ class CuaRollout:
         finally:
             model.train(training)
         new = out.sequences[:, length:]
-        logits = torch.stack(out.logits, dim=1).float()  # raw: temperature 1
+        logits = torch.stack(out.logits, dim=1).float() / self._temperature  # raw logits: as TRL scores them
         chosen = torch.log_softmax(logits, dim=-1).gather(-1, new[..., None].to(logits.device))[..., 0]
         decisions = []
         for index, (turn, row) in enumerate(zip(turns, active, strict=True)):
             tokens = [int(t) for t in new[index].tolist()]
-            stop = next((i + 1 for i, t in enumerate(tokens) if t in eos), len(tokens))
+            ended = next((i + 1 for i, t in enumerate(tokens) if t in eos), None)
+            stop = len(tokens) if ended is None else ended
             tokens, scores = tokens[:stop], [float(v) for v in chosen[index, :stop].tolist()]
             row.ids += tokens
             row.mask += [1] * len(tokens)
@@ -313,7 +335,7 @@ class CuaRollout:
                 actions = list(self._adapter.parse(text, size).actions)
             except AdapterParseError:
                 actions = []
-            decisions.append(Decision(actions, tokens, scores, text))
+            decisions.append(Decision(actions, tokens, scores, text, truncated=ended is None))
         return decisions
 
     def _output(
@@ -341,7 +363,8 @@ class CuaRollout:
             cut = len(row.prompt.ids)
             out["prompt_ids"].append(list(row.prompt.ids))
             out["completion_ids"].append(row.ids[cut:])
-            out["env_mask"].append(list(row.mask))
+            cut_off = self.mask_truncated and any(t.decision.truncated for t in episode.turns)
+            out["env_mask"].append([0] * len(row.mask) if cut_off else list(row.mask))
             out["logprobs"].append(list(row.logprobs))
             out["env_reward"].append(float(episode.reward))
             self.episodes.append(episode)
