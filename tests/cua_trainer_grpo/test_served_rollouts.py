@@ -140,27 +140,45 @@ def test_no_server_there_is_an_error_at_once() -> None:
         QwenVLPolicy("unused", server="http://127.0.0.1:9/v1")
 
 
+def vlm_config(tiny_vl: Path, **policy_options: Any) -> TrainConfig:
+    """Two LoRA steps of the tiny VLM on sim:click-button, two turns an episode."""
+    return TrainConfig.from_dict(
+        {
+            "env": "sim:click-button",
+            "policy": "qwen-vl",
+            "policy_options": {"model": str(tiny_vl), **OPTIONS, **policy_options},
+            "trainer": TRAINER,
+            "trainer_options": {"lr": 1e-3, "lora": True, "lora_rank": 4},
+            "group_size": 2, "groups_per_step": 1, "workers": 2, "eval_workers": 1, "eval_episodes": 1,
+            "steps": 2, "max_steps": 2, "train_variants": 2, "checkpoint_every": 1,
+        }
+    )  # fmt: skip
+
+
+def test_a_multi_turn_vlm_run_trains_in_process_and_writes_a_model_the_hf_agent_loads(
+    tiny_vl: Path, tmp_path: Path
+) -> None:
+    """``cua_bench_rl.train`` with the qwen-vl policy sampling in process: two-turn episodes, LoRA steps counted
+    as versions, and the model folder at the end."""
+    from cua_bench.agents.hf import HFAgent
+    from cua_bench_rl.train import train
+
+    result = train(vlm_config(tiny_vl), tmp_path / "run")
+    assert result.status == "finished" and result.steps == 2, result
+    rows = list(csv.DictReader((tmp_path / "run" / "curve.csv").open()))
+    assert {r["policy_version"] for r in rows} == {"0", "1", "2"}
+    assert (tmp_path / "run" / "model" / "adapter_config.json").is_file()
+    HFAgent(model=str(tmp_path / "run" / "model"))  # loads as it is, with the prompt settings it was trained on
+
+
 def test_a_training_run_samples_through_the_server_and_publishes_every_step(tiny_vl: Path, tmp_path: Path) -> None:
     """``cua_bench_rl.train`` with ``server=``: multi-turn episodes on real sim env servers, each optimiser step
     published to the server as a LoRA adapter, the rollouts after it sampled from it."""
     from cua_bench_rl.train import train
 
     with served_tiny_model(tiny_vl) as (server, _):
-        config = TrainConfig.from_dict(
-            {
-                "env": "sim:click-button",
-                "policy": "qwen-vl",
-                "policy_options": {
-                    "model": str(tiny_vl), "server": server.base_url, "publish_dir": str(tmp_path / "served"),
-                    **OPTIONS,
-                },
-                "trainer": TRAINER,
-                "trainer_options": {"lr": 1e-3, "lora": True, "lora_rank": 4},
-                "group_size": 2, "groups_per_step": 1, "workers": 2, "eval_workers": 1, "eval_episodes": 1,
-                "steps": 2, "max_steps": 2, "train_variants": 2, "checkpoint_every": 1,
-            }
-        )  # fmt: skip
-        result = train(config, tmp_path / "run")
+        served = vlm_config(tiny_vl, server=server.base_url, publish_dir=str(tmp_path / "served"))
+        result = train(served, tmp_path / "run")
     assert result.status == "finished" and result.steps == 2, result
     loads = [Path(r["lora_path"]).name for r in server.requests if "lora_path" in r]
     assert loads == ["v0", "v1", "v2"]
