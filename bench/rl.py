@@ -25,11 +25,24 @@
   trained policy, sampling). Targets: success 0.6 (pixel) and 0.9 (a11y) within 15 minutes.
   These take 20 minutes; ``--figures rpc,rollout`` leaves them out.
 
+- ``vlm_sft_heldout``, ``vlm_grpo_heldout``, ``vlm_grpo_gain`` (= grpo - sft) and ``pipeline_roundtrip_ok``
+  (``--figures vlm``): ``cua-bench-rl pipeline`` run as it ships, once per seed (``--seeds``, default 3),
+  on ``--vlm-model`` (default: the tiny random-weight Qwen2.5-VL of ``cua_data.tiny_models``, built
+  here; give a real checkpoint folder to measure a real model): baseline, full SFT on the oracle's
+  train-split trajectories of ``sim:click-button`` (``choose-radio`` held out), GRPO with LoRA, and
+  held-out success (greedy, on test-split variants never trained on) after SFT and after GRPO. Each
+  figure is the mean over seeds, with ``_min`` beside it (target: gain > 0 on every seed);
+  ``vlm_minutes`` is the mean wall time of one pipeline, ``vlm_baseline_heldout`` the untrained model.
+  ``pipeline_roundtrip_ok`` is 1 when, on every seed, the report's recorded command for the final
+  evaluation (``cua-bench run --agent hf``), run again, gives the report's per-task success exactly.
+  A pipeline whose GRPO finds nothing to learn from stops with an error, and so does this.
+
 Both rollout figures drive bench/env.py's form task (~20 widgets: a realistic screen to render every step).
 
 Last line: ``rollout_efficiency_16=… grpo_pixel_success=… grpo_pixel_minutes=… grpo_a11y_success=…
 grpo_a11y_minutes=… sim_rpc_overhead_ratio=…`` (plus extras).
-Run: .venv/bin/python bench/rl.py [--quick] [--workers N] [--figures rpc,rollout,grpo]
+Run: .venv/bin/python bench/rl.py [--quick] [--workers N] [--figures rpc,rollout,grpo,vlm]
+[--seeds N] [--vlm-model PATH]
 """
 
 from __future__ import annotations
@@ -242,6 +255,67 @@ def learning(family: str, minutes: float | None) -> dict[str, float]:
     }
 
 
+VLM_PIPELINE = [
+    "--env", "sim:click-button", "--held-out", "choose-radio", "--max-steps", "3", "--eval-variants", "20",
+    "--sft-steps", "150", "--sft-variants", "32", "--sft-option", "micro_batch=4", "--sft-option", "lr=0.003",
+    "--sft-option", "lora=false", "--sft-option", "checkpoint_every=50",
+    "--grpo-option", "steps=12", "--grpo-option", "group_size=4", "--grpo-option", "groups_per_step=4",
+    "--grpo-option", "workers=4", "--grpo-option", "eval_workers=2", "--grpo-option", "train_variants=32",
+    "--grpo-option", 'trainer_options={"lr": 0.001, "lora": true, "lora_rank": 8}',
+    "--policy-option", "max_size=320x200", "--policy-option", "max_new_tokens=48",
+]  # fmt: skip
+
+
+def vlm_pipeline(model: str | None, seeds: int) -> dict[str, float]:
+    """``cua-bench-rl pipeline`` once per seed; the held-out figures of its reports, and the round trip."""
+    import json
+
+    folder = Path(tempfile.mkdtemp(prefix="cua-vlm-pipeline-"))
+    if model is None:
+        from cua_data.tiny_models import build_tiny_qwen25_vl
+
+        model = str(build_tiny_qwen25_vl(folder / "tiny-model"))
+    binary = Path(sys.executable).parent / "cua-bench-rl"
+    sft, grpo, base, minutes, roundtrip = [], [], [], [], 1.0
+    for seed in range(seeds):
+        output = folder / f"seed{seed}"
+        command = [str(binary), "pipeline", "--model", model, *VLM_PIPELINE, "--seed", str(seed)]
+        command += ["--output", str(output), "--json"]
+        print(f"vlm seed {seed}: {' '.join(command)}", file=sys.stderr, flush=True)
+        start = time.monotonic()
+        done = subprocess.run(command, capture_output=True, text=True, check=False)
+        minutes.append((time.monotonic() - start) / 60)
+        if done.returncode != 0:
+            raise SystemExit(f"vlm seed {seed}: the pipeline failed (exit {done.returncode}):\n{done.stderr[-3000:]}")
+        report = json.loads(done.stdout)
+        rates = report["held_out_variants"]["success_rate"]
+        base.append(rates["baseline"])
+        sft.append(rates["sft"])
+        grpo.append(rates["grpo"])
+        again = subprocess.run(
+            [*report["commands"]["grpo"].split(), "--output", str(output / "roundtrip"), "--json"],
+            capture_output=True, text=True, check=False,
+            env={**os.environ, "PATH": f"{binary.parent}:{os.environ.get('PATH', '')}"},
+        )  # fmt: skip
+        rerun = json.loads(again.stdout)["tasks"] if again.returncode == 0 else {}
+        for part in ("held_out_variants", "held_out_tasks"):
+            for task, row in report[part]["tasks"].items():
+                if rerun.get(task, {}).get("success_rate") != row["grpo"]:
+                    roundtrip = 0.0
+        print(f"vlm seed {seed}: baseline {base[-1]:.3f} sft {sft[-1]:.3f} grpo {grpo[-1]:.3f} "
+              f"in {minutes[-1]:.1f} min; report {output / 'report.md'}", file=sys.stderr, flush=True)  # fmt: skip
+    gains = [g - s for g, s in zip(grpo, sft, strict=True)]
+    return {
+        "vlm_sft_heldout": statistics.fmean(sft),
+        "vlm_grpo_heldout": statistics.fmean(grpo),
+        "vlm_grpo_gain": statistics.fmean(gains),
+        "vlm_grpo_gain_min": min(gains),
+        "vlm_baseline_heldout": statistics.fmean(base),
+        "vlm_minutes": statistics.fmean(minutes),
+        "pipeline_roundtrip_ok": roundtrip,
+    }
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="shorter windows, for a smoke run")
@@ -250,9 +324,11 @@ def main() -> int:
     parser.add_argument(
         "--figures",
         default="rpc,rollout,grpo",
-        help="which to measure, comma-separated: rpc, rollout, grpo (default all)",
+        help="which to measure, comma-separated: rpc, rollout, grpo, vlm (default rpc,rollout,grpo)",
     )
     parser.add_argument("--grpo-minutes", type=float, help="budget of each GRPO example run (default: the example's)")
+    parser.add_argument("--vlm-model", help="a checkpoint folder for --figures vlm (default: the tiny model)")
+    parser.add_argument("--seeds", type=int, default=3, help="pipeline runs for --figures vlm")
     args = parser.parse_args()
     steady_allocator()
     steps, warmup, seconds, rounds = (200, 1.0, 2.0, 1) if args.quick else (1000, 2.0, 5.0, 3)
@@ -261,9 +337,9 @@ def main() -> int:
     (folder / "main.py").write_text(textwrap.dedent(TASK))
 
     wanted = {f.strip() for f in args.figures.split(",") if f.strip()}
-    unknown = wanted - {"rpc", "rollout", "grpo"}
+    unknown = wanted - {"rpc", "rollout", "grpo", "vlm"}
     if unknown:
-        parser.error(f"--figures: unknown {', '.join(sorted(unknown))}; known: rpc, rollout, grpo")
+        parser.error(f"--figures: unknown {', '.join(sorted(unknown))}; known: rpc, rollout, grpo, vlm")
     figures: dict[str, float] = {}
     if "rpc" in wanted:
         figures |= rpc_overhead(folder, steps)
@@ -272,8 +348,11 @@ def main() -> int:
     if "grpo" in wanted:
         for family in ("pixel", "a11y"):
             figures |= learning(family, args.grpo_minutes)
+    if "vlm" in wanted:
+        figures |= vlm_pipeline(args.vlm_model, args.seeds)
     headline = (f"rollout_efficiency_{args.workers}", "grpo_pixel_success", "grpo_pixel_minutes", "grpo_a11y_success",
-                "grpo_a11y_minutes", "sim_rpc_overhead_ratio")  # fmt: skip
+                "grpo_a11y_minutes", "sim_rpc_overhead_ratio", "vlm_sft_heldout", "vlm_grpo_heldout",
+                "vlm_grpo_gain", "pipeline_roundtrip_ok")  # fmt: skip
     first = [k for k in headline if k in figures]
     ordered = [*first, *(k for k in figures if k not in first)]
     print(" ".join(f"{k}={figures[k]:.2f}" for k in ordered))
