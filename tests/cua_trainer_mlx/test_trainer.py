@@ -79,6 +79,33 @@ def test_the_adapter_folder_loads_in_mlx_lm(make_config: Any) -> None:
     assert not mx.allclose(fresh(ids), loaded(ids), atol=1e-5).item()  # the adapter does something
 
 
+def test_the_model_folder_loads_in_transformers_and_computes_what_mlx_does(make_config: Any) -> None:
+    """OUTPUT/model is a peft adapter over the base, as every trainer's result: transformers' text logits with it
+    equal the trained mlx model's (the two stacks agree to 2.4e-7 on the base), and the hf agent loads it."""
+    import numpy as np
+    import torch
+    import transformers
+
+    from cua_bench.agents.hf import HFAgent
+    from cua_data.model_folder import read_settings
+
+    config = make_config(steps=2)
+    trainer, _ = _fit(config)
+    folder = Path(config.output) / "model"
+    assert (folder / "adapter_config.json").is_file() and not (folder / "config.json").exists()
+    assert read_settings(folder) == config.prompt_settings()
+    loaded = transformers.AutoModelForImageTextToText.from_pretrained(str(folder), dtype=torch.float32).eval()
+    ids = [[5, 6, 7, 8, 9]]
+    with torch.no_grad():
+        theirs = loaded(input_ids=torch.tensor(ids)).logits.numpy()
+    ours = np.array(trainer.model(mx.array(ids)))
+    assert np.allclose(theirs, ours, atol=1e-4), float(np.abs(theirs - ours).max())
+    base = transformers.AutoModelForImageTextToText.from_pretrained(config.model, dtype=torch.float32).eval()
+    with torch.no_grad():
+        assert not np.allclose(base(input_ids=torch.tensor(ids)).logits.numpy(), ours, atol=1e-4)  # it does something
+    HFAgent(model=str(folder))
+
+
 def test_a_new_trainer_resumes_from_the_newest_checkpoint(make_config: Any, tmp_path: Path) -> None:
     store = FolderCheckpoints(tmp_path / "ckpt")
     _, first = _fit(make_config(steps=3, checkpoint_every=1), store)

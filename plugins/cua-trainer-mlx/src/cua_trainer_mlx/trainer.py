@@ -47,7 +47,8 @@ from cua_bench_rl.sft import (
 )
 from cua_bench_rl.world import World
 from cua_core.errors import CuaError
-from cua_trainer_mlx.checkpoint import flatten, restore, snapshot, write_adapter
+from cua_data.model_folder import write_model_folder
+from cua_trainer_mlx.checkpoint import PeftFiles, flatten, restore, snapshot, write_adapter
 from cua_trainer_mlx.data import Encoded, batch, encode
 from cua_trainer_mlx.model import apply_lora, load_text_model, lora_parameters
 
@@ -115,6 +116,9 @@ class MLXTrainer(SFTTrainer):
         adapter = None
         if world.main:
             adapter = str(write_adapter(Path(config.output) / "adapter", model, layers, lora, config.model))
+            # and as every trainer writes its result: a folder transformers and the hf agent load as it is
+            peft = PeftFiles(model, config.model, config.lora_rank, config.lora_alpha, list(lora["keys"]))
+            write_model_folder(Path(config.output) / "model", peft, config.model, None, config.prompt_settings())
         return self.result(start, losses, tokens, seconds, exchanges, adapter)
 
     def _resume(self, model: Any, optimizer: Any) -> int:
