@@ -107,6 +107,10 @@ def test_settings_are_checked_before_any_stage_runs(tiny: Path, tmp_path: Path) 
         PipelineConfig(model=str(tmp_path / "missing"))
     with pytest.raises(CuaError, match="grpo sets env, max_steps"):
         PipelineConfig(model=str(tiny), grpo={"env": "sim:login", "max_steps": 3})
+    with pytest.raises(CuaError, match="sft sets history"):
+        PipelineConfig(model=str(tiny), sft={"history": 3})
+    with pytest.raises(CuaError, match="policy_options sets adapter"):
+        PipelineConfig(model=str(tiny), policy_options={"adapter": "qwen3-vl"})
     with pytest.raises(CuaError, match="unknown setting"):
         PipelineConfig.from_dict({"model": str(tiny), "sft_stpes": 3})
     bad = subprocess.run(

@@ -42,8 +42,13 @@ log = logging.getLogger(__name__)
 
 CONFIG_FILE = "pipeline.json"
 STAGES_FILE = "stages.json"
-# GRPO settings the pipeline sets itself: one model, one task list and one episode limit for every stage.
-_OWNED = {"env", "policy", "max_steps", "seed", "eval_split", "eval_episodes"}
+# Settings the pipeline sets itself (one model, one task list, one prompt and one episode limit for every
+# stage): given in grpo, sft or policy_options they are refused, not silently overridden.
+_OWNED = {
+    "grpo": {"env", "policy", "max_steps", "seed", "eval_split", "eval_episodes"},
+    "sft": {"data", "model", "adapter", "history", "steps", "output"},
+    "policy_options": {"model", "adapter", "history"},
+}
 
 
 @dataclass
@@ -75,9 +80,13 @@ class PipelineConfig:
                 raise CuaError(f"pipeline: {name} must be at least 1, got {getattr(self, name)!r}")
         if self.sft_steps < 0:
             raise CuaError(f"pipeline: sft_steps must be 0 (no SFT) or more, got {self.sft_steps}")
-        owned = sorted(_OWNED & set(self.grpo))
-        if owned:
-            raise CuaError(f"pipeline: grpo sets {', '.join(owned)}, which the pipeline sets for every stage itself")
+        for part, names in _OWNED.items():
+            owned = sorted(names & set(getattr(self, part)))
+            if owned:
+                raise CuaError(
+                    f"pipeline: {part} sets {', '.join(owned)}, which the pipeline sets for every stage itself "
+                    "(use its own setting: model, env, adapter, history, max_steps, sft_steps, ...)"
+                )
         if self.sft_data is not None and not Path(self.sft_data).is_dir():
             raise CuaError(f"pipeline: sft_data {self.sft_data!r} is not a folder")
 
