@@ -189,6 +189,36 @@ class ServedSampler:
         replies = list(self._pool.map(lambda body: self._client().complete(body), bodies))
         return [parse_reply(reply) for reply in replies]
 
+    def check(self, answer: Sampled, prompt_ids: list[int] | None, scored: list[float] | None, **about: Any) -> None:
+        """Refuse a server that sampled from another prompt (``prompt_ids``: the processor's here) or another
+        distribution (``scored``: this process's log-probabilities of the answer; None for a greedy one, whose
+        server log-probabilities are not of a sampling distribution). ``about``: version, checkpoint and
+        sampling, for the message. Marks the version checked once a sampled answer passed."""
+        if prompt_ids is not None and answer.prompt_ids is not None and prompt_ids != answer.prompt_ids:
+            theirs = answer.prompt_ids
+            at = next(
+                (i for i, (a, b) in enumerate(zip(prompt_ids, theirs, strict=False)) if a != b),
+                min(len(prompt_ids), len(theirs)),
+            )
+            raise CuaError(
+                f"the server at {self.base_url} tokenized the prompt differently from {about['checkpoint']}'s "
+                f"processor ({len(theirs)} tokens against {len(prompt_ids)}, first difference at token {at}): "
+                "training would score another prompt than the one sampled from. Serve the same checkpoint folder "
+                "(its chat template and preprocessor_config.json) as the policy's model"
+            )
+        if scored is None or not answer.tokens:
+            return
+        gap = sum(abs(a - b) for a, b in zip(scored, answer.logprobs, strict=True)) / len(scored)
+        if not gap <= self.tolerance:
+            raise CuaError(
+                f"the server's log-probabilities of its first answer of version {about['version']} sit {gap:.3f} "
+                f"nats a token from this process's scoring of the same tokens (tolerance {self.tolerance}): it "
+                "does not sample from the distribution trained on. Check that it serves the policy's checkpoint "
+                f"and loads the published weights; at {about['sampling']} start vLLM with --logprobs-mode "
+                "processed_logprobs; or raise logprob_tolerance if the gap is the server's precision"
+            )
+        self.checked = True
+
     def publish(self, policy: Policy, version: int) -> None:
         """Save ``policy``'s weights as ``version`` and have the server serve them; ask for them from now on."""
         self.publisher.publish(policy, version)

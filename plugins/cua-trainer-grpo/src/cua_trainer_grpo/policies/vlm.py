@@ -294,35 +294,14 @@ class QwenVLPolicy(Policy):
         return [self._decision(t, a.tokens, s, a.truncated) for t, a, s in zip(turns, answers, scores, strict=True)]
 
     def _check_served(self, prompt: Any, answer: Sampled, scored: list[float], greedy: bool) -> None:
-        """The server sampled from the prompt and the distribution this process scores (the module's doc)."""
+        """The server sampled from the prompt and the distribution this process scores (served.py's doc)."""
         assert self.served is not None
+        local = None
         if answer.prompt_ids is not None:
-            local = [
-                int(t) for t in self.processor(text=[self._chat(prompt)], images=prompt.images or None)["input_ids"][0]
-            ]
-            if local != answer.prompt_ids:
-                at = next(
-                    (i for i, (a, b) in enumerate(zip(local, answer.prompt_ids, strict=False)) if a != b),
-                    min(len(local), len(answer.prompt_ids)),
-                )
-                raise CuaError(
-                    f"the server at {self.served.base_url} tokenized the prompt differently from {self.path}'s "
-                    f"processor ({len(answer.prompt_ids)} tokens against {len(local)}, first difference at token "
-                    f"{at}): training would score another prompt than the one sampled from. Serve the same "
-                    "checkpoint folder (its chat template and preprocessor_config.json) as the policy's model"
-                )
-        if greedy or not answer.tokens:
-            return  # log-probabilities of a greedy answer are not those of the sampling distribution
-        gap = sum(abs(a - b) for a, b in zip(scored, answer.logprobs, strict=True)) / len(scored)
-        if not gap <= self.served.tolerance:
-            raise CuaError(
-                f"the server's log-probabilities of its first answer of version {self.version} sit {gap:.3f} nats a "
-                f"token from this process's scoring of the same tokens (tolerance {self.served.tolerance}): it does "
-                "not sample from the distribution trained on. Check that it serves the policy's checkpoint and loads "
-                f"the published weights; at temperature {self.temperature} / top-p {self.top_p} start vLLM with "
-                "--logprobs-mode processed_logprobs; or raise logprob_tolerance if the gap is the server's precision"
-            )
-        self.served.checked = True
+            encoded = self.processor(text=[self._chat(prompt)], images=prompt.images or None)["input_ids"][0]
+            local = [int(t) for t in encoded]
+        self.served.check(answer, local, None if greedy else scored, version=self.version, checkpoint=self.path,
+                          sampling=f"temperature {self.temperature} / top-p {self.top_p}")  # fmt: skip
 
     def _generate(self, turns: Sequence[Turn], greedy: bool) -> list[Decision]:
         import transformers
