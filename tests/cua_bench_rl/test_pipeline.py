@@ -59,13 +59,31 @@ def test_a_pipeline_killed_mid_run_resumes_and_its_report_is_what_cua_bench_run_
     assert set(done) == {"baseline", "sft-data", "sft"}
     baseline_mtime = (output / "baseline" / "summary.json").stat().st_mtime
 
-    again = subprocess.run(
-        [str(BIN / "cua-bench-rl"), "pipeline", "--output", str(output), "--resume", "--json"],
-        check=False, env=env, capture_output=True, text=True, timeout=900,
-    )  # fmt: skip
+    from cua_bench_rl import events
+    from cua_core.events import BusAddresses, Forwarder, Subscriber
+
+    with (
+        Forwarder(BusAddresses.default()) as forwarder,
+        Subscriber(forwarder.addresses.subscribe, ["rl.pipeline"]) as sub,
+    ):
+        time.sleep(0.3)  # the subscription reaches the forwarder before the run publishes
+        again = subprocess.run(
+            [str(BIN / "cua-bench-rl"), "pipeline", "--output", str(output), "--resume", "--json"],
+            check=False, env=env, capture_output=True, text=True, timeout=900,
+        )  # fmt: skip
+        seen = []
+        while (event := sub.recv(timeout=2)) is not None:
+            seen.append(events.check(event.topic, event.body))
     assert again.returncode == 0, again.stderr[-3000:]
     assert "baseline done already, skipped" in again.stderr and "sft done already, skipped" in again.stderr
     assert (output / "baseline" / "summary.json").stat().st_mtime == baseline_mtime
+    shown = [(e["stage"], e["status"]) for e in seen]  # what cua tui shows of the pipeline
+    assert shown == [
+        ("baseline", "skipped"), ("sft-data", "skipped"), ("sft", "skipped"), ("sft-eval", "started"),
+        ("sft-eval", "done"), ("grpo", "started"), ("grpo", "done"), ("final", "started"), ("final", "done"),
+        ("report", "done"),
+    ]  # fmt: skip
+    assert {e["folder"] for e in seen} == {str(output.resolve())} and len({e["run"] for e in seen}) == 1
     report = json.loads(again.stdout)
     assert set(json.loads(stages.read_text())) == {"baseline", "sft-data", "sft", "sft-eval", "grpo", "final"}
     assert list(report["held_out_variants"]["tasks"]) == ["click-button"]

@@ -96,6 +96,19 @@ def test_rl_steps_make_curves() -> None:
     assert [p["step"] for p in run.curve] == [1, 2, 3] and run.success_rate == pytest.approx(0.3)
 
 
+def test_a_pipelines_stages_show_as_one_run() -> None:
+    model = Model()
+    stage = rl_events.PIPELINE_STAGE
+    model.apply(stage, body(stage, run="pipeline-1", folder="/p", stage="baseline", status="skipped"))
+    model.apply(stage, body(stage, run="pipeline-1", folder="/p", stage="grpo", status="started"))
+    run = model.runs["pipeline-1"]
+    assert (run.title, run.status, model.folders["/p"]) == ("pipeline · grpo started", "running", "pipeline-1")
+    model.apply(stage, body(stage, run="pipeline-1", folder="/p", stage="grpo", status="failed", seconds=12.0))
+    assert run.status == "failed" and list(run.errors) == ["stage grpo failed after 12 s"]
+    model.apply(stage, body(stage, run="pipeline-1", folder="/p", stage="report", status="done"))
+    assert run.status == "finished"
+
+
 @given(st.text(max_size=30), st.one_of(st.none(), st.integers(), st.dictionaries(st.text(max_size=8), st.integers())))
 def test_a_foreign_or_malformed_event_is_counted_never_a_crash(topic: str, value: Any) -> None:
     model = Model()

@@ -190,6 +190,7 @@ class Model:
             rl_events.STEP_DONE: self._rl_step,
             rl_events.WORKER_REPLACED: self._rl_worker_replaced,
             rl_events.RUN_FINISHED: self._rl_finished,
+            rl_events.PIPELINE_STAGE: self._rl_pipeline_stage,
         }
         for topic, state in zip(
             (pool_events.JOB_SUCCEEDED, pool_events.JOB_FAILED, pool_events.JOB_CANCELLED), JOB_DONE, strict=True
@@ -327,6 +328,18 @@ class Model:
         run = self._rl_run(body["run"])
         run.status = body["status"]
         run.eval_success = body["eval_success"]
+        return "runs"
+
+    def _rl_pipeline_stage(self, body: dict[str, Any]) -> str:
+        run = self._rl_run(body["run"])
+        stage, status = body["stage"], body["status"]
+        run.folder, run.title = body["folder"], f"pipeline · {stage} {status}"
+        self.folders[run.folder] = run.id
+        if status == "failed":
+            run.status = "failed"
+            run.errors.append(f"stage {stage} failed after {float(body['seconds']):.0f} s")
+        else:
+            run.status = "finished" if (stage, status) == ("report", "done") else "running"
         return "runs"
 
     # -- backfill -------------------------------------------------------------------------------

@@ -17,12 +17,14 @@ __all__ = [
     "BUS_TOPICS",
     "FIELDS_DOC",
     "PACKAGE",
+    "PIPELINE_STAGE",
     "RUN_FINISHED",
     "RUN_STARTED",
     "STEP_DONE",
     "TOPICS",
     "VERSION",
     "WORKER_REPLACED",
+    "PipelineStage",
     "RunFinished",
     "RunStarted",
     "StepDone",
@@ -38,6 +40,7 @@ RUN_STARTED = "rl.run.started"
 STEP_DONE = "rl.step.done"
 WORKER_REPLACED = "rl.worker.replaced"
 RUN_FINISHED = "rl.run.finished"
+PIPELINE_STAGE = "rl.pipeline.stage"
 
 
 class RunStarted(NamedTuple):
@@ -94,11 +97,23 @@ class RunFinished(NamedTuple):
     status: str
 
 
+class PipelineStage(NamedTuple):
+    """A stage of ``cua-bench-rl pipeline`` started, ended or was skipped (done before a resume). The stage's
+    own runs publish their events beside these (``bench.run.*`` for evaluations, ``rl.*`` for GRPO)."""
+
+    run: str
+    folder: str
+    stage: str
+    status: str
+    seconds: float
+
+
 TOPICS: dict[str, type[Any]] = {
     RUN_STARTED: RunStarted,
     STEP_DONE: StepDone,
     WORKER_REPLACED: WorkerReplaced,
     RUN_FINISHED: RunFinished,
+    PIPELINE_STAGE: PipelineStage,
 }
 
 # What the training loop's bus carries: its own topics and its environments' (env.step, env.closed).
@@ -135,6 +150,11 @@ FIELDS_DOC = {
     "seconds": "wall time of this session of the run",
     "eval_success": "on held-out variants, when the run evaluated",
     "status": "finished, interrupted or failed",
+    "stage": "baseline, sft-data, sft, sft-eval, grpo, final or report",
+    "rl.pipeline.stage:run": "the pipeline's id (`pipeline-` and 8 hex digits)",
+    "rl.pipeline.stage:folder": "the pipeline's folder, absolute",
+    "rl.pipeline.stage:status": "started, done, skipped (done before a resume) or failed",
+    "rl.pipeline.stage:seconds": "the stage's wall time (0 when it starts or is skipped)",
 }
 
 

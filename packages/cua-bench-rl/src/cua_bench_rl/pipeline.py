@@ -19,8 +19,9 @@ throughout (recorded in each model folder; a mismatch is refused).
 Durable: a finished stage is recorded in ``stages.json`` (written whole, renamed into place) and
 skipped by ``--resume``; an interrupted stage resumes where it stopped (the Runner's and the
 trainers' own resume), so a kill -9 at any point loses at most the work since the last checkpoint.
-``--resume`` with other settings than the stored ones is refused. Each stage publishes on the bus
-as it runs (``bench.run.*``, ``rl.step.*``), which ``cua tui`` shows live.
+``--resume`` with other settings than the stored ones is refused. Each stage's start and end is an
+``rl.pipeline.stage`` event, and its runs publish their own (``bench.run.*``, ``rl.step.*``), which
+``cua tui`` shows live.
 """
 
 from __future__ import annotations
@@ -28,13 +29,17 @@ from __future__ import annotations
 import json
 import logging
 import os
+import time
+import uuid
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from cua_bench_rl import events
 from cua_bench_rl.typed import unknown_keys
 from cua_core.errors import CuaError
+from cua_core.events import BestEffortPublisher
 
 __all__ = ["PipelineConfig", "run_pipeline"]
 
@@ -130,6 +135,7 @@ class _Pipeline:
         folder.mkdir(parents=True, exist_ok=True)
         _write_json(folder / CONFIG_FILE, config.to_dict())
         self.done: dict[str, Any] = _read_json(folder / STAGES_FILE) or {}
+        self.bus = BestEffortPublisher(f"pipeline-{uuid.uuid4().hex[:8]}", check=events.check)
 
     def _grpo_settings(self, model: str) -> dict[str, Any]:
         config = self.config
@@ -146,14 +152,26 @@ class _Pipeline:
             "eval_episodes": config.eval_variants,
         }  # fmt: skip
 
+    def publish(self, stage: str, status: str, seconds: float = 0.0) -> None:
+        body = {"folder": str(self.folder.resolve()), "stage": stage, "status": status, "seconds": seconds}
+        self.bus.publish(events.PIPELINE_STAGE, body)
+
     def stage(self, name: str, work: Callable[[], Any]) -> Any:
         if name in self.done:
             log.info("pipeline: %s done already, skipped", name)
+            self.publish(name, "skipped")
             return self.done[name]
         log.info("pipeline: %s", name)
-        result = work()
+        self.publish(name, "started")
+        began = time.monotonic()
+        try:
+            result = work()
+        except BaseException:
+            self.publish(name, "failed", time.monotonic() - began)
+            raise
         self.done[name] = result
         _write_json(self.folder / STAGES_FILE, self.done)
+        self.publish(name, "done", time.monotonic() - began)
         return result
 
     def evaluate(self, name: str, model: str) -> dict[str, Any]:
@@ -242,9 +260,11 @@ class _Pipeline:
             sft_eval = self.stage("sft-eval", lambda: self.evaluate("sft-eval", start))
         trained = self.grpo(start)
         final = self.stage("final", lambda: self.evaluate("final", trained))
+        began = time.monotonic()
         report = self.report(baseline, sft_eval, final)
         _write_json(self.folder / "report.json", report)
         (self.folder / "report.md").write_text(format_report(report))
+        self.publish("report", "done", time.monotonic() - began)
         return report
 
     def report(self, baseline: dict[str, Any], sft: dict[str, Any] | None, final: dict[str, Any]) -> dict[str, Any]:
@@ -297,4 +317,8 @@ def _pct(value: float | None) -> str:
 
 def run_pipeline(config: PipelineConfig, folder: Path, *, resume: bool = False) -> dict[str, Any]:
     """Run (or, with ``resume``, continue) the pipeline in ``folder``; returns the report."""
-    return _Pipeline(config, folder, resume).run()
+    pipeline = _Pipeline(config, folder, resume)
+    try:
+        return pipeline.run()
+    finally:
+        pipeline.bus.close()
