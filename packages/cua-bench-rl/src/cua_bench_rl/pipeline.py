@@ -131,7 +131,7 @@ class _Pipeline:
             changed = [k for k in stored if stored[k] != config.to_dict().get(k)]
             raise CuaError(f"{folder}: --resume with other settings than the stored ones ({', '.join(changed)})")
         # The GRPO settings are checked now, before any stage runs, so a typo does not cost a baseline.
-        self.train_config = TrainConfig.from_dict(self._grpo_settings("<sft model>"))
+        TrainConfig.from_dict(self._grpo_settings("<sft model>"))
         folder.mkdir(parents=True, exist_ok=True)
         _write_json(folder / CONFIG_FILE, config.to_dict())
         self.done: dict[str, Any] = _read_json(folder / STAGES_FILE) or {}
