@@ -234,24 +234,45 @@ def _cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def learning(family: str, minutes: float | None) -> dict[str, float]:
+def example_run(family: str, seed: int, minutes: float | None, *extra: str) -> dict[str, str]:
     """One run of the shipped GRPO example, in its own process: its last line holds the figures."""
     example = Path(__file__).resolve().parent.parent / "examples" / "training" / "grpo_sim.py"
-    folder = Path(tempfile.mkdtemp(prefix=f"cua-grpo-{family}-"))
-    command = [sys.executable, str(example), "--family", family, "--output", str(folder)]
+    folder = Path(tempfile.mkdtemp(prefix=f"cua-grpo-{family}-{seed}-"))
+    command = [sys.executable, str(example), "--family", family, "--seed", str(seed), "--output", str(folder), *extra]
     command += ["--minutes", str(minutes)] if minutes is not None else []
     print(f"grpo {family}: {' '.join(command)}", file=sys.stderr, flush=True)
     done = subprocess.run(command, capture_output=True, text=True, check=False)
     if done.returncode != 0:
         raise SystemExit(f"grpo {family}: the example failed (exit {done.returncode}):\n{done.stderr[-3000:]}")
     line = done.stdout.strip().splitlines()[-1]
-    print(f"grpo {family}: {line}", file=sys.stderr, flush=True)
-    last = dict(pair.split("=", 1) for pair in line.split())
+    print(f"grpo {family} seed {seed}: {line}", file=sys.stderr, flush=True)
+    return dict(pair.split("=", 1) for pair in line.split())
+
+
+def pixel_learning(minutes: float | None, seeds: int) -> dict[str, float]:
+    """The pixel example once per seed (the first also measures the best fixed click)."""
+    runs = [example_run("pixel", seed, minutes, *(["--best-fixed"] if seed == 0 else [])) for seed in range(seeds)]
+    success = [float(r["final_success"]) for r in runs]
     return {
-        f"grpo_{family}_success": float(last["final_success"]),
-        f"grpo_{family}_minutes": float(last["minutes"]),
-        f"grpo_{family}_random": float(last["random_success"]),
-        f"grpo_{family}_sampled": float(last["final_sampled_success"]),
+        "grpo_pixel_nohandcraft_success": statistics.fmean(success),
+        "grpo_pixel_nohandcraft_success_min": min(success),
+        "grpo_pixel_nohandcraft_success_max": max(success),
+        "pixel_untrained_best_fixed": float(runs[0]["best_fixed_success"]),
+        "grpo_pixel_random": statistics.fmean(float(r["random_success"]) for r in runs),
+        "grpo_pixel_sampled": statistics.fmean(float(r["final_sampled_success"]) for r in runs),
+        "grpo_pixel_minutes": statistics.fmean(float(r["minutes"]) for r in runs),
+        "grpo_pixel_minutes_max": max(float(r["minutes"]) for r in runs),
+        "grpo_pixel_seeds": float(seeds),
+    }
+
+
+def a11y_learning(minutes: float | None) -> dict[str, float]:
+    last = example_run("a11y", 0, minutes)
+    return {
+        "grpo_a11y_success": float(last["final_success"]),
+        "grpo_a11y_minutes": float(last["minutes"]),
+        "grpo_a11y_random": float(last["random_success"]),
+        "grpo_a11y_sampled": float(last["final_sampled_success"]),
     }
 
 
@@ -323,12 +344,12 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=None, help="alternations of raw and loader (default 3)")
     parser.add_argument(
         "--figures",
-        default="rpc,rollout,grpo",
-        help="which to measure, comma-separated: rpc, rollout, grpo, vlm (default rpc,rollout,grpo)",
+        default="rpc,rollout,pixel,a11y",
+        help="which to measure, comma-separated: rpc, rollout, pixel, a11y, vlm (default rpc,rollout,pixel,a11y)",
     )
     parser.add_argument("--grpo-minutes", type=float, help="budget of each GRPO example run (default: the example's)")
     parser.add_argument("--vlm-model", help="a checkpoint folder for --figures vlm (default: the tiny model)")
-    parser.add_argument("--seeds", type=int, default=3, help="pipeline runs for --figures vlm")
+    parser.add_argument("--seeds", type=int, default=3, help="runs (seeds 0..N-1) for --figures pixel and vlm")
     args = parser.parse_args()
     steady_allocator()
     steps, warmup, seconds, rounds = (200, 1.0, 2.0, 1) if args.quick else (1000, 2.0, 5.0, 3)
@@ -337,20 +358,22 @@ def main() -> int:
     (folder / "main.py").write_text(textwrap.dedent(TASK))
 
     wanted = {f.strip() for f in args.figures.split(",") if f.strip()}
-    unknown = wanted - {"rpc", "rollout", "grpo", "vlm"}
+    unknown = wanted - {"rpc", "rollout", "pixel", "a11y", "vlm"}
     if unknown:
-        parser.error(f"--figures: unknown {', '.join(sorted(unknown))}; known: rpc, rollout, grpo, vlm")
+        parser.error(f"--figures: unknown {', '.join(sorted(unknown))}; known: rpc, rollout, pixel, a11y, vlm")
     figures: dict[str, float] = {}
     if "rpc" in wanted:
         figures |= rpc_overhead(folder, steps)
     if "rollout" in wanted:
         figures |= rollout_efficiency(args.workers, str(folder), args.rounds or rounds, warmup, seconds)
-    if "grpo" in wanted:
-        for family in ("pixel", "a11y"):
-            figures |= learning(family, args.grpo_minutes)
+    if "pixel" in wanted:
+        figures |= pixel_learning(args.grpo_minutes, args.seeds)
+    if "a11y" in wanted:
+        figures |= a11y_learning(args.grpo_minutes)
     if "vlm" in wanted:
         figures |= vlm_pipeline(args.vlm_model, args.seeds)
-    headline = (f"rollout_efficiency_{args.workers}", "grpo_pixel_success", "grpo_pixel_minutes", "grpo_a11y_success",
+    headline = (f"rollout_efficiency_{args.workers}", "grpo_pixel_nohandcraft_success",
+                "pixel_untrained_best_fixed", "grpo_pixel_minutes", "grpo_a11y_success",
                 "grpo_a11y_minutes", "sim_rpc_overhead_ratio", "vlm_sft_heldout", "vlm_grpo_heldout",
                 "vlm_grpo_gain", "pipeline_roundtrip_ok")  # fmt: skip
     first = [k for k in headline if k in figures]

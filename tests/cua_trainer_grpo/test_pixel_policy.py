@@ -1,12 +1,12 @@
-"""The pixel policy on real sim screens: its match map, its untrained (random) clicks, its decisions
-and their log-probs, and that GRPO through the real env workers, dataloader and trainer teaches it to
-click the named button on variants it never trained on."""
+"""The pixel policy on real sim screens: its correlation, its reading of the instruction, its untrained
+(random) clicks, its decisions and their log-probs, and that GRPO through the real env workers,
+dataloader and trainer teaches it, from pixels and the reward alone, to click buttons on variants
+it never trained on."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import replace
-from typing import Any
 
 import pytest
 import torch
@@ -18,8 +18,8 @@ from cua_bench_rl.registry import policies
 from cua_bench_rl.rollouts import Decision, Taken, TaskRef
 from cua_bench_rl.trainer import TrainerConfig
 from cua_bench_rl.workers import EnvWorkers
-from cua_core.actions import Click, Done
-from cua_trainer_grpo.policies.pixel import STRIDE, PixelClickPolicy, instruction_words, match_map, render_words
+from cua_core.actions import Click, Done, Point
+from cua_trainer_grpo.policies.pixel import PixelClickPolicy, correlate, instruction_words
 from cua_trainer_grpo.trainer import GRPOTrainer
 
 CLICK = "sim/click-button"
@@ -32,42 +32,31 @@ def buttons() -> Iterator[SimTurns]:
     turns.close()
 
 
-def target_cells(sim: SimTurns, label: str, rows: int, cols: int) -> set[int]:
-    """Grid cells whose centre lies inside the button called ``label`` (from the task's own tree)."""
-
-    def walk(nodes: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
-        for node in nodes:
-            yield node
-            yield from walk(node["children"])
-
-    found = [
-        n for n in walk(sim._run(sim.session.accessibility_tree())) if n["role"] == "button" and n["name"] == label
-    ]
-    assert len(found) == 1, f"one button {label!r} expected, got {found}"
-    left, top, right, bottom = found[0]["bounds"]  # in the unified [0, 1000] space, as clicks are
-    return {
-        r * cols + c
-        for r in range(rows)
-        for c in range(cols)
-        if left <= (c + 0.5) / cols * 1000 < right and top <= (r + 0.5) / rows * 1000 < bottom
-    }
+def test_correlate_is_a_per_screen_convolution() -> None:
+    """The FFT correlation gives what a grouped convolution with each screen's own filter gives, each
+    value where the filter's centre sits, zero-padded at the edges (odd and even filter sizes)."""
+    torch.manual_seed(0)
+    for h, w in ((4, 20), (3, 5)):
+        features, filters = torch.randn(3, 5, 17, 29), torch.randn(3, 5, h, w)
+        padded = torch.nn.functional.pad(features, (w // 2, w - 1 - w // 2, h // 2, h - 1 - h // 2))
+        direct = torch.nn.functional.conv2d(padded.reshape(1, 15, *padded.shape[2:]), filters, groups=3)[0]
+        assert torch.allclose(correlate(features, filters), direct, atol=1e-4)
 
 
-def test_the_match_map_peaks_on_the_named_button(buttons: SimTurns) -> None:
-    """The fixed feature: on 12 held-out screens, the best-matching cell is inside the named button
-    on at least 11 (it is what the policy learns to trust; the gain and head start at zero)."""
-    policy = PixelClickPolicy()
-    hits = 0
-    for variant in range(12):
-        turn = buttons.turn("test", variant, policy.observes)
-        shot = torch.tensor(turn.observation["screenshot"], dtype=torch.float32)
-        grey = (shot * torch.tensor([0.299, 0.587, 0.114])).sum(dim=2)
-        match = match_map(grey, render_words(instruction_words(turn.instruction), 0.5))
-        assert match.shape == grey.shape and float(match.abs().max()) <= 1.0 + 1e-4
-        cells = torch.nn.functional.max_pool2d(match[None, None], STRIDE, ceil_mode=True)[0, 0]
-        rows, cols = cells.shape
-        hits += int(cells.flatten().argmax()) in target_cells(buttons, instruction_words(turn.instruction), rows, cols)
-    assert hits >= 11, f"the match map's best cell is on the named button on {hits} of 12 screens"
+def test_it_reads_the_instruction_as_lowercase_words() -> None:
+    assert instruction_words('Click the "Save As" button.') == ["click", "the", "save", "as", "button"]
+    assert instruction_words("") == []
+
+
+def test_its_words_are_its_only_view_of_the_instruction(buttons: SimTurns) -> None:
+    """Two instructions with the same words score alike; another word scores otherwise."""
+    policy = PixelClickPolicy(seed=3)
+    torch.nn.init.normal_(policy.words.weight, std=0.1)
+    shot = torch.from_numpy(buttons.turn("train", 0, policy.observes).observation["screenshot"].copy())[None]
+    with torch.no_grad():
+        same = policy.scores(shot.repeat(2, 1, 1, 1), ['Click the "Save" button.', "click THE save, button"])
+        other = policy.scores(shot, ['Click the "Open" button.'])
+    assert torch.allclose(same[0], same[1]) and not torch.allclose(same[0], other[0])
 
 
 def test_untrained_it_clicks_uniformly_and_then_stops(buttons: SimTurns) -> None:
@@ -84,9 +73,7 @@ def test_untrained_it_clicks_uniformly_and_then_stops(buttons: SimTurns) -> None
 
 def test_decisions_hold_one_cell_whose_logprob_the_policy_recomputes_with_grad(buttons: SimTurns) -> None:
     policy = PixelClickPolicy(seed=2)
-    with torch.no_grad():
-        policy.gain.fill_(0.01)  # past the uniform start: log-probs differ by cell
-        policy.head.bias.fill_(0.3)
+    torch.nn.init.normal_(policy.words.weight, std=0.05)  # past the uniform start: log-probs differ by cell
     turns = [buttons.turn("train", v, policy.observes) for v in range(3)] * 2
     decisions = policy.act(turns)
     taken = [Taken(t, d) for t, d in zip(turns, decisions, strict=True)]
@@ -95,12 +82,24 @@ def test_decisions_hold_one_cell_whose_logprob_the_policy_recomputes_with_grad(b
     assert torch.allclose(torch.cat(scores).detach(), torch.tensor([d.logprobs[0] for d in decisions]), atol=1e-5)
     assert all(0 < float(e.detach()) <= torch.log(torch.tensor(4000.0)) + 1e-4 for e in entropies)
     torch.cat(scores).sum().backward()
-    assert policy.gain.grad is not None and float(policy.gain.grad.abs()) > 0
-    assert policy.head.weight.grad is not None and float(policy.head.weight.grad.abs().sum()) > 0
+    assert policy.words.weight.grad is not None and float(policy.words.weight.grad.abs().sum()) > 0
+    first = policy.features[0].weight.grad  # the screen's features learn too
+    assert first is not None and float(first.abs().sum()) > 0
     for decision in decisions:  # the click is the cell's centre, in the unified [0, 1000] space
         cell, point = decision.tokens[0], decision.actions[0].coordinate  # type: ignore[attr-defined]
         assert point.x == pytest.approx((cell % 80 + 0.5) / 80 * 1000)
         assert point.y == pytest.approx((cell // 80 + 0.5) / 50 * 1000)
+
+
+def test_a_click_maps_back_to_the_cell_it_was_played_from(buttons: SimTurns) -> None:
+    """``cell_for`` (how a demonstration's click becomes a decision) inverts ``act``'s cell -> point, and
+    clamps a click on the screen's edge into the grid."""
+    policy = PixelClickPolicy(seed=4)
+    turn = buttons.turn("train", 1, policy.observes)
+    for decision in policy.act([turn] * 32):
+        assert policy.cell_for(turn, decision.actions[0].coordinate) == decision.tokens[0]  # type: ignore[attr-defined]
+    assert policy.cell_for(turn, Point(1000, 1000)) == 50 * 80 - 1
+    assert policy.cell_for(turn, Point(0, 0)) == 0
 
 
 def test_wrong_inputs_are_refused_with_the_fix(buttons: SimTurns) -> None:
@@ -110,8 +109,12 @@ def test_wrong_inputs_are_refused_with_the_fix(buttons: SimTurns) -> None:
         policy.logprobs([Taken(turn, Decision([Done()], [4000], [0.0]))])
     with pytest.raises(ValueError, match="at least 8x8"):
         PixelClickPolicy(width=4)
-    with pytest.raises(ValueError, match="three positive sizes"):
-        PixelClickPolicy(channels=(8, 16))
+    with pytest.raises(ValueError, match="two positive sizes"):
+        PixelClickPolicy(channels=(8, 16, 16))
+    with pytest.raises(ValueError, match="filter_size must be two positive sizes"):
+        PixelClickPolicy(filter_size=(0, 4))
+    with pytest.raises(ValueError, match="buckets must be positive"):
+        PixelClickPolicy(buckets=0)
     flat = replace(turn, observation={**turn.observation, "screenshot": turn.observation["screenshot"][:, :, 0]})
     with pytest.raises(ValueError, match="HxWx3 RGB"):
         policy.act([flat])
@@ -123,19 +126,21 @@ def test_registered_as_pixel_click() -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.timeout(600)  # 76 s alone; 300 s beside the Docker image build and other training on two cores
+@pytest.mark.timeout(900)  # ~3 minutes alone; several times that beside the rest of the suite on two cores
 def test_grpo_teaches_it_to_click_the_named_button() -> None:
-    """A CI-sized learning run on a fixed seed: 8 groups of 12 a step on train variants; after 15 steps
-    the policy, sampling as it is trained, clicks the named button on most held-out variants, where
-    the untrained one (the random agent) almost never does."""
+    """A CI-sized learning run on a fixed seed, from pixels and the 0/1 reward alone: 8 groups of 16 a
+    step on train variants; after 30 steps the policy, greedy, clicks the named button on a share of
+    held-out variants that the untrained one (the random agent: a button is ~0.5% of the screen)
+    practically never reaches (0.22 measured; the bound leaves room for the loader's timing). The full
+    run is examples/training/grpo_sim.py (bench/rl.py)."""
     torch.manual_seed(0)
     policy = PixelClickPolicy(seed=0)
-    trainer = GRPOTrainer(policy, TrainerConfig(lr=3e-3, entropy_coef=0.01, micro_batch=256))
-    train = [TaskRef(CLICK, v, "train") for v in range(64)]
-    held_out = [TaskRef(CLICK, v, "test") for v in range(40)]
+    trainer = GRPOTrainer(policy, TrainerConfig(lr=2e-3, entropy_coef=0.01, micro_batch=256))
+    train = [TaskRef(CLICK, v, "train") for v in range(200)]
+    held_out = [TaskRef(CLICK, v, "test") for v in range(50)]
     with EnvWorkers("sim", 4) as workers:
         before = evaluate(workers, policy, held_out, greedy=False)["success"]
-        steps = grpo_steps(workers, policy, trainer, train, steps=15, group_size=12, groups_per_step=8)
-        after = evaluate(workers, policy, held_out, greedy=False)["success"]
-    assert before <= 0.1
-    assert after >= 0.6, f"held-out success (sampling) {before:.2f} -> {after:.2f} after {steps} steps"
+        steps = grpo_steps(workers, policy, trainer, train, steps=30, group_size=16, groups_per_step=8)
+        after = evaluate(workers, policy, held_out)["success"]
+    assert before <= 0.04
+    assert after >= 0.1, f"held-out success {before:.2f} (random) -> {after:.2f} (greedy) after {steps} steps"

@@ -53,8 +53,8 @@ def cua_bench_rl_register_policies(register: Register[Callable[..., Policy]]) ->
     register(
         "pixel-click",
         _pixel_click,
-        description="a small conv net that clicks one cell of a grid over the screenshot, where the instruction's "
-        "quoted words, drawn in the sim's font, match it",
+        description="a small conv net that clicks one cell of a grid over the screenshot, where a filter learned "
+        "for each of the instruction's words responds most",
     )
     register(
         "a11y",
