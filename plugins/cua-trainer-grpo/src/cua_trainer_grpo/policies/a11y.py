@@ -63,13 +63,15 @@ def _mlp(inputs: int, hidden: int, outputs: int) -> nn.Sequential:
 
 
 class A11yPolicy(nn.Module, Policy):
-    """``A11yPolicy(hidden=64, embed=32, explore=0.0, seed=0)``: the option scorer; ~0.2 M parameters.
+    """``A11yPolicy(hidden=64, embed=32, explore=0.0, seed=None)``: the option scorer; ~0.2 M parameters.
 
-    ``explore``: the share of probability spread evenly over a turn's options (see ``with_floor``)."""
+    ``explore``: the share of probability spread evenly over a turn's options (see ``with_floor``).
+    ``seed``: the sampling's (None: drawn from torch's generator, which ``cua_bench_rl.train`` seeds
+    with the run's seed, as it does the initial weights)."""
 
     observes = Observes(screenshot="none", a11y="nodes")
 
-    def __init__(self, hidden: int = 64, embed: int = 32, explore: float = 0.0, seed: int = 0) -> None:
+    def __init__(self, hidden: int = 64, embed: int = 32, explore: float = 0.0, seed: int | None = None) -> None:
         nn.Module.__init__(self)
         if hidden < 1 or embed < 1:
             raise ValueError(f"A11yPolicy: hidden and embed must be positive, got hidden={hidden}, embed={embed}")
@@ -95,7 +97,8 @@ class A11yPolicy(nn.Module, Policy):
         if not 0 <= explore < 1:
             raise ValueError(f"A11yPolicy: explore is a share of probability in [0, 1), got {explore}")
         self.explore = float(explore)
-        self.generator = torch.Generator().manual_seed(seed)
+        drawn = int(torch.randint(0, 2**62, ()).item()) if seed is None else int(seed)
+        self.generator = torch.Generator().manual_seed(drawn)
 
     # -- reading turns ------------------------------------------------------------------------
 

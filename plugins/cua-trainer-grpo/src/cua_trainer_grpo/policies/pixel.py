@@ -54,6 +54,10 @@ def _bucket(word: str, buckets: int) -> int:
     return int.from_bytes(hashlib.blake2b(word.encode(), digest_size=8).digest(), "little") % buckets
 
 
+def _drawn(seed: int | None) -> int:
+    return int(torch.randint(0, 2**62, ()).item()) if seed is None else int(seed)
+
+
 def _rgb(shot: Any) -> np.ndarray[Any, Any]:
     if isinstance(shot, bytes | memoryview):
         return np.asarray(Image.open(io.BytesIO(bytes(shot))).convert("RGB"))
@@ -75,12 +79,13 @@ def correlate(features: torch.Tensor, filters: torch.Tensor) -> torch.Tensor:
 
 
 class PixelClickPolicy(nn.Module, Policy):
-    """``PixelClickPolicy(width=640, height=400, channels=(8, 16), filter_size=(4, 20), buckets=4096, seed=0)``.
+    """``PixelClickPolicy(width=640, height=400, channels=(8, 16), filter_size=(3, 14), buckets=4096, seed=None)``.
 
     ``width`` x ``height`` is the view the screen is scaled down to (``Observes.max_size``);
     ``channels`` the two convolutions (a 3x3, then a 2x2 of stride 2); ``filter_size`` the word
     filter's rows and columns on the half-size feature map; ``buckets`` how many words (hashed) have a
-    filter of their own.
+    filter of their own; ``seed`` the initial weights and the sampling (None: drawn from torch's
+    generator, which ``cua_bench_rl.train`` seeds with the run's seed).
     """
 
     grey: torch.Tensor  # the RGB -> grey weights, a buffer (it follows the module to a device)
@@ -90,9 +95,9 @@ class PixelClickPolicy(nn.Module, Policy):
         width: int = 640,
         height: int = 400,
         channels: Sequence[int] = (8, 16),
-        filter_size: Sequence[int] = (4, 20),
+        filter_size: Sequence[int] = (3, 14),
         buckets: int = 4096,
-        seed: int = 0,
+        seed: int | None = None,
     ) -> None:
         nn.Module.__init__(self)
         if width < STRIDE or height < STRIDE:
@@ -105,6 +110,7 @@ class PixelClickPolicy(nn.Module, Policy):
             raise ValueError(f"PixelClickPolicy: buckets must be positive, got {buckets}")
         self.version = 0
         self.observes = Observes(screenshot="rgb", max_size=(int(width), int(height)))
+        seed = _drawn(seed)
         with torch.random.fork_rng(devices=[]):  # the initial weights: one seed, one policy, no side effect
             torch.manual_seed(seed)
             self.features = nn.Sequential(
