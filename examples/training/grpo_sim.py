@@ -173,6 +173,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="pixel: also fit the policy to the oracle's clicks for MINUTES, and score it")  # fmt: skip
     parser.add_argument("-v", "--verbose", action="store_true")
     args = parser.parse_args(argv)
+    if args.family != "pixel" and (args.best_fixed or args.bc is not None):  # before any training starts
+        parser.error("--best-fixed and --bc are for --family pixel (its decision is one click)")
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(message)s")
 
     settings = {**FAMILIES[args.family], "seed": args.seed, "steps": 100_000}
@@ -202,13 +204,9 @@ def main(argv: list[str] | None = None) -> int:
     minutes = (time.monotonic() - started) / 60
     baselines = {"random_success": baseline}
     if args.best_fixed:
-        if args.family != "pixel":
-            parser.error("--best-fixed is for --family pixel (a click is its whole answer)")
         baselines["best_fixed_success"] = best_fixed_baseline(config)
         print(f"best fixed click on {config.eval_episodes} held-out variants: {baselines['best_fixed_success']:.3f}")
     if args.bc is not None:
-        if args.family != "pixel":
-            parser.error("--bc is for --family pixel (its decision is one click)")
         baselines["bc_success"] = bc_baseline(config, args.bc)
         print(f"behaviour cloning ({args.bc:g} min), held out: {baselines['bc_success']:.3f}")
     (folder / "baseline.json").write_text(json.dumps(baselines))
