@@ -31,7 +31,15 @@ from cua_bench.agents.base import Observes
 from cua_bench_rl.policy import Policy
 from cua_bench_rl.rollouts import Decision, Taken, Turn
 from cua_trainer_grpo.policies import a11y_features as feat
-from cua_trainer_grpo.policies.scoring import choose, entropy_of, log_softmax_masked, pad_scores, picked, with_floor
+from cua_trainer_grpo.policies.scoring import (
+    choose,
+    entropy_of,
+    log_softmax_masked,
+    pad_scores,
+    picked,
+    seed_or_drawn,
+    with_floor,
+)
 
 __all__ = ["A11yPolicy"]
 
@@ -97,8 +105,7 @@ class A11yPolicy(nn.Module, Policy):
         if not 0 <= explore < 1:
             raise ValueError(f"A11yPolicy: explore is a share of probability in [0, 1), got {explore}")
         self.explore = float(explore)
-        drawn = int(torch.randint(0, 2**62, ()).item()) if seed is None else int(seed)
-        self.generator = torch.Generator().manual_seed(drawn)
+        self.generator = torch.Generator().manual_seed(seed_or_drawn(seed))
 
     # -- reading turns ------------------------------------------------------------------------
 

@@ -35,7 +35,7 @@ from cua_bench.agents.base import Observes
 from cua_bench_rl.policy import Policy
 from cua_bench_rl.rollouts import Decision, Taken, Turn
 from cua_core.actions import Click, Done, Point
-from cua_trainer_grpo.policies.scoring import choose, entropy_of, log_softmax_masked, picked
+from cua_trainer_grpo.policies.scoring import choose, entropy_of, log_softmax_masked, picked, seed_or_drawn
 
 __all__ = ["PixelClickPolicy", "instruction_words"]
 
@@ -52,10 +52,6 @@ def instruction_words(instruction: str) -> list[str]:
 def _bucket(word: str, buckets: int) -> int:
     # A stable hash (Python's ``hash`` of a str changes per process), so a saved policy reads alike.
     return int.from_bytes(hashlib.blake2b(word.encode(), digest_size=8).digest(), "little") % buckets
-
-
-def _drawn(seed: int | None) -> int:
-    return int(torch.randint(0, 2**62, ()).item()) if seed is None else int(seed)
 
 
 def _rgb(shot: Any) -> np.ndarray[Any, Any]:
@@ -110,7 +106,7 @@ class PixelClickPolicy(nn.Module, Policy):
             raise ValueError(f"PixelClickPolicy: buckets must be positive, got {buckets}")
         self.version = 0
         self.observes = Observes(screenshot="rgb", max_size=(int(width), int(height)))
-        seed = _drawn(seed)
+        seed = seed_or_drawn(seed)
         with torch.random.fork_rng(devices=[]):  # the initial weights: one seed, one policy, no side effect
             torch.manual_seed(seed)
             self.features = nn.Sequential(

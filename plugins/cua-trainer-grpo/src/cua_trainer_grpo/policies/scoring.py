@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 import torch
 
-__all__ = ["choose", "entropy_of", "log_softmax_masked", "pad_scores", "picked", "with_floor"]
+__all__ = ["choose", "entropy_of", "log_softmax_masked", "pad_scores", "picked", "seed_or_drawn", "with_floor"]
 
 
 def pad_scores(scores: Sequence[torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor]:
@@ -64,3 +64,9 @@ def entropy_of(logp: torch.Tensor) -> torch.Tensor:
     """Per row; masked entries (-inf) contribute nothing."""
     p = logp.exp()
     return -(p * torch.where(torch.isfinite(logp), logp, torch.zeros_like(logp))).sum(dim=-1)
+
+
+def seed_or_drawn(seed: int | None) -> int:
+    """``seed``, or one drawn from torch's generator (which ``cua_bench_rl.train`` seeds with the run's
+    seed), so a policy built without one still follows the run's ``--seed``."""
+    return int(torch.randint(0, 2**62, ()).item()) if seed is None else int(seed)
