@@ -15,8 +15,8 @@ from cua_core.errors import CuaError
 EASY, HARD = "sim/click-button", "sim/login"
 
 
-def played(task: str, rewards: list[float]) -> Group:
-    ref = TaskRef(task, 0, "train")
+def played(task: str, rewards: list[float], variant: int = 0) -> Group:
+    ref = TaskRef(task, variant, "train")
     return Group(ref, [Episode(f"e{i}", ref, "do it", [], reward=r) for i, r in enumerate(rewards)])
 
 
@@ -45,8 +45,40 @@ def test_draws_follow_the_weights_and_spread_over_variants() -> None:
     assert {ref.variant for ref in draws if ref.name == EASY} == {0, 1, 2}
 
 
+def test_per_variant_each_variant_has_its_weight_from_its_last_groups() -> None:
+    refs = [TaskRef(EASY, v, "train") for v in range(3)]
+    sampler = DifficultySampler(refs, per="variant", window=2)
+    keys = [ref.key for ref in refs]
+    assert sampler.weights() == dict.fromkeys(keys, 0.25)
+    sampler.record(played(EASY, [0.0] * 16, variant=0))  # p = 1/18: 17/324 = .052469
+    sampler.record(played(EASY, [1.0] * 4 + [0.0] * 12, variant=1))  # p = 5/18: 65/324 = .200617
+    assert sampler.weights() == pytest.approx({keys[0]: 17 / 324, keys[1]: 65 / 324, keys[2]: 0.25})
+    sampler.record(played(EASY, [1.0] * 16, variant=0))  # the window: 0/16 and 16/16, p = 17/34: .25
+    assert sampler.weights()[keys[0]] == pytest.approx(0.25)
+    sampler.record(played(EASY, [1.0] * 16, variant=0))  # the first group is forgotten: 32/32, p = 33/34
+    assert sampler.weights()[keys[0]] == pytest.approx(max(0.02, 33 / 34 * 1 / 34))  # .028547
+    sampler.record(played(EASY, [1.0] * 16, variant=0))  # 32/32 again: mastered stays at the same weight
+    assert sampler.weights()[keys[0]] == pytest.approx(33 / 1156)
+    rng = random.Random(0)
+    draws = Counter(sampler(rng) for _ in range(6000))  # weights .028547, .200617, .25
+    assert draws[refs[0]] / 6000 == pytest.approx((33 / 1156) / (33 / 1156 + 65 / 324 + 0.25), abs=0.02)
+    assert draws[refs[2]] / 6000 == pytest.approx(0.25 / (33 / 1156 + 65 / 324 + 0.25), abs=0.03)
+
+
+def test_without_a_window_per_variant_keeps_every_group() -> None:
+    sampler = DifficultySampler([TaskRef(EASY, 0, "train")], per="variant")
+    for _ in range(3):
+        sampler.record(played(EASY, [0.0] * 16))
+    sampler.record(played(EASY, [1.0] * 16))  # 16/64: p = 17/66
+    assert sampler.weights() == pytest.approx({TaskRef(EASY, 0, "train").key: 17 / 66 * 49 / 66})
+
+
 def test_the_setting_is_checked() -> None:
-    with pytest.raises(CuaError, match="task_sampling must be one of uniform, difficulty"):
+    with pytest.raises(CuaError, match="task_sampling must be one of uniform, difficulty, variant-difficulty"):
         TrainConfig(env="sim:click-button", task_sampling="hardest")
     with pytest.raises(ValueError, match="floor"):
         DifficultySampler([TaskRef(EASY)], floor=0.5)
+    with pytest.raises(ValueError, match="per must be 'task' or 'variant'"):
+        DifficultySampler([TaskRef(EASY)], per="split")
+    with pytest.raises(ValueError, match="window must be at least 1"):
+        DifficultySampler([TaskRef(EASY)], per="variant", window=0)

@@ -128,6 +128,14 @@ def test_resume_without_a_run_is_refused_by_the_cli(tmp_path: Path) -> None:
     assert done.returncode == 1 and "holds no run to resume" in done.stderr
 
 
+def test_an_unknown_task_sampling_is_refused_by_the_cli_with_the_choices(tmp_path: Path) -> None:
+    args = [*CLI, "train", "--env", "sim:click-button", "--policy", "pixel-click", "--task-sampling", "hardest"]
+    done = subprocess.run(check=False, args=args, capture_output=True, text=True, cwd=tmp_path)
+    assert done.returncode == 2, done.stderr
+    assert "'hardest' is not one of 'uniform', 'difficulty', 'variant-difficulty'" in done.stderr
+    assert not (tmp_path / "runs").exists()  # refused before a run folder was made
+
+
 def _env_servers() -> list[int]:
     """This process's env-server children, oldest first (the rollout workers start before the eval ones)."""
     found = []
@@ -260,8 +268,9 @@ def test_a_run_with_nothing_to_learn_from_stops_and_says_so(tmp_path: Path) -> N
     assert json.loads((tmp_path / "run" / "summary.json").read_text())["steps"] == 0
 
 
-def test_a_run_can_sample_its_tasks_by_difficulty(tmp_path: Path) -> None:
-    config = small_train_config(env="sim:click-button,login", task_sampling="difficulty", steps=2)
+@pytest.mark.parametrize("sampling", ["difficulty", "variant-difficulty"])
+def test_a_run_can_sample_its_tasks_by_difficulty(sampling: str, tmp_path: Path) -> None:
+    config = small_train_config(env="sim:click-button,login", task_sampling=sampling, steps=2)
     result = train(config, tmp_path / "run")
     assert result.status == "finished" and result.steps == 2
     from cua_data import DatasetReader

@@ -21,6 +21,7 @@ from click.core import ParameterSource
 
 from cua_bench_rl import cli_pipeline, cli_sft
 from cua_bench_rl.config import TrainConfig, layered_settings
+from cua_bench_rl.sampling import SAMPLINGS
 from cua_core.command import CONTEXT, CuaGroup
 from cua_core.errors import CuaError
 
@@ -67,6 +68,7 @@ def main() -> None:
 @click.option("--checkpoint-every", type=click.IntRange(min=1), help="Steps between checkpoints.")
 @click.option("--curriculum-start", type=click.IntRange(min=0), help="Oracle steps played first, at most, at step 0.")
 @click.option("--curriculum-steps", type=click.IntRange(min=0), help="Optimiser step by which that is annealed away.")
+@click.option("--task-sampling", type=click.Choice(SAMPLINGS), help="Which task or variant the next group plays.")
 @click.option("--seed", type=int)
 @click.option("--config", "config_file", type=click.Path(dir_okay=False, path_type=Path), help="YAML or JSON settings.")
 @click.option("--output", type=click.Path(file_okay=False, path_type=Path), help="The run folder.")

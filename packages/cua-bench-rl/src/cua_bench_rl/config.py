@@ -64,7 +64,8 @@ class TrainConfig:
     buffer_capacity: int = 256
     curriculum_start: int = 0  # at most this many oracle steps before the policy's first turn, at step 0
     curriculum_steps: int = 0  # annealed to none by this optimiser step
-    # uniform, or difficulty: tasks the policy solves about half the time come most (cua_bench_rl.sampling)
+    # uniform; difficulty: tasks the policy solves about half the time come most; variant-difficulty:
+    # the same per variant, from its last two groups (cua_bench_rl.sampling)
     task_sampling: str = "uniform"
     eval_every: int = 0  # optimiser steps between held-out evaluations (0: only at start and end)
     checkpoint_every: int = 10

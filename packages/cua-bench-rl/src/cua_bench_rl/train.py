@@ -271,7 +271,13 @@ def train(
         curriculum = None
         if config.curriculum_start > 0:
             curriculum = Curriculum(config.curriculum_start, config.curriculum_steps, lambda: trainer.step, config.seed)
-        sampler = DifficultySampler(train_refs) if config.task_sampling == "difficulty" else None
+        sampler = None
+        if config.task_sampling == "difficulty":
+            sampler = DifficultySampler(train_refs)
+        elif config.task_sampling == "variant-difficulty":
+            # A variant is played a group at a time, and the policy moves: its last two groups say where
+            # the policy stands on it now.
+            sampler = DifficultySampler(train_refs, per="variant", window=2)
         loader = RolloutLoader(
             workers,
             train_refs if sampler is None else sampler,
