@@ -257,7 +257,7 @@ def example_run(family: str, seed: int, minutes: float | None, *extra: str) -> d
 def pixel_learning(minutes: float | None, seeds: int) -> dict[str, float]:
     """The pixel example once per seed; the first also measures the best fixed click, and behaviour
     cloning on the oracle's clicks with the same budget as the GRPO run."""
-    first = ["--best-fixed", "--bc", str(minutes or 20.0)]
+    first = ["--best-fixed", "--bc"]  # behaviour cloning for as long as the GRPO run's budget
     runs = [example_run("pixel", seed, minutes, *(first if seed == 0 else [])) for seed in range(seeds)]
     success = [float(r["final_success"]) for r in runs]
     return {

@@ -18,7 +18,8 @@ split's variants at the start and the end (and every ``--eval-every`` steps). Be
 untrained policy is also played *sampling* on the same variants: for ``pixel`` that is a uniformly
 random click, the random agent. ``--best-fixed`` (pixel) adds what the best single click point,
 chosen on the train split, scores held out: all that a policy which reads nothing can do. ``--bc
-MINUTES`` (pixel) adds behaviour cloning: the same policy fitted to the oracle's clicks. The run
+[MINUTES]`` (pixel) adds behaviour cloning: the same policy fitted to the oracle's clicks, for as
+long as the GRPO run unless told otherwise. The run
 folder holds ``curve.csv`` and ``curve.png`` (success against minutes), ``summary.json``, checkpoints
 and the replay buffer; the last line printed is ``key=value`` pairs.
 """
@@ -170,12 +171,15 @@ def main(argv: list[str] | None = None) -> int:
                         help="override a TrainConfig setting, e.g. --set group_size=16")  # fmt: skip
     parser.add_argument("--best-fixed", action="store_true",
                         help="pixel: also measure the best fixed click (after training; a few minutes)")  # fmt: skip
-    parser.add_argument("--bc", type=float, metavar="MINUTES",
-                        help="pixel: also fit the policy to the oracle's clicks for MINUTES, and score it")  # fmt: skip
+    parser.add_argument("--bc", type=float, nargs="?", const=0.0, metavar="MINUTES",
+                        help="pixel: also fit the policy to the oracle's clicks for MINUTES (default: as long as "
+                             "the GRPO run's budget), and score it")  # fmt: skip
     parser.add_argument("-v", "--verbose", action="store_true")
     args = parser.parse_args(argv)
     if args.family != "pixel" and (args.best_fixed or args.bc is not None):  # before any training starts
         parser.error("--best-fixed and --bc are for --family pixel (its decision is one click)")
+    if args.bc is not None and args.bc < 0:
+        parser.error(f"--bc {args.bc:g}: give the minutes of behaviour cloning (above 0), or none for the run's")
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(message)s")
 
     settings = {**FAMILIES[args.family], "seed": args.seed, "steps": 100_000}
@@ -208,8 +212,9 @@ def main(argv: list[str] | None = None) -> int:
         baselines["best_fixed_success"] = best_fixed_baseline(config)
         print(f"best fixed click on {config.eval_episodes} held-out variants: {baselines['best_fixed_success']:.3f}")
     if args.bc is not None:
-        baselines["bc_success"] = bc_baseline(config, args.bc)
-        print(f"behaviour cloning ({args.bc:g} min), held out: {baselines['bc_success']:.3f}")
+        bc_minutes = args.bc or budget  # the same budget as GRPO unless told otherwise
+        baselines["bc_success"] = bc_baseline(config, bc_minutes)
+        print(f"behaviour cloning ({bc_minutes:g} min), held out: {baselines['bc_success']:.3f}")
     (folder / "baseline.json").write_text(json.dumps(baselines))
     print(f"run folder: {folder}")
     extra = "".join(f" {k}={v:.3f}" for k, v in baselines.items() if k != "random_success")

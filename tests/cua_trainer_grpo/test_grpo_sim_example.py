@@ -8,6 +8,8 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
+import pytest
+
 from cua_bench import make
 from cua_bench_rl.loader import evaluate
 from cua_bench_rl.rollouts import TaskRef
@@ -36,3 +38,14 @@ def test_a_fixed_click_on_the_named_button_scores_and_elsewhere_does_not() -> No
     with EnvWorkers("sim", 1) as workers:
         assert evaluate(workers, grpo_sim.FixedClick(point.x, point.y), [ref])["success"] == 1.0
         assert evaluate(workers, grpo_sim.FixedClick(point.x, point.y), [other])["success"] == 0.0
+
+
+def test_baseline_flags_are_checked_before_anything_starts(capsys: pytest.CaptureFixture[str]) -> None:
+    grpo_sim = example()
+    for argv, why in (
+        (["--family", "a11y", "--bc"], "--best-fixed and --bc are for --family pixel"),
+        (["--family", "pixel", "--bc", "-1"], "give the minutes of behaviour cloning"),
+    ):
+        with pytest.raises(SystemExit) as stopped:
+            grpo_sim.main(argv)
+        assert stopped.value.code == 2 and why in capsys.readouterr().err
