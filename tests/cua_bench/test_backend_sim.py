@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
+from cua_bench.backends.base import BackendError
 from cua_bench.backends.sim import SimBackend
 from cua_bench.conformance import check_backend
 
@@ -109,3 +112,13 @@ def test_a_server_asked_for_a_cpu_it_may_not_use_says_which_it_may(capsys: Any) 
         main(["--address", "ipc:///nonexistent/never-bound", "--cpu", str(max(allowed) + 1000)])
     assert exit_info.value.code == 2
     assert f"--cpu {max(allowed) + 1000}: this process may run on CPUs {allowed} only" in capsys.readouterr().err
+
+
+def test_a_server_that_dies_at_start_is_reported_at_once_as_dead_not_slow() -> None:
+    class Dying(SimBackend):
+        def server_command(self, argv: list[str], address: str) -> list[str]:
+            return [argv[0], "-c", "import sys; sys.exit(3)"]
+
+    with pytest.raises(BackendError, match=r"the sim env server exited with code 3 before it was ready") as raised:
+        Dying().provision(width=320, height=240, timeout=600)
+    assert "did not start within" not in str(raised.value)

@@ -217,3 +217,30 @@ print(isolate._cover({str(folder)!r}, "mode=755", ()))
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip() == "['stays']"
+
+
+def test_a_tmp_entry_removed_while_tmp_is_covered_is_left_out_not_fatal(tmp_path: Path) -> None:
+    """A busy /tmp (pip, pytest) loses entries between the listing and the binding back: the isolated server
+    once died on it at start ("mount /proc/self/fd/N on /tmp/pip-unpack-…: No such file or directory")."""
+    _can_isolate()
+    code = """
+import os, tempfile
+import cua_bench.backends.local.isolate as isolate
+gone, kept = (tempfile.mkdtemp(prefix=p, dir="/tmp") for p in ("cua-gone-", "cua-kept-"))
+real = isolate._mount
+def mount(source, target, fstype, flags, data=None):
+    if fstype == "tmpfs" and target == "/tmp":
+        os.rmdir(gone)  # another process's temp folder, removed after the listing
+    real(source, target, fstype, flags, data)
+isolate._mount = mount
+names = isolate._cover("/tmp", "mode=1777", (".X",))
+print(os.path.basename(gone) in names, os.path.exists(gone), os.path.basename(kept) in names, os.path.isdir(kept), kept)
+"""
+    done = subprocess.run(
+        ["unshare", "--mount", "--propagation", "private", "--", sys.executable, "-c", code],
+        capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    *seen, kept = done.stdout.split()
+    os.rmdir(kept)  # the host's, made in the namespace (a mount point there)
+    assert seen == ["False", "False", "True", "True"]

@@ -118,10 +118,18 @@ class ProcessBackend(Backend):
         )
         line = _readline(proc, timeout)
         if not line.startswith("ready "):
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.wait(2)  # it closed its output: dying, most likely, not slow
+            code = proc.poll()
             proc.kill()
             proc.wait()
+            what = (
+                f"exited with code {code} before it was ready (its error is on stderr, above)"
+                if code is not None
+                else f"did not start within {timeout:g} s"
+            )
             raise BackendError(
-                f"the {self.name} env server did not start within {timeout:g} s (said {line!r}); "
+                f"the {self.name} env server {what} (said {line!r}); "
                 f"run `python -m cua_bench.server --backend {self.name} --address {address}` to see why"
             )
         return Computer(self.name, line.split(" ", 1)[1], width, height, proc, {"pid": proc.pid})

@@ -180,14 +180,20 @@ def _cover(folder: str, mode: str, skip: tuple[str, ...]) -> list[str]:
             elif entry.is_dir() or entry.is_file():
                 handles[entry.name] = (os.open(entry.path, os.O_PATH), entry.is_dir())
     _mount("tmpfs", folder, "tmpfs", _MS_NOSUID | _MS_NODEV, mode)
+    bound = []
     for name, (handle, is_dir) in handles.items():
         target = Path(folder) / name
         target.mkdir() if is_dir else target.touch()
-        _mount(f"/proc/self/fd/{handle}", str(target), None, _MS_BIND)
-        os.close(handle)
+        try:
+            _mount(f"/proc/self/fd/{handle}", str(target), None, _MS_BIND)
+            bound.append(name)
+        except FileNotFoundError:  # removed since it was opened (a pip or pytest temp folder): not brought back
+            target.rmdir() if is_dir else target.unlink()
+        finally:
+            os.close(handle)
     for name, points_to in links.items():
         os.symlink(points_to, Path(folder) / name)
-    return sorted([*handles, *links])
+    return sorted([*bound, *links])
 
 
 def enter(sockets: Path) -> tuple[int, list[str]]:
