@@ -6,6 +6,7 @@ import json
 import sys
 from pathlib import Path
 
+import torch
 from cua_trainer_trl.sft import TRLSFTTrainer
 
 from cua_bench_rl.checkpoint_store import checkpoint_store
@@ -24,6 +25,7 @@ lora = {n: p for n, p in trainer.model.named_parameters() if p.requires_grad}
 summary = {
     **result.to_dict(),
     "wrapper": trainer.wrapper,
-    "lora_sum": float(sum(float(p.double().abs().sum()) for p in lora.values())),
+    "lora_sum": float(sum(float(p.detach().double().abs().sum()) for p in lora.values())),
+    "left_group": not torch.distributed.is_initialized(),  # fit leaves the group it joined
 }
 Path(output, f"rank{world.rank}.json").write_text(json.dumps(summary))

@@ -129,6 +129,7 @@ def test_two_processes_under_torchrun_train_as_one_ddp_gang(
     assert ranks[0]["losses"] == ranks[1]["losses"] and all(math.isfinite(v) for v in ranks[0]["losses"])
     assert ranks[0]["adapter"] and ranks[1]["adapter"] is None  # rank 0 writes the weights
     assert [r["wrapper"] for r in ranks] == ["DistributedDataParallel"] * 2
+    assert [r["left_group"] for r in ranks] == [True, True]  # none exits with gloo's threads still up
     assert ranks[0]["lora_sum"] == ranks[1]["lora_sum"] > 0  # gradients were averaged: the ranks agree
     # Each rank trained on one of the two examples a step: every rank's tokens are both examples' tokens.
     examples = load_examples(config(one_trajectory, tiny_vl, tmp_path))

@@ -90,6 +90,23 @@ def _agree_on_start(start: int, size: int) -> None:
     check_same_start("trl", [int(s.item()) for s in steps])
 
 
+def _in_a_group() -> bool:
+    import torch.distributed as dist
+
+    return bool(dist.is_available() and dist.is_initialized())
+
+
+def _leave_group() -> None:
+    """Wait for every rank (rank 0 writes the model folder last), then leave accelerate's process group. A rank
+    that exits with the group still up can abort in gloo's threads at interpreter exit ("terminate called
+    without an active exception"), and torchrun then reports the whole gang as failed."""
+    import torch.distributed as dist
+    from accelerate import PartialState
+
+    dist.barrier()
+    PartialState().destroy_process_group()
+
+
 def _trl() -> Any:
     """trl itself, untyped: its lazy ``__init__`` exports nothing mypy can see."""
     return import_module("trl")
@@ -173,6 +190,7 @@ class TRLSFTTrainer(SFTTrainer):
         if state is not None:
             check_resumable(state["config"], config, self.store)
         start = int(state["step"]) if state is not None else 0
+        joins = world.size > 1 and not _in_a_group()  # a group joined here is left here
         if world.size > 1:
             _agree_on_start(start, world.size)
         if start > config.steps:
@@ -230,6 +248,8 @@ class TRLSFTTrainer(SFTTrainer):
             result.adapter = str(
                 write_model_folder(output / "model", model, config.model, processor, config.prompt_settings())
             )
+        if joins:
+            _leave_group()
         return result
 
 
