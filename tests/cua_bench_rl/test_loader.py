@@ -142,18 +142,15 @@ def test_episodes_end_on_done_fail_and_the_step_limit(workers: EnvWorkers) -> No
 def test_envs_keep_busy_while_the_policy_thinks(workers: EnvWorkers) -> None:
     policy = Scripted(lambda t: [Click(Point(500, 500))], delay=0.25)
     loader = RolloutLoader(workers, [TaskRef(BUTTON, 0)], group_size=2, observes=policy.observes, max_steps=4)
-    started = time.monotonic()
     with loader:
         for number, batch in enumerate(loader.batches(max_batch=8), 1):
             batch.respond(policy.act(batch.turns), version=number)
             if number == 6:
                 break
         steps = loader.stats["env_steps"]
-    elapsed = time.monotonic() - started
     # The three environments step at once after each answer and wait together for the next: one
-    # loader driving them one at a time would hand over batches of one.
-    assert max(policy.batches) == 3 and sum(policy.batches) >= 2 * len(policy.batches)
-    assert steps >= 10 and elapsed < 6 * 0.25 + 3
+    # loader driving them one at a time would hand over batches of one. (How fast: bench/rl.py.)
+    assert max(policy.batches) == 3 and steps >= 10
 
 
 @pytest.mark.parametrize("retries", [1, 0])
