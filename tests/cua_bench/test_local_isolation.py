@@ -12,6 +12,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,6 +20,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from support.task_folders import task_folder
 
 from cua_bench.backends.base import BackendError
 from cua_bench.backends.local import LocalBackend, unavailable
@@ -244,3 +246,18 @@ print(os.path.basename(gone) in names, os.path.exists(gone), os.path.basename(ke
     *seen, kept = done.stdout.split()
     os.rmdir(kept)  # the host's, made in the namespace (a mount point there)
     assert seen == ["False", "False", "True", "True"]
+
+
+def test_a_private_task_folder_made_after_the_server_started_runs(isolated: LocalBackend) -> None:
+    """Root's 0700 temp folder, made after the environment covered /tmp: neither its user nor its view of /tmp
+    reaches it, so the task's files travel to the server by content (``cua_bench.bundles``)."""
+    computer = isolated.provision(width=320, height=240)
+    private = Path(tempfile.mkdtemp())  # mode 0700, root's
+    try:
+        folder = task_folder(private)
+        with EnvClient(computer.address) as env:
+            env.reset(options={"task": str(folder)})
+            assert env.evaluate() == 1.0
+    finally:
+        isolated.teardown(computer)
+        shutil.rmtree(private)

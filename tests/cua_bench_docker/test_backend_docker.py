@@ -73,7 +73,6 @@ def test_parity_with_local(backend: DockerBackend, tmp_path: Path, monkeypatch: 
         "chromium-fill-form",
     ]
     taskset = _tasks(tmp_path / "tasks", names)
-    monkeypatch.setenv("CUA_DOCKER_MOUNTS", str(taskset))
     report = run_parity(str(taskset), ("local", "docker"), variants=2, max_parallel=2)
     assert report.episodes == 2 * len(names)
     assert report.same, report.format()

@@ -1,7 +1,7 @@
 """Clients of an env server, in Gymnasium's shape: ``reset -> (obs, info)``, ``step -> 5-tuple``.
 
 env = EnvClient(computer.address)
-obs, info = env.reset(options={"task": "path/to/task", "variant": 3})
+obs, info = env.reset(options={"task": "path/to/task", "variant": 3})  # a path here travels by content
 obs, reward, terminated, truncated, info = env.step([Click(Point(500, 300))])
 
 On an ``ipc://`` address (same host) RGB frames come through shared memory by default
@@ -21,6 +21,7 @@ from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from cua_bench.bundles import PREFIX, Bundle, bundle_of
 from cua_bench.frames import FrameError, FrameReader
 from cua_core.actions import Action, action_to_dict
 from cua_core.errors import RemoteError
@@ -54,6 +55,14 @@ def _reset_params(
     if "task" not in options:
         raise ValueError("reset needs options={'task': <task name like sim/click-button, or path>, 'variant': <index>}")
     return {**options, "task": str(options["task"]), "seed": seed}
+
+
+def _task_bundle(task: str) -> Bundle | None:
+    """The bundle of a reset's task when it is a path on this computer; None for a name (the server
+    resolves it) or a task already given by content."""
+    if task.startswith(PREFIX) or not os.path.exists(task):
+        return None
+    return bundle_of(task)
 
 
 def _actions(actions: Action | Sequence[Action] | Sequence[Mapping[str, Any]]) -> list[Any]:
@@ -192,6 +201,7 @@ class EnvClient:
         self.rpc = RpcClient(
             address, timeout=step_timeout, heartbeat_timeout=heartbeat_timeout, retries=1, security=security
         )
+        self._sent: set[str] = set()  # task bundles this server holds
 
     @property
     def shared_frames(self) -> bool:
@@ -202,6 +212,12 @@ class EnvClient:
         self, *, seed: int | None = None, options: Mapping[str, Any] | None = None
     ) -> tuple[dict[str, Any], dict[str, Any]]:
         params = _reset_params(seed, options, self.defaults)
+        found = _task_bundle(params["task"])
+        if found is not None:  # a path here: its files go to the server, which may not see this computer's
+            if found.digest not in self._sent and not self.rpc.call("task_bundle", {"digest": found.digest}):
+                self.rpc.call("task_bundle", {"digest": found.digest, "files": found.files})
+            self._sent.add(found.digest)
+            params["task"] = found.ref
         asked = self._frames.prepare(params)
         try:
             reply = self.rpc.call("reset", params)
@@ -286,6 +302,7 @@ class AsyncEnvClient:
         self.rpc = AsyncRpcClient(
             address, timeout=step_timeout, heartbeat_timeout=heartbeat_timeout, retries=1, security=security
         )
+        self._sent: set[str] = set()  # task bundles this server holds
 
     @property
     def shared_frames(self) -> bool:
@@ -295,6 +312,12 @@ class AsyncEnvClient:
         self, *, seed: int | None = None, options: Mapping[str, Any] | None = None
     ) -> tuple[dict[str, Any], dict[str, Any]]:
         params = _reset_params(seed, options)
+        found = await asyncio.to_thread(_task_bundle, params["task"])  # reads files: not on the loop
+        if found is not None:
+            if found.digest not in self._sent and not await self.rpc.call("task_bundle", {"digest": found.digest}):
+                await self.rpc.call("task_bundle", {"digest": found.digest, "files": found.files})
+            self._sent.add(found.digest)
+            params["task"] = found.ref
         asked = self._frames.prepare(params)
         try:
             reply = await self.rpc.call("reset", params)

@@ -30,6 +30,8 @@ from zmq.utils import z85
 
 from cua_bench.a11y_xml import to_osworld_xml
 from cua_bench.adversary import Adversary
+from cua_bench.bundles import PREFIX as BUNDLE
+from cua_bench.bundles import BundleCache
 from cua_bench.frames import FrameError, FrameWriter
 from cua_bench.session import Session
 from cua_bench.task_computer import task_computer
@@ -144,7 +146,9 @@ class EnvServer:
         self.shared_frames = False  # this episode's RGB frames go through ``frames``
         self.closed = threading.Event()
         self.adversary: Adversary | None = None  # cua-bench check's mutations (``adversary.*``)
+        self.bundles = BundleCache()  # task folders sent by content (``cua_bench.bundles``)
         handlers: dict[str, Callable[..., Any]] = {
+            "task_bundle": self.task_bundle,
             "reset": self.reset,
             "step": self.step,
             "evaluate": self.evaluate,
@@ -194,6 +198,12 @@ class EnvServer:
 
     # -- episodes -------------------------------------------------------------------------------
 
+    def task_bundle(self, digest: str, files: dict[str, bytes] | None = None) -> bool:
+        """Whether this server holds the task bundle ``digest``; with ``files``, keep them as it first."""
+        if files is not None:
+            self.bundles.put(digest, files)
+        return self.bundles.holds(digest)
+
     async def reset(
         self,
         task: str,
@@ -219,7 +229,7 @@ class EnvServer:
             raise ValueError(f"obs must be one of {', '.join(OBS_FORMATS)}, got {obs!r}")
         if a11y not in (False, True, *A11Y_FORMATS):
             raise ValueError(f"a11y must be true, false or one of {', '.join(A11Y_FORMATS)}, got {a11y!r}")
-        module = load_task_module(locate_task(task))
+        module = load_task_module(self.bundles.path(task) if task.startswith(BUNDLE) else locate_task(task))
         split = module.resolve_split(split)
         variants = module.variants(split)
         if not 0 <= variant < len(variants):
@@ -367,7 +377,7 @@ class EnvServer:
         finished = False
         if steps > 0:
             try:
-                await player(self.task, recorder)
+                await self.module.call(player, self.task, recorder)
                 finished = True
             except _PrefixDone:
                 pass
@@ -394,9 +404,9 @@ class EnvServer:
 
     async def _play(self, player: Callable[..., Any] | None) -> dict[str, Any]:
         """Run an oracle or a wrong way through actions only, recording each step; its steps and reward."""
-        assert player is not None and self.task is not None
+        assert player is not None and self.task is not None and self.module is not None
         recorder = _RecordingSession(self.session, self)
-        await player(self.task, recorder)
+        await self.module.call(player, self.task, recorder)
         self.steps += len(recorder.steps)
         return {"steps": recorder.steps, "reward": await self.evaluate()}
 
@@ -507,6 +517,7 @@ class EnvServer:
                 pass
         finally:
             self.rpc.close()
+            self.bundles.close()
 
 
 class _CurveAllowList(AllowList):

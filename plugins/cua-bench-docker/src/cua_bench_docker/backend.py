@@ -5,9 +5,10 @@ The container holds the same Xvfb, openbox, apps and env server (``--backend loc
 no network by default, nothing of the host but two folders. The server listens on a unix socket
 in a host folder bind-mounted into the container, so the host reaches it without any network.
 Containers are labelled with the backend, the owning process and the run; ``prune`` removes
-those whose owner is gone. Task folders are mounted read-only at the paths they have here, so a
-task path means the same thing on both sides: cua-bench's own tasksets, plus ``CUA_DOCKER_MOUNTS``
-(folders, ``:``-separated).
+those whose owner is gone. A task given as a path here travels to the server by content
+(``cua_bench.bundles``), so no task folder needs a mount; cua-bench's own tasksets are mounted
+read-only at the paths they have here, plus ``CUA_DOCKER_MOUNTS`` (folders, ``:``-separated) for
+other files a task reads at a host path.
 
 Reset happens inside the container (the env server kills the apps and restores home: milliseconds),
 not by replacing the container (seconds); a fresh container is started per environment.

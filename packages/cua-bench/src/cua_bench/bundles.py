@@ -1,0 +1,166 @@
+"""Task folders travel by content: a task given as a path on the host reaches every env server.
+
+A path is read where it was given (relative paths against the caller's working folder), named by a
+digest of its files, and sent to the env server once; the server keeps it in a cache of its own and
+loads the task from there. So a server in a container, a VM, on another computer, an isolated local
+user who cannot read root's home, or one started before the folder was made all load the same files,
+with no mount to set up; and an edited task gets a new digest, never a stale copy.
+
+What travels: a task folder with everything under it (``__pycache__`` and ``.git`` left out), or one
+task file (an OSWorld JSON, a ``.py``) with its parent folder's name, which some formats read (the
+OSWorld domain). A task that reads files outside its own folder must be given as a name the server
+resolves itself (``sim/click-button``) or carry those files inside it.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from cua_bench.tasks import TaskError
+
+__all__ = ["MAX_BYTES", "PREFIX", "Bundle", "BundleCache", "bundle_of"]
+
+PREFIX = "content:"  # a reset's task given by content: ``content:<digest>/<folder>[/<file>]``
+MAX_BYTES = 256 * 2**20  # a task folder bigger than this is refused by name (keep data out of the task)
+_SKIP = {"__pycache__", ".git"}
+
+
+@dataclass(frozen=True)
+class Bundle:
+    """A task's files (by their path below the bundle's root), their digest, and the task's path there."""
+
+    digest: str
+    task: str  # the folder (or parent/file) to load, relative to the root
+    files: dict[str, bytes]
+
+    @property
+    def ref(self) -> str:
+        return f"{PREFIX}{self.digest}/{self.task}"
+
+
+def _digest(files: dict[str, bytes]) -> str:
+    whole = hashlib.sha256()
+    for name in sorted(files):
+        whole.update(name.encode() + b"\0" + hashlib.sha256(files[name]).digest())
+    return whole.hexdigest()
+
+
+def _signature(path: Path) -> tuple[tuple[str, int, int], ...]:
+    """What changes when a file under ``path`` changes: its relative paths, sizes and mtimes."""
+    found = []
+    for folder, subfolders, names in os.walk(path, followlinks=True):
+        subfolders[:] = sorted(d for d in subfolders if d not in _SKIP)
+        for name in names:
+            full = os.path.join(folder, name)
+            st = os.stat(full)
+            found.append((os.path.relpath(full, path), st.st_size, st.st_mtime_ns))
+    return tuple(sorted(found))
+
+
+def bundle_of(path: str | Path) -> Bundle:
+    """The bundle of the task at ``path`` on this computer (a folder or one file)."""
+    resolved = Path(path).resolve()
+    if not resolved.exists():
+        raise TaskError(f"task path {str(path)!r} does not exist here (resolved to {resolved})")
+    if resolved.is_file():
+        return _file_bundle(resolved, resolved.stat().st_size, resolved.stat().st_mtime_ns)
+    return _folder_bundle(resolved, _signature(resolved))
+
+
+@functools.lru_cache(maxsize=8)
+def _file_bundle(path: Path, size: int, mtime: int) -> Bundle:
+    task = f"{path.parent.name or 'task'}/{path.name}"
+    files = {task: _read(path, size)}
+    return Bundle(_digest(files), task, files)
+
+
+@functools.lru_cache(maxsize=8)  # keyed by the signature: a reset reads a folder again only once it changed
+def _folder_bundle(path: Path, signature: tuple[tuple[str, int, int], ...]) -> Bundle:
+    total = sum(size for _, size, _ in signature)
+    if total > MAX_BYTES:
+        raise TaskError(
+            f"task folder {path} holds {total / 2**20:.0f} MiB, more than the {MAX_BYTES // 2**20} MiB a task may "
+            "carry to an env server: keep large data outside the task and fetch it in setup"
+        )
+    task = path.name or "task"
+    files = {f"{task}/{PurePosixPath(*Path(rel).parts)}": _read(path / rel, size) for rel, size, _ in signature}
+    return Bundle(_digest(files), task, files)
+
+
+def _read(path: Path, size: int) -> bytes:
+    if size > MAX_BYTES:
+        raise TaskError(f"task file {path} is {size / 2**20:.0f} MiB, more than the {MAX_BYTES // 2**20} MiB allowed")
+    return path.read_bytes()
+
+
+class BundleCache:
+    """An env server's bundles, in a folder of its own (made on first use, removed by ``close``)."""
+
+    def __init__(self) -> None:
+        self._root: Path | None = None
+
+    def _folder(self) -> Path:
+        if self._root is None:
+            # Off the machine's /tmp where the server has a folder of its own (CUA_LOCAL_ROOT: an isolated
+            # or container environment, whose /tmp the task uses and reset empties).
+            where = os.environ.get("CUA_LOCAL_ROOT") or None
+            if where is not None:
+                Path(where).mkdir(parents=True, exist_ok=True)
+            self._root = Path(tempfile.mkdtemp(prefix="cua-tasks-", dir=where))
+        return self._root
+
+    def holds(self, digest: str) -> bool:
+        return _valid_digest(digest) and (self._folder() / digest).is_dir()
+
+    def put(self, digest: str, files: dict[str, bytes]) -> None:
+        """Keep ``files`` as bundle ``digest``, after checking that they are what the digest says."""
+        if not _valid_digest(digest):
+            raise TaskError(f"task bundle digest {digest!r} is not a sha256 hex digest")
+        if sum(len(data) for data in files.values()) > MAX_BYTES:
+            raise TaskError(f"task bundle {digest[:12]} is larger than {MAX_BYTES // 2**20} MiB")
+        if _digest(files) != digest:
+            raise TaskError(f"task bundle {digest[:12]}: the files sent do not match their digest")
+        if self.holds(digest):
+            return
+        staging = Path(tempfile.mkdtemp(prefix=".incoming-", dir=self._folder()))
+        for name, data in files.items():
+            target = staging / _safe(name)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(data)
+        try:
+            staging.rename(self._folder() / digest)
+        except OSError:  # another thread put the same bundle first
+            shutil.rmtree(staging, ignore_errors=True)
+
+    def path(self, ref: str) -> Path:
+        """The folder (or file) a ``content:`` task reference loads from."""
+        digest, _, task = ref.removeprefix(PREFIX).partition("/")
+        if not self.holds(digest):
+            raise TaskError(
+                f"task {ref!r}: no bundle {digest[:12]} was sent to this env server (an EnvClient sends a task "
+                "path's files before its reset; a client of another version may not)"
+            )
+        return self._folder() / digest / _safe(task)
+
+    def close(self) -> None:
+        if self._root is not None:
+            shutil.rmtree(self._root, ignore_errors=True)
+            self._root = None
+
+
+def _valid_digest(digest: str) -> bool:
+    return len(digest) == 64 and all(c in "0123456789abcdef" for c in digest)
+
+
+def _safe(name: str) -> Path:
+    """``name`` as a relative path that stays below the bundle's root (no absolute path, no ``..``)."""
+    parts = PurePosixPath(name).parts
+    if not parts or name.startswith("/") or any(p in ("..", ".", "") for p in parts):
+        raise TaskError(f"task bundle: {name!r} is not a relative path inside the task")
+    return Path(*parts)

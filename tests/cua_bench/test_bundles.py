@@ -1,0 +1,72 @@
+"""Task folders travel by content (``cua_bench.bundles``): a path on the host reaches the env server as its
+files, checked against their digest, wherever the server runs."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from support.task_folders import task_folder
+
+from cua_bench import make
+from cua_bench.bundles import PREFIX, BundleCache, _digest, bundle_of
+from cua_bench.tasks import TaskError
+
+
+def test_a_folder_is_its_files_and_an_edit_changes_the_digest(tmp_path: Path) -> None:
+    folder = task_folder(tmp_path)
+    (folder / "__pycache__").mkdir()
+    (folder / "__pycache__" / "main.cpython-311.pyc").write_bytes(b"\0")
+    (folder / "gui").mkdir()
+    (folder / "gui" / "index.html").write_text("<p>hi</p>")
+    first = bundle_of(folder)
+    assert sorted(first.files) == ["hello/answer.txt", "hello/gui/index.html", "hello/main.py"]
+    assert first.task == "hello" and first.ref == f"{PREFIX}{first.digest}/hello"
+    assert bundle_of(folder).digest == first.digest
+    (folder / "answer.txt").write_text("43")
+    os.utime(folder / "answer.txt", ns=(1, 1))  # a new mtime, whatever the clock's resolution
+    assert bundle_of(folder).digest != first.digest
+    one = bundle_of(folder / "main.py")  # one task file travels with its folder's name (OSWorld's domain)
+    assert list(one.files) == ["hello/main.py"] and one.task == "hello/main.py"
+
+
+def test_the_cache_keeps_only_what_the_digest_says_and_inside_itself(tmp_path: Path) -> None:
+    good = bundle_of(task_folder(tmp_path))
+    cache = BundleCache()
+    try:
+        assert not cache.holds(good.digest)
+        with pytest.raises(TaskError, match="do not match their digest"):
+            cache.put(good.digest, {**good.files, "hello/extra.py": b"x"})
+        for evil in ({"../outside.py": b"x"}, {"/etc/x": b"x"}, {"a/../../b": b"x"}):
+            with pytest.raises(TaskError, match="not a relative path inside the task"):
+                cache.put(_digest(evil), evil)
+        with pytest.raises(TaskError, match="is not a sha256 hex digest"):
+            cache.put("../x", good.files)
+        cache.put(good.digest, good.files)
+        assert cache.holds(good.digest)
+        assert (cache.path(good.ref) / "answer.txt").read_text() == "42"
+        with pytest.raises(TaskError, match=r"no bundle 000000000000 was sent to this env server"):
+            cache.path(f"{PREFIX}{'0' * 64}/hello")
+    finally:
+        cache.close()
+
+
+def test_a_missing_path_is_named() -> None:
+    with pytest.raises(TaskError, match="does not exist here"):
+        bundle_of("no/such/task")
+
+
+def test_a_relative_path_runs_from_another_working_folder_than_the_servers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    task_folder(tmp_path / "tasks")
+    monkeypatch.chdir("/")
+    with make(backend="sim", obs="none") as env:  # the server's working folder is /, the caller's is not
+        monkeypatch.chdir(tmp_path / "tasks")
+        env.reset(options={"task": "hello"})
+        assert env.evaluate() == 1.0
+        (tmp_path / "tasks" / "hello" / "answer.txt").write_text("41")  # edited between episodes: sent again
+        os.utime(tmp_path / "tasks" / "hello" / "answer.txt", ns=(2, 2))
+        env.reset(options={"task": "./hello"})
+        assert env.evaluate() == 0.0
