@@ -201,3 +201,23 @@ def test_cli_builds_from_cache_and_prunes(docker_image: str, monkeypatch: pytest
     monkeypatch.setenv("DOCKER_HOST", f"unix://{tmp_path}/nothing.sock")
     out = CliRunner().invoke(main, ["prune", "--backend", "docker"])
     assert out.exit_code == 1 and "not reachable" in out.output
+
+
+def test_the_task_layers_settings_and_folders_reach_the_container(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """OSWorld's file mirror set on the host must hold in the container: passed on, made absolute, mounted
+    (without it every mirror-supported task was skipped on docker-osworld while the host's report said runs)."""
+    from cua_bench_docker.backend import _passed_env, task_mounts
+
+    (tmp_path / "mirror").mkdir()
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("CUA_OSWORLD_FILES", "mirror")
+    monkeypatch.setenv("CUA_OSWORLD_PASSWORD", "hunter2")
+    monkeypatch.delenv("CUA_OSWORLD_TASKS", raising=False)
+    passed = _passed_env()
+    assert passed["CUA_OSWORLD_FILES"] == str(tmp_path / "mirror") and passed["CUA_OSWORLD_PASSWORD"] == "hunter2"
+    assert str(tmp_path / "mirror") in task_mounts()
+    monkeypatch.setenv("CUA_OSWORLD_FILES", str(tmp_path / "nowhere"))
+    with pytest.raises(BackendError, match=r"CUA_OSWORLD_FILES=.*nowhere is not a folder here"):
+        task_mounts()

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import cua_bench
-from cua_bench.backends.base import Backend, BackendError, Computer
+from cua_bench.backends.base import TASK_SETTINGS, Backend, BackendError, Computer
 from cua_bench.backends.local import LocalBackend
 from cua_bench.backends.local.procs import alive
 from cua_bench.hookspecs import hookimpl
@@ -95,13 +95,20 @@ def _owner() -> str:
 
 
 def task_mounts() -> list[str]:
-    """Host folders the container sees read-only at the same path: where task folders live."""
+    """Host folders the container sees read-only at the same path: cua-bench's tasksets, the folders the
+    task layer's settings name (``TASK_SETTINGS``: OSWorld's file mirror), and ``CUA_DOCKER_MOUNTS``."""
     folders = [str(Path(cua_bench.__file__).parent)]  # tasksets and the conformance task
-    folders += [entry for entry in os.environ.get("CUA_DOCKER_MOUNTS", "").split(":") if entry]
-    missing = [folder for folder in folders if not os.path.isdir(folder)]
+    for key, is_folder in TASK_SETTINGS.items():
+        value = os.environ.get(key)
+        if is_folder and value:
+            if not os.path.isdir(value):
+                raise BackendError(f"{key}={value} is not a folder here; the docker backend mounts it into containers")
+            folders.append(os.path.abspath(value))
+    extra = [entry for entry in os.environ.get("CUA_DOCKER_MOUNTS", "").split(":") if entry]
+    missing = [folder for folder in extra if not os.path.isdir(folder)]
     if missing:
         raise BackendError(f"CUA_DOCKER_MOUNTS names folders that do not exist: {', '.join(missing)}")
-    return folders
+    return list(dict.fromkeys(folders + extra))
 
 
 class DockerBackend(Backend):
@@ -215,8 +222,14 @@ class DockerBackend(Backend):
 
 
 def _passed_env() -> dict[str, str]:
-    """The host's settings of the env server inside (settle tuning), so both backends behave alike."""
-    return {key: value for key, value in os.environ.items() if key.startswith("CUA_LOCAL_SETTLE_")}
+    """The host's settings of the env server inside (settle tuning, and the task layer's, with folders
+    made absolute as they are mounted), so both backends behave alike."""
+    passed = {key: value for key, value in os.environ.items() if key.startswith("CUA_LOCAL_SETTLE_")}
+    for key, is_folder in TASK_SETTINGS.items():
+        value = os.environ.get(key)
+        if value:
+            passed[key] = os.path.abspath(value) if is_folder else value
+    return passed
 
 
 def _log_tail(container: Any, lines: int = 20) -> str:

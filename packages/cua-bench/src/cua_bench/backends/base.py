@@ -23,7 +23,17 @@ from cua_core.addresses import ipc_address
 from cua_core.errors import CuaError, RpcError
 from cua_core.rpc import RpcClient
 
-__all__ = ["Backend", "BackendError", "Computer", "ProcessBackend"]
+__all__ = ["TASK_SETTINGS", "Backend", "BackendError", "Computer", "ProcessBackend"]
+
+# What the task layer in an env server reads from its environment, and whether each names a host folder.
+# A backend whose server runs elsewhere (a container, a VM) passes them on, and makes those folders
+# readable there at the same path: set on the host, they must hold where the task runs.
+TASK_SETTINGS = {
+    "CUA_OSWORLD_FILES": True,  # the local mirror of OSWorld's remote files
+    "CUA_OSWORLD_TASKS": True,  # OSWorld's task files, for tasks named osworld/<id>
+    "CUA_OSWORLD_METRICS": False,
+    "CUA_OSWORLD_PASSWORD": False,
+}
 
 
 class BackendError(CuaError):
