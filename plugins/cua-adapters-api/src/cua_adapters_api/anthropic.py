@@ -17,7 +17,9 @@ clicks) and ``duration`` (seconds).
 
 Text blocks (and extended-thinking blocks) are the model's thought. A turn with no ``tool_use``
 is Claude's final answer, the way the agent loop ends (``computer_use_demo/loop.py`` stops when a
-response has no tool calls): it parses to ``done(answer)``.
+response has no tool calls): it parses to ``done(answer)``. A whole reply is read as the API sends
+it (``{"id", "type": "message", "content", "stop_reason", "usage", ...}``), and so is the SDK's
+``Message``/``BetaMessage`` (through its ``model_dump``); ``ParsedOutput.raw`` keeps its ``usage``.
 """
 
 from __future__ import annotations
@@ -29,10 +31,12 @@ from typing import Any, ClassVar
 from cua_adapters_api.anthropic_scaling import MAX_LONG_EDGE, MAX_PIXELS, SCALINGS, scaled_size
 from cua_adapters_api.common import (
     Frame,
+    ModelDump,
     group_modifiers,
     load_json,
     pixel_point,
     pixels,
+    plain,
     stable_id,
     typed_text,
     typed_text_of,
@@ -168,7 +172,9 @@ class AnthropicAdapter(Adapter):
 
     # -- reading -------------------------------------------------------------------------------
 
-    def parse(self, output: RawOutput, size: tuple[int, int]) -> ParsedOutput:
+    def parse(self, output: RawOutput | ModelDump, size: tuple[int, int]) -> ParsedOutput:
+        """A reply as the API or the SDK gives it (see :func:`content_blocks`) in pixels of ``model_size``."""
+        output = plain(output)
         frame = self.model_size(*size)
         blocks = content_blocks(load_json(output, FAMILY), output)
         texts: list[str] = []
@@ -204,9 +210,13 @@ class AnthropicAdapter(Adapter):
 
 
 def content_blocks(data: object, raw: object) -> list[Mapping[str, Any]]:
-    """The content blocks of an assistant message, a list of blocks, or one block."""
+    """The content blocks of a Messages API reply, an assistant message, a list of blocks, or one block.
+
+    A reply is ``{"id", "type": "message", "role": "assistant", "content": [...], "model",
+    "stop_reason", "usage"}``; ``{"role", "content"}`` is the same message without the API's fields.
+    """
     if isinstance(data, Mapping):
-        if "content" in data and "type" not in data:
+        if "content" in data and data.get("type", "message") == "message":
             content = data["content"]
             if isinstance(content, str):
                 return [{"type": "text", "text": content}]

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import hashlib
+import inspect
 import json
 import math
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from cua_core.actions import (
     Action,
@@ -24,16 +25,18 @@ from cua_core.actions import (
 )
 from cua_core.actions.checks import describe, is_real
 from cua_core.errors import ActionError
-from cua_data.adapters import AdapterParseError
+from cua_data.adapters import AdapterParseError, RawOutput
 
 __all__ = [
     "Frame",
+    "ModelDump",
     "ModifiedAction",
     "check_size",
     "group_modifiers",
     "load_json",
     "pixel_point",
     "pixels",
+    "plain",
     "stable_id",
     "typed_text",
     "typed_text_of",
@@ -58,6 +61,28 @@ def check_size(value: object, what: str) -> Frame:
     ):
         raise ValueError(f"{what} must be (width, height) in whole pixels of at least 1, got {value!r}")
     return int(value[0]), int(value[1])
+
+
+@runtime_checkable
+class ModelDump(Protocol):
+    """A vendor SDK's reply object: the pydantic models of the ``anthropic`` and ``openai`` packages
+    (``Message``, ``BetaMessage``, ``Response``), whose ``model_dump(mode="json")`` is the API's JSON."""
+
+    def model_dump(self) -> Any: ...
+
+
+def plain(output: RawOutput | ModelDump) -> RawOutput:
+    """An SDK object as the JSON data it stands for (``model_dump``, with ``mode="json"`` where it takes
+    one, so enums and dates come out as the API writes them); anything else as it is."""
+    if not isinstance(output, ModelDump):
+        return output
+    dump = output.model_dump
+    try:
+        takes_mode = "mode" in inspect.signature(dump).parameters
+    except (TypeError, ValueError):  # no signature to read (a builtin): call it plainly
+        takes_mode = False
+    data: RawOutput = dump(mode="json") if takes_mode else dump()  # type: ignore[call-arg]
+    return data
 
 
 def load_json(output: object, family: str) -> Any:

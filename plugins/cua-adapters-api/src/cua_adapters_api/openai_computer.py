@@ -20,6 +20,12 @@ are pixels of the screenshot sent. Scroll distances are pixels too: one unified 
 100)))`` clicks), rounded, at least one. ``wait`` has no duration; it waits 2 s, as OpenAI's
 example handlers do (``time.sleep(2)``). A response with a ``message`` and no ``computer_call``
 is the model's answer: ``done(answer)``.
+
+A call's ``pending_safety_checks`` are never dropped: they come back in
+``ParsedOutput.safety_checks`` for the agent's policy (stop, or go on and send them back as
+``acknowledged_safety_checks``, which :func:`~cua_adapters_api.messages.openai_request` does for every
+replayed turn). A whole response is read as the API sends it, and so is the SDK's ``Response``
+(through its ``model_dump``).
 """
 
 from __future__ import annotations
@@ -32,10 +38,12 @@ from typing import Any, ClassVar
 from cua_adapters_api.common import (
     POINTER_ACTIONS,
     Frame,
+    ModelDump,
     check_size,
     group_modifiers,
     load_json,
     pixels,
+    plain,
     stable_id,
     typed_text,
     typed_text_of,
@@ -207,12 +215,15 @@ class OpenAIComputerAdapter(Adapter):
 
     # -- reading -------------------------------------------------------------------------------
 
-    def parse(self, output: RawOutput, size: tuple[int, int]) -> ParsedOutput:
+    def parse(self, output: RawOutput | ModelDump, size: tuple[int, int]) -> ParsedOutput:
+        """A response as the API or the SDK gives it (see :func:`output_items`) in pixels of ``model_size``."""
+        output = plain(output)
         frame = self.model_size(*size)
         items = output_items(load_json(output, FAMILY), output)
         thoughts: list[str] = []
         said: list[str] = []
         actions: list[Action] = []
+        checks: list[dict[str, Any]] = []
         calls = 0
         for item in items:
             kind = item.get("type")
@@ -222,6 +233,7 @@ class OpenAIComputerAdapter(Adapter):
                 said.extend(_texts(item.get("content", []), "output_text", output))
             elif kind == "computer_call":
                 calls += 1
+                checks.extend(_safety_checks(item, output))
                 for action in _call_actions(item, output):
                     try:
                         actions.extend(self._actions_of(action, frame))
@@ -237,7 +249,7 @@ class OpenAIComputerAdapter(Adapter):
                 raise AdapterParseError(f"{FAMILY}: the output has no computer_call and no message", output)
             answer = "\n\n".join(text for text in said if text.strip())
             return ParsedOutput([Done(answer or None)], output, _join(thoughts))
-        return ParsedOutput(actions, output, _join([*thoughts, *said]))
+        return ParsedOutput(actions, output, _join([*thoughts, *said]), checks)
 
     def _actions_of(self, action: Mapping[str, Any], frame: Frame) -> list[Action]:
         kind = action.get("type")
@@ -341,6 +353,17 @@ def _call_actions(item: Mapping[str, Any], raw: object) -> list[Mapping[str, Any
         if not isinstance(action, Mapping):
             raise AdapterParseError(f"{FAMILY}: computer_call action {describe(action)} is not an object", raw)
     return list(actions)
+
+
+def _safety_checks(item: Mapping[str, Any], raw: object) -> list[dict[str, Any]]:
+    """The call's ``pending_safety_checks`` (``{"id", "code", "message"}`` each), for the agent to decide on."""
+    checks = item.get("pending_safety_checks") or []
+    if isinstance(checks, str) or not isinstance(checks, Sequence):
+        raise AdapterParseError(f"{FAMILY}: pending_safety_checks {describe(checks)} is not a list", raw)
+    for check in checks:
+        if not isinstance(check, Mapping):
+            raise AdapterParseError(f"{FAMILY}: pending safety check {describe(check)} is not an object", raw)
+    return [dict(check) for check in checks]
 
 
 def _texts(parts: object, kind: str, raw: object) -> list[str]:

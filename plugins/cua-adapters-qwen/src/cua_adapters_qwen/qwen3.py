@@ -3,7 +3,8 @@
 Qwen3-VL writes positions on a 0-1000 grid whatever the image size; its cookbooks map them back
 as ``x / 1000 * width`` (OSWorld's ``mm_agents/qwen3vl_agent.py`` uses ``/ 999``, a 0.1% difference
 we do not follow). That is already our unified scale, so a model coordinate is the unified value
-itself; writing one takes the cell it falls in (``to_pixels`` on a 1000x1000 grid), so that
+itself (a point up to ``OVERSHOOT`` thousandths past the grid is clipped to its edge; further out it
+is refused); writing one takes the cell it falls in (``to_pixels`` on a 1000x1000 grid), so that
 unified -> model -> unified -> pixel is exact. Images follow ``smart_resize`` with factor 32 (patch
 16 x merge 2) and the pixel cap of OSWorld's agent (``16 * 16 * 4 * 12800``), ``min_pixels`` 65536
 as Qwen3-VL's processor (``size.shortest_edge``).
@@ -25,9 +26,15 @@ from cua_adapters_qwen.tools import FN_CALL_TEMPLATE, mobile_use_tool, tools_blo
 from cua_core.actions import Point, to_pixels
 from cua_core.errors import ActionError
 
-__all__ = ["Qwen3VLAdapter"]
+__all__ = ["OVERSHOOT", "Qwen3VLAdapter"]
 
 GRID = 1000
+# Qwen-VL models write coordinates as text, and a point at the screen's edge can come out a little past
+# the grid: QwenLM/Qwen3-VL#1035 (Qwen2.5-VL box edges drifting off the image; the maintainers advise
+# clipping to the image, which we do up to this many thousandths), Yan98/GTA1#8 (0-1000 grounding data
+# holding 1003). Further out the number is not a thousandth of the screen (a pixel of the screenshot,
+# most likely), and clipping it would click somewhere else.
+OVERSHOOT = 20
 
 _DESCRIPTION = "\n".join(
     [
@@ -141,9 +148,13 @@ class Qwen3VLAdapter(QwenToolCallAdapter):
         return list(to_pixels(point, GRID, GRID))
 
     def from_model(self, x: float, y: float, size: tuple[int, int]) -> Point:
-        if not (0 <= x <= GRID and 0 <= y <= GRID):
-            raise ActionError(f"coordinate [{x}, {y}] is outside Qwen3-VL's 0-1000 grid")
-        return Point(x, y)
+        if not (-OVERSHOOT <= x <= GRID + OVERSHOOT and -OVERSHOOT <= y <= GRID + OVERSHOOT):
+            raise ActionError(
+                f"coordinate [{x:g}, {y:g}] is outside Qwen3-VL's 0-1000 grid by more than {OVERSHOOT}: Qwen3-VL "
+                "writes thousandths of the screen, not pixels; for a model that writes pixels of the image it is "
+                "shown (Qwen2.5-VL and models trained like it), use --adapter qwen2.5-vl"
+            )
+        return Point(min(max(x, 0), GRID), min(max(y, 0), GRID))
 
     def system_prompt(self, size: tuple[int, int]) -> str:
         if self.platform == "mobile":

@@ -14,6 +14,13 @@ The action space is the official templates' (``codes/prompts.py`` COMPUTER_USE/M
 also executes (``hover``, ``press``, ``keydown``/``keyup``, ``call_user``). Fixed meanings taken from them:
 ``wait()`` sleeps 5 s (the prompt says so), a scroll is 5 wheel clicks (the parser writes
 ``pyautogui.scroll(±5)``), ``type(content='...\\n')`` submits, ``call_user()`` gives up the task.
+
+UI-TARS-2 and the Seed models (Doubao-Seed GUI) write the same actions as Seed tool calls
+(``<seed:tool_call><function=click><parameter=point><point>x y</point>...``), inside
+``<computer_env>``, or answer in ``<answer>`` (see :mod:`cua_adapters_uitars.grammar`); their points
+are thousandths, so ``ui-tars`` is their adapter. Their tool set adds ``move_to``, ``mouse_down``/
+``mouse_up`` (``button`` left or right), ``infeasible(content)`` (a fail with that reason),
+``take_screenshot``, ``wait(time)`` and ``call_user(content)``; these are read, never written.
 """
 
 from __future__ import annotations
@@ -22,7 +29,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
 from cua_adapters_uitars import prompts
-from cua_adapters_uitars.grammar import Call, quote, read_box, read_call, split_output
+from cua_adapters_uitars.grammar import Call, quote, read_box, read_output
 from cua_core import actions as ua
 from cua_core.errors import ActionError
 from cua_data.adapters import Adapter, AdapterParseError, HistoryPolicy, ParsedOutput, smart_resize
@@ -55,14 +62,21 @@ _ARGS: dict[str, frozenset[str]] = {
     "keyup": frozenset({"key", "press"}),
     "release": frozenset({"key", "press"}),
     "type": frozenset({"content"}),
-    "wait": frozenset(),
+    "wait": frozenset({"time"}),
     "finished": frozenset({"content"}),
-    "call_user": frozenset(),
+    "call_user": frozenset({"content"}),
     "press_home": frozenset(),
     "press_back": frozenset(),
     "navigate_home": frozenset(),
     "navigate_back": frozenset(),
     "open_app": frozenset({"app_name", "content"}),
+    # UI-TARS-2 / Seed GUI tools (trycua/cua agent/loops/uitars2.py TOOL_SCHEMAS; GUIActionType and the
+    # Seed agents' schemas around ui_tars/action_parser.py): these, and wait(time), call_user(content).
+    "move_to": frozenset({"start_box"}),
+    "mouse_down": frozenset({"start_box", "button"}),
+    "mouse_up": frozenset({"start_box", "button"}),
+    "infeasible": frozenset({"content"}),
+    "take_screenshot": frozenset(),
 }
 
 
@@ -187,8 +201,8 @@ class _UITarsBase(Adapter):
         if not isinstance(output, str):
             raise AdapterParseError(f"{self.name}: expected the model's text, got {type(output).__name__}", output)
         try:
-            thought, texts = split_output(output)
-            actions = [self._act(read_call(text), size) for text in texts]
+            thought, calls = read_output(output)
+            actions = [self._act(call, size) for call in calls]
         except (ValueError, ActionError) as exc:
             raise AdapterParseError(f"{self.name}: {exc}", output) from None
         return ParsedOutput(actions, output, thought)
@@ -224,9 +238,16 @@ class _UITarsBase(Adapter):
             "keyup": lambda: ua.KeyUp(_one_key(args, name)),
             "release": lambda: ua.KeyUp(_one_key(args, name)),
             "type": lambda: _type(args.get("content") or _missing("content", name)),
-            "wait": lambda: ua.Wait(WAIT_SECONDS),
+            "wait": lambda: ua.Wait(_seconds(args["time"]) if "time" in args else WAIT_SECONDS),
             "finished": lambda: ua.Done(args.get("content")),
-            "call_user": lambda: ua.Fail(CALL_USER_REASON),
+            "call_user": lambda: ua.Fail(
+                f"{CALL_USER_REASON}: {args['content']}" if "content" in args else CALL_USER_REASON
+            ),
+            "infeasible": lambda: ua.Fail(args.get("content")),
+            "move_to": lambda: ua.MouseMove(at("start_box")),
+            "mouse_down": lambda: ua.MouseDown(_button(args), at("start_box") if "start_box" in args else None),
+            "mouse_up": lambda: ua.MouseUp(_button(args), at("start_box") if "start_box" in args else None),
+            "take_screenshot": ua.Screenshot,
             "press_home": lambda: ua.SystemButton("home"),
             "navigate_home": lambda: ua.SystemButton("home"),
             "press_back": lambda: ua.SystemButton("back"),
@@ -299,6 +320,22 @@ def _one_key(args: dict[str, str], name: str) -> str:
     if len(keys) != 1:
         raise ValueError(f"{name} takes one key, got {' '.join(keys)!r}")
     return keys[0]
+
+
+def _seconds(value: str) -> float:
+    try:
+        return float(value)
+    except ValueError:
+        raise ValueError(f"wait time {value!r} is not a number of seconds") from None
+
+
+def _button(args: dict[str, str]) -> ua.MouseButton:
+    button = args.get("button", "left").strip().lower()
+    if button == "right":
+        return "right"
+    if button != "left":
+        raise ValueError(f"mouse button {button!r} is not left or right")
+    return "left"
 
 
 def _missing(argument: str, name: str) -> str:
