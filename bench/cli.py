@@ -10,32 +10,48 @@ process with click's runner, as a user's shell would run it, and judged:
 - ``clear``: a non-zero exit whose error is one line (click's usage lines aside) that names the
   wrong argument or value.
 
+A case may also name what its output must show beyond the error line (a failing task's file and
+line, say); a hint in an error line that names a flag the command does not take (``--allow-errors
+to exit 0`` where there is none) is not clear either.
+
 Baseline in the same run: the same invocations against bare click groups that only parse (no
 command runs), which shows how many mistakes parsing alone catches.
 
-Last line: ``bad_inputs=… tracebacks=… silent_zero_exits=… clear_errors_ratio=…`` (targets 0, 0, 1.0).
+``fail_fast_s_p95``: a bad option and a bad backend given to a fresh process, as a user types them,
+timed to the error (imports included: an RL command must not load torch to refuse a typo).
+
+Last line: ``bad_inputs=… tracebacks=… silent_zero_exits=… clear_errors_ratio=… fail_fast_s_p95=…``
+(targets 0, 0, 1.0, <= 3 s).
 Run: .venv/bin/python bench/cli.py [--quick] [--show N]
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import os
 import random
 import re
+import statistics
+import subprocess
 import sys
 import tempfile
+import textwrap
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import click
 from click.testing import CliRunner
 
+from cua_bench.cb_cli import main as cb_cli
 from cua_bench.cli import main as bench_cli
+from cua_bench_rl.cli import main as rl_cli
 from cua_core.cli import main as bus_cli
 from cua_data.cli import main as data_cli
+from cua_tui.app import main as tui_main
 
 SIM_TASK = "sim/click-button"
 
@@ -45,11 +61,14 @@ class Case:
     cli: str
     args: list[str]
     names: list[str]  # what a clear error mentions (any one of them)
+    shown: list[str] = field(default_factory=list)  # what the output must also hold (all of them)
 
 
 def hand_written(tmp: Path) -> list[Case]:
     """The tester's own mistakes (the CLI issue) and their siblings."""
     run = tmp / "run"
+    one = ["run", "sim", "--tasks", "click-button", "--variants", "1"]  # bounded, should a refusal come too late
+    model = ["--agent", "openai", "--model", "m", "--adapter", "qwen2.5-vl"]
     return [
         Case("cua-bench", ["run", "sim", "--agent", "noop", "--resume"], ["--resume", "--output"]),
         Case("cua-bench", ["run", "sim", "--variants", "0", "--output", str(run)], ["--variants"]),
@@ -72,7 +91,33 @@ def hand_written(tmp: Path) -> list[Case]:
         Case("cua-data", ["convert", "--from", "nope", str(tmp), str(tmp / "out")], ["nope"]),
         Case("cua-bus", ["call", "notanaddress", "rpc.ping"], ["notanaddress"]),
         Case("cua-bus", ["tail", "--subscribe", f"ipc://{tmp}/no.sock"], ["no.sock"]),
-    ]
+        # issue 33, user code and options: a task's own error shows its file and line ...
+        Case("cua-bench", ["run", str(tmp / "faulty"), "--agent", "noop", "--output", str(tmp / "f1")],
+             ["errored"], [f'{tmp / "faulty" / "boom" / "main.py"}", line', "KeyError: 'expected'"]),
+        Case("cb", ["run", "dataset", str(tmp / "faulty"), "--output-dir", str(tmp / "f2")],
+             ["errored"], ['main.py", line']),
+        # ... option values are typed by what takes them, unknown keys get the closest spelling ...
+        Case("cua-bench", [*one, "--agent", "random", "--agent-option", "seed=abc"], ["seed"]),
+        Case("cua-bench", [*one, *model, "--agent-option", "temperature=hot"], ["temperature"]),
+        Case("cua-bench", [*one, *model, "--adapter-option", "max_pixels=lots"], ["max_pixels"]),
+        Case("cua-bench-rl", ["train", "--trainer-option", "lr=abc", "--output", str(run)], ["lr"]),
+        Case("cua-bench-rl", ["train", "--trainer-option", "lrr=3", "--output", str(run)], ["lrr"]),
+        Case("cua-bench-rl", ["train", "--policy-option", "hiden=3", "--output", str(run)], ["hiden"]),
+        Case("cua-bench-rl", ["pipeline", "--model", str(tmp / "model"), "--grpo-option", "steps=many",
+                              "--output", str(run)], ["steps"]),
+        # ... an agent that breaks its contract is named ...
+        Case("cua-bench", [*one, "--agent", f"{tmp / 'agents.py'}:TextAgent", "--output", str(tmp / "f3")],
+             ["errored"], ["agent TextAgent: act() must return a list"]),
+        # ... a folder that is no dataset is one error wherever a dataset is read ...
+        Case("cua-bench", [*one, "--agent", "replay", "--agent-option", f"dataset={tmp / 'native'}"],
+             [str(tmp / "native")]),
+        Case("cua-bench-rl", ["sft", "--data", str(tmp / "native"), "--model", str(tmp / "model")],
+             [str(tmp / "native")]),
+        # ... an unknown backend is named as one, and a bus address is checked before the TUI starts.
+        Case("cua-bench-rl", ["train", "--env", "nosuchbackend:click-button", "--output", str(run)],
+             ["nosuchbackend"]),
+        Case("cua-tui", ["--runs", str(tmp), "--bus", "garbage://x"], ["garbage://x"]),
+    ]  # fmt: skip
 
 
 # Good lines with typed slots: {n} a number, {name:what} a name, {path} an input path, {kv} KEY=VALUE,
@@ -94,6 +139,8 @@ TEMPLATES: list[tuple[str, str]] = [
     ("cua-data", "export-hub {path:dataset} {out}"),
     ("cua-data", "import-hub {path:hub} {out}"),
     ("cua-bus", "call {name:address} rpc.ping"),
+    ("cua-bench-rl", "train --env {name:env} --trainer-option {kv} --output {out}"),
+    ("cua-bench-rl", "train --policy-option {kv} --output {out}"),
 ]
 BAD: dict[str, list[str]] = {
     "n": ["-1", "abc", "1.5"],
@@ -106,6 +153,7 @@ GOOD = {
     "taskset": "sim", "agent": "noop", "backend": "sim", "adapter": "qwen3-vl", "history": "last=2",
     "task": "click-button", "format": "aguvis", "address": "tcp://127.0.0.1:9",
     "run": "{tmp}/run", "dataset": "{tmp}/dataset", "hub": "{tmp}/hub", "native": "{tmp}/native",
+    "env": "sim:click-button",
 }  # fmt: skip
 
 
@@ -141,7 +189,10 @@ def mutated(tmp: Path, rng: random.Random, per_template: int) -> list[Case]:
     return cases
 
 
-CLIS: dict[str, click.Group] = {"cua-bench": bench_cli, "cua-data": data_cli, "cua-bus": bus_cli}
+CLIS: dict[str, click.Group] = {
+    "cua-bench": bench_cli, "cb": cb_cli, "cua-bench-rl": rl_cli, "cua-data": data_cli, "cua-bus": bus_cli,
+}  # fmt: skip
+ERROR_PREFIX = {"cua-tui": "cua-tui: "}  # argparse, not click: its own one-line prefix
 
 
 @dataclass
@@ -154,17 +205,48 @@ class Verdict:
     clear: bool
 
 
-def judge(case: Case) -> Verdict:
+def _invoke(case: Case) -> tuple[int, str, BaseException | None]:
+    if case.cli == "cua-tui":
+        err = io.StringIO()
+        try:
+            with contextlib.redirect_stderr(err):
+                return tui_main(case.args), err.getvalue(), None
+        except Exception as exc:
+            return 1, err.getvalue(), exc
     result = CliRunner().invoke(CLIS[case.cli], case.args, catch_exceptions=True)
-    output = result.output
+    return result.exit_code, result.output, result.exception
+
+
+def _unknown_flags(case: Case, lines: list[str]) -> list[str]:
+    """Flags an error line tells the user to pass that the command they ran does not take."""
+    group = CLIS.get(case.cli)
+    if group is None:
+        return []
+    command: click.Command = group
+    for word in case.args:
+        if not isinstance(command, click.Group) or word not in command.commands:
+            break
+        command = command.commands[word]
+    taken = {o for p in command.params for o in (*p.opts, *p.secondary_opts)} | {"--debug", "--help"}
+    # A whole command in backticks names its own flags; a flag the user typed is the one refused.
+    hints = [re.sub(r"`[^`]*`", "", line) for line in lines]
+    named = {f for line in hints for f in re.findall(r"(?<![\w-])--[a-z][a-z0-9-]*", line)}
+    return sorted(named - taken - set(case.args))
+
+
+def judge(case: Case) -> Verdict:
+    code, output, exception = _invoke(case)
     traceback = "Traceback (most recent call last)" in output or (
-        result.exception is not None and not isinstance(result.exception, SystemExit)
+        exception is not None and not isinstance(exception, SystemExit)
     )
-    silent_zero = result.exit_code == 0
-    error_lines = [line for line in output.splitlines() if line.startswith("Error:")]
+    silent_zero = code == 0
+    prefix = ERROR_PREFIX.get(case.cli, "Error:")
+    error_lines = [line for line in output.splitlines() if line.startswith(prefix)]
     named = any(name in line for name in case.names for line in error_lines)
-    clear = result.exit_code != 0 and not traceback and len(error_lines) == 1 and named
-    return Verdict(case, result.exit_code, output, traceback, silent_zero, clear)
+    shown = all(text in output for text in case.shown)
+    clear = code != 0 and not traceback and len(error_lines) == 1 and named and shown
+    clear = clear and not _unknown_flags(case, error_lines)
+    return Verdict(case, code, output, traceback, silent_zero, clear)
 
 
 def baseline(cases: list[Case]) -> float:
@@ -177,8 +259,34 @@ def baseline(cases: list[Case]) -> float:
         return copy
 
     groups = {name: parse_only(group) for name, group in CLIS.items()}
-    rejected = sum(CliRunner().invoke(groups[c.cli], c.args).exit_code != 0 for c in cases)
-    return rejected / len(cases)
+    parsed = [c for c in cases if c.cli in groups]
+    rejected = sum(CliRunner().invoke(groups[c.cli], c.args).exit_code != 0 for c in parsed)
+    return rejected / len(parsed)
+
+
+# Bad input as a user types it, each in a fresh process: the time to the error includes the imports.
+FAIL_FAST: list[list[str]] = [
+    ["cua_bench_rl.cli", "train", "--trainer-option", "lr=abc"],
+    ["cua_bench_rl.cli", "train", "--policy-option", "hiden=3"],
+    ["cua_bench_rl.cli", "train", "--env", "nosuchbackend:click-button"],
+    ["cua_bench.cli", "run", "sim", "--tasks", "click-button", "--agent", "random", "--agent-option", "seed=abc"],
+    ["cua_bench.cli", "run", "sim", "--tasks", "click-button", "--backend", "nosuchbackend"],
+]
+
+
+def fail_fast(tmp: Path, repeats: int) -> list[float]:
+    """Seconds from start to the error of each bad invocation, ``repeats`` times each."""
+    seconds = []
+    for _ in range(repeats):
+        for module, *args in FAIL_FAST:
+            started = time.monotonic()
+            done = subprocess.run(
+                [sys.executable, "-m", module, *args, "--output", str(tmp / "never")],
+                capture_output=True, text=True, cwd=tmp, check=False,
+            )  # fmt: skip
+            seconds.append(time.monotonic() - started)
+            assert done.returncode != 0 and "Error:" in done.stderr, (args, done.stderr)
+    return seconds
 
 
 def _make_inputs(tmp: Path) -> None:
@@ -193,6 +301,39 @@ def _make_inputs(tmp: Path) -> None:
         writer.add(LiteSample(Metadata("desktop", "use", others={"id": "a"}), messages, []), split="train")
     export_hub(tmp / "dataset", tmp / "hub")
     (tmp / "native").mkdir()
+    (tmp / "model").mkdir()  # a checkpoint folder as far as the checks that come first can tell
+    (tmp / "model" / "config.json").write_text("{}")
+    (tmp / "faulty" / "boom").mkdir(parents=True)
+    (tmp / "faulty" / "boom" / "main.py").write_text(FAULTY_TASK)
+    (tmp / "agents.py").write_text(TEXT_AGENT)
+
+
+# A user's task whose setup fails in a helper of theirs, and a user's agent whose act returns text.
+FAULTY_TASK = textwrap.dedent("""
+    import cua_bench as cb
+
+    @cb.tasks_config
+    def load():
+        return [cb.Task(description="Nothing to do.")]
+
+    def expected(task):
+        return task.metadata["expected"]
+
+    @cb.setup_task
+    async def setup(task, session):
+        expected(task)
+
+    @cb.evaluate_task
+    async def evaluate(task, session):
+        return [1.0]
+""")
+TEXT_AGENT = textwrap.dedent("""
+    from cua_bench import Agent
+
+    class TextAgent(Agent):
+        def act(self, observation):
+            return "click(500, 300)"
+""")
 
 
 def main() -> None:
@@ -210,6 +351,7 @@ def main() -> None:
         verdicts = [judge(case) for case in cases]
         seconds = time.monotonic() - started
         parsed_only = baseline(cases)
+        fast = fail_fast(tmp, 1 if args.quick else 3)
     bad: list[Callable[[Verdict], bool]] = [lambda v: v.traceback, lambda v: v.silent_zero, lambda v: not v.clear]
     shown = 0
     for verdict in verdicts:
@@ -220,10 +362,12 @@ def main() -> None:
     tracebacks = sum(v.traceback for v in verdicts)
     zeros = sum(v.silent_zero for v in verdicts)
     clear = sum(v.clear for v in verdicts) / len(verdicts)
+    p95 = statistics.quantiles(fast, n=20, method="inclusive")[-1] if len(fast) > 1 else fast[0]
     print(f"{len(verdicts)} bad invocations in {seconds:.1f} s; parsing alone rejects {parsed_only:.2f} of them")
+    print(f"fail fast: {len(fast)} fresh processes, {min(fast):.2f} to {max(fast):.2f} s to the error")
     print(
         f"bad_inputs={len(verdicts)} tracebacks={tracebacks} silent_zero_exits={zeros} "
-        f"clear_errors_ratio={clear:.3f} parse_only_reject_ratio={parsed_only:.3f}"
+        f"clear_errors_ratio={clear:.3f} parse_only_reject_ratio={parsed_only:.3f} fail_fast_s_p95={p95:.2f}"
     )
 
 

@@ -55,7 +55,6 @@ FAMILIES: dict[str, dict[str, Any]] = {
         "max_staleness": 1,
         "buffer_capacity": 32,
         "eval_every": 25,
-        "task_sampling": "variant-difficulty",  # late in a run most variants are mastered: play the others
         "trainer_options": {"lr": 2e-3, "entropy_coef": 0.01, "micro_batch": 256},
     },
     "a11y": {

@@ -223,3 +223,15 @@ def test_interact_acts_on_the_asked_variant(here: Path) -> None:
     code, out = cb("interact", "click-button", "--dataset", "sim", "--screenshots", "shots", stdin="quit\n")
     assert code == 0, out
     assert out.startswith("task: ") and (here / "shots" / "step_000.png").is_file()
+
+
+def test_the_failure_hint_names_a_flag_cb_takes(here: Path) -> None:
+    from support.user_errors import faulty_task
+
+    faulty_task(here / "ts", "evaluate")
+    faulty_task(here / "ts", "nowhere", name="fine")
+    code, out = cb("run", "dataset", here / "ts", "--oracle")
+    assert code == 1 and errors(out)[-1].endswith("; --allow-errors to exit 0"), out
+    assert 'faulty/main.py", line' in out  # where the task's evaluator failed
+    code, out = cb("run", "dataset", here / "ts", "--oracle", "--allow-errors")
+    assert code == 0 and errors(out) == [], out

@@ -124,3 +124,44 @@ def test_list_shows_the_sim_taskset() -> None:
     assert "sim" in data["tasksets"]
     assert "sim" in data["backends"]
     assert {"oracle", "random", "noop", "replay"} <= set(data["agents"])
+
+
+def test_a_failing_task_shows_its_own_traceback_in_the_terminal_and_the_report(tmp_path: Path) -> None:
+    from support.user_errors import failing_line, faulty_task
+
+    folder = faulty_task(tmp_path / "ts", "setup")
+    where = f'File "{folder.resolve()}/main.py", line {failing_line(folder)}, in expected'
+    code, out = run("run", tmp_path / "ts", "--agent", "noop", "--output", tmp_path / "run")
+    assert code == 1 and "errored: faulty/test/0: " in out
+    assert f"    {where}" in out and 'return task.metadata["expected"]' in out  # indented under its episode
+    assert "Traceback (most recent call last)" not in out and "cua_core" not in out  # not ours: theirs
+    code, out = run("report", tmp_path / "run")
+    assert code == 0 and where in out
+    code, out = run("--debug", "run", tmp_path / "ts", "--agent", "noop", "--output", tmp_path / "debug")
+    assert code == 1 and where in out and "cua_core/rpc/server.py" in out  # --debug: every frame
+
+
+def test_agent_and_adapter_options_are_typed_before_anything_starts(tmp_path: Path) -> None:
+    tasks = make_taskset(tmp_path / "ts", {"press-a": ("fast", 1)})
+    code, out = run("run", tasks, "--agent", "random", "--agent-option", "seed=abc", "--output", tmp_path / "a")
+    assert code == 1 and "Error: agent 'random': --agent-option seed=abc: seed must be an integer (int)" in out
+    code, out = run("run", tasks, "--agent", "random", "--agent-option", "seed=7", "--output", tmp_path / "b")
+    assert code == 0 and load_settings(tmp_path / "b")["results"]["agent_options"] == {"seed": 7}  # type: ignore[index]
+    args = ["run", tasks, "--agent", "openai", "--model", "m", "--adapter", "qwen2.5-vl", "--output", tmp_path / "c"]
+    code, out = run(*args, "--agent-option", "temperature=hot")
+    assert code == 1 and "--agent-option temperature=hot: temperature must be a number (float)" in out
+    code, out = run(*args, "--adapter-option", "max_pixels=lots")
+    assert code == 1 and "--adapter-option max_pixels=lots: max_pixels must be an integer or none" in out
+    assert not (tmp_path / "a").exists() and not (tmp_path / "c").exists()
+
+
+def test_replay_takes_a_run_folder_and_refuses_what_holds_no_dataset(tmp_path: Path) -> None:
+    tasks = make_taskset(tmp_path / "ts", {"press-a": ("fast", 2)})
+    code, out = run("run", tasks, "--output", tmp_path / "oracle")
+    assert code == 0, out
+    code, out = run("run", tasks, "--agent", "replay", "--agent-option", f"dataset={tmp_path / 'oracle'}",
+                    "--output", tmp_path / "replay", "--json")  # fmt: skip
+    assert code == 0 and json.loads(out)["success_rate"] == 1.0, out
+    code, out = run("run", tasks, "--agent", "replay", "--agent-option", f"dataset={tmp_path / 'ts'}",
+                    "--output", tmp_path / "nothing")  # fmt: skip
+    assert code == 1 and "nor a run folder holding one" in out and not (tmp_path / "nothing").exists(), out

@@ -156,3 +156,13 @@ def test_tasks_by_name_are_what_the_runner_sends_and_the_server_resolves(tmp_pat
     with cua_bench.make(backend="sim") as env:
         _, info = env.reset(options={"task": "sim/click-button", "variant": 2})
         assert info["task"]["name"] == "click-button" and info["task"]["variant"] == 2
+
+
+def test_an_agent_whose_act_returns_text_is_named_with_what_act_must_return(tmp_path: Path) -> None:
+    from support.user_errors import TextAgent
+
+    summary = Runner(RunConfig(str(SIM / "click-button"), tmp_path / "run", agent=TextAgent, variants=1)).run()
+    assert (summary["errors"], summary["scored"]) == (1, 0)
+    error = json.loads((tmp_path / "run/episodes.jsonl").read_text())["error"]
+    assert error.startswith("AgentError: agent TextAgent: act() must return a list of cua_core actions"), error
+    assert "it returned a str ('click(500, 300)') (parse text with cua_core.parse_actions)" in error

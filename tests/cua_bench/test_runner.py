@@ -238,3 +238,36 @@ def test_a_worker_that_dies_unexpectedly_fails_the_run_and_says_why(
     ):
         runner.run()
     assert (tmp_path / "out" / "summary.json").exists()  # what was done is kept
+
+
+@pytest.mark.parametrize(("fail_in", "function"), [("setup", "setup"), ("evaluate", "evaluate")])
+def test_a_task_that_raises_records_where_in_its_own_code(tmp_path: Path, fail_in: str, function: str) -> None:
+    """Its file and line in episodes.jsonl, its frames first; the env server's and the RPC's are left out."""
+    from support.user_errors import failing_line, faulty_task
+
+    folder = faulty_task(tmp_path / "ts", fail_in)
+    summary = Runner(RunConfig(str(tmp_path / "ts"), tmp_path / "run", agent="noop", record=False)).run()
+    assert summary["errors"] == 1
+    result = json.loads((tmp_path / "run/episodes.jsonl").read_text())
+    trace = result["traceback"]
+    assert f'File "{folder.resolve()}/main.py", line {failing_line(folder)}, in expected' in trace, trace
+    assert trace.index(f", in {function}\n") < trace.index(", in expected\n")  # most recent call last
+    assert 'return task.metadata["expected"]' in trace and trace.rstrip().endswith("KeyError: 'expected'")
+    assert "cua_core" not in trace and "cua_bench/server.py" not in trace and "asyncio" not in trace
+    # --debug keeps the server's whole traceback instead
+    Runner(RunConfig(str(tmp_path / "ts"), tmp_path / "debug", agent="noop", record=False, full_tracebacks=True)).run()
+    full = json.loads((tmp_path / "debug/episodes.jsonl").read_text())["traceback"]
+    assert "cua_core/rpc/server.py" in full and "KeyError: 'expected'" in full
+
+
+def test_the_summary_shows_the_screen_the_task_ran_at(tmp_path: Path) -> None:
+    from support.user_errors import faulty_task
+
+    from cua_bench.summary import format_summary
+
+    faulty_task(tmp_path / "ts", "nowhere")  # declares 1024x768; the run's own size is 1280x800
+    summary = Runner(RunConfig(str(tmp_path / "ts"), tmp_path / "run", record=False)).run()
+    assert summary["scored"] == 1 and summary["screens"] == ["1024x768"]
+    assert json.loads((tmp_path / "run/episodes.jsonl").read_text())["screen"] == [1024, 768]
+    text = format_summary(summary)
+    assert "screen=1024x768" in text and "1280" not in text

@@ -75,3 +75,21 @@ def test_config_files(tmp_path: Path) -> None:
         load_config_file(tmp_path / "d.yaml")
     with pytest.raises(CuaError, match="cannot read"):
         load_config_file(tmp_path / "missing.yaml")
+
+
+def test_settings_from_a_file_or_the_command_line_are_typed() -> None:
+    config = TrainConfig.from_dict({"group_size": "4", "minutes": "1.5", "train_variants": "none"})
+    assert (config.group_size, config.minutes, config.train_variants) == (4, 1.5, None)
+    with pytest.raises(CuaError, match="setting group_size=four: group_size must be an integer"):
+        TrainConfig.from_dict({"group_size": "four"})
+    with pytest.raises(CuaError, match="unknown setting 'group_sise'; did you mean 'group_size'"):
+        TrainConfig.from_dict({"group_sise": 8})
+
+
+def test_an_unknown_backend_is_named_with_the_known_ones() -> None:
+    config = TrainConfig.from_dict({"env": "nosuchbackend:click-button"})
+    with pytest.raises(CuaError, match=r"unknown backend 'nosuchbackend' \(known backends: sim, local"):
+        config.check_backend()
+    with pytest.raises(CuaError, match="unknown backend 'smi'; did you mean 'sim'"):
+        TrainConfig.from_dict({"env": "smi:click-button"}).check_backend()
+    TrainConfig.from_dict({"env": "sim:click-button"}).check_backend()

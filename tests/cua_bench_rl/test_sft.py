@@ -28,7 +28,7 @@ def config(**overrides: object) -> SFTConfig:
 
 
 def test_settings_are_checked_and_named() -> None:
-    with pytest.raises(CuaError, match=r"unknown setting.*grad_acumulation.*known:"):
+    with pytest.raises(CuaError, match=r"unknown setting 'grad_acumulation'; did you mean 'grad_accumulation'"):
         config(grad_acumulation=4)
     with pytest.raises(CuaError, match="grad_accumulation must be a positive integer"):
         config(grad_accumulation=0)
@@ -128,6 +128,7 @@ def test_examples_are_the_adapters_prompts_over_oracle_runs(oracle: Path, tmp_pa
     assert '"action": "left_click"' in target and prompt.images  # the screenshot is in the prompt
     again = oracle_dataset(oracle.parent, tasks=("click-button",), variants=2)  # a finished run is reused
     assert again == oracle and load_examples(config(data=str(again), history=1))[0][1] == target
+    assert load_examples(config(data=str(oracle.parent), history=1))[0][1] == target  # the run folder reads as it
 
 
 def test_mistakes_are_found_before_any_rank_starts(oracle: Path, tmp_path: Path) -> None:
@@ -136,17 +137,18 @@ def test_mistakes_are_found_before_any_rank_starts(oracle: Path, tmp_path: Path)
     good = {"data": str(oracle), "model": str(tmp_path / "model")}
     with pytest.raises(CuaError, match=r"is not a checkpoint folder \(no config.json"):
         preflight(config(**{**good, "model": str(tmp_path)}))
-    with pytest.raises(CuaError, match="holds no LiteSample dataset"):
+    with pytest.raises(CuaError, match=r"is neither a dataset .* nor a run folder holding one"):
         preflight(config(**{**good, "data": str(tmp_path)}))
+    preflight(config(**{**good, "data": str(oracle.parent)}))  # the run folder the dataset is in
     with pytest.raises(CuaError, match="unknown SFT trainer 'dpd'; did you mean 'ddp'"):
         preflight(config(**good, trainer="dpd"))
     with pytest.raises(CuaError, match="unknown adapter 'qwen9'"):
         preflight(config(**good, adapter="qwen9"))
     runner = CliRunner()
     result = runner.invoke(main, ["sft", "--data", str(tmp_path), "--model", str(tmp_path / "model"), "--nodes", "2"])
-    assert result.exit_code == 1 and "holds no LiteSample dataset" in result.output  # not submitted to any pool
+    assert result.exit_code == 1 and "nor a run folder holding one" in result.output  # not submitted to any pool
     result = runner.invoke(
         main, ["sft", "--data", str(oracle), "--model", str(tmp_path / "model"), "--trainer-option", "x"]
     )
-    assert result.exit_code == 1 and "expected KEY=VALUE" in result.output
+    assert result.exit_code == 2 and "'x' is not KEY=VALUE" in result.output
     assert os.path.isdir(oracle)  # nothing already written was touched

@@ -119,6 +119,57 @@ def test_kill_9_of_the_trainer_then_resume_goes_on_counting(tmp_path: Path) -> N
     assert steps == list(range(1, killed_at + 3)), steps  # no step twice, none missing
 
 
+# The CLI in a fresh interpreter, as a user runs it: its exit status, whether torch was imported, its last line.
+_FRESH = """
+import sys
+from click.testing import CliRunner
+from cua_bench_rl.cli import main
+result = CliRunner().invoke(main, sys.argv[1:])
+print(result.exit_code, "torch" in sys.modules, result.output.strip().splitlines()[-1])
+"""
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["--trainer-option", "lr=abc"], "--trainer-option lr=abc: lr must be a number (float)"),
+        (["--trainer-option", "lrr=3"], "unknown trainer option 'lrr'; did you mean 'lr'?"),
+        (["--env", "nosuchbackend:click-button"], "unknown backend 'nosuchbackend' (known backends: sim, local"),
+        (["--env", "sim:clik-button"], "no task 'clik-button'"),
+    ],
+)
+def test_a_bad_option_or_backend_fails_before_torch_is_imported_and_leaves_nothing(
+    tmp_path: Path, args: list[str], says: str
+) -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", _FRESH, "train", *args, "--output", str(tmp_path / "run")],
+        capture_output=True, text=True, cwd=tmp_path, check=False,
+    )  # fmt: skip
+    code, imported, line = done.stdout.split(" ", 2)
+    assert (code, imported) == ("1", "False") and says in line, done.stdout + done.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_policy_options_are_typed_by_the_class_a_lazy_factory_builds(tmp_path: Path) -> None:
+    """pixel-click is registered as ``def _pixel_click(**options)``: its class's signature is what counts."""
+    with pytest.raises(CuaError, match=r"policy 'pixel-click': unknown option 'hiden' \(its options: width, height"):
+        train(small_train_config(policy="pixel-click", policy_options={"hiden": 3}), tmp_path / "a")
+    with pytest.raises(CuaError, match="--policy-option width=abc: width must be an integer"):
+        train(small_train_config(policy="pixel-click", policy_options={"width": "abc"}), tmp_path / "b")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_train_help_shows_the_defaults() -> None:
+    from click.testing import CliRunner
+
+    from cua_bench_rl.cli import main
+
+    text = CliRunner().invoke(main, ["train", "--help"], terminal_width=200, max_content_width=200).output
+    for default in ("sim:click-button", "pixel-click", "grpo", "uniform"):
+        assert f"[default: {default}]" in text, text
+    assert "Rollouts per (task, variant): a GRPO group.  [default: 8; x>=2]" in text
+
+
 def test_resume_without_a_run_is_refused_by_the_cli(tmp_path: Path) -> None:
     done = subprocess.run(check=False, args=[*CLI, "train", "--resume"], capture_output=True, text=True, cwd=tmp_path)
     assert done.returncode == 1 and "--resume needs --output" in done.stderr

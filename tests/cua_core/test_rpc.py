@@ -42,8 +42,11 @@ def server() -> Iterator[RpcServer]:
         return seconds
 
     @srv.method()
-    def fail(message: str) -> None:
-        raise Boom(message)
+    def fail(message: str, note: str | None = None) -> None:
+        error = Boom(message)
+        if note is not None:
+            error.add_note(note)
+        raise error
 
     @srv.method()
     async def async_sleep(seconds: float) -> float:
@@ -72,7 +75,15 @@ def test_remote_exception_arrives_typed(server: RpcServer) -> None:
     assert err.remote_type.endswith("Boom")
     assert err.message == "disk full"
     assert err.method == "fail"
-    assert "raise Boom(message)" in err.traceback
+    assert "raise error" in err.traceback
+    assert err.notes == ()
+
+
+def test_the_notes_of_a_remote_exception_arrive_with_it(server: RpcServer) -> None:
+    """What the server adds for the caller (a task's own traceback, say) travels apart from the message."""
+    with RpcClient(server.address) as client, pytest.raises(RemoteError) as info:
+        client.call("fail", {"message": "disk full", "note": "where: main.py, line 3"})
+    assert (info.value.message, info.value.notes) == ("disk full", ("where: main.py, line 3",))
 
 
 def test_wrong_method_and_params_say_what_is_wrong(server: RpcServer) -> None:

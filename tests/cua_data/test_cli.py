@@ -121,3 +121,28 @@ def test_bad_rows_are_not_written(tmp_path: Path) -> None:
         writer.add(bad)
     writer.abort()
     assert not (tmp_path / "desktop").exists()
+
+
+def test_a_run_folder_reads_as_the_dataset_it_holds_and_anything_else_is_one_error(tmp_path: Path) -> None:
+    """Where a dataset is expected, a `cua-bench run` folder (its trajectories/) works; else one clear error."""
+    from cua_data import DatasetReader, StoreError, resolve_dataset
+
+    run_folder = tmp_path / "run"
+    write(run_folder / "trajectories", range(4))
+    (run_folder / "episodes.jsonl").write_text("")
+    assert resolve_dataset(run_folder) == run_folder / "trajectories"
+    assert len(list(DatasetReader(run_folder))) == 4
+    for command in ("inspect", "stats", "validate"):
+        code, out = run(command, run_folder)
+        assert code == 0, (command, out)
+    code, out = run("export-hub", run_folder, tmp_path / "hub")
+    assert code == 0, out
+    (tmp_path / "unrecorded").mkdir()
+    (tmp_path / "unrecorded/episodes.jsonl").write_text("")
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other/notes.txt").write_text("")
+    for folder, says in (("unrecorded", "recorded no trajectories"), ("other", "nor a run folder holding one")):
+        code, out = run("stats", tmp_path / folder)
+        assert code == 1 and says in out and out.count("Error:") == 1, out
+        with pytest.raises(StoreError, match=says):
+            DatasetReader(tmp_path / folder)

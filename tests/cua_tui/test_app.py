@@ -77,3 +77,22 @@ def test_run_folders_without_a_marker_are_read_by_their_name(tmp_path: Path) -> 
 def test_a_missing_runs_folder_is_refused_by_name(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     assert main(["--runs", str(tmp_path / "nope")]) == 2
     assert f"--runs {tmp_path / 'nope'}: no such folder" in capsys.readouterr().err
+
+
+def test_a_bad_bus_address_is_refused_in_one_line_not_a_worker_traceback(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    assert main(["--runs", str(tmp_path), "--bus", "garbage://x"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("cua-tui: --bus 'garbage://x' is not a bus address: write ipc://PATH or tcp://HOST:PORT")
+    assert "Traceback" not in err and err.count("\n") == 1
+
+
+def test_the_exit_status_says_when_the_app_stopped_on_an_error(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from cua_tui.app import CuaTui
+
+    def stopped_on_an_error(self: CuaTui) -> None:
+        self._return_code = 1  # what Textual sets when a worker's exception ends the app
+
+    monkeypatch.setattr(CuaTui, "run", stopped_on_an_error)
+    assert main(["--runs", str(tmp_path), "--bus", "tcp://127.0.0.1:9"]) == 1

@@ -20,6 +20,8 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
+from cua_core.addresses import check_address
+from cua_core.errors import CuaError
 from cua_core.events import BusAddresses, ensure_forwarder
 from cua_tui.backfill import scan_runs
 from cua_tui.feed import BusBatch, ControllerLink, ControllerSnapshot, ControllerUpdate, read_bus
@@ -225,9 +227,16 @@ def main(argv: list[str] | None = None) -> int:
         except Exception as exc:
             print(f"cua-tui: cannot start the local bus ({exc}); pass --bus ADDRESS", file=sys.stderr)
             return 1
+    else:
+        try:  # here, in one line: the bus worker would fail later, on its thread, with ZeroMQ's words
+            check_address(args.bus)
+        except CuaError as exc:
+            print(f"cua-tui: --bus {exc}", file=sys.stderr)
+            return 2
     images = {"auto": None, "on": True, "off": False}[args.images]
-    CuaTui(controller=args.controller, runs=runs, bus=args.bus, images=images).run()
-    return 0
+    app = CuaTui(controller=args.controller, runs=runs, bus=args.bus, images=images)
+    app.run()
+    return app.return_code or 0  # 1 when the app stopped on an error (a worker's, say), not 0
 
 
 if __name__ == "__main__":

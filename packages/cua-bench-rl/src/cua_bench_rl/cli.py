@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import logging
 import time
+from dataclasses import MISSING, fields
 from pathlib import Path
 from typing import Any
 
@@ -24,22 +25,23 @@ from cua_bench_rl.config import TrainConfig, layered_settings
 from cua_bench_rl.sampling import SAMPLINGS
 from cua_core.command import CONTEXT, CuaGroup
 from cua_core.errors import CuaError
+from cua_core.options import parse_pairs
 
 __all__ = ["main"]
 
 
 def _options(pairs: tuple[str, ...], flag: str) -> dict[str, Any]:
-    """``key=value`` pairs; values parse as JSON where they can (numbers, true, lists), else text."""
-    found: dict[str, Any] = {}
-    for pair in pairs:
-        key, eq, value = pair.partition("=")
-        if not (eq and key):
-            raise CuaError(f"{flag} {pair!r}: expected KEY=VALUE, like {flag} lr=3e-4")
-        try:
-            found[key] = json.loads(value)
-        except ValueError:
-            found[key] = value
-    return found
+    """``key=value`` pairs as text; the config they go to types each (``cua_core.options``) before anything starts."""
+    return dict(parse_pairs(pairs, flag))
+
+
+# TrainConfig's defaults, shown in --help; a plain option the command line does not give stays out of the
+# settings (its source is click's default), so --config and --resume still set it.
+_DEFAULTS: dict[str, Any] = {f.name: f.default for f in fields(TrainConfig) if f.default is not MISSING}
+
+
+def _default(name: str) -> dict[str, Any]:
+    return {"default": _DEFAULTS[name], "show_default": True}
 
 
 @click.group(cls=CuaGroup, context_settings=CONTEXT)
@@ -49,27 +51,71 @@ def main() -> None:
 
 
 @main.command()
-@click.option("--env", help="BACKEND:TASK[,TASK...], e.g. sim:click-button or sim:login,fill-form.")
-@click.option("--policy", help="A registered policy (see `cua-bench-rl list`).")
+@click.option("--env", help="BACKEND:TASK[,TASK...], e.g. sim:click-button or sim:login,fill-form.", **_default("env"))
+@click.option("--policy", help="A registered policy (see `cua-bench-rl list`).", **_default("policy"))
 @click.option("--policy-option", "policy_option", multiple=True, metavar="KEY=VALUE", help="Policy constructor option.")
-@click.option("--trainer", help="A registered trainer (default grpo).")
+@click.option("--trainer", help="A registered trainer (see `cua-bench-rl list`).", **_default("trainer"))
 @click.option("--trainer-option", "trainer_option", multiple=True, metavar="KEY=VALUE", help="e.g. lr=3e-4, lora=true.")
-@click.option("--group-size", type=click.IntRange(min=2), help="Rollouts per (task, variant): a GRPO group.")
-@click.option("--groups-per-step", type=click.IntRange(min=1), help="Groups per optimiser step.")
-@click.option("--workers", type=click.IntRange(min=1), help="Env workers for rollouts.")
-@click.option("--eval-workers", type=click.IntRange(min=1), help="Env workers for held-out evaluation.")
-@click.option("--steps", type=click.IntRange(min=1), help="Optimiser steps.")
+@click.option(
+    "--group-size",
+    type=click.IntRange(min=2),
+    help="Rollouts per (task, variant): a GRPO group.",
+    **_default("group_size"),
+)
+@click.option(
+    "--groups-per-step", type=click.IntRange(min=1), help="Groups per optimiser step.", **_default("groups_per_step")
+)
+@click.option("--workers", type=click.IntRange(min=1), help="Env workers for rollouts.", **_default("workers"))
+@click.option(
+    "--eval-workers",
+    type=click.IntRange(min=1),
+    help="Env workers for held-out evaluation.",
+    **_default("eval_workers"),
+)
+@click.option("--steps", type=click.IntRange(min=1), help="Optimiser steps.", **_default("steps"))
 @click.option("--minutes", type=click.FloatRange(min=0, min_open=True), help="Wall-clock budget for the whole run.")
 @click.option("--max-steps", type=click.IntRange(min=1), help="Step limit in training and eval (default: the task's).")
-@click.option("--max-staleness", type=click.IntRange(min=0), help="Versions a group may lag and still be trained on.")
+@click.option(
+    "--max-staleness",
+    type=click.IntRange(min=0),
+    help="Versions a group may lag and still be trained on.",
+    **_default("max_staleness"),
+)
 @click.option("--train-variants", type=click.IntRange(min=1), help="Only the first K train variants of each task.")
-@click.option("--eval-episodes", type=click.IntRange(min=1), help="Held-out variants evaluated per task.")
-@click.option("--eval-every", type=click.IntRange(min=0), help="Steps between held-out evaluations (0: start, end).")
-@click.option("--checkpoint-every", type=click.IntRange(min=1), help="Steps between checkpoints.")
-@click.option("--curriculum-start", type=click.IntRange(min=0), help="Oracle steps played first, at most, at step 0.")
-@click.option("--curriculum-steps", type=click.IntRange(min=0), help="Optimiser step by which that is annealed away.")
-@click.option("--task-sampling", type=click.Choice(SAMPLINGS), help="Which task or variant the next group plays.")
-@click.option("--seed", type=int)
+@click.option(
+    "--eval-episodes",
+    type=click.IntRange(min=1),
+    help="Held-out variants evaluated per task.",
+    **_default("eval_episodes"),
+)
+@click.option(
+    "--eval-every",
+    type=click.IntRange(min=0),
+    help="Steps between held-out evaluations (0: start, end).",
+    **_default("eval_every"),
+)
+@click.option(
+    "--checkpoint-every", type=click.IntRange(min=1), help="Steps between checkpoints.", **_default("checkpoint_every")
+)
+@click.option(
+    "--curriculum-start",
+    type=click.IntRange(min=0),
+    help="Oracle steps played first, at most, at step 0.",
+    **_default("curriculum_start"),
+)
+@click.option(
+    "--curriculum-steps",
+    type=click.IntRange(min=0),
+    help="Optimiser step by which that is annealed away.",
+    **_default("curriculum_steps"),
+)
+@click.option(
+    "--task-sampling",
+    type=click.Choice(SAMPLINGS),
+    help="Which task or variant the next group plays.",
+    **_default("task_sampling"),
+)
+@click.option("--seed", type=int, **_default("seed"))
 @click.option("--config", "config_file", type=click.Path(dir_okay=False, path_type=Path), help="YAML or JSON settings.")
 @click.option("--output", type=click.Path(file_okay=False, path_type=Path), help="The run folder.")
 @click.option("--resume", is_flag=True, help="Continue the run in --output from its newest checkpoint.")

@@ -25,7 +25,7 @@ __all__ = ["register"]
 
 def register(main: click.Group, parse_options: Any) -> None:
     @main.command()
-    @click.option("--data", help="A LiteSample dataset folder (a `cua-bench run` folder's trajectories/).")
+    @click.option("--data", help="A LiteSample dataset folder, or a `cua-bench run` folder (its trajectories/).")
     @click.option("--model", help="A checkpoint folder (transformers layout: config.json, weights, tokenizer).")
     @click.option("--adapter", help="The model family's adapter (default qwen2.5-vl).")
     @click.option("--trainer", help="ddp, mlx, trl, or another installed SFT trainer (see `cua-bench-rl list`).")

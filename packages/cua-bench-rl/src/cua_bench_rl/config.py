@@ -8,6 +8,7 @@ silently wrong result). Settings that only change how long or how often (``minut
 
 from __future__ import annotations
 
+import difflib
 import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -16,8 +17,8 @@ from typing import Any
 import yaml
 
 from cua_bench_rl.rollouts import TaskRef
-from cua_bench_rl.typed import unknown_keys
 from cua_core.errors import CuaError
+from cua_core.options import typed_options
 
 __all__ = ["RESUMABLE", "TrainConfig", "load_config_file", "parse_env"]
 
@@ -113,11 +114,24 @@ class TrainConfig:
             refs += [TaskRef(name, v, split) for v in range(min(total, count) if count else total)]
         return refs
 
+    def check_backend(self) -> None:
+        """The backend ``env`` names is installed: an unknown one is named with the known ones, not taken
+        for a taskset that then lacks the task."""
+        from cua_bench.registry import backends
+
+        name = self.backend
+        known = backends()
+        if name not in known:
+            close = difflib.get_close_matches(name, known.names(), n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            raise CuaError(
+                f"--env {self.env!r}: unknown backend {name!r}{hint} (known backends: {', '.join(known.names())})"
+            )
+
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> TrainConfig:
-        if problem := unknown_keys(cls, data):
-            raise CuaError(problem)
-        return cls(**data)
+        """From a config file, the command line or a stored run: each key a field, each value of its type."""
+        return cls(**typed_options(cls, data, what="setting"))
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

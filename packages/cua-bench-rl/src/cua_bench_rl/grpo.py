@@ -19,6 +19,7 @@ import torch
 from torch import Tensor
 
 from cua_bench_rl.rollouts import Group, Taken
+from cua_bench_rl.trainer import BASELINES, IMPORTANCE  # kept beside the options that name them
 
 __all__ = [
     "BASELINES",
@@ -33,8 +34,6 @@ __all__ = [
 ]
 
 SCALES = ("group", "batch", "none")
-BASELINES = ("mean", "leave_one_out")
-IMPORTANCE = ("token", "sequence")
 NORMS = ("token", "sequence")
 _NOT_TRAINED = ("aborted", "failed")
 

@@ -37,9 +37,10 @@ from pathlib import Path
 from typing import Any
 
 from cua_bench_rl import events
-from cua_bench_rl.typed import unknown_keys
 from cua_core.errors import CuaError
 from cua_core.events import BestEffortPublisher
+from cua_core.options import typed_options
+from cua_data import StoreError, resolve_dataset
 
 __all__ = ["PipelineConfig", "run_pipeline"]
 
@@ -92,13 +93,15 @@ class PipelineConfig:
                     f"pipeline: {part} sets {', '.join(owned)}, which the pipeline sets for every stage itself "
                     "(use its own setting: model, env, adapter, history, max_steps, sft_steps, ...)"
                 )
-        if self.sft_data is not None and not Path(self.sft_data).is_dir():
-            raise CuaError(f"pipeline: sft_data {self.sft_data!r} is not a folder")
+        if self.sft_data is not None:
+            try:
+                resolve_dataset(self.sft_data)  # a dataset or a run folder, as the SFT stage reads it
+            except StoreError as exc:
+                raise CuaError(f"pipeline: sft_data {self.sft_data!r}: {exc}") from exc
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> PipelineConfig:
-        if problem := unknown_keys(cls, data):
-            raise CuaError(f"pipeline: {problem}")
+        data = typed_options(cls, data, label="pipeline", what="setting", complete=False)  # missing ones: below
         if "model" not in data:
             raise CuaError("pipeline: model must be given (a checkpoint folder)")
         return cls(**data)
@@ -120,6 +123,8 @@ def _read_json(path: Path) -> Any:
 class _Pipeline:
     def __init__(self, config: PipelineConfig, folder: Path, resume: bool) -> None:
         from cua_bench_rl.config import TrainConfig, parse_env
+        from cua_bench_rl.sft import SFTConfig
+        from cua_bench_rl.train import check_settings
 
         self.config, self.folder = config, folder
         self.backend, self.tasks = parse_env(config.env)
@@ -130,8 +135,10 @@ class _Pipeline:
         if stored is not None and stored != config.to_dict():
             changed = [k for k in stored if stored[k] != config.to_dict().get(k)]
             raise CuaError(f"{folder}: --resume with other settings than the stored ones ({', '.join(changed)})")
-        # The GRPO settings are checked now, before any stage runs, so a typo does not cost a baseline.
-        TrainConfig.from_dict(self._grpo_settings("<sft model>"))
+        # The GRPO and SFT settings are checked and typed now, before any stage runs, so a typo does not
+        # cost a baseline: the GRPO stage's as ``train`` checks them (its policy and trainer options too).
+        check_settings(TrainConfig.from_dict(self._grpo_settings("<sft model>")))
+        typed_options(SFTConfig, config.sft, label="pipeline: sft", what="setting", complete=False)
         folder.mkdir(parents=True, exist_ok=True)
         _write_json(folder / CONFIG_FILE, config.to_dict())
         self.done: dict[str, Any] = _read_json(folder / STAGES_FILE) or {}

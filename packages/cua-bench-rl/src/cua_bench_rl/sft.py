@@ -19,9 +19,9 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from cua_bench_rl.checkpoint_store import CheckpointStore, checkpoint_store
-from cua_bench_rl.typed import unknown_keys
 from cua_bench_rl.world import World
 from cua_core.errors import CuaError
+from cua_core.options import typed_options
 from cua_data.adapters.base import Prompt
 from cua_data.model_folder import PromptSettings
 
@@ -52,7 +52,7 @@ class SFTConfig:
     one setting means the same run whichever trainer runs it.
     """
 
-    data: str  # a LiteSample dataset folder (``cua-bench run`` writes one under trajectories/)
+    data: str  # a LiteSample dataset folder, or a ``cua-bench run`` folder (its trajectories/)
     model: str  # a checkpoint folder in transformers' layout (config.json, weights, tokenizer)
     trainer: str = "ddp"
     adapter: str = "qwen2.5-vl"
@@ -87,8 +87,7 @@ class SFTConfig:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> SFTConfig:
-        if problem := unknown_keys(cls, data):
-            raise CuaError(f"sft: {problem}")
+        data = typed_options(cls, data, label="sft", what="setting", complete=False)  # missing ones: below
         missing = [name for name in ("data", "model") if not data.get(name)]
         if missing:
             raise CuaError(f"sft: {' and '.join(missing)} must be given (--{' and --'.join(missing)})")
@@ -214,6 +213,7 @@ def _registry() -> Any:
 
 def preflight(config: SFTConfig) -> None:
     """Every mistake a user can make in the settings, found before any rank starts."""
+    from cua_data import StoreError, resolve_dataset
     from cua_data.registry import adapters
 
     _registry()[config.trainer]  # raises, naming what is installed and the closest spelling
@@ -224,12 +224,10 @@ def preflight(config: SFTConfig) -> None:
             f"sft: --model {config.model!r} is not a checkpoint folder (no config.json there); give a folder "
             "saved with save_pretrained, such as a downloaded Qwen/Qwen2.5-VL-3B-Instruct"
         )
-    data = Path(config.data)
-    if not data.is_dir() or not any(data.rglob("*.parquet")):
-        raise CuaError(
-            f"sft: --data {config.data!r} holds no LiteSample dataset (no .parquet files under it); give a dataset "
-            "folder, such as a `cua-bench run ... --agent oracle` run's trajectories/ folder"
-        )
+    try:
+        resolve_dataset(config.data)  # a dataset folder, or a run folder (its trajectories/), as every reader takes
+    except StoreError as exc:
+        raise CuaError(f"sft: --data {config.data!r}: {exc}") from exc
 
 
 def load_examples(config: SFTConfig) -> list[Example]:

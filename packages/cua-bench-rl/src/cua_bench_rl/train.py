@@ -22,6 +22,10 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import dataclasses
+import dis
+import importlib
+import inspect
 import json
 import logging
 import os
@@ -48,6 +52,7 @@ from cua_bench_rl.sampling import DifficultySampler
 from cua_bench_rl.trainer import Trainer, TrainerConfig
 from cua_core.errors import CuaError
 from cua_core.events import BestEffortPublisher
+from cua_core.options import typed_options
 
 __all__ = ["TrainResult", "train"]
 
@@ -102,14 +107,65 @@ def _named(spec: str, registry: Callable[[], Any], *, kind: str, base: type) -> 
     return found[spec]  # type: ignore[no-any-return]
 
 
-def build_policy(config: TrainConfig) -> Policy:
-    """The policy ``config.policy`` names, built with its options (checked against its signature)."""
-    from cua_bench.agents.loading import check_options
+def check_settings(config: TrainConfig) -> TrainConfig:
+    """Every setting a user can get wrong, checked before anything slow or lasting, cheapest first: the
+    trainer options (typed by TrainerConfig), the backend, the tasks, then the policy's options (typed
+    by its constructor: importing it is the first heavy import, torch). Returns ``config`` with its
+    options typed, as the run records them (``lr=3e-4`` given as text is the number)."""
+    try:
+        trainer_options = typed_options(
+            TrainerConfig, config.trainer_options, what="trainer option", flag="--trainer-option", complete=False
+        )
+        TrainerConfig.from_dict(trainer_options)  # its own checks: choices, ranges
+    except (TypeError, ValueError, CuaError) as exc:
+        raise CuaError(f"trainer options: {exc}") from exc
+    config.check_backend()
+    for split, count in ((config.train_split, config.train_variants), (config.eval_split, config.eval_episodes)):
+        config.task_refs(split, count)  # a missing task or split, named
+    factory = _named(config.policy, _policies, kind="policy", base=Policy)
+    return dataclasses.replace(config, trainer_options=trainer_options, policy_options=_policy_options(factory, config))
+
+
+def _policies() -> Any:
     from cua_bench_rl.registry import policies
 
-    factory = _named(config.policy, policies, kind="policy", base=Policy)
-    check_options(factory, config.policy_options, repr(config.policy), kind="policy")
-    policy = factory(**config.policy_options)
+    return policies()
+
+
+def _policy_options(factory: Callable[..., Any], config: TrainConfig) -> dict[str, Any]:
+    return typed_options(
+        _built_by(factory), config.policy_options, label=f"policy {config.policy!r}", flag="--policy-option"
+    )
+
+
+def _built_by(factory: Callable[..., Any]) -> Callable[..., Any]:
+    """What a policy's options are checked against: its factory, or, for a factory that takes only
+    ``**options`` and hands them to a class it imports when called (a plugin's lazy factory, which keeps
+    torch out of ``cua-bench-rl list``: ``from pkg.mod import C; return C(**options)``), that class, found
+    in the factory's code: so a wrong option is refused by name and type before anything is built."""
+    if not inspect.isfunction(factory):
+        return factory
+    params = inspect.signature(factory).parameters.values()
+    if not params or any(p.kind is not p.VAR_KEYWORD for p in params):
+        return factory
+    module = None
+    for instruction in dis.get_instructions(factory):
+        if instruction.opname == "IMPORT_NAME":
+            module = str(instruction.argval)
+        elif instruction.opname == "IMPORT_FROM" and module is not None:
+            try:
+                found = getattr(importlib.import_module(module), str(instruction.argval), None)
+            except ImportError:
+                return factory  # calling it fails the same way, and says so
+            if isinstance(found, type) and issubclass(found, Policy):
+                return found
+    return factory
+
+
+def build_policy(config: TrainConfig) -> Policy:
+    """The policy ``config.policy`` names, built with its options (checked against its constructor)."""
+    factory = _named(config.policy, _policies, kind="policy", base=Policy)
+    policy = factory(**_policy_options(factory, config))
     if not isinstance(policy, Policy):
         raise CuaError(f"policy {config.policy!r} built a {type(policy).__name__}, not a cua_bench_rl Policy")
     return policy
@@ -122,7 +178,7 @@ def build_trainer(config: TrainConfig, policy: Policy) -> Trainer:
     trainer_class = _named(config.trainer, trainers, kind="trainer", base=Trainer)
     try:
         options = TrainerConfig.from_dict(config.trainer_options)
-    except (TypeError, ValueError) as exc:
+    except (TypeError, ValueError, CuaError) as exc:
         raise CuaError(f"trainer options: {exc}") from exc
     trainer = trainer_class(policy, options)  # a trainer makes its own KL reference (LoRA: the adapter off)
     if not isinstance(trainer, Trainer):
@@ -190,7 +246,10 @@ def train(
     from cua_bench_rl.workers import EnvWorkers
 
     started = time.monotonic()
+    config = check_settings(config)
     _check_folder(config, folder, resume)
+    train_refs = config.task_refs(config.train_split, config.train_variants)
+    eval_refs = config.task_refs(config.eval_split, config.eval_episodes)
     deadline = started + config.minutes * 60 if config.minutes else None
     run_id = f"rl-{uuid.uuid4().hex[:8]}"
 
@@ -224,8 +283,6 @@ def train(
     buffer_lock = threading.Lock()
 
     bus = BestEffortPublisher(run_id, check=events.check_bus)
-    train_refs = config.task_refs(config.train_split, config.train_variants)
-    eval_refs = config.task_refs(config.eval_split, config.eval_episodes)
     faults = {"replaced": 0, "retried": 0, "dropped": 0}
 
     def on_fault(index: int, reason: str, outcome: str) -> None:

@@ -15,12 +15,15 @@ from typing import Any, ClassVar
 
 from cua_bench_rl.policy import Policy
 from cua_bench_rl.rollouts import Group
-from cua_bench_rl.typed import unknown_keys
+from cua_core.options import typed_options
 
-__all__ = ["ADVANTAGE_SCALES", "LOSS_NORMS", "Trainer", "TrainerConfig"]
+__all__ = ["ADVANTAGE_SCALES", "BASELINES", "IMPORTANCE", "LOSS_NORMS", "Trainer", "TrainerConfig"]
 
 ADVANTAGE_SCALES = ("group", "batch", "none")
 LOSS_NORMS = ("token", "sequence")
+# Here, not in cua_bench_rl.grpo (which imports torch): options are checked before anything heavy loads.
+BASELINES = ("mean", "leave_one_out")  # mean (GRPO) | leave_one_out (RLOO)
+IMPORTANCE = ("token", "sequence")  # one ratio per token (GRPO, DAPO) | per sequence (GSPO)
 
 
 @dataclass
@@ -53,8 +56,6 @@ class TrainerConfig:
             raise ValueError(
                 f"advantage_scale must be one of {', '.join(ADVANTAGE_SCALES)}, got {self.advantage_scale!r}"
             )
-        from cua_bench_rl.grpo import BASELINES, IMPORTANCE
-
         for name, allowed in (("advantage_baseline", BASELINES), ("importance", IMPORTANCE)):
             if getattr(self, name) not in allowed:
                 raise ValueError(f"{name} must be one of {', '.join(allowed)}, got {getattr(self, name)!r}")
@@ -69,9 +70,7 @@ class TrainerConfig:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> TrainerConfig:
-        if problem := unknown_keys(cls, data, "trainer option"):
-            raise ValueError(problem)
-        return cls(**data)
+        return cls(**typed_options(cls, data, what="trainer option"))
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)

@@ -191,6 +191,9 @@ def _run_options() -> Callable[[F], F]:
             click.option("--split", help="cua-bench's --split (default: the split the tasks declare)."),
             click.option("--agent-option", "agent_options", multiple=True, help="KEY=VALUE for the agent (cb's own)."),
             click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON (cb's own)."),
+            click.option(
+                "--allow-errors", is_flag=True, help="Exit 0 even when episodes errored (cua-bench run's own)."
+            ),
         ]
         hidden = ["--on", "--kind", "--runtime", "--image", "--cpu", "--memory", "--attempts", "--retries"]
         hidden += ["--keep-runs", "--max-age", "--max-results-size"]
@@ -235,6 +238,7 @@ def _run(what: str, path: str, **flags: Any) -> None:
         split,
         tasks=tasks,
         variant=variant,
+        full_tracebacks=CuaGroup.debug,
     )
     if flags["dry_run"]:
         episodes = episodes_of(config)  # no agent built: a dry run must not load a model
@@ -243,7 +247,7 @@ def _run(what: str, path: str, **flags: Any) -> None:
         click.echo(f"Dry run: {len(episodes)} variant(s); nothing was started.")
         sys.exit(0 if episodes else 1)
     click.echo(f"Output: {output}", err=True)
-    cli.run_and_report(config, as_json=flags["as_json"])
+    cli.run_and_report(config, as_json=flags["as_json"], allow_errors=flags["allow_errors"])
 
 
 @run.command("task", context_settings=CONTEXT)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import sys
+import textwrap
 import time
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,7 @@ from cua_bench.taskset import default_split, locate_task, select_tasks, task_fol
 from cua_core.actions import format_action, parse_actions
 from cua_core.command import CONTEXT, CuaGroup
 from cua_core.errors import ActionError, CuaError
+from cua_core.options import parse_pairs
 
 __all__ = ["main"]
 
@@ -40,17 +42,9 @@ def main() -> None:
 
 
 def parse_options(pairs: tuple[str, ...], hint: str = "--agent-option") -> dict[str, Any]:
-    """``KEY=VALUE`` pairs as a dict, each value read as JSON where it is JSON (``3``, ``true``)."""
-    out: dict[str, Any] = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or not key.strip():
-            raise click.BadParameter(f"{pair!r} is not KEY=VALUE", param_hint=hint)
-        try:
-            out[key] = json.loads(value)
-        except json.JSONDecodeError:
-            out[key] = value
-    return out
+    """``KEY=VALUE`` pairs as text by key; what takes them types them by its annotations (the agent's
+    constructor in ``agent_factory``, the adapter's in ``make_adapter``), before anything starts."""
+    return dict(parse_pairs(pairs, hint))
 
 
 @main.command()
@@ -123,7 +117,7 @@ def run(
     split = split or default_split(taskset, tasks)
     config = RunConfig(
         taskset, output, backend, agent, options, max_parallel, max_steps, variants, split, resume, not no_record,
-        observes=observes, tasks=tasks, variant=variant,
+        observes=observes, tasks=tasks, variant=variant, full_tracebacks=CuaGroup.debug,
     )  # fmt: skip
     run_and_report(config, as_json=as_json, allow_errors=allow_errors)
 
@@ -168,7 +162,7 @@ def _exit_for(summary: dict[str, Any], output: Path, allow_errors: bool) -> None
     """Non-zero when episodes errored (their first reasons shown) or nothing was scored at all."""
     errored = [r for r in load_results(output / "episodes.jsonl").values() if r.status == "error"]
     for result in errored[:5]:
-        click.echo(f"errored: {result.key}: {result.error}", err=True)
+        click.echo(_problem(result), err=True)
     if len(errored) > 5:
         click.echo(f"... and {len(errored) - 5} more: cua-bench report {output}", err=True)
     if errored and not allow_errors:
@@ -177,6 +171,12 @@ def _exit_for(summary: dict[str, Any], output: Path, allow_errors: bool) -> None
     if summary["scored"] == 0:
         click.echo("Error: no episode was scored (every one errored or was skipped)", err=True)
         sys.exit(1)
+
+
+def _problem(result: EpisodeResult) -> str:
+    """An errored or skipped episode: one line with its reason, then where its task's code failed."""
+    line = f"{'skipped' if result.status == 'skipped' else 'errored'}: {result.key}: {result.error}"
+    return line + ("\n" + textwrap.indent(result.traceback, "    ") if result.traceback else "")
 
 
 @main.command("list")
@@ -402,6 +402,7 @@ def interact(task: str, variant: int, split: str | None, backend: str, screensho
     Type `help` at the prompt for the actions and commands.
     """
     folder = locate_task(task)
+    load_task_module(folder)  # a folder that is no task is refused here, by the path given, before a computer starts
     impl = backends()[backend]()
     computer = impl.provision()
     screenshots.mkdir(parents=True, exist_ok=True)
@@ -490,7 +491,7 @@ def report(run_dir: Path, as_json: bool) -> None:
         click.echo(f"command: {' '.join(settings.get('run', {}).get('command', []))}")
         click.echo(f"commit: {settings.get('run', {}).get('commit')}")
     for result in errors:
-        click.echo(f"{'skipped' if result.status == 'skipped' else 'errored'}: {result.key}: {result.error}")
+        click.echo(_problem(result))
     for result in results.values():
         for failure in result.setup_failures:
             click.echo(f"setup failed: {result.key}: {failure}")

@@ -21,15 +21,35 @@ from typing import Any
 import numpy as np
 from PIL import Image
 
-from cua_bench.agents.base import Agent, Observes
+from cua_bench.agents.base import Agent, Observes, StopEpisode
 from cua_bench.client import EnvClient
 from cua_bench.tasks import Task
 from cua_core.actions import Action, Done, Fail, action_from_dict
-from cua_core.errors import ActionError
+from cua_core.errors import ActionError, CuaError
 
-__all__ = ["EpisodeOutcome", "StepRecord", "agent_view", "run_episode", "server_obs"]
+__all__ = ["AgentError", "EpisodeOutcome", "StepRecord", "agent_view", "run_episode", "server_obs"]
 
 log = logging.getLogger(__name__)
+
+
+class AgentError(CuaError):
+    """An agent broke its contract (``act`` returned something other than a list of actions): its bug,
+    named with its class, rather than an AttributeError from deep in the client."""
+
+
+def _check_actions(agent: Agent, actions: object) -> None:
+    if isinstance(actions, list | tuple) and all(isinstance(a, Action) for a in actions):
+        return
+    if isinstance(actions, list | tuple):
+        wrong = next(a for a in actions if not isinstance(a, Action))
+        got = f"a {type(actions).__name__} holding a {type(wrong).__name__} ({wrong!r:.80})"
+    else:
+        got = f"a {type(actions).__name__} ({actions!r:.80})"
+    raise AgentError(
+        f"agent {type(agent).__qualname__}: act() must return a list of cua_core actions, like "
+        f"[Click(Point(500, 300))] or [Done()] to end the episode; it returned {got}"
+        + (" (parse text with cua_core.parse_actions)" if isinstance(actions, str) else "")
+    )
 
 
 class EpisodeStopped(Exception):
@@ -59,6 +79,8 @@ class EpisodeOutcome:
     step_s: list[float] = field(default_factory=list)
     trajectory: Any = None  # a cua_data Trajectory when recorded
     screen: tuple[int, int] = (0, 0)
+    stopped: str | None = None  # why the agent stopped the episode (StopEpisode); it then scores 0
+    notes: dict[str, Any] = field(default_factory=dict)  # the agent's episode_notes()
 
 
 def server_obs(observes: Observes, record: bool) -> str:
@@ -171,11 +193,17 @@ def run_episode(
     ended: Action | None = None
     reward: float | None = None
     steps = 0
+    stopped: str | None = None
     view = agent_view(obs, observes)
     while True:
         if should_stop is not None and should_stop.is_set():
             raise EpisodeStopped
-        actions = agent.act(view)
+        try:
+            actions = agent.act(view)
+        except StopEpisode as stop:  # nothing more is done; not evaluated, so not a success
+            stopped, reward, ended = str(stop), 0.0, None
+            break
+        _check_actions(agent, actions)
         started = time.monotonic()
         obs, reward, terminated, truncated, info = env.step(actions)
         step_s.append(time.monotonic() - started)
@@ -187,4 +215,4 @@ def run_episode(
             on_step(StepRecord(steps, actions, view, reward, terminated, truncated, info, step_s[-1]))
         if terminated or truncated:
             break
-    return EpisodeOutcome(the_task, reward, steps, ended, step_s, trajectory, screen)
+    return EpisodeOutcome(the_task, reward, steps, ended, step_s, trajectory, screen, stopped, agent.episode_notes())

@@ -9,6 +9,7 @@ marked errored — never counted as a silent 0. Progress is published on the bus
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import queue
@@ -30,7 +31,7 @@ from cua_bench.registry import backends
 from cua_bench.run_marker import write_run_marker
 from cua_bench.settings import check_resume, load_settings, run_settings, write_settings
 from cua_bench.summary import EpisodeResult, load_results, summarize
-from cua_bench.tasks import REPLACE_COMPUTER
+from cua_bench.tasks import REPLACE_COMPUTER, TASK_FOLDER, TRACEBACK_NOTE
 from cua_bench.taskset import Episode, resolve_episodes
 from cua_core.actions import Done, Fail
 from cua_core.errors import CuaError, ProtocolError, RemoteError, RpcTimeout
@@ -74,6 +75,9 @@ class RunConfig:
     observes: Observes | None = None  # overrides what the agent declares it observes (--obs)
     tasks: str | None = None  # only these tasks: names or globs, comma-separated (--tasks)
     variant: int | None = None  # only this variant index of each task (--variant; Cua's --variant-id)
+    # --debug: an errored episode keeps the env server's whole traceback (cua's frames too), not only
+    # the task code's; it changes no score, so it is no setting --resume compares.
+    full_tracebacks: bool = False
 
 
 class _Recorder:
@@ -126,12 +130,13 @@ def _previous_wall(folder: Path) -> float:
 
 class Runner:
     def __init__(self, config: RunConfig, *, progress: Callable[[EpisodeResult], None] | None = None) -> None:
-        self.config = config
         self.progress = progress
         self.backend: Backend = backends()[config.backend]()
-        self.agent_factory, self.agent_name = agent_factory(
+        self.agent_factory, self.agent_name, options = agent_factory(
             config.agent, config.agent_options or {}, max_parallel=config.max_parallel
         )
+        # The options as typed, so the run records (and --resume compares) 3 for "seed=3", not "3".
+        self.config = dataclasses.replace(config, agent_options=options) if config.agent_options else config
         # One agent is built now, so a bad option, model or adapter fails before any computer starts.
         self.agents: list[Agent] = [self.agent_factory()]
         self.spare_agent: Agent | None = self.agents[0]
@@ -331,8 +336,9 @@ class Runner:
                         status = "skipped" if skipped else "error"
                         reason = exc.message if skipped else f"{type(exc).__name__}: {exc}"
                         result = EpisodeResult(
-                            episode.key, episode.task, episode.variant, episode.split, status, error=reason
-                        )
+                            episode.key, episode.task, episode.variant, episode.split, status, error=reason,
+                            traceback=None if skipped else self._traceback(exc, episode),
+                        )  # fmt: skip
                         break
                     except CuaError as exc:  # the task itself is broken: no point retrying
                         result = EpisodeResult(
@@ -361,6 +367,14 @@ class Runner:
                 self._teardown(computer)
             if opened:
                 bus.publish(events.ENV_CLOSED, {"env": env})
+
+    def _traceback(self, exc: RemoteError, episode: Episode) -> str | None:
+        """Where the task's code failed: the traceback the env server noted (``TaskModule.call``), with the
+        task's folder as it is on this computer; None when the error came from elsewhere."""
+        noted = next((note for note in exc.notes if note.startswith(TRACEBACK_NOTE)), None)
+        # --debug: the server's whole traceback, which ends with the same note
+        text = (exc.traceback or None) if self.config.full_tracebacks else noted
+        return None if text is None else text.replace(f'File "{TASK_FOLDER}/', f'File "{episode.path.resolve()}/')
 
     def _teardown(self, computer: Computer) -> None:
         try:
@@ -400,11 +414,15 @@ class Runner:
             step_s=outcome.step_s,
             # What setup reported in reset's info (an OSWorld step that exited non-zero, say).
             setup_failures=[str(f) for f in outcome.task.metadata.get("setup_failures") or []],
+            screen=list(outcome.screen),
         )
+        if outcome.stopped is not None:
+            log.warning("episode %s: the agent stopped it (scored 0): %s", episode.key, outcome.stopped)
         sample = None
         if outcome.trajectory is not None:
             ended = outcome.ended
             others: dict[str, Any] = {
+                **outcome.notes,  # what the agent decided beyond its actions; the run's own keys win
                 "id": f"{self.run_id}/{episode.key}",
                 "episode": episode.key,
                 "source": f"cua-bench/{config.taskset}",
@@ -414,7 +432,9 @@ class Runner:
                 "reward": outcome.reward,
                 "agent": self.agent_name,
             }
-            if isinstance(ended, Fail):
+            if outcome.stopped is not None:
+                others["status"], others["reason"] = "stopped", outcome.stopped
+            elif isinstance(ended, Fail):
                 others["status"], others["reason"] = "fail", ended.reason
             outcome.trajectory.finish(ended.answer if isinstance(ended, Done) else None)
             sample = LiteSample(

@@ -32,6 +32,10 @@ class EpisodeResult:
     # the task reported them in reset's info (``Task.metadata["setup_failures"]``); the episode
     # still counts, so the summary counts these beside it rather than hiding them in a log.
     setup_failures: list[str] = field(default_factory=list)
+    # Where an errored episode's task code failed (its file, line and call chain: ``TaskModule.call``),
+    # so the author finds the bug without rerunning; None when the error was not the task's code.
+    traceback: str | None = None
+    screen: list[int] | None = None  # [width, height] the episode ran at (the task's own size, or the run's)
 
     def to_json(self) -> str:
         return json.dumps(asdict(self))
@@ -70,6 +74,7 @@ def summarize(results: Iterable[EpisodeResult], *, wall_s: float = 0.0, **about:
     for result in done:
         per_task[result.task].append(result)
     steps = [s for r in scored for s in r.step_s]
+    screens = sorted({f"{r.screen[0]}x{r.screen[1]}" for r in done if r.screen}, key=_area)
     durations = [r.duration_s for r in scored]
     table = {}
     for task, items in sorted(per_task.items()):
@@ -96,6 +101,7 @@ def summarize(results: Iterable[EpisodeResult], *, wall_s: float = 0.0, **about:
         "success_rate": sum(r >= SUCCESS for r in rewards) / len(rewards) if rewards else 0.0,
         "mean_reward": statistics.fmean(rewards) if rewards else 0.0,
         "tasks": table,
+        "screens": screens,  # what the episodes ran at: a task's computer block may name its own size
         "timings": {
             "wall_s": wall_s,
             "episode_p50_s": _pct(durations, 0.5),
@@ -105,6 +111,11 @@ def summarize(results: Iterable[EpisodeResult], *, wall_s: float = 0.0, **about:
             "episodes_per_min": len(done) / wall_s * 60 if wall_s else 0.0,
         },
     }
+
+
+def _area(size: str) -> int:
+    width, _, height = size.partition("x")
+    return int(width) * int(height)
 
 
 def _scored(summary: dict[str, Any]) -> int:
@@ -145,6 +156,8 @@ def format_summary(summary: dict[str, Any]) -> str:
             for k, v in settings.items()
             if k not in ("taskset", "backend", "agent", "seed") and v not in (None, {})
         }
+        if summary.get("screens"):  # the size the tasks ran at, not the run's size for tasks that name none
+            shown["screen"] = ",".join(summary["screens"])
         lines.append("settings: " + ", ".join(f"{k}={v}" for k, v in shown.items()))
     t = summary["timings"]
     lines.append(

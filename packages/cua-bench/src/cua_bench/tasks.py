@@ -25,7 +25,9 @@ Bench's declare ``train``, its default) runs in that one (``TaskModule.default_s
 
 from __future__ import annotations
 
+import contextlib
 import inspect
+import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,6 +39,8 @@ from cua_core.errors import CuaError
 
 __all__ = [
     "REPLACE_COMPUTER",
+    "TASK_FOLDER",
+    "TRACEBACK_NOTE",
     "Task",
     "TaskError",
     "TaskFormat",
@@ -54,6 +58,10 @@ DEFAULT_SPLIT = "test"
 # A key setup may put in ``Task.metadata``: why this episode's computer must not serve another (it left
 # state reset cannot undo: OSWorld's tasks given root). The runner and the RL loader then replace it.
 REPLACE_COMPUTER = "replace_computer"
+# The note a task function's error carries (``TaskModule.call``): the traceback of the task's own code,
+# whose paths in the task's folder start with ``TASK_FOLDER``.
+TRACEBACK_NOTE = "task traceback"
+TASK_FOLDER = "<task>"
 
 
 class TaskError(CuaError):
@@ -249,7 +257,36 @@ class TaskModule:
         fn = self.function(role, task.split)
         if fn is None:
             raise TaskError(f"{self.path}: no @{role} for split {task.split!r}")
-        return await fn(task, session)
+        return await self.call(fn, task, session)
+
+    async def call(self, fn: Callable[..., Any], task: Task, session: Any) -> Any:
+        """``await fn(task, session)``: one of this task's functions. What it raises carries the traceback
+        of the task's own code as a note (``TRACEBACK_NOTE``), which travels with the error to the client."""
+        try:
+            return await fn(task, session)
+        except Exception as exc:
+            if not any(str(note).startswith(TRACEBACK_NOTE) for note in getattr(exc, "__notes__", [])):
+                exc.add_note(self._traceback(exc))
+            raise
+
+    def _traceback(self, exc: BaseException) -> str:
+        """From the task's function down to the raise: the frames above it (this method's caller, the env
+        server, the RPC server, asyncio) are cua's and left out, because none of them is what went wrong.
+        Paths in the task's folder read ``<task>/main.py``: the server may hold the folder anywhere (a
+        bundle sent by content), and the client, which knows where it is, puts it back."""
+        caught = traceback.TracebackException.from_exception(exc)  # source lines are read here, by path
+        frames = list(caught.stack)[1:]  # [0]: ``call`` itself
+        folder = self.path.resolve()
+        for frame in frames:
+            with contextlib.suppress(ValueError, OSError):
+                inside = Path(frame.filename).resolve().relative_to(folder)
+                frame.filename = f"{TASK_FOLDER}/{inside.as_posix()}"
+        caught.stack = traceback.StackSummary.from_list(frames)
+        lines = list(caught.format())
+        if lines and lines[0].startswith("Traceback"):
+            lines = lines[1:]  # its own header, said better below
+        text = "".join(lines).rstrip("\n")
+        return f"{TRACEBACK_NOTE} ({self.name}; most recent call last, cua's own frames left out):\n{text}"
 
 
 class TaskFormat(Protocol):

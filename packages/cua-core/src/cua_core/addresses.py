@@ -8,9 +8,9 @@ import os
 import tempfile
 from pathlib import Path
 
-from cua_core.errors import SecurityError
+from cua_core.errors import CuaError, SecurityError
 
-__all__ = ["check_bind", "ipc_address", "is_local", "runtime_dir"]
+__all__ = ["check_address", "check_bind", "ipc_address", "is_local", "runtime_dir"]
 
 # sockaddr_un.sun_path holds 108 bytes on Linux and 104 on macOS, terminator included.
 _MAX_IPC_PATH = 103
@@ -67,6 +67,19 @@ def is_local(address: str) -> bool:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False  # '*', an interface name or a host name: may be reachable from outside
+
+
+def check_address(address: str) -> str:
+    """``address`` if it is a bus address (``ipc://PATH`` or ``tcp://HOST:PORT``); otherwise a CuaError
+    with the forms that work, not ZeroMQ's bare "Protocol not supported" from a thread later on."""
+    scheme, sep, rest = address.partition("://")
+    if sep and scheme == "ipc" and rest:
+        return address
+    if sep and scheme == "tcp":
+        host, colon, port = rest.rpartition(":")
+        if colon and host and ((port.isdigit() and 0 <= int(port) < 65536) or port == "*"):
+            return address
+    raise CuaError(f"{address!r} is not a bus address: write ipc://PATH or tcp://HOST:PORT (e.g. tcp://127.0.0.1:7070)")
 
 
 def check_bind(address: str, *, secured: bool) -> None:

@@ -17,6 +17,7 @@ from typing import Any
 
 import click
 
+from cua_core.addresses import check_address
 from cua_core.command import CONTEXT, CuaGroup
 from cua_core.errors import CuaError
 from cua_core.events import BusAddresses, Forwarder, Publisher, Subscriber
@@ -36,19 +37,7 @@ def main(verbose: bool) -> None:
 
 def _addresses(publish: str | None, subscribe: str | None) -> BusAddresses:
     default = BusAddresses.default()
-    return BusAddresses(_checked(publish or default.publish), _checked(subscribe or default.subscribe))
-
-
-def _checked(address: str) -> str:
-    """Refuse a malformed address with the forms that work, not ZeroMQ's bare "Invalid argument"."""
-    scheme, sep, rest = address.partition("://")
-    if sep and scheme == "ipc" and rest:
-        return address
-    if sep and scheme == "tcp":
-        host, colon, port = rest.rpartition(":")
-        if colon and host and ((port.isdigit() and 0 <= int(port) < 65536) or port == "*"):
-            return address
-    raise CuaError(f"{address!r} is not a bus address: write ipc://PATH or tcp://HOST:PORT (e.g. tcp://127.0.0.1:7070)")
+    return BusAddresses(check_address(publish or default.publish), check_address(subscribe or default.subscribe))
 
 
 def _reachable(address: str, what: str, fix: str) -> str:
@@ -58,7 +47,7 @@ def _reachable(address: str, what: str, fix: str) -> str:
     call wait out its whole timeout, in silence. An ipc socket can be checked for certain (is it
     there, does anyone accept on it); a tcp one only for its form.
     """
-    scheme = _checked(address).partition("://")[0]
+    scheme = check_address(address).partition("://")[0]
     if scheme == "tcp":
         port = address.rpartition(":")[2]
         if port in ("*", "0"):

@@ -40,15 +40,20 @@ class ServerLost(RpcTimeout):
 
 
 class RemoteError(RpcError):
-    """The handler raised on the server; carries the remote type, message and traceback text."""
+    """The handler raised on the server; carries the remote type, message and traceback text, and
+    the exception's notes (PEP 678): what the server added for the caller, such as the traceback of
+    a task's own code with the server's frames left out."""
 
-    def __init__(self, remote_type: str, message: str, traceback: str = "", method: str = "") -> None:
+    def __init__(
+        self, remote_type: str, message: str, traceback: str = "", method: str = "", notes: tuple[str, ...] = ()
+    ) -> None:
         where = f" in {method!r}" if method else ""
         super().__init__(f"{remote_type}{where}: {message}")
         self.remote_type = remote_type
         self.message = message
         self.traceback = traceback
         self.method = method
+        self.notes = notes
 
 
 class SecurityError(CuaError):

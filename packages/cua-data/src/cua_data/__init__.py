@@ -9,6 +9,7 @@ from cua_data.hub import export_hub, import_hub
 from cua_data.images import ImageStore
 from cua_data.layout import Partition, find_partitions
 from cua_data.lite_actions import from_lite_tool_call, to_lite_tool_call
+from cua_data.markers import resolve_dataset
 from cua_data.reader import DatasetReader
 from cua_data.schema import PLATFORMS, SPLITS, TASK_TYPES, LiteSample, Metadata, RLStep, RLTrace
 from cua_data.writer import DatasetWriter, WriteReport
@@ -38,6 +39,7 @@ __all__ = [
     "find_partitions",
     "from_lite_tool_call",
     "import_hub",
+    "resolve_dataset",
     "run_conversion",
     "to_lite_tool_call",
 ]

@@ -21,7 +21,7 @@ from cua_data.hub import export_hub, import_hub
 from cua_data.images import ImageStore
 from cua_data.layout import find_partitions
 from cua_data.lite_actions import from_lite_tool_call
-from cua_data.markers import DATASET_MARKER, Layout, require_dataset
+from cua_data.markers import DATASET_MARKER, Layout, require_dataset, resolve_dataset
 from cua_data.reader import DatasetReader, open_parquet, row_id
 from cua_data.schema import LiteSample
 
@@ -108,7 +108,7 @@ def formats() -> None:
 @click.option("--json", "as_json", is_flag=True)
 def inspect(path: Path, row: int, as_json: bool) -> None:
     """Counts by partition, one row rendered readably, and a check of that row's images."""
-    require_dataset(path, "inspect")
+    path = resolve_dataset(path, "inspect")
     reader = DatasetReader(path)
     counts = {str(p): open_parquet(reader.path(p)).metadata.num_rows for p in reader.partitions()}
     total = sum(counts.values())
@@ -192,7 +192,7 @@ def _render(sample: LiteSample) -> Iterator[str]:
 @click.option("--json", "as_json", is_flag=True)
 def stats(path: Path, as_json: bool) -> None:
     """Rows by partition and source, action kinds, steps per trajectory, images and their bytes."""
-    require_dataset(path, "stats")
+    path = resolve_dataset(path, "stats")
     rows: Counter[str] = Counter()
     sources: Counter[str] = Counter()
     actions: Counter[str] = Counter()
@@ -242,6 +242,7 @@ def stats(path: Path, as_json: bool) -> None:
 @click.option("--json", "as_json", is_flag=True)
 def validate(path: Path, limit: int, as_json: bool) -> None:
     """Check every file, row, id and image; exit 1 listing the first problems if any."""
+    path = resolve_dataset(path, "validate")
     layout = require_dataset(path, "validate")
     found = list(_problems(path, layout))
     data = {"ok": not found, "problems": len(found), "first": found[:limit]}

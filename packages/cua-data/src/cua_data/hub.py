@@ -32,6 +32,7 @@ from cua_data.markers import (
     require_dataset,
     require_empty,
     require_hub,
+    resolve_dataset,
     write_marker,
 )
 from cua_data.reader import open_parquet
@@ -77,6 +78,7 @@ def _regroup(rows: Iterator[dict[str, Any]], sizes: list[int] | None, default: i
 
 def export_hub(src: Path, dst: Path) -> int:
     """Write ``src``'s partitions to ``dst`` with image bytes embedded; returns rows written."""
+    src = resolve_dataset(src, "export-hub")
     layout = require_dataset(src, "export-hub")
     check_apart(src, dst, "hub export")
     require_empty(dst, "hub export")

@@ -36,6 +36,7 @@ __all__ = [
     "DATASET_MARKER",
     "FORMAT",
     "HUB_MARKER",
+    "RUN_DATASET",
     "Layout",
     "check_apart",
     "layout_of",
@@ -43,6 +44,7 @@ __all__ = [
     "require_dataset",
     "require_empty",
     "require_hub",
+    "resolve_dataset",
     "write_marker",
 ]
 
@@ -51,6 +53,7 @@ HUB_MARKER = "cua-hub.json"
 FORMAT = 1  # raised when a marker's meaning changes; a reader refuses formats newer than its own
 _KINDS = {DATASET_MARKER: "cua-dataset", HUB_MARKER: "cua-hub"}
 
+RUN_DATASET = "trajectories"  # the dataset inside a run folder: what ``cua-bench run`` records
 _SHARD = re.compile(r"[0-9a-f]{2}")
 Kind = Literal["dataset", "hub", "empty", "other", "missing"]
 _BOTH = (
@@ -174,15 +177,31 @@ def _layouts_hint(root: Path) -> str:
     return f"{root} is neither {_BOTH}"
 
 
-def require_dataset(root: Path, command: str) -> Layout:
+def resolve_dataset(path: Path | str, command: str | None = None, *, allow_empty: bool = False) -> Path:
+    """The dataset folder ``path`` names: itself when it is a dataset, or the one a run folder holds
+    (``RUN/trajectories``, where ``cua-bench run`` records its episodes). Every reader of a dataset a
+    user names comes through here, so a run folder works wherever a dataset does, and anything else is
+    one StoreError naming both (``command``: the cua-data command its fix names, if it came from one).
+    ``allow_empty``: an empty folder is a dataset of no rows (``DatasetReader``'s, for a writer that
+    has written nothing yet), not an error."""
+    root = Path(path)
+    kind = layout_of(root).kind
+    if kind == "other" and layout_of(root / RUN_DATASET).kind == "dataset":
+        return root / RUN_DATASET
+    if not (allow_empty and kind == "empty"):
+        require_dataset(root, command)
+    return root
+
+
+def require_dataset(root: Path, command: str | None) -> Layout:
     """``root``'s layout if it is a dataset; otherwise a StoreError naming both layouts and the right command."""
     layout = layout_of(root)
     if layout.kind == "dataset":
         return layout
     if layout.kind == "hub":
+        then = f"`cua-data {command} DST`" if command else "read DST"
         raise StoreError(
-            f"{root} is a hub export, not a dataset: run `cua-data import-hub {root} DST` first, "
-            f"then `cua-data {command} DST`"
+            f"{root} is a hub export, not a dataset: run `cua-data import-hub {root} DST` first, then {then}"
         )
     if layout.kind == "missing":
         raise StoreError(f"{root}: no such dataset folder")
@@ -191,7 +210,16 @@ def require_dataset(root: Path, command: str) -> Layout:
             f"{root} is an empty folder, not a dataset: make one with `cua-data convert --from FORMAT SRC {root}` "
             "or `cua-data import-hub HUB DST`"
         )
-    raise StoreError(f"{_layouts_hint(root)}: point `cua-data {command}` at a dataset folder")
+    if (root / "episodes.jsonl").is_file():  # a run folder without its dataset
+        raise StoreError(
+            f"{root} is a run folder that recorded no trajectories ({root / RUN_DATASET} is not a dataset; "
+            "was it run with --no-record?): rerun it without --no-record, or point at a dataset folder"
+        )
+    where = f"point `cua-data {command}` at" if command else "give"
+    raise StoreError(
+        f"{_layouts_hint(root)}, nor a run folder holding one ({root / RUN_DATASET}): {where} a dataset folder "
+        "or a `cua-bench run` folder"
+    )
 
 
 def require_hub(root: Path) -> Layout:

@@ -2,7 +2,9 @@
 
 Platform, task type, split and variant filters choose files before anything is read; a source
 filter needs each row's metadata, so it is applied per row. Errors name the file and the row.
-A hub export is refused when the reader is made: its rows hold image bytes, not store paths.
+The folder is resolved when the reader is made (``resolve_dataset``): a run folder reads as the
+dataset it holds, an empty folder as no rows, and a hub export (its rows hold image bytes, not store
+paths) or a folder that is no dataset is refused.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ import pyarrow.parquet as pq
 from cua_data.errors import SampleError, StoreError
 from cua_data.images import ImageStore
 from cua_data.layout import Partition, find_partitions, partition_path
-from cua_data.markers import layout_of, require_dataset
+from cua_data.markers import resolve_dataset
 from cua_data.schema import LiteSample
 
 __all__ = ["DatasetReader", "open_parquet", "row_id"]
@@ -70,9 +72,8 @@ class DatasetReader:
         source: str | None = None,
         batch_size: int = 1024,
     ) -> None:
-        self.root = Path(root)
-        if layout_of(self.root).kind == "hub":
-            require_dataset(self.root, "read")  # raises, naming both layouts and the fix
+        # a run folder reads as its trajectories; a hub export or a folder that is no dataset is refused
+        self.root = resolve_dataset(root, allow_empty=True)
         self.filters = _Filters(platform, task_type, split, variant, source)
         self.batch_size = batch_size
         self.images = ImageStore(self.root)

@@ -17,7 +17,7 @@ from cua_core.errors import CuaError
 if TYPE_CHECKING:
     from cua_bench.tasks import Task
 
-__all__ = ["A11Y_FORMATS", "SCREENSHOT_FORMATS", "Agent", "Observes", "SkipEpisode"]
+__all__ = ["A11Y_FORMATS", "SCREENSHOT_FORMATS", "Agent", "Observes", "SkipEpisode", "StopEpisode"]
 
 SCREENSHOT_FORMATS = ("rgb", "png", "none")
 A11Y_FORMATS = ("nodes", "osworld")
@@ -81,6 +81,13 @@ class SkipEpisode(CuaError):
     it): the episode is recorded as skipped with this reason, never scored as a 0."""
 
 
+class StopEpisode(CuaError):
+    """Raised by ``Agent.act`` to end the episode without acting and without an answer, when going on
+    needs a decision the agent may not take alone (a model API's safety checks, say). The episode
+    scores 0, never a success (a ``Fail`` would be one on a task whose answer is "infeasible"), and
+    its trajectory is kept with this reason."""
+
+
 class Agent(ABC):
     """Subclass and implement ``act``; set ``observes`` to see something other than an RGB screenshot."""
 
@@ -101,6 +108,11 @@ class Agent(ABC):
 
     def usage(self) -> dict[str, float]:
         """Counters for the run summary (tokens, model seconds, calls); summed over the run's agents."""
+        return {}
+
+    def episode_notes(self) -> dict[str, Any]:
+        """What the agent decided this episode that its actions do not show (safety checks it met, say),
+        as JSON data: kept in the recorded trajectory's metadata (``others``) beside the run's keys."""
         return {}
 
     def close(self) -> None:  # noqa: B027 - optional hook

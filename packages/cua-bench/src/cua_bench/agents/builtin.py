@@ -93,15 +93,16 @@ class RandomA11yAgent(Agent):
 
 
 class ReplayAgent(Agent):
-    """Replays the actions of recorded trajectories (a LiteSample dataset folder of a past run)."""
+    """Replays the actions of recorded trajectories: a past run's folder, or a LiteSample dataset folder."""
 
     observes = Observes("none")
 
     def __init__(self, dataset: str | Path) -> None:
-        from cua_data import DatasetReader, from_lite_tool_call
+        from cua_data import DatasetReader, from_lite_tool_call, resolve_dataset
 
         self.plans: dict[str, list[list[Action]]] = {}
-        for sample in DatasetReader(dataset):
+        # nothing to replay (an empty folder) is refused too: every episode would be skipped
+        for sample in DatasetReader(resolve_dataset(dataset)):
             turns = [
                 from_lite_tool_call(call["function"])
                 for message in sample.messages
@@ -129,4 +130,4 @@ def cua_bench_register_agents(register: Register[Callable[..., Agent]]) -> None:
     register("random", RandomAgent, description="seeded random clicks, keys, words, scrolls and drags")
     register("random-a11y", RandomA11yAgent, description="seeded random clicks on accessibility-tree nodes and words")
     register("noop", NoopAgent, description="declares done at once (every evaluator must give 0)")
-    register("replay", ReplayAgent, description="replays a recorded run: --agent-option dataset=RUN/trajectories")
+    register("replay", ReplayAgent, description="replays a recorded run: --agent-option dataset=RUN_FOLDER")

@@ -5,6 +5,13 @@ its model (``generate``), and parses the answer back into unified actions. Outpu
 parse is never a crash: the step carries no action, the model's next prompt says what was wrong
 (as it says why the env refused an action), and the step counts toward the limit, so a model
 that keeps writing garbage still ends its episode.
+
+Safety checks a model's API raises on an answer (OpenAI's ``pending_safety_checks``, in
+``ParsedOutput.safety_checks``) want a person's go-ahead. By default the agent stops the episode
+(``StopEpisode``: scored 0) before acting; with ``acknowledge_safety_checks=True`` it acts, and the
+turn is replayed with its checks (a Responses request built by cua-adapters-api's ``openai_request``
+sends them back as ``acknowledged_safety_checks``). Either way every check is recorded
+(``episode_notes``).
 """
 
 from __future__ import annotations
@@ -14,9 +21,10 @@ import time
 from abc import abstractmethod
 from typing import TYPE_CHECKING, Any
 
-from cua_bench.agents.base import Agent, Observes
+from cua_bench.agents.base import Agent, Observes, StopEpisode
 from cua_core.actions import Action
 from cua_core.errors import CuaError
+from cua_core.options import typed_options
 
 if TYPE_CHECKING:
     from cua_bench.tasks import Task
@@ -37,9 +45,12 @@ def make_adapter(name: str, history: str = "full", options: dict[str, Any] | Non
             "(pip install -e plugins/cua-adapters-qwen, for instance)"
         )
     cls = registry[name]
+    # history is set below, from its spec; the others are typed by the adapter's constructor (text from
+    # --adapter-option max_pixels=... is the number it declares, or an error naming it)
+    typed = typed_options(cls, options or {}, label=f"adapter {name!r}", flag="--adapter-option", complete=False)
     try:
         policy = HistoryPolicy.parse(history)
-        adapter: Adapter = cls(history=policy, **(options or {}))
+        adapter: Adapter = cls(history=policy, **typed)
         return adapter
     except (TypeError, ValueError) as exc:
         raise CuaError(f"adapter {name!r}: {exc}") from exc
@@ -50,11 +61,22 @@ class ModelAgent(Agent):
 
     observes = Observes("rgb")
 
-    def __init__(self, *, adapter: str, history: str = "full", adapter_options: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        adapter: str,
+        history: str = "full",
+        adapter_options: dict[str, Any] | None = None,
+        acknowledge_safety_checks: bool = False,
+    ) -> None:
+        if not isinstance(acknowledge_safety_checks, bool):
+            raise CuaError(f"acknowledge_safety_checks must be true or false, got {acknowledge_safety_checks!r}")
         self.adapter = make_adapter(adapter, history, adapter_options)
+        self.acknowledge_safety_checks = acknowledge_safety_checks
         self.instruction = ""
         self.turns: list[Turn] = []
         self.feedback: list[str] = []
+        self.safety_checks: list[dict[str, Any]] = []  # this episode's, with the step and the decision
         self.counters: dict[str, float] = {"model_calls": 0, "model_s": 0.0, "parse_errors": 0}
 
     @abstractmethod
@@ -65,6 +87,7 @@ class ModelAgent(Agent):
         self.instruction = task.description
         self.turns = []
         self.feedback = []
+        self.safety_checks = []
 
     def prompt(self, observation: dict[str, Any]) -> Prompt:
         """The next prompt; the screenshot is resized once and kept in the turn, so history costs nothing new."""
@@ -104,8 +127,22 @@ class ModelAgent(Agent):
             self.turns.append(Turn(self._current, (), text))
             return []
         self.feedback = []
+        if parsed.safety_checks:
+            step, acknowledged = len(self.turns) + 1, self.acknowledge_safety_checks
+            self.safety_checks += [
+                {**check, "step": step, "acknowledged": acknowledged} for check in parsed.safety_checks
+            ]
+            if not acknowledged:
+                checks = "; ".join(f"{check.get('code')}: {check.get('message')}" for check in parsed.safety_checks)
+                raise StopEpisode(
+                    f"the model's API raised safety checks on step {step} ({checks}), which need a person's "
+                    "go-ahead; stopped without acting (--agent-option acknowledge_safety_checks=true acknowledges them)"
+                )
         self.turns.append(Turn(self._current, tuple(parsed.actions), text, parsed.thought))
         return list(parsed.actions)
 
     def usage(self) -> dict[str, float]:
         return dict(self.counters)
+
+    def episode_notes(self) -> dict[str, Any]:
+        return {"safety_checks": list(self.safety_checks)} if self.safety_checks else {}

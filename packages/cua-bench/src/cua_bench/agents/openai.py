@@ -71,8 +71,14 @@ class OpenAIAgent(ModelAgent):
         concurrency: int = 8,
         image_format: str = "png",
         adapter_options: dict[str, Any] | None = None,
+        acknowledge_safety_checks: bool = False,
     ) -> None:
-        super().__init__(adapter=adapter, history=history, adapter_options=adapter_options)
+        super().__init__(
+            adapter=adapter,
+            history=history,
+            adapter_options=adapter_options,
+            acknowledge_safety_checks=acknowledge_safety_checks,
+        )
         url = urllib.parse.urlsplit(base_url)
         if url.scheme not in ("http", "https") or not url.hostname:
             raise CuaError(f"--base-url {base_url!r}: expected http(s)://HOST[:PORT]/v1")

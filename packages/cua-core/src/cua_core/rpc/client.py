@@ -55,6 +55,7 @@ def _result(env: Envelope, method: str) -> Any:
         str(body.get("message", env.body)),
         str(body.get("traceback", "")),
         method,
+        tuple(str(note) for note in body.get("notes") or ()),
     )
 
 

@@ -384,7 +384,8 @@ def _exception_reply(
     module = type(exc).__module__
     if module not in ("builtins", "__main__"):
         remote_type = f"{module}.{remote_type}"
-    return _error(req_id, remote_type, str(exc), traceback.format_exc())
+    notes = [str(note) for note in getattr(exc, "__notes__", [])]
+    return _error(req_id, remote_type, str(exc), traceback.format_exc(), notes)
 
 
 def _bad_params(fn: Callable[..., Any], params: dict[str, Any]) -> str:
@@ -401,5 +402,10 @@ def _bad_params(fn: Callable[..., Any], params: dict[str, Any]) -> str:
     return ""
 
 
-def _error(req_id: int | str | None, remote_type: str, message: str, tb: str = "") -> list[Frame]:
-    return encode("err", {"type": remote_type, "message": message, "traceback": tb}, id=req_id)
+def _error(
+    req_id: int | str | None, remote_type: str, message: str, tb: str = "", notes: list[str] | None = None
+) -> list[Frame]:
+    body: dict[str, Any] = {"type": remote_type, "message": message, "traceback": tb}
+    if notes:  # only when there are some: a client older than notes reads the reply as before
+        body["notes"] = notes
+    return encode("err", body, id=req_id)

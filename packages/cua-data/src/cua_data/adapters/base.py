@@ -135,11 +135,17 @@ class Prompt:
 
 @dataclass
 class ParsedOutput:
-    """Unified actions in order (a final Done or Fail ends the episode), and the model's reasoning."""
+    """Unified actions in order (a final Done or Fail ends the episode), and the model's reasoning.
+
+    ``safety_checks`` are checks the model's API raised on these actions and wants acknowledged
+    before they run (OpenAI's ``pending_safety_checks``: ``{"id", "code", "message"}``). The adapter
+    only reads them; whether to stop or to go on is the agent's decision.
+    """
 
     actions: list[Action]
     raw: RawOutput
     thought: str | None = None
+    safety_checks: list[dict[str, Any]] = field(default_factory=list)
 
 
 class Adapter(ABC):
