@@ -13,12 +13,14 @@ from __future__ import annotations
 import json
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import MISSING, fields
 from pathlib import Path
 from typing import Any
 
 import click
 from click.core import ParameterSource
+from click.decorators import FC
 
 from cua_bench_rl import cli_pipeline, cli_sft
 from cua_bench_rl.config import TrainConfig, layered_settings
@@ -40,8 +42,10 @@ def _options(pairs: tuple[str, ...], flag: str) -> dict[str, Any]:
 _DEFAULTS: dict[str, Any] = {f.name: f.default for f in fields(TrainConfig) if f.default is not MISSING}
 
 
-def _default(name: str) -> dict[str, Any]:
-    return {"default": _DEFAULTS[name], "show_default": True}
+def _setting(flag: str, help: str | None = None, type: Any = None) -> Callable[[FC], FC]:
+    """An option for the TrainConfig field named like ``flag``, its default shown in --help."""
+    name = flag.removeprefix("--").replace("-", "_")
+    return click.option(flag, type=type, help=help, default=_DEFAULTS[name], show_default=True)
 
 
 @click.group(cls=CuaGroup, context_settings=CONTEXT)
@@ -51,71 +55,27 @@ def main() -> None:
 
 
 @main.command()
-@click.option("--env", help="BACKEND:TASK[,TASK...], e.g. sim:click-button or sim:login,fill-form.", **_default("env"))
-@click.option("--policy", help="A registered policy (see `cua-bench-rl list`).", **_default("policy"))
+@_setting("--env", "BACKEND:TASK[,TASK...], e.g. sim:click-button or sim:login,fill-form.")
+@_setting("--policy", "A registered policy (see `cua-bench-rl list`).")
 @click.option("--policy-option", "policy_option", multiple=True, metavar="KEY=VALUE", help="Policy constructor option.")
-@click.option("--trainer", help="A registered trainer (see `cua-bench-rl list`).", **_default("trainer"))
+@_setting("--trainer", "A registered trainer (see `cua-bench-rl list`).")
 @click.option("--trainer-option", "trainer_option", multiple=True, metavar="KEY=VALUE", help="e.g. lr=3e-4, lora=true.")
-@click.option(
-    "--group-size",
-    type=click.IntRange(min=2),
-    help="Rollouts per (task, variant): a GRPO group.",
-    **_default("group_size"),
-)
-@click.option(
-    "--groups-per-step", type=click.IntRange(min=1), help="Groups per optimiser step.", **_default("groups_per_step")
-)
-@click.option("--workers", type=click.IntRange(min=1), help="Env workers for rollouts.", **_default("workers"))
-@click.option(
-    "--eval-workers",
-    type=click.IntRange(min=1),
-    help="Env workers for held-out evaluation.",
-    **_default("eval_workers"),
-)
-@click.option("--steps", type=click.IntRange(min=1), help="Optimiser steps.", **_default("steps"))
+@_setting("--group-size", "Rollouts per (task, variant): a GRPO group.", click.IntRange(min=2))
+@_setting("--groups-per-step", "Groups per optimiser step.", click.IntRange(min=1))
+@_setting("--workers", "Env workers for rollouts.", click.IntRange(min=1))
+@_setting("--eval-workers", "Env workers for held-out evaluation.", click.IntRange(min=1))
+@_setting("--steps", "Optimiser steps.", click.IntRange(min=1))
 @click.option("--minutes", type=click.FloatRange(min=0, min_open=True), help="Wall-clock budget for the whole run.")
 @click.option("--max-steps", type=click.IntRange(min=1), help="Step limit in training and eval (default: the task's).")
-@click.option(
-    "--max-staleness",
-    type=click.IntRange(min=0),
-    help="Versions a group may lag and still be trained on.",
-    **_default("max_staleness"),
-)
+@_setting("--max-staleness", "Versions a group may lag and still be trained on.", click.IntRange(min=0))
 @click.option("--train-variants", type=click.IntRange(min=1), help="Only the first K train variants of each task.")
-@click.option(
-    "--eval-episodes",
-    type=click.IntRange(min=1),
-    help="Held-out variants evaluated per task.",
-    **_default("eval_episodes"),
-)
-@click.option(
-    "--eval-every",
-    type=click.IntRange(min=0),
-    help="Steps between held-out evaluations (0: start, end).",
-    **_default("eval_every"),
-)
-@click.option(
-    "--checkpoint-every", type=click.IntRange(min=1), help="Steps between checkpoints.", **_default("checkpoint_every")
-)
-@click.option(
-    "--curriculum-start",
-    type=click.IntRange(min=0),
-    help="Oracle steps played first, at most, at step 0.",
-    **_default("curriculum_start"),
-)
-@click.option(
-    "--curriculum-steps",
-    type=click.IntRange(min=0),
-    help="Optimiser step by which that is annealed away.",
-    **_default("curriculum_steps"),
-)
-@click.option(
-    "--task-sampling",
-    type=click.Choice(SAMPLINGS),
-    help="Which task or variant the next group plays.",
-    **_default("task_sampling"),
-)
-@click.option("--seed", type=int, **_default("seed"))
+@_setting("--eval-episodes", "Held-out variants evaluated per task.", click.IntRange(min=1))
+@_setting("--eval-every", "Steps between held-out evaluations (0: start, end).", click.IntRange(min=0))
+@_setting("--checkpoint-every", "Steps between checkpoints.", click.IntRange(min=1))
+@_setting("--curriculum-start", "Oracle steps played first, at most, at step 0.", click.IntRange(min=0))
+@_setting("--curriculum-steps", "Optimiser step by which that is annealed away.", click.IntRange(min=0))
+@_setting("--task-sampling", "Which task or variant the next group plays.", click.Choice(SAMPLINGS))
+@_setting("--seed", type=int)
 @click.option("--config", "config_file", type=click.Path(dir_okay=False, path_type=Path), help="YAML or JSON settings.")
 @click.option("--output", type=click.Path(file_okay=False, path_type=Path), help="The run folder.")
 @click.option("--resume", is_flag=True, help="Continue the run in --output from its newest checkpoint.")
