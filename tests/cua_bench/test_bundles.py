@@ -27,8 +27,9 @@ def test_a_folder_is_its_files_and_an_edit_changes_the_digest(tmp_path: Path) ->
     (folder / "answer.txt").write_text("43")
     os.utime(folder / "answer.txt", ns=(1, 1))  # a new mtime, whatever the clock's resolution
     assert bundle_of(folder).digest != first.digest
-    one = bundle_of(folder / "main.py")  # one task file travels with its folder's name (OSWorld's domain)
-    assert list(one.files) == ["hello/main.py"] and one.task == "hello/main.py"
+    # One task file travels with its folder: its name (OSWorld's domain) and the files a task names beside it.
+    one, whole = bundle_of(folder / "main.py"), bundle_of(folder)
+    assert one.files == whole.files and one.digest == whole.digest and one.task == "hello/main.py"
 
 
 def test_the_cache_keeps_only_what_the_digest_says_and_inside_itself(tmp_path: Path) -> None:

@@ -6,10 +6,11 @@ loads the task from there. So a server in a container, a VM, on another computer
 user who cannot read root's home, or one started before the folder was made all load the same files,
 with no mount to set up; and an edited task gets a new digest, never a stale copy.
 
-What travels: a task folder with everything under it (``__pycache__`` and ``.git`` left out), or one
-task file (an OSWorld JSON, a ``.py``) with its parent folder's name, which some formats read (the
-OSWorld domain). A task that reads files outside its own folder must be given as a name the server
-resolves itself (``sim/click-button``) or carry those files inside it.
+What travels: a task folder with everything under it (``__pycache__`` and ``.git`` left out), or for
+one task file (an OSWorld JSON, a ``.py``) the folder it is in, whose name some formats read (the
+OSWorld domain) and whose other files a task may name (OSWorld's ``files/gold.txt``, ``gold.py``).
+A task that reads files outside its own folder must be given as a name the server resolves itself
+(``sim/click-button``) or carry those files inside it.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ __all__ = ["MAX_BYTES", "PREFIX", "Bundle", "BundleCache", "bundle_of"]
 
 PREFIX = "content:"  # a reset's task given by content: ``content:<digest>/<folder>[/<file>]``
 MAX_BYTES = 256 * 2**20  # a task folder bigger than this is refused by name (keep data out of the task)
+MAX_FILES = 10_000  # so is one holding more files (a task file given from a home folder, say)
 _SKIP = {"__pycache__", ".git"}
 
 
@@ -52,14 +54,21 @@ def _digest(files: dict[str, bytes]) -> str:
 
 
 def _signature(path: Path) -> tuple[tuple[str, int, int], ...]:
-    """What changes when a file under ``path`` changes: its relative paths, sizes and mtimes."""
-    found = []
+    """What changes when a file under ``path`` changes: its relative paths, sizes and mtimes (refused as
+    soon as the folder is past the limits, before all of a large one is walked)."""
+    found, total = [], 0
     for folder, subfolders, names in os.walk(path, followlinks=True):
         subfolders[:] = sorted(d for d in subfolders if d not in _SKIP)
         for name in names:
             full = os.path.join(folder, name)
             st = os.stat(full)
             found.append((os.path.relpath(full, path), st.st_size, st.st_mtime_ns))
+            total += st.st_size
+            if total > MAX_BYTES or len(found) > MAX_FILES:
+                raise TaskError(
+                    f"task folder {path} holds more than {MAX_BYTES // 2**20} MiB or {MAX_FILES} files, more than a "
+                    "task may carry to an env server: keep large data outside the task and fetch it in setup"
+                )
     return tuple(sorted(found))
 
 
@@ -68,35 +77,18 @@ def bundle_of(path: str | Path) -> Bundle:
     resolved = Path(path).resolve()
     if not resolved.exists():
         raise TaskError(f"task path {str(path)!r} does not exist here (resolved to {resolved})")
-    if resolved.is_file():
-        return _file_bundle(resolved, resolved.stat().st_size, resolved.stat().st_mtime_ns)
-    return _folder_bundle(resolved, _signature(resolved))
-
-
-@functools.lru_cache(maxsize=8)
-def _file_bundle(path: Path, size: int, mtime: int) -> Bundle:
-    task = f"{path.parent.name or 'task'}/{path.name}"
-    files = {task: _read(path, size)}
-    return Bundle(_digest(files), task, files)
+    folder = resolved.parent if resolved.is_file() else resolved
+    bundle = _folder_bundle(folder, _signature(folder))
+    if resolved.is_file():  # the same files; the task is the one file among them
+        return Bundle(bundle.digest, f"{bundle.task}/{resolved.name}", bundle.files)
+    return bundle
 
 
 @functools.lru_cache(maxsize=8)  # keyed by the signature: a reset reads a folder again only once it changed
 def _folder_bundle(path: Path, signature: tuple[tuple[str, int, int], ...]) -> Bundle:
-    total = sum(size for _, size, _ in signature)
-    if total > MAX_BYTES:
-        raise TaskError(
-            f"task folder {path} holds {total / 2**20:.0f} MiB, more than the {MAX_BYTES // 2**20} MiB a task may "
-            "carry to an env server: keep large data outside the task and fetch it in setup"
-        )
     task = path.name or "task"
-    files = {f"{task}/{PurePosixPath(*Path(rel).parts)}": _read(path / rel, size) for rel, size, _ in signature}
+    files = {f"{task}/{PurePosixPath(*Path(rel).parts)}": (path / rel).read_bytes() for rel, _, _ in signature}
     return Bundle(_digest(files), task, files)
-
-
-def _read(path: Path, size: int) -> bytes:
-    if size > MAX_BYTES:
-        raise TaskError(f"task file {path} is {size / 2**20:.0f} MiB, more than the {MAX_BYTES // 2**20} MiB allowed")
-    return path.read_bytes()
 
 
 class BundleCache:
@@ -107,16 +99,19 @@ class BundleCache:
 
     def _folder(self) -> Path:
         if self._root is None:
-            # Off the machine's /tmp where the server has a folder of its own (CUA_LOCAL_ROOT: an isolated
-            # or container environment, whose /tmp the task uses and reset empties).
-            where = os.environ.get("CUA_LOCAL_ROOT") or None
-            if where is not None:
-                Path(where).mkdir(parents=True, exist_ok=True)
-            self._root = Path(tempfile.mkdtemp(prefix="cua-tasks-", dir=where))
+            where = os.environ.get("CUA_LOCAL_ROOT")
+            if where:
+                # Off the machine's /tmp, which an isolated or container environment's tasks use and reset
+                # empties; named as the local backend names a server's folders (env-<pid>-...), so its
+                # teardown removes this too when the server is killed before it could.
+                self._root = Path(where) / f"env-{os.getpid()}-tasks"
+                self._root.mkdir(parents=True, exist_ok=True)
+            else:
+                self._root = Path(tempfile.mkdtemp(prefix="cua-tasks-"))
         return self._root
 
     def holds(self, digest: str) -> bool:
-        return _valid_digest(digest) and (self._folder() / digest).is_dir()
+        return self._root is not None and _valid_digest(digest) and (self._root / digest).is_dir()
 
     def put(self, digest: str, files: dict[str, bytes]) -> None:
         """Keep ``files`` as bundle ``digest``, after checking that they are what the digest says."""
