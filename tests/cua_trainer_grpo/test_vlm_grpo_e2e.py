@@ -29,7 +29,7 @@ from cua_trainer_grpo.trainer import GRPOTrainer
 
 TASK = TaskRef("sim/click-button", 2, "train")
 OPTIONS = {"max_size": "320x200", "max_new_tokens": 40}
-CONFIG = TrainerConfig(lr=2e-3, lora=True, lora_rank=8, lora_alpha=16, micro_batch=4, grad_accumulation=2)
+CONFIG = TrainerConfig(lr=5e-4, lora=True, lora_rank=8, lora_alpha=16, micro_batch=4, grad_accumulation=2)
 
 
 def first_turn(workers: EnvWorkers, policy: QwenVLPolicy) -> tuple[Turn, Click]:
