@@ -8,13 +8,16 @@ capture (``LocalSession``). Needs Xvfb and openbox (``apt-get install xvfb openb
 
 Where the host allows it (root on Linux) each environment runs as a user of its own in namespaces of
 its own, with its home at ``/home/user`` (``isolate``; ``CUA_LOCAL_ISOLATE``: ``auto``, the default,
-``1`` or ``0``). Elsewhere it shares this host, and OSWorld tasks whose commands would take root or
-touch paths outside the home are skipped (``Session.shares_host``).
+``1`` or ``0``). Elsewhere it shares this host, with a ``/tmp`` of its own where the host allows a
+mount namespace, and OSWorld tasks whose commands would take root or touch paths outside the home are
+skipped (``Session.shares_host``).
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
+import logging
 import os
 import shutil
 import signal
@@ -27,14 +30,24 @@ from typing import Any, ClassVar
 from cua_bench.backends.base import Backend, BackendError, Computer, ProcessBackend
 from cua_bench.backends.local.apps import APP_ALIASES, remove_env_root
 from cua_bench.backends.local.display import missing_programs, remove_stale_display
-from cua_bench.backends.local.isolate import ISOLATE, env_uid, isolating, isolation_unavailable, wrap
-from cua_bench.backends.local.procs import env_root, env_roots, kill_marked, kill_uid
+from cua_bench.backends.local.isolate import (
+    ISOLATE,
+    env_uid,
+    isolating,
+    isolation_unavailable,
+    private_tmp_unavailable,
+    wrap,
+    wrap_private_tmp,
+)
+from cua_bench.backends.local.procs import env_base, env_root, env_roots, kill_marked, kill_uid
 from cua_bench.hookspecs import hookimpl
 from cua_bench.session import Session
 from cua_core.addresses import runtime_dir
 from cua_core.plugins import Register
 
 __all__ = ["LocalBackend"]
+
+log = logging.getLogger(__name__)
 
 
 class LocalBackend(ProcessBackend):
@@ -81,7 +94,16 @@ class LocalBackend(ProcessBackend):
         return f"ipc://{sockets}/env.sock"
 
     def server_command(self, argv: list[str], address: str) -> list[str]:
-        return wrap(argv, Path(address.removeprefix("ipc://")).parent) if self.isolate else argv
+        if self.isolate:
+            return wrap(argv, Path(address.removeprefix("ipc://")).parent)
+        problem = private_tmp_unavailable()
+        if problem:
+            _warn_shared_tmp(problem)
+            return argv
+        # The env roots' folder must exist before the server covers /tmp, to be bound back: the backend
+        # cleans up after a killed server there, and the server's own /tmp is gone with it.
+        env_base().mkdir(mode=0o700, parents=True, exist_ok=True)
+        return wrap_private_tmp(argv)
 
     def teardown(self, computer: Computer, *, timeout: float = 10.0) -> None:
         """Stop the server (it cleans up after itself), then remove whatever a killed server left.
@@ -122,6 +144,17 @@ class LocalBackend(ProcessBackend):
         from cua_bench.backends.local.session import LocalSession
 
         return LocalSession.start(width, height)
+
+
+@functools.cache
+def _warn_shared_tmp(problem: str) -> None:
+    """Once a process: the environment's file calls and its shell will not agree on /tmp."""
+    log.warning(
+        "local environments share this host's /tmp with their shell commands, while the session's file calls "
+        "use a /tmp folder of each environment's own: tasks that pass files through /tmp between the two fail "
+        "(%s)",
+        problem,
+    )
 
 
 def unavailable() -> str | None:

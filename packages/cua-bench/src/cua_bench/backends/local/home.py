@@ -28,11 +28,13 @@ __all__ = ["USER_HOME", "clear_dir", "env_path", "restore_home"]
 USER_HOME = "/home/user"  # the home tasks written for a whole machine name (OSWorld's and Cua Bench's user)
 
 
-def env_path(home: Path, tmp: Path, path: str) -> Path:
+def env_path(home: Path, tmp: Path, path: str, host: tuple[Path, ...] = ()) -> Path:
     """The real path ``path`` names in the environment: relative, ``~`` and ``/home/user`` paths in
     ``home``; ``/tmp`` paths in ``tmp``; the real paths of both as they are.
 
-    Raises ``SecurityError`` for anything that resolves outside the two (``..``, a symlink, ``/etc``).
+    Raises ``SecurityError`` for anything that resolves outside the two (``..``, a symlink, ``/etc``),
+    or into ``host``: the host's folders bound into a /tmp of the environment's own (``isolate``:
+    the env roots' folder, task folders, others' sockets), which are not the environment's tmp.
     """
     if not isinstance(path, str) or not path:
         raise ValueError(f"file path {path!r}: give a path relative to the environment's home, or under /tmp")
@@ -52,7 +54,8 @@ def env_path(home: Path, tmp: Path, path: str) -> Path:
         else:
             candidate = normal
     resolved = Path(os.path.realpath(candidate))
-    if not (_within(resolved, real_home) or _within(resolved, real_tmp)):
+    in_tmp = _within(resolved, real_tmp) and not any(_within(resolved, folder) for folder in host)
+    if not (_within(resolved, real_home) or in_tmp):
         raise SecurityError(
             f"file path {path!r} resolves to {resolved}, outside the environment's home and tmp; read and write "
             f"files under home (relative paths, ~ or {USER_HOME}: {real_home}) or tmp (/tmp: {real_tmp})"

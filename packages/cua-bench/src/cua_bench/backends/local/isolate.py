@@ -25,6 +25,17 @@ before zmq's threads), gives the environment:
 The server's socket folder (``SOCKETS``, on the host) is bound back into the private ``/tmp`` when
 it lies there, and handed to the uid. ``/dev/shm`` stays the host's: a root client gives its
 shared-memory frame segment to the uid that owns the server's socket, so frames skip the socket here too.
+
+An environment that shares the host (``0``, or ``auto`` without root) still gets a ``/tmp`` of its
+own: ``run_command`` and the session's file calls must see one filesystem, and tasks written for a
+whole machine pass files through ``/tmp`` between the two (Cua Bench's ``run_command("cp … /tmp/…")``).
+``wrap_private_tmp`` starts the server as ``unshare --mount`` (root) or ``unshare --user
+--map-root-user --mount`` (anyone else, where the kernel allows user namespaces); the launcher
+(``main_private_tmp``) covers ``/tmp`` with a tmpfs, binds the host's entries back as above (the
+server's socket, the env roots, X's socket folder: displays still share the host's abstract socket
+names; ``/var/tmp`` stays the host's), and serves as the host user again: without root, from a user
+namespace nested in the first that maps only that user, so its programs own their files as before and
+hold no capability. The environment keeps the host's network, uid and home folders.
 """
 
 from __future__ import annotations
@@ -43,25 +54,30 @@ import sys
 from pathlib import Path
 
 from cua_bench.backends.local.apps import WHOLE_MACHINE
+from cua_bench.backends.local.procs import env_base
 
 __all__ = [
     "HOST_TMP",
     "ISOLATE",
     "ISOLATED",
+    "PRIVATE_TMP",
     "UID_BASE",
     "env_uid",
     "isolating",
     "isolation_mode",
     "isolation_unavailable",
+    "private_tmp_unavailable",
     "serve_as",
     "wrap",
+    "wrap_private_tmp",
 ]
 
 ISOLATE = "CUA_LOCAL_ISOLATE"  # auto (the default), 1 (always; an error where the host cannot) or 0 (share the host)
 ISOLATED = "CUA_LOCAL_ISOLATED"  # set inside an isolated environment: the session knows it has no root
 HOST_TMP = "CUA_LOCAL_HOST_TMP"  # the host's /tmp entries bound into it, /-separated: reset keeps them
+PRIVATE_TMP = "CUA_LOCAL_PRIVATE_TMP"  # set in a shared-host environment whose /tmp is its own
 UID_BASE = 1_900_000_000  # far above any account, subuid range or nobody (65534)
-_MS_BIND, _MS_NOSUID, _MS_NODEV = 4096, 2, 4
+_MS_BIND, _MS_REC, _MS_NOSUID, _MS_NODEV = 4096, 16384, 2, 4
 _SIOCGIFFLAGS, _SIOCSIFFLAGS, _IFF_UP = 0x8913, 0x8914, 0x1
 _PR_SET_KEEPCAPS, _CAP_VERSION_3, _CAP_DAC_OVERRIDE, _CAP_DAC_READ_SEARCH = 8, 0x20080522, 1, 2
 
@@ -111,6 +127,55 @@ def wrap(argv: list[str], sockets: Path) -> list[str]:
     code = "import sys; from cua_bench.backends.local.isolate import main; main(sys.argv[1:])"
     launcher = [argv[0], "-c", code, str(sockets), "--"]
     return ["unshare", "--mount", "--net", "--propagation", "private", "--", *launcher, *argv[3:]]
+
+
+@functools.cache
+def private_tmp_unavailable() -> str | None:
+    """Why an environment sharing this host cannot have a /tmp of its own, or None (asked once a process)."""
+    if not sys.platform.startswith("linux"):
+        return "a private /tmp needs Linux namespaces"
+    if shutil.which("unshare") is None:
+        return "a private /tmp needs unshare: apt-get install util-linux"
+    done = subprocess.run([*_private_tmp_unshare(), "true"], capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        hint = "" if os.geteuid() == 0 else "; allow user namespaces (sysctl kernel.unprivileged_userns_clone=1)"
+        return f"{' '.join(_private_tmp_unshare())} failed here ({done.stderr.strip()}){hint}"
+    return None
+
+
+def _private_tmp_unshare() -> list[str]:
+    user = [] if os.geteuid() == 0 else ["--user", "--map-root-user"]
+    return ["unshare", *user, "--mount", "--propagation", "private", "--"]
+
+
+def wrap_private_tmp(argv: list[str]) -> list[str]:
+    """The command line that starts the env server ``argv`` sharing this host but with a /tmp of its own."""
+    if argv[1:3] != ["-m", "cua_bench.server"]:
+        raise ValueError(f"not an env server's command line: {argv[:3]}")
+    code = "import sys; from cua_bench.backends.local.isolate import main_private_tmp; main_private_tmp(sys.argv[1:])"
+    # The env roots' folder as the host user names it (inside, before the launcher is that user again, it is uid 0).
+    ids = [str(os.getuid()), str(os.getgid()), str(env_base())]
+    return [*_private_tmp_unshare(), argv[0], "-c", code, *ids, "--", *argv[3:]]
+
+
+def main_private_tmp(argv: list[str]) -> None:
+    """The launcher ``wrap_private_tmp`` starts: ``[UID, GID, ENV_BASE, '--', SERVER OPTIONS...]``."""
+    if len(argv) < 4 or argv[3] != "--":
+        raise SystemExit(
+            "usage: main_private_tmp([UID, GID, ENV_BASE, '--', SERVER OPTIONS...]): the local backend starts it"
+        )
+    host_tmp = _cover("/tmp", "mode=1777", ())
+    os.environ.update({PRIVATE_TMP: "1", HOST_TMP: "/".join(host_tmp)})
+    # The server's folders (its task cache too) in the env roots' folder, bound back: reset empties /tmp.
+    os.environ["CUA_LOCAL_ROOT"] = argv[2]
+    server = [sys.executable, "-m", "cua_bench.server", *argv[4:]]
+    uid, gid = argv[0], argv[1]
+    if os.getuid() != int(uid):
+        # Root of the user namespace we made: the host user again, from a namespace nested in it that maps
+        # only that user (what a process may map for itself; unshare(2) itself refuses a threaded
+        # process, and importing numpy has started threads here). Its exec drops every capability.
+        server = ["unshare", "--user", f"--map-user={uid}", f"--map-group={gid}", "--", *server]
+    os.execvp(server[0], server)
 
 
 def _mount(source: str, target: str, fstype: str | None, flags: int, data: str | None = None) -> None:
@@ -184,8 +249,8 @@ def _cover(folder: str, mode: str, skip: tuple[str, ...]) -> list[str]:
     for name, (handle, is_dir) in handles.items():
         target = Path(folder) / name
         target.mkdir() if is_dir else target.touch()
-        try:
-            _mount(f"/proc/self/fd/{handle}", str(target), None, _MS_BIND)
+        try:  # recursive: in a user namespace, a folder with mounts inside may only be bound whole
+            _mount(f"/proc/self/fd/{handle}", str(target), None, _MS_BIND | _MS_REC)
             bound.append(name)
         except FileNotFoundError:  # removed since it was opened (a pip or pytest temp folder): not brought back
             target.rmdir() if is_dir else target.unlink()

@@ -22,6 +22,7 @@ from typing import IO, Any
 __all__ = [
     "MARKER",
     "alive",
+    "env_base",
     "env_root",
     "env_roots",
     "kill_marked",
@@ -37,7 +38,8 @@ MARKER = "CUA_LOCAL_ENV"
 _PR_SET_PDEATHSIG = 1
 
 
-def _base() -> Path:
+def env_base() -> Path:
+    """The folder of every environment folder (``$CUA_LOCAL_ROOT`` or one per user under the temp folder)."""
     return Path(os.environ.get("CUA_LOCAL_ROOT") or os.path.join(tempfile.gettempdir(), f"cua-local-{os.getuid()}"))
 
 
@@ -48,12 +50,12 @@ def env_root(server_pid: int, index: int = 0) -> Path:
     server that died without doing so; ``index`` tells apart several sessions of one process
     (an env server has one). ``$CUA_LOCAL_ROOT`` moves all of them (tests use it).
     """
-    return _base() / (f"env-{server_pid}" if index == 0 else f"env-{server_pid}-{index}")
+    return env_base() / (f"env-{server_pid}" if index == 0 else f"env-{server_pid}-{index}")
 
 
 def env_roots(server_pid: int) -> list[Path]:
     """Every environment folder of process ``server_pid`` that exists."""
-    base = _base()
+    base = env_base()
     return [path for path in [base / f"env-{server_pid}", *base.glob(f"env-{server_pid}-*")] if path.exists()]
 
 

@@ -41,7 +41,7 @@ from cua_bench.backends.local.chromium import (
 from cua_bench.backends.local.display import Desktop, open_display, start_desktop
 from cua_bench.backends.local.home import clear_dir, env_path, restore_home
 from cua_bench.backends.local.input import XInput
-from cua_bench.backends.local.isolate import HOST_TMP, ISOLATED
+from cua_bench.backends.local.isolate import HOST_TMP, ISOLATED, PRIVATE_TMP
 from cua_bench.backends.local.procs import env_root
 from cua_bench.backends.local.settle import SettleConfig, Settler
 from cua_bench.backends.local.windows import Windows, parse_id
@@ -79,15 +79,16 @@ def settle_config_from_env() -> SettleConfig:
 
 def _tmp_keep() -> tuple[str, ...]:
     """What reset leaves in the machine's /tmp: the display's sockets, and the host's entries an
-    isolated environment sees there (``isolate``)."""
+    isolated environment, or one with a private /tmp, sees there (``isolate``)."""
     return MACHINE_TMP_KEEP + tuple(name for name in os.environ.get(HOST_TMP, "").split("/") if name)
 
 
 def _home_and_tmp(root: Path) -> tuple[Path, Path]:
-    """The environment's home and tmp: its own folders under ``root``, or on a whole machine the real ones."""
+    """The environment's home and tmp: its own folders under ``root``, or on a whole machine the real ones;
+    a shared host's environment with a /tmp of its own (``isolate.PRIVATE_TMP``) has that /tmp."""
     if whole_machine():
         return Path(os.environ.get("HOME") or "/home/user"), Path("/tmp")
-    return root / "home", root / "tmp"
+    return root / "home", Path("/tmp") if os.environ.get(PRIVATE_TMP) == "1" else root / "tmp"
 
 
 async def _run_reset_hook() -> None:
@@ -215,7 +216,7 @@ class LocalSession(Session):
         # apps look first: gone, they ask the session bus, which starts a new one.
         self.conn.screen().root.delete_property(self.conn.intern_atom("AT_SPI_BUS"))
         restore_home(self.home, self.skeleton)
-        clear_dir(self.tmp, _tmp_keep() if whole_machine() else ())
+        clear_dir(self.tmp, _tmp_keep() if self.tmp == Path("/tmp") else ())
         clear_dir(self.run)
         await _run_reset_hook()
         self.input.move((self.width // 2, self.height // 2))
@@ -422,7 +423,8 @@ class LocalSession(Session):
         self.wins.close(parse_id(window_id))
 
     def _path(self, path: str) -> Path:
-        return env_path(self.home, self.tmp, path)
+        host = tuple(self.tmp / name for name in _tmp_keep()) if self.tmp == Path("/tmp") else ()
+        return env_path(self.home, self.tmp, path, host)
 
     async def read_bytes(self, path: str) -> bytes:
         return self._path(path).read_bytes()
