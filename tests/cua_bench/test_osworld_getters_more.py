@@ -315,3 +315,15 @@ def test_the_getters_that_run_commands_need_a_shell(tmp_path: Path, name: str, s
     }
     support = check_support(load_task(tmp_path / "os" / "t.json", data), official={"check_moved_jpgs"}, mirror=None)
     assert support.supported and support.needs_shell == shell
+
+
+@pytest.mark.skipif(shutil.which("gsettings") is None and not os.environ.get("CI"), reason="gsettings not installed")
+def test_a_command_that_fails_for_want_of_a_schema_is_the_computers_fault_not_a_silent_empty(ctx: Context) -> None:
+    """A real gsettings, asked for a schema no package here declares (as the osworld image lacked
+    org.gnome.settings-daemon.plugins.power): OSWorld's getter gives '', which its metric scores 0."""
+    command = "gsettings get org.cua.nowhere.plugins.power idle-dim"
+    with pytest.raises(PlatformError, match=r"vm_command_line: `gsettings get org.cua.nowhere.*No such schema"):
+        getter(ctx, {"type": "vm_command_line", "command": command, "shell": True})
+    # A command that fails because of what the agent did (or did not) do is still OSWorld's answer.
+    missing = ctx.cache_dir / "absent.txt"
+    assert getter(ctx, {"type": "vm_command_line", "command": f"cat {missing}", "shell": True}) == ""

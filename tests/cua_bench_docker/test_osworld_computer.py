@@ -151,6 +151,10 @@ def test_gsettings_persist_through_dconf_until_reset(env: EnvClient) -> None:
     favorites = "\"['thunderbird.desktop', 'vim.desktop']\""
     assert _run(env, f"gsettings set org.gnome.shell favorite-apps {favorites}")["returncode"] == 0
     assert _run(env, "gsettings get org.gnome.shell favorite-apps")["stdout"].strip() == favorites.strip('"')
+    # GNOME's "Dim screen" switch: one of the answers OSWorld's task accepts (the schema was missing: a silent 0)
+    power = "org.gnome.settings-daemon.plugins.power idle-dim"
+    assert _run(env, f"gsettings set {power} false")["returncode"] == 0
+    assert _run(env, f"gsettings get {power}")["stdout"].strip() == "false"
     env.reset(options={"task": str(CONFORMANCE_TASK), "obs": "none"})
     assert _run(env, f"gsettings get {key}")["stdout"].strip() == before != "'Cua Test 13'"
     assert not env.session("file_exists", path="/home/user/made.txt")  # reset restored home too

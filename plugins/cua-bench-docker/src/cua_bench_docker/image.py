@@ -56,11 +56,13 @@ APT_PACKAGES = (
 # socat (OSWorld forwards Chrome's debugging port with it), passwd (useradd, chpasswd, usermod), xsel
 # (OSWorld's getters read the clipboard with it), gnome-shell-common (GNOME Shell's settings schemas, which
 # OSWorld's tasks set and read, such as org.gnome.shell favorite-apps; not the shell itself), gnome-terminal
-# (the terminal OSWorld's tasks start by name and open with ctrl+alt+t, whose text ``vm_terminal_output`` reads).
+# (the terminal OSWorld's tasks start by name and open with ctrl+alt+t, whose text ``vm_terminal_output`` reads),
+# gnome-settings-daemon-common (the schemas of GNOME's power, media-keys ... settings, which OSWorld's tasks
+# set and read, such as org.gnome.settings-daemon.plugins.power idle-dim; not the daemon).
 COMPUTER_PACKAGES = (
     "sudo", "passwd", "python3-xlib", "python3-pil", "python3-tk", "python-is-python3", "dbus-x11",
     "dconf-service", "dconf-cli", "libglib2.0-bin", "gsettings-desktop-schemas", "socat", "x11-utils", "wmctrl",
-    "xsel", "gnome-shell-common", "gnome-terminal",
+    "xsel", "gnome-shell-common", "gnome-terminal", "gnome-settings-daemon-common",
 )  # fmt: skip
 # OSWorld's apps from Debian (Chromium stands in for Chrome, VS Code has no Debian package), Totem (GNOME's
 # video player, the default one on OSWorld's VM, so that making VLC the default is work) and the fonts its

@@ -121,9 +121,24 @@ async def cache_file(ctx: Context, config: dict[str, Any]) -> str:
     return str(path)
 
 
+# What a command prints when the computer, not the agent, lacks something: a settings schema or key
+# that no installed package declares (the agent's own settings are values, never schemas), no display,
+# a library a program needs. OSWorld turns each into '' or a traceback's text, which its metric scores 0.
+COMPUTER_FAULTS = (
+    "No such schema", "No such key", "cannot open display", "Can't open display",
+    "error while loading shared libraries",
+)  # fmt: skip
+
+
 async def _command(ctx: Context, config: dict[str, Any]) -> Any:
     line = shell_command(config["command"])
     result = await run_shell(ctx, line)
+    fault = next((text for text in COMPUTER_FAULTS if text in result.stderr), None) if result.returncode else None
+    if fault is not None:
+        raise PlatformError(
+            f"{config['type']}: `{line[:160]}` failed on this computer ({_last_line(result.stderr)}): the computer "
+            "lacks what the task reads (a settings schema, a display, a library), so its answer would be a silent ''"
+        )
     if result.returncode in (126, 127):
         # The shell could not run it. A program the computer lacks is the platform's fault; a
         # script the agent was to write and did not is the agent's, and is scored as OSWorld does.
