@@ -95,6 +95,7 @@ def test_variant_id_max_variants_parallel_and_datasets(here: Path) -> None:
     code, out = cb("run", "sim/click-button", "--dry-run")
     assert code == 0, out
     assert out.splitlines() == [
+        "cb: backend sim (the task needs the sim desktop; --backend overrides)",  # on stderr
         "  click-button v0 (test) on sim with oracle",
         "Dry run: 1 variant(s); nothing was started.",
     ]

@@ -19,12 +19,13 @@ from typing import Any, TypeVar
 import click
 
 from cua_bench import cli
+from cua_bench.backend_choice import choose_backend
 from cua_bench.registry import agents, backends, resolve_task, tasksets
 from cua_bench.run_marker import marker_alive, read_run_marker
 from cua_bench.runner import RunConfig, episodes_of
 from cua_bench.summary import load_results
 from cua_bench.tasks import TaskError, load_task_module
-from cua_bench.taskset import default_split, task_folders, task_name
+from cua_bench.taskset import default_split, select_tasks, task_folders, task_name
 from cua_core.command import CONTEXT, CuaGroup
 
 __all__ = ["main"]
@@ -184,9 +185,8 @@ def _run_options() -> Callable[[F], F]:
             click.option("--dry-run", is_flag=True, help="Print each variant that would run, then exit."),
             click.option(
                 "--backend",
-                default="sim",
-                show_default=True,
-                help="cua-bench's computer: sim, local or docker (cb's own flag).",
+                help="cua-bench's computer: sim, local or docker (cb's own flag; default: one that serves "
+                "what the tasks use, said on a line of its own).",
             ),
             click.option("--split", help="cua-bench's --split (default: the split the tasks declare)."),
             click.option("--agent-option", "agent_options", multiple=True, help="KEY=VALUE for the agent (cb's own)."),
@@ -211,7 +211,8 @@ def _run(what: str, path: str, **flags: Any) -> None:
     unsupported += ("keep_runs", "max_age", "max_results_size")
     _unsupported_flags(**{name: flags.pop(name) for name in unsupported})
     spec = _agent(flags["oracle"], flags["noop"], flags["agent"], flags["agent_import_path"], flags["model"])
-    backends()[flags["backend"]]  # an unknown backend fails here, before anything is resolved
+    if flags["backend"] is not None:
+        backends()[flags["backend"]]  # an unknown backend fails here, before anything is resolved
     taskset, only_task = _target(path)
     if only_task is not None and flags["task_filter"] is not None:
         raise click.UsageError(f"{path} names one task already: drop --task-filter")
@@ -222,6 +223,9 @@ def _run(what: str, path: str, **flags: Any) -> None:
     if variant is not None and flags["max_variants"] is not None:
         raise click.UsageError("give --variant-id or --max-variants, not both")
     split = flags["split"] or default_split(taskset, tasks)
+    if flags["backend"] is None:
+        flags["backend"], why = choose_backend(select_tasks(task_folders(taskset), tasks), split)
+        click.echo(f"cb: backend {flags['backend']} ({why}; --backend overrides)", err=True)
     options = cli.parse_options(flags["agent_options"])
     if flags["model"] is not None:
         options["model"] = flags["model"]
@@ -248,6 +252,28 @@ def _run(what: str, path: str, **flags: Any) -> None:
         sys.exit(0 if episodes else 1)
     click.echo(f"Output: {output}", err=True)
     cli.run_and_report(config, as_json=flags["as_json"], allow_errors=flags["allow_errors"])
+    if spec == "oracle":
+        _check_oracle(output)
+
+
+def _check_oracle(output: Path) -> None:
+    """The oracle is the task's own solution, so anything below 1.0 is a broken task or a backend that
+    cannot serve it, never an agent's score: name the episodes and exit 1."""
+    results = load_results(output / "episodes.jsonl").values()
+    low = [r for r in results if r.status == "ok" and r.reward is not None and r.reward < 1.0]
+    if not low:
+        return
+    for result in low[:10]:
+        click.echo(f"oracle scored {result.reward:g}: {result.task} variant {result.variant} ({result.key})", err=True)
+    if len(low) > 10:
+        click.echo(f"... and {len(low) - 10} more: cua-bench report {output}", err=True)
+    worst = min(r.reward for r in low if r.reward is not None)
+    click.echo(
+        f"Error: the task's own solution scored {worst:.1f} in {len(low)} episode(s): its solve or evaluate "
+        "is wrong, or the backend cannot serve it",
+        err=True,
+    )
+    sys.exit(1)
 
 
 @run.command("task", context_settings=CONTEXT)

@@ -11,7 +11,8 @@ them, rather than fake a page.
 What is common lives here: an element's rect is found by JavaScript and moved to the screen by the
 backend's ``_viewport_origin``; ``click_element`` then clicks it with a real input action, as an
 oracle acting through the UI must; ``execute_action`` takes our actions or Cua's action objects
-(``ClickAction(x, y)`` in pixels, ...) and applies them, on every backend.
+(``ClickAction(x, y)`` in pixels, ...) and applies them, on every backend; ``get_snapshot`` and
+``close_all_windows`` are built on the session's ``windows()`` listing.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import json
 import time
 from typing import Any, cast
 
+from cua_bench.types import Snapshot, WindowSnapshot
 from cua_core.actions import (
     ACTIONS,
     Action,
@@ -38,6 +40,12 @@ from cua_core.actions import (
 from cua_core.errors import CuaError
 
 __all__ = ["HTML_WINDOWS", "ElementNotFound", "HtmlWindows", "JavaScriptError", "cua_actions", "rect_script"]
+
+# Cua's ScrollAction.amount is in pixels; a wheel click scrolls about this many.
+SCROLL_PIXELS = 100
+MAX_SCROLL_CLICKS = 100  # cua_core's limit on one scroll action
+# What a page gives ``get_snapshot`` about an HTML window.
+PAGE_SCRIPT = "({url: location.href, html: document.documentElement.outerHTML})"
 
 HTML_WINDOWS = "HTML task windows need the local or docker backend (Chromium driven over its DevTools protocol)"
 
@@ -76,6 +84,8 @@ def cua_actions(action: Any, width: int, height: int) -> list[Action]:
         return [Click(at(), button="middle")]
     if name == "DoubleClickAction":
         return [Click(at(), clicks=2)]
+    # MoveToAction's and DragAction's duration is how fast Cua's pointer travels there; ours moves at
+    # once (a drag passes through points on the way), and where it ends up is the same.
     if name == "MoveToAction":
         return [MouseMove(at())]
     if name == "DragAction":
@@ -86,9 +96,9 @@ def cua_actions(action: Any, width: int, height: int) -> list[Action]:
         return [KeyPress(split_key_combo(action.key))]
     if name == "HotkeyAction":
         return [KeyPress(tuple(action.keys))]
-    if name == "ScrollAction":  # Cua: amount in pixels, about 100 per wheel click
-        clicks = max(1, int(getattr(action, "amount", 100)) // 100)
-        return [Scroll(getattr(action, "direction", "down"), clicks)]
+    if name == "ScrollAction":  # Cua: amount in pixels, about 100 per wheel click; up unless it says
+        clicks = min(MAX_SCROLL_CLICKS, max(1, int(getattr(action, "amount", SCROLL_PIXELS)) // SCROLL_PIXELS))
+        return [Scroll(getattr(action, "direction", "up"), clicks)]
     if name == "WaitAction":
         return [Wait(float(getattr(action, "seconds", 1.0)))]
     if name == "DoneAction":
@@ -183,3 +193,79 @@ class HtmlWindows:
         if problems:
             raise CuaError(f"execute_action({action!r}): {'; '.join(problems)}")
         await self.settle()  # type: ignore[attr-defined]
+
+    # -- Cua's window listing -----------------------------------------------------------------
+
+    def html_window_handles(self) -> dict[str, int | str]:
+        """The open HTML windows: ``windows()``'s id -> ``launch_window``'s handle.
+
+        A backend with a browser keeps its windows as ``html_windows`` (handle -> a record with the
+        window's X id, ``wid``), as the local session does; one that keeps them otherwise overrides this.
+        """
+        records = getattr(self, "html_windows", None) or {}
+        return {f"0x{record.wid:x}": handle for handle, record in records.items() if isinstance(record.wid, int)}
+
+    async def get_snapshot(self) -> Snapshot:
+        """Cua's ``Snapshot``: each window front to back, its geometry in screen pixels; an HTML window
+        is a ``"webview"`` with its handle as ``pid`` and its page's ``url`` and ``html``, any other a
+        ``"process"``. Windows ``windows()`` does not list (minimized ones, where a backend hides them)
+        are not in it, so ``minimized`` is always False."""
+        handles = self.html_window_handles()
+        shots = []
+        for window in await self.windows():  # type: ignore[attr-defined]  # Session's
+            left, top, right, bottom = window["bounds"]
+            x, y = round(left * self.width / 1000), round(top * self.height / 1000)
+            width, height = round(right * self.width / 1000) - x, round(bottom * self.height / 1000) - y
+            handle = handles.get(str(window["id"]))
+            page: dict[str, Any] = {}
+            if handle is not None:
+                try:
+                    page = await self.execute_javascript(handle, PAGE_SCRIPT) or {}
+                except CuaError:  # closing, or its page is gone: still a window, without its page
+                    page = {}
+            shots.append(
+                WindowSnapshot(
+                    "webview" if handle is not None else "process",
+                    pid=None if handle is None else str(handle),
+                    url=page.get("url"),
+                    html=page.get("html"),
+                    title=str(window.get("title") or ""),
+                    x=x,
+                    y=y,
+                    width=width,
+                    height=height,
+                    active=bool(window.get("focused")),
+                )
+            )
+        return Snapshot(shots)
+
+    async def close_all_windows(self, timeout: float = 5.0) -> None:
+        """Close every window (Cua's tasks do before opening their own): through the window manager
+        where the session can close a window by id (``close_window``), else as a person would, with
+        Alt+F4 on the front window until none is left. A window still open after ``timeout`` seconds
+        (an app asking to save, say) is an error naming it, never left open silently."""
+        close = getattr(self, "close_window", None)
+        asked: set[str] = set()
+        deadline = time.monotonic() + timeout
+        while True:
+            windows = await self.windows()  # type: ignore[attr-defined]  # Session's
+            if not windows:
+                return
+            if time.monotonic() > deadline:
+                titles = ", ".join(repr(w.get("title") or w["id"]) for w in windows)
+                raise CuaError(f"close_all_windows: {len(windows)} window(s) stayed open after {timeout:g} s: {titles}")
+            if close is not None:
+                for window in windows:
+                    if str(window["id"]) not in asked:
+                        asked.add(str(window["id"]))
+                        await close(window["id"])
+                await asyncio.sleep(0.05)
+            else:
+                errors = await self.apply([KeyPress(("alt", "f4"))])  # type: ignore[attr-defined]
+                if errors and errors[0]:
+                    raise CuaError(f"close_all_windows: Alt+F4 was refused: {errors[0]}")
+                await self.settle()  # type: ignore[attr-defined]
+                after = await self.windows()  # type: ignore[attr-defined]
+                if [w["id"] for w in after] == [w["id"] for w in windows]:
+                    front = windows[0].get("title") or windows[0]["id"]
+                    raise CuaError(f"close_all_windows: the window {front!r} did not close on Alt+F4")

@@ -133,6 +133,7 @@ class EnvServer:
         self.session = session
         self.backend = backend or type(session).__name__  # named in errors about what it cannot serve
         self.screen = (session.width, session.height)  # the size it started at: tasks that name none get it
+        self.theme: str | None = None  # the look this episode's task asked for (Cua's provider "simulated")
         self.rpc = RpcServer(address, name=name, workers=2, security=security)
         self.task: Task | None = None
         self.module: TaskModule | None = None
@@ -265,6 +266,15 @@ class EnvServer:
         size = (wanted.width or self.screen[0], wanted.height or self.screen[1])
         if size != (self.session.width, self.session.height):
             await self.session.resize(*size)
+        await self._apply_theme(wanted.theme)
+
+    async def _apply_theme(self, theme: str | None) -> None:
+        """Where a task's theme (``"provider": "simulated"`` with an ``os_type``: the OS its desktop should
+        look like, not one it needs) is applied, before the session is reset. No session draws themes
+        yet (the themed desktop is being built): until one does, the theme is only recorded here."""
+        self.theme = theme
+        if theme is not None:
+            log.debug("task asks for the %s theme; this session draws its own desktop", theme)
 
     def _negotiate_frames(self, frames: str | dict[str, Any] | None) -> str | None:
         """Set this episode's frame transport; why shared memory was refused, when it was asked for."""

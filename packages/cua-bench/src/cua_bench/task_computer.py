@@ -6,6 +6,10 @@ The env server applies it at ``reset``: the screen gets that size (``Session.res
 that wants an OS the backend does not serve fails, naming both. The provider is not a backend
 choice here (``--backend`` is); it and the keys we do not use (Cua's image, memory, wallpaper, ...)
 are ignored, with a debug log line, so a Cua task runs as written.
+
+With ``"provider": "simulated"`` Cua draws a desktop that only looks like the OS named: there the
+``os_type`` is a theme (``TaskComputer.theme``), not an OS the backend must serve, so such a task
+runs on a Linux backend (the env server hands the theme to ``_apply_theme``).
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ from typing import Any
 
 from cua_bench.tasks import Task, TaskError
 
-__all__ = ["MAX_SIDE", "TaskComputer", "task_computer"]
+__all__ = ["MAX_SIDE", "SIMULATED", "TaskComputer", "task_computer"]
 
 log = logging.getLogger(__name__)
 
@@ -24,12 +28,16 @@ MAX_SIDE = 8192  # pixels: beyond any real display, and a sim frame that size is
 _USED = {"os_type", "width", "height"}
 
 
+SIMULATED = "simulated"  # Cua's provider whose os_type is a look, not a machine
+
+
 @dataclass(frozen=True)
 class TaskComputer:
     provider: str | None = None
-    os_type: str | None = None
+    os_type: str | None = None  # the OS the backend must serve; None: any
     width: int | None = None
     height: int | None = None
+    theme: str | None = None  # the OS the desktop should look like (provider "simulated")
 
 
 def task_computer(task: Task) -> TaskComputer:
@@ -52,11 +60,14 @@ def task_computer(task: Task) -> TaskComputer:
     os_type = config.get("os_type")
     if os_type is not None and (not isinstance(os_type, str) or not os_type):
         raise TaskError(f"{where}: setup_config['os_type'] must be a name like 'linux', got {os_type!r}")
+    named = os_type.lower() if os_type else None
+    simulated = provider is not None and provider.lower() == SIMULATED
     return TaskComputer(
         provider,
-        os_type.lower() if os_type else None,
+        None if simulated else named,
         _side(where, config, "width"),
         _side(where, config, "height"),
+        named if simulated else None,
     )
 
 
