@@ -17,8 +17,13 @@ to exit 0`` where there is none) is not clear either.
 Baseline in the same run: the same invocations against bare click groups that only parse (no
 command runs), which shows how many mistakes parsing alone catches.
 
-``fail_fast_s_p95``: a bad option and a bad backend given to a fresh process, as a user types them,
-timed to the error (imports included: an RL command must not load torch to refuse a typo).
+``fail_fast_s_p95``: a bad option, a bad backend and a model server that is not there given to a
+fresh process, as a user types them, timed to the error (imports included: an RL command must not
+load torch to refuse a typo; a dead ``--base-url`` is found before any computer starts).
+
+The model-server cases (issue 33, build 5) talk to loopback servers this script starts: one that
+refuses every key, one that serves a model but writes no format an adapter reads, one whose engine
+answers 503 to every chat request.
 
 Last line: ``bad_inputs=… tracebacks=… silent_zero_exits=… clear_errors_ratio=… fail_fast_s_p95=…``
 (targets 0, 0, 1.0, <= 3 s).
@@ -160,6 +165,47 @@ GOOD = {
 SLOT = re.compile(r"\{(\w+)(?::(\w+))?\}")
 
 
+REFUSED_URL = "http://127.0.0.1:9/v1"  # the discard port: nothing listens there
+
+
+def model_servers(stack: contextlib.ExitStack) -> dict[str, str]:
+    """Loopback model servers for the model-server cases, by what is wrong with them: their base URLs."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+    from support.model_server import completion, model_server  # type: ignore[import-not-found]
+
+    models = {"/v1/models": {"object": "list", "data": [{"id": "served-model"}]}}
+    servers = {
+        "locked": model_server(lambda _: (401, {"error": {"message": "invalid api key"}})),
+        "prose": model_server(lambda _: (200, completion("I would click the OK button now.")), gets=models),
+        "dead": model_server(lambda _: (503, {"error": {"message": "engine dead"}}), gets=models),
+    }
+    return {name: stack.enter_context(server).base_url for name, server in servers.items()}
+
+
+def model_cases(tmp: Path, urls: dict[str, str]) -> list[Case]:
+    """Model servers that are not there, refuse, serve another model or write another family's format."""
+    one = ["run", "sim", "--tasks", "click-button", "--variants", "1"]
+    model = ["--agent", "openai", "--adapter", "qwen3-vl", "--agent-option", "max_retries=0"]
+    root = urls["prose"].removesuffix("/v1")
+    return [
+        Case("cua-bench", [*one, *model, "--model", "m", "--base-url", REFUSED_URL, "--output", str(tmp / "m1")],
+             [REFUSED_URL]),
+        Case("cua-bench", [*one, *model, "--model", "m", "--base-url", "http://no-such-host.invalid/v1",
+                           "--output", str(tmp / "m2")], ["no-such-host.invalid"]),
+        Case("cua-bench", [*one, *model, "--model", "m", "--base-url", urls["locked"], "--output", str(tmp / "m3")],
+             ["HTTP 401"]),
+        Case("cua-bench", [*one, *model, "--model", "nosuch", "--base-url", urls["prose"],
+                           "--output", str(tmp / "m4")], ["nosuch"], ["served-model"]),
+        Case("cua-bench", [*one, *model, "--model", "served-model", "--base-url", root, "--output", str(tmp / "m5")],
+             ["/v1"]),
+        Case("cua-bench", ["run", "sim", "--tasks", "click-button", "--variants", "2", *model, "--model",
+                           "served-model", "--base-url", urls["prose"], "--output", str(tmp / "m6")],
+             ["qwen3-vl"], ["does not match the model"]),
+        Case("cua-bench", [*one, *model, "--model", "served-model", "--base-url", urls["dead"],
+                           "--output", str(tmp / "m7")], ["went down"], ["--resume --output"]),
+    ]  # fmt: skip
+
+
 def mutated(tmp: Path, rng: random.Random, per_template: int) -> list[Case]:
     from cua_bench.tasksets import SIM
 
@@ -271,7 +317,9 @@ FAIL_FAST: list[list[str]] = [
     ["cua_bench_rl.cli", "train", "--env", "nosuchbackend:click-button"],
     ["cua_bench.cli", "run", "sim", "--tasks", "click-button", "--agent", "random", "--agent-option", "seed=abc"],
     ["cua_bench.cli", "run", "sim", "--tasks", "click-button", "--backend", "nosuchbackend"],
-]
+    ["cua_bench.cli", "run", "sim", "--tasks", "click-button", "--agent", "openai", "--model", "m",
+     "--adapter", "qwen3-vl", "--base-url", REFUSED_URL],
+]  # fmt: skip
 
 
 def fail_fast(tmp: Path, repeats: int) -> list[float]:
@@ -342,11 +390,12 @@ def main() -> None:
     parser.add_argument("--show", type=int, default=10, help="print this many failing cases")
     args = parser.parse_args()
     os.environ.setdefault("CUA_RUNTIME_DIR", tempfile.mkdtemp(prefix="cua-bench-cli-"))
-    with tempfile.TemporaryDirectory() as folder:
+    with tempfile.TemporaryDirectory() as folder, contextlib.ExitStack() as servers:
         tmp = Path(folder)
         (tmp / "empty").mkdir()
         _make_inputs(tmp)
-        cases = hand_written(tmp) + mutated(tmp, random.Random(0), 6 if args.quick else 16)
+        cases = hand_written(tmp) + model_cases(tmp, model_servers(servers))
+        cases += mutated(tmp, random.Random(0), 6 if args.quick else 16)
         started = time.monotonic()
         verdicts = [judge(case) for case in cases]
         seconds = time.monotonic() - started

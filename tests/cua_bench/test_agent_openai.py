@@ -27,6 +27,8 @@ from cua_data.registry import adapters
 
 TASK = SIM / "click-button"
 VARIANTS = 4
+# What GET /v1/models answers, as vLLM does: the preflight finds the model there.
+MODELS = {"/v1/models": {"object": "list", "data": [{"id": "qwen3-vl-test"}, {"id": "m"}]}}
 
 
 @pytest.fixture(scope="module")
@@ -58,7 +60,7 @@ def replay(recorded: dict[str, list[str]]) -> Any:
 
 @pytest.fixture
 def server(recorded: dict[str, list[str]]) -> Iterator[ModelServer]:
-    with model_server(replay(recorded)) as srv:
+    with model_server(replay(recorded), gets=MODELS) as srv:
         yield srv
 
 
@@ -111,22 +113,25 @@ def test_transient_failures_are_retried_with_backoff(recorded: dict[str, list[st
     def answer(request: dict[str, Any]) -> tuple[int, dict[str, Any]]:
         return next(replies, None) or good(request)
 
-    with model_server(answer) as srv:
+    with model_server(answer, gets=MODELS) as srv:
         summary = _run(tmp_path, srv.base_url, backoff=0.01)
     assert summary["success_rate"] == 1.0
     assert summary["agent_usage"]["retries"] == 2
 
 
-def test_a_refusing_server_errors_the_episodes_never_a_silent_zero(tmp_path: Path) -> None:
-    with model_server(lambda _: (401, {"error": {"message": "invalid api key"}})) as srv:
-        summary = _run(tmp_path, srv.base_url)
-    assert summary["errors"] == VARIANTS and summary["scored"] == 0
-    lines = [json.loads(line) for line in (tmp_path / "run" / "episodes.jsonl").read_text().splitlines()]
-    assert all("HTTP 401" in r["error"] and "invalid api key" in r["error"] for r in lines)
+def test_a_refusing_server_fails_the_run_before_it_starts_never_a_silent_zero(tmp_path: Path) -> None:
+    from cua_core.errors import CuaError
+
+    with (
+        model_server(lambda _: (401, {"error": {"message": "invalid api key"}})) as srv,
+        pytest.raises(CuaError, match=r"HTTP 401 .*invalid api key.*OPENAI_API_KEY"),
+    ):
+        _run(tmp_path, srv.base_url)
+    assert not (tmp_path / "run" / "episodes.jsonl").exists()
 
 
 def test_unparseable_output_is_shown_to_the_model_and_the_episode_still_ends(tmp_path: Path) -> None:
-    with model_server(lambda _: (200, completion("I would click the button now."))) as srv:
+    with model_server(lambda _: (200, completion("I would click the button now.")), gets=MODELS) as srv:
         config = RunConfig(
             str(TASK),
             tmp_path / "run",
@@ -144,9 +149,12 @@ def test_unparseable_output_is_shown_to_the_model_and_the_episode_still_ends(tmp
         assert "could not be parsed" in request_text(srv.requests[1])
 
 
-def test_a_server_that_is_not_there_fails_after_its_retries(tmp_path: Path) -> None:
-    summary = _run(tmp_path, "http://127.0.0.1:9/v1", max_retries=1, backoff=0.01)
-    assert summary["errors"] == VARIANTS
+def test_a_server_that_is_not_there_fails_the_run_before_it_starts(tmp_path: Path) -> None:
+    from cua_core.errors import CuaError
+
+    with pytest.raises(CuaError, match=r"cannot reach the model server at http://127.0.0.1:9/v1: connection refused"):
+        _run(tmp_path, "http://127.0.0.1:9/v1", max_retries=1, backoff=0.01)
+    assert not (tmp_path / "run").exists()
 
 
 def test_bad_agent_options_fail_before_anything_starts(tmp_path: Path) -> None:

@@ -20,7 +20,7 @@ from cua_bench.conformance import check_backend
 from cua_bench.parity import run_parity
 from cua_bench.progress import Progress
 from cua_bench.registry import agents, backends, tasksets
-from cua_bench.runner import RunConfig, Runner
+from cua_bench.runner import RunConfig, RunHalted, Runner
 from cua_bench.settings import load_settings
 from cua_bench.summary import EpisodeResult, format_summary, load_results, summarize
 from cua_bench.tasks import load_task_module
@@ -144,6 +144,11 @@ def run_and_report(config: RunConfig, *, as_json: bool = False, allow_errors: bo
             f"interrupted: finished episodes are kept; continue with --resume --output {config.output}", err=True
         )
         sys.exit(130)
+    except RunHalted as halted:  # the summary of what finished, then the one error line saying why and what next
+        progress.close()
+        shown = {k: v for k, v in halted.summary.items() if k != "stopped"}  # the error line says it
+        click.echo(json.dumps(halted.summary, indent=2) if as_json else format_summary(shown))
+        raise
     finally:
         progress.close()
     if as_json:

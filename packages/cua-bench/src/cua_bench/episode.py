@@ -2,7 +2,10 @@
 
 One public function, used by the Runner and by cua-bench-rl's workers, so evaluation and training
 see episodes the same way. The agent is shown what it declared in ``Agent.observes``; the
-recording (``record=True``) keeps every full-size screenshot whatever the agent asked for.
+recording (``record=True``) keeps every full-size screenshot whatever the agent asked for, and
+what the agent says of each step beyond its actions (``Agent.step_notes``: a model's raw output,
+parse, tokens, latency) is kept per step in ``EpisodeOutcome.step_notes``, steps without an action
+included, since a trajectory's messages only hold what was done.
 
     with cua_bench.make("sim/click-button") as env:
         outcome = run_episode(env, MyAgent(), "sim/click-button", variant=3, on_step=print)
@@ -68,6 +71,7 @@ class StepRecord:
     truncated: bool
     info: dict[str, Any]
     seconds: float  # the env's time for the step (the agent's is not included)
+    notes: dict[str, Any] | None = None  # the agent's step_notes() for the step
 
 
 @dataclass
@@ -81,6 +85,9 @@ class EpisodeOutcome:
     screen: tuple[int, int] = (0, 0)
     stopped: str | None = None  # why the agent stopped the episode (StopEpisode); it then scores 0
     notes: dict[str, Any] = field(default_factory=dict)  # the agent's episode_notes()
+    # Per act, the agent's step_notes() with its step number, for every act that had any (one that
+    # stopped the episode too); the runner records them in the trajectory's metadata.
+    step_notes: list[dict[str, Any]] = field(default_factory=list)
 
 
 def server_obs(observes: Observes, record: bool) -> str:
@@ -194,6 +201,7 @@ def run_episode(
     reward: float | None = None
     steps = 0
     stopped: str | None = None
+    step_notes: list[dict[str, Any]] = []
     view = agent_view(obs, observes)
     while True:
         if should_stop is not None and should_stop.is_set():
@@ -202,7 +210,9 @@ def run_episode(
             actions = agent.act(view)
         except StopEpisode as stop:  # nothing more is done; not evaluated, so not a success
             stopped, reward, ended = str(stop), 0.0, None
+            _note(step_notes, agent, steps + 1)
             break
+        notes = _note(step_notes, agent, steps + 1)
         _check_actions(agent, actions)
         started = time.monotonic()
         obs, reward, terminated, truncated, info = env.step(actions)
@@ -212,7 +222,18 @@ def run_episode(
         _record(trajectory, [a for a in actions if not isinstance(a, Done | Fail)], obs)
         view = agent_view(obs, observes)
         if on_step is not None:
-            on_step(StepRecord(steps, actions, view, reward, terminated, truncated, info, step_s[-1]))
+            on_step(StepRecord(steps, actions, view, reward, terminated, truncated, info, step_s[-1], notes))
         if terminated or truncated:
             break
-    return EpisodeOutcome(the_task, reward, steps, ended, step_s, trajectory, screen, stopped, agent.episode_notes())
+    return EpisodeOutcome(
+        the_task, reward, steps, ended, step_s, trajectory, screen, stopped, agent.episode_notes(), step_notes
+    )
+
+
+def _note(kept: list[dict[str, Any]], agent: Agent, step: int) -> dict[str, Any] | None:
+    """The agent's notes on the act just made, numbered and kept (never the last act's again: a copy)."""
+    notes = agent.step_notes()
+    if notes is None:
+        return None
+    kept.append({"step": step, **notes})
+    return kept[-1]

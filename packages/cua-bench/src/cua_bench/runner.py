@@ -5,6 +5,12 @@ Results go to ``<output>/episodes.jsonl`` only after their trajectories are comm
 last checkpoint left off. An env server that dies is replaced and its episode retried once, then
 marked errored — never counted as a silent 0. Progress is published on the bus (``bench.*`` and
 ``env.*``, typed in ``cua_bench.events``); ``run.json`` in the folder names the run's id.
+
+The agent is checked once before any computer starts (``Agent.preflight``: a model server that
+does not answer is one line, not an error per episode). An agent that raises ``StopRun`` (its
+server went down, its adapter cannot read the model) stops the whole run: no new episode starts,
+those in progress are left for ``--resume``, finished ones stay recorded, and ``run`` raises
+``RunHalted`` once the summary is written.
 """
 
 from __future__ import annotations
@@ -22,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from cua_bench import events
-from cua_bench.agents.base import Agent, Observes, SkipEpisode
+from cua_bench.agents.base import Agent, Observes, SkipEpisode, StopRun
 from cua_bench.agents.loading import AgentSpec, agent_factory
 from cua_bench.backends.base import Backend, BackendError, Computer
 from cua_bench.client import EnvClient
@@ -38,13 +44,22 @@ from cua_core.errors import CuaError, ProtocolError, RemoteError, RpcTimeout
 from cua_core.events import BestEffortPublisher
 from cua_data import DatasetWriter, LiteSample, Metadata
 
-__all__ = ["RunConfig", "Runner"]
+__all__ = ["RunConfig", "RunHalted", "Runner"]
 
 log = logging.getLogger(__name__)
 
 
 # Failures of the computer, not of the agent: the episode is retried once on a fresh one.
 _ENV_FAILURES = (RpcTimeout, ProtocolError, BackendError, ConnectionError)
+
+
+class RunHalted(CuaError):
+    """An agent stopped the run (``StopRun``); the message says why and how to go on, ``summary`` is
+    what was written for the episodes that finished."""
+
+    def __init__(self, message: str, summary: dict[str, Any]) -> None:
+        super().__init__(message)
+        self.summary = summary
 
 
 def episodes_of(config: RunConfig) -> list[Episode]:
@@ -138,7 +153,9 @@ class Runner:
         # The options as typed, so the run records (and --resume compares) 3 for "seed=3", not "3".
         self.config = dataclasses.replace(config, agent_options=options) if config.agent_options else config
         # One agent is built now, so a bad option, model or adapter fails before any computer starts.
+        self.run_state: dict[str, Any] = {}  # what the run's agents share (Agent.run_state)
         self.agents: list[Agent] = [self.agent_factory()]
+        self.agents[0].run_state = self.run_state
         self.spare_agent: Agent | None = self.agents[0]
         self.agents_lock = threading.Lock()
         self.spare_computer: Computer | None = None
@@ -146,6 +163,7 @@ class Runner:
         self.run_id = uuid.uuid4().hex[:8]
         self.backend.run_id = self.run_id
         self.crashes: list[BaseException] = []  # workers that died of something unexpected
+        self.halted: StopRun | None = None  # why an agent stopped the run
 
     def episodes(self) -> list[Episode]:
         return episodes_of(self.config)
@@ -174,6 +192,7 @@ class Runner:
             if episode.key not in done:
                 todo.put(episode)
         if not todo.empty():
+            self.agents[0].preflight()  # the agent's server, before any computer starts
             self.spare_computer = self.preflight()
         try:
             config.output.mkdir(parents=True, exist_ok=True)
@@ -223,9 +242,13 @@ class Runner:
             complete=len(results) == len(episodes) and not self.stop.is_set(),
             settings=settings["results"],
         )
-        usage = self._usage()
+        usage, notes = self._usage()
         if usage:
             summary["agent_usage"] = usage
+        if notes:
+            summary["notes"] = notes
+        if self.halted is not None:
+            summary["stopped"] = str(self.halted)
         (config.output / "summary.json").write_text(json.dumps(summary, indent=2))
         bus.publish(
             events.RUN_FINISHED,
@@ -236,6 +259,17 @@ class Runner:
             },
         )  # fmt: skip
         bus.close()
+        if self.halted is not None:
+            then = (
+                f"continue with --resume --output {config.output} once that is fixed"
+                if self.halted.resumable
+                else "fix that and start a new run (another --output)"
+            )
+            raise RunHalted(
+                f"{self.halted}. The run stopped: {len(results)} of {len(episodes)} episodes finished and are kept in "
+                f"{config.output}; {then}",
+                summary,
+            ) from self.halted
         if self.stop.is_set():
             raise KeyboardInterrupt
         if self.crashes:
@@ -246,14 +280,24 @@ class Runner:
             ) from crash
         return summary
 
-    def _usage(self) -> dict[str, float]:
-        """The agents' own counters (tokens, model time), summed; also closes them."""
+    def _usage(self) -> tuple[dict[str, float], list[str]]:
+        """The agents' own counters (tokens, model time), summed, and their notes (each once); also closes them."""
         total: dict[str, float] = {}
+        notes: list[str] = []
         for agent in self.agents:
             for key, value in agent.usage().items():
                 total[key] = total.get(key, 0.0) + value
+            notes += [note for note in agent.notes() if note not in notes]
             agent.close()
-        return total
+        return total, notes
+
+    def _halt(self, why: StopRun) -> None:
+        """An agent says no episode can go well: start none, abandon those in progress (redone on --resume)."""
+        with self.agents_lock:
+            if self.halted is None:
+                log.warning("stopping the run: %s", why)
+                self.halted = why
+        self.stop.set()
 
     def _guarded_work(
         self, index: int, todo: queue.Queue[Episode], recorder: _Recorder, bus: BestEffortPublisher
@@ -271,6 +315,7 @@ class Runner:
         """Episodes on one environment, ``env`` on the bus (its computer may be replaced; its id stays)."""
         with self.agents_lock:
             agent, self.spare_agent = self.spare_agent or self.agent_factory(), None
+            agent.run_state = self.run_state
             if all(a is not agent for a in self.agents):
                 self.agents.append(agent)
             computer, self.spare_computer = self.spare_computer, None
@@ -302,6 +347,9 @@ class Runner:
                             computer = None
                         break
                     except EpisodeStopped:
+                        return
+                    except StopRun as exc:  # not this episode's fault: left undone for --resume
+                        self._halt(exc)
                         return
                     except SkipEpisode as exc:  # the agent cannot play it (replay: not recorded)
                         result = EpisodeResult(
@@ -350,7 +398,8 @@ class Runner:
                             error=f"{type(exc).__name__}: {exc}",
                         )
                         break
-                if result is None or self.stop.is_set():
+                # Interrupted (Ctrl-C): nothing more is kept. Halted by an agent: what finished still counts.
+                if result is None or (self.stop.is_set() and self.halted is None):
                     return
                 recorder.add(result, sample)
                 bus.publish(
@@ -432,11 +481,16 @@ class Runner:
                 "reward": outcome.reward,
                 "agent": self.agent_name,
             }
+            if outcome.step_notes:
+                others["agent_steps"] = outcome.step_notes  # every output as written, parsed or not
             if outcome.stopped is not None:
                 others["status"], others["reason"] = "stopped", outcome.stopped
             elif isinstance(ended, Fail):
                 others["status"], others["reason"] = "fail", ended.reason
-            outcome.trajectory.finish(ended.answer if isinstance(ended, Done) else None)
+            elif ended is None:
+                others["status"] = "truncated"
+            if isinstance(ended, Done):  # only an answer the agent gave: never a 'Done.' it did not write
+                outcome.trajectory.finish(ended.answer)
             sample = LiteSample(
                 Metadata("desktop", "use", others=others), outcome.trajectory.messages, outcome.trajectory.images
             )

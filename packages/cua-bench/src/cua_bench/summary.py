@@ -168,8 +168,25 @@ def format_summary(summary: dict[str, Any]) -> str:
     if usage.get("model_calls"):
         calls = usage["model_calls"]
         lines.append(
-            f"model: {calls:.0f} calls, mean latency {usage.get('model_s', 0) / calls * 1000:.0f} ms, tokens "
-            f"{usage.get('prompt_tokens', 0):.0f} in / {usage.get('completion_tokens', 0):.0f} out, "
-            f"unparseable outputs {usage.get('parse_errors', 0):.0f}, retries {usage.get('retries', 0):.0f}"
+            f"model: {calls:.0f} calls, mean latency {usage.get('model_s', 0) / calls * 1000:.0f} ms, "
+            f"{_tokens(usage)}, unparseable outputs {usage.get('parse_errors', 0):.0f}, "
+            f"retries {usage.get('retries', 0):.0f}"
         )
+        if usage.get("parse_errors") == calls:
+            lines.append(
+                f"note: every one of the {calls:.0f} model outputs failed to parse: the adapter probably does not "
+                "match the model (`cua-bench list` names the adapters)"
+            )
+    lines += [f"note: {note}" for note in summary.get("notes") or []]
+    if summary.get("stopped"):
+        lines.append(f"stopped early: {summary['stopped']}")
     return "\n".join(lines)
+
+
+def _tokens(usage: dict[str, Any]) -> str:
+    """Tokens as the server reported them; an answer without ``usage`` is "not reported", never 0 tokens."""
+    if "prompt_tokens" not in usage:  # no answer carried usage (agents before this key always had it)
+        return "tokens: usage not reported"
+    missing = usage.get("calls_without_usage", 0)
+    tokens = f"tokens {usage['prompt_tokens']:.0f} in / {usage.get('completion_tokens', 0):.0f} out"
+    return tokens + (f" (usage not reported for {missing:.0f} calls)" if missing else "")

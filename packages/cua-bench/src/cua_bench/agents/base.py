@@ -7,9 +7,11 @@ never changes what an agent sees.
 
 from __future__ import annotations
 
+import threading
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from cua_core.actions import Action
 from cua_core.errors import CuaError
@@ -17,7 +19,7 @@ from cua_core.errors import CuaError
 if TYPE_CHECKING:
     from cua_bench.tasks import Task
 
-__all__ = ["A11Y_FORMATS", "SCREENSHOT_FORMATS", "Agent", "Observes", "SkipEpisode", "StopEpisode"]
+__all__ = ["A11Y_FORMATS", "SCREENSHOT_FORMATS", "Agent", "Observes", "SkipEpisode", "StopEpisode", "StopRun"]
 
 SCREENSHOT_FORMATS = ("rgb", "png", "none")
 A11Y_FORMATS = ("nodes", "osworld")
@@ -88,12 +90,46 @@ class StopEpisode(CuaError):
     its trajectory is kept with this reason."""
 
 
+class StopRun(CuaError):
+    """Raised by an agent when no further episode of the run can go well: its model server went down
+    or refused the key, its adapter cannot read what the model writes. The runner stops the whole run
+    (no new episode starts; those in progress are left for ``--resume``), keeps every finished one,
+    and exits non-zero with this message, instead of erroring the episodes one by one.
+
+    ``resumable``: whether ``--resume`` with the same settings can finish the run once the cause is
+    fixed outside it (a server restarted), or the settings themselves are wrong (the adapter)."""
+
+    resumable: ClassVar[bool] = True
+
+
+_T = TypeVar("_T")
+_SHARED_LOCK = threading.Lock()
+
+
 class Agent(ABC):
     """Subclass and implement ``act``; set ``observes`` to see something other than an RGB screenshot."""
 
     # True for agents whose episodes the env server's oracle plays (see the episode loop).
     oracle: ClassVar[bool] = False
     observes: Observes = Observes()
+    # What every agent of one run shares (the runner builds one agent per environment and hands them
+    # all the same dict): run-wide counts such as a circuit breaker's. None for an agent on its own.
+    run_state: dict[str, Any] | None = None
+
+    def shared(self, key: str, make: Callable[[], _T]) -> _T:
+        """The run-wide object under ``key`` (made on first use), or this agent's own when it runs alone."""
+        with _SHARED_LOCK:
+            if self.run_state is None:
+                self.run_state = {}
+            if key not in self.run_state:
+                self.run_state[key] = make()
+            value: _T = self.run_state[key]
+            return value
+
+    def preflight(self) -> None:  # noqa: B027 - optional hook
+        """Called once per run on one agent, before any computer starts: check what every episode will
+        need (a model server that answers, a model it serves) and raise a ``CuaError`` naming the fix,
+        so a wrong setting costs a second rather than an error per episode."""
 
     def reset(self, task: Task) -> None:  # noqa: B027 - optional hook
         """A new episode of ``task`` (its description, metadata, max_steps, name and variant) begins."""
@@ -109,6 +145,17 @@ class Agent(ABC):
     def usage(self) -> dict[str, float]:
         """Counters for the run summary (tokens, model seconds, calls); summed over the run's agents."""
         return {}
+
+    def step_notes(self) -> dict[str, Any] | None:
+        """What the last ``act`` produced that its actions do not show (a model's raw output, its parse
+        or parse error, tokens, latency), as JSON data: recorded with the step, even when the step had
+        no action. None when there is nothing to add."""
+        return None
+
+    def notes(self) -> list[str]:
+        """Remarks on how the agent was set up that the run summary should carry (a missing API key,
+        a server that reports no token usage); one line each."""
+        return []
 
     def episode_notes(self) -> dict[str, Any]:
         """What the agent decided this episode that its actions do not show (safety checks it met, say),

@@ -12,17 +12,23 @@ Safety checks a model's API raises on an answer (OpenAI's ``pending_safety_check
 turn is replayed with its checks (a Responses request built by cua-adapters-api's ``openai_request``
 sends them back as ``acknowledged_safety_checks``). Either way every check is recorded
 (``episode_notes``).
+
+Every output is kept as the model wrote it (``step_notes``: the raw output, the actions parsed from
+it or the parse error, the tokens the server reported and the call's latency), so a recording shows
+what the model said even on steps that did nothing. A run whose first outputs all fail to parse
+stops (``AdapterMismatch``): an adapter for another family scores a silent 0 on every episode.
 """
 
 from __future__ import annotations
 
 import json
+import threading
 import time
 from abc import abstractmethod
 from typing import TYPE_CHECKING, Any
 
-from cua_bench.agents.base import Agent, Observes, StopEpisode
-from cua_core.actions import Action
+from cua_bench.agents.base import Agent, Observes, StopEpisode, StopRun
+from cua_core.actions import Action, action_to_dict
 from cua_core.errors import CuaError
 from cua_core.options import typed_options
 
@@ -30,7 +36,7 @@ if TYPE_CHECKING:
     from cua_bench.tasks import Task
     from cua_data.adapters import Adapter, ParsedOutput, Prompt, RawOutput, Turn
 
-__all__ = ["ModelAgent", "make_adapter"]
+__all__ = ["AdapterMismatch", "ModelAgent", "OutputWatch", "make_adapter"]
 
 
 def make_adapter(name: str, history: str = "full", options: dict[str, Any] | None = None) -> Adapter:
@@ -56,6 +62,45 @@ def make_adapter(name: str, history: str = "full", options: dict[str, Any] | Non
         raise CuaError(f"adapter {name!r}: {exc}") from exc
 
 
+class AdapterMismatch(StopRun):
+    """The run's first outputs all failed to parse: the adapter reads another family's format."""
+
+    resumable = False  # the fix is another --adapter, and --resume refuses changed settings
+
+
+class OutputWatch:
+    """The run's first ``first`` outputs, across its agents: whether every one failed to parse.
+
+    Judged once: after ``first`` outputs of which any parsed, the run goes on however later ones do
+    (a model that wanders off its format mid-run is the model's score, not a wrong setting)."""
+
+    def __init__(self, first: int) -> None:
+        self.first = first
+        self.seen = 0
+        self.parsed = 0
+        self.sample: str | None = None
+        self.lock = threading.Lock()
+
+    def saw(self, parsed: bool, text: str) -> bool:
+        """Count one output; True when the first ``first`` all failed (and for any output after that)."""
+        with self.lock:
+            if self.seen < self.first:
+                self.seen += 1
+                self.parsed += parsed
+                if not parsed and self.sample is None:
+                    self.sample = text
+            return self.first > 0 and self.seen >= self.first and self.parsed == 0
+
+
+def _jsonable(raw: RawOutput) -> Any:
+    """The raw output as JSON data, unchanged where it already is (text, or an API's JSON)."""
+    try:
+        json.dumps(raw)
+    except (TypeError, ValueError):
+        return str(raw)
+    return raw
+
+
 class ModelAgent(Agent):
     """Subclasses implement ``generate`` (one prompt in, the model's raw output out)."""
 
@@ -68,11 +113,19 @@ class ModelAgent(Agent):
         history: str = "full",
         adapter_options: dict[str, Any] | None = None,
         acknowledge_safety_checks: bool = False,
+        adapter_check: int = 8,
     ) -> None:
         if not isinstance(acknowledge_safety_checks, bool):
             raise CuaError(f"acknowledge_safety_checks must be true or false, got {acknowledge_safety_checks!r}")
+        if adapter_check < 0:
+            raise CuaError(f"adapter_check must be >= 0 (0: never stop the run), got {adapter_check}")
         self.adapter = make_adapter(adapter, history, adapter_options)
+        self.adapter_name = adapter
         self.acknowledge_safety_checks = acknowledge_safety_checks
+        self.adapter_check = adapter_check  # stop the run when its first this-many outputs all fail to parse
+        self.last_step: dict[str, Any] | None = None  # step_notes of the last act
+        self.call: dict[str, Any] = {}  # latency and usage of the call whose output take() parses next
+        self.reply_usage: dict[str, Any] | None = None  # set by generate() when the server reports usage
         self.instruction = ""
         self.turns: list[Turn] = []
         self.feedback: list[str] = []
@@ -106,11 +159,15 @@ class ModelAgent(Agent):
         return prompt
 
     def act(self, observation: dict[str, Any]) -> list[Action]:
+        self.last_step = None
         prompt = self.prompt(observation)
+        self.reply_usage = None
         started = time.monotonic()
         raw = self.generate(prompt)
+        latency = time.monotonic() - started
         self.counters["model_calls"] += 1
-        self.counters["model_s"] += time.monotonic() - started
+        self.counters["model_s"] += latency
+        self.call = {"latency_s": round(latency, 4), "usage": self.reply_usage}
         return self.take(raw, observation)
 
     def take(self, raw: RawOutput, observation: dict[str, Any]) -> list[Action]:
@@ -119,13 +176,20 @@ class ModelAgent(Agent):
 
         size = (int(observation["width"]), int(observation["height"]))
         text = raw if isinstance(raw, str) else json.dumps(raw)
+        self.last_step, self.call = {"raw": _jsonable(raw), **self.call}, {}
         try:
             parsed: ParsedOutput = self.adapter.parse(raw, size)
         except AdapterParseError as exc:
             self.counters["parse_errors"] += 1
+            self.last_step["parse_error"] = str(exc)
             self.feedback = [f"your output could not be parsed: {exc}"]
             self.turns.append(Turn(self._current, (), text))
+            self._watch(False, text)
             return []
+        self.last_step["actions"] = [action_to_dict(action) for action in parsed.actions]
+        if parsed.thought:
+            self.last_step["thought"] = parsed.thought
+        self._watch(True, text)
         self.feedback = []
         if parsed.safety_checks:
             step, acknowledged = len(self.turns) + 1, self.acknowledge_safety_checks
@@ -140,6 +204,22 @@ class ModelAgent(Agent):
                 )
         self.turns.append(Turn(self._current, tuple(parsed.actions), text, parsed.thought))
         return list(parsed.actions)
+
+    def _watch(self, parsed: bool, text: str) -> None:
+        watch = self.shared("model_outputs", lambda: OutputWatch(self.adapter_check))
+        if not watch.saw(parsed, text):
+            return
+        from cua_data.registry import adapters
+
+        sample = (watch.sample or "")[:200]
+        raise AdapterMismatch(
+            f"the first {watch.first} outputs of the model all failed to parse with adapter {self.adapter_name!r}: "
+            f"the adapter probably does not match the model (one output: {sample!r}); pick the model family's "
+            f"adapter with --adapter, one of: {', '.join(adapters().names())}"
+        )
+
+    def step_notes(self) -> dict[str, Any] | None:
+        return self.last_step
 
     def usage(self) -> dict[str, float]:
         return dict(self.counters)
