@@ -20,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from typing import Any, cast
+from typing import Any, Literal, cast
 
 from cua_bench.types import Snapshot, WindowSnapshot
 from cua_core.actions import (
@@ -64,6 +64,27 @@ def rect_script(selector: str) -> str:
         f"(() => {{ const e = document.querySelector({json.dumps(selector)}); if (!e) return null; "
         "const r = e.getBoundingClientRect(); const s = window.devicePixelRatio || 1; "
         "return {x: r.left * s, y: r.top * s, width: r.width * s, height: r.height * s}; })()"
+    )
+
+
+def target_script(selector: str) -> str:
+    """JavaScript saying how to click the first match, as Playwright (which Cua's oracles were written
+    against) would: an element outside the page's viewport is scrolled into view first; an ``<option>``,
+    which Chromium draws in a popup of its own with no box in the page, is ``{option, open, select}``:
+    its place among the select's enabled options, whether the select has focus (its popup open after
+    the oracle's click on it) and the select's rect. Else the element's rect, as ``rect_script``."""
+    rect = "{x: r.left * s, y: r.top * s, width: r.width * s, height: r.height * s}"
+    return (
+        f"(() => {{ const e = document.querySelector({json.dumps(selector)}); if (!e) return null; "
+        "const s = window.devicePixelRatio || 1; "
+        "if (e.tagName === 'OPTION') { const sel = e.closest('select'); if (!sel) return null; "
+        "const r = sel.getBoundingClientRect(); "
+        "return {option: Array.from(sel.options).filter(o => !o.disabled).indexOf(e), "
+        f"open: document.activeElement === sel, select: {rect}}}; }} "
+        "let r = e.getBoundingClientRect(); "
+        "if (r.top < 0 || r.left < 0 || r.bottom > innerHeight || r.right > innerWidth) { "
+        "e.scrollIntoView({block: 'center', inline: 'center'}); r = e.getBoundingClientRect(); } "
+        f"return {rect}; }})()"
     )
 
 
@@ -167,23 +188,41 @@ class HtmlWindows:
             rect = {**rect, "x": rect["x"] + left, "y": rect["y"] + top}
         return dict(rect)
 
-    async def _element_centre(self, handle: int | str, selector: str) -> tuple[float, float]:
-        rect = await self.get_element_rect(handle, selector, space="screen")
-        if not rect:
-            raise ElementNotFound(f"no element matches {selector!r} in window {handle}")
-        x, y = rect["x"] + rect["width"] / 2, rect["y"] + rect["height"] / 2
+    async def _target(self, handle: int | str, selector: str, timeout: float = 0.5) -> dict[str, Any]:
+        """``target_script``'s answer, with the rects on the screen; waits ``timeout`` for a match."""
+        deadline = time.monotonic() + timeout
+        while (found := await self.execute_javascript(handle, target_script(selector))) is None:
+            if time.monotonic() >= deadline:
+                raise ElementNotFound(f"no element matches {selector!r} in window {handle}")
+            await asyncio.sleep(0.05)
+        left, top = await self._viewport_origin(handle)
+        rect = found.get("select", found)
+        if not rect["width"] or not rect["height"]:
+            raise ElementNotFound(f"{selector!r} in window {handle} is not shown (it has no size on the page)")
+        x, y = left + rect["x"] + rect["width"] / 2, top + rect["y"] + rect["height"] / 2
         if not (0 <= x < self.width and 0 <= y < self.height):
             raise ElementNotFound(f"{selector!r} in window {handle} is off the screen at ({x:.0f}, {y:.0f})")
-        return x, y
+        return {**found, "centre": from_pixels(x, y, self.width, self.height)}
 
-    async def click_element(self, handle: int | str, selector: str) -> None:
-        """Click the centre of the element with a real mouse click (the session's input)."""
-        x, y = await self._element_centre(handle, selector)
-        await self.execute_action(Click(from_pixels(x, y, self.width, self.height)))
+    async def click_element(
+        self, handle: int | str, selector: str, button: Literal["left", "right", "middle"] = "left"
+    ) -> None:
+        """Click the centre of the element with a real mouse click (the session's input). An ``<option>``
+        is chosen as a person does in Chromium's popup: the select clicked open (unless the oracle just
+        did), then Home, Down to it, Enter."""
+        target = await self._target(handle, selector)
+        if "option" not in target:
+            await self.execute_action(Click(target["centre"], button=button))
+            return
+        if target["option"] < 0:
+            raise ElementNotFound(f"{selector!r} in window {handle} is a disabled option: it cannot be chosen")
+        if not target["open"]:
+            await self.execute_action(Click(target["centre"]))
+        for keys in [("home",), *[("down",)] * target["option"], ("enter",)]:
+            await self.execute_action(KeyPress(keys))
 
     async def right_click_element(self, handle: int | str, selector: str) -> None:
-        x, y = await self._element_centre(handle, selector)
-        await self.execute_action(Click(from_pixels(x, y, self.width, self.height), button="right"))
+        await self.click_element(handle, selector, button="right")
 
     async def execute_action(self, action: Any) -> None:
         """Apply one action: ours (``cua_core.actions``) or Cua's (``ClickAction(x, y)``, pixels)."""

@@ -1,0 +1,52 @@
+"""Cua Bench's HTML tasks as Cua's users write them, run with ``cb run`` and its defaults.
+
+Real environments: three task folders in Cua's style (tests/support/cua_style: a form whose oracle
+clicks a select's option and a submit button below the fold, a slider dragged to a point computed
+from ``window.screenX``, a context menu opened by a RightClickAction at such a point) run on the
+backend ``cb`` picks (local: Chromium windows on Xvfb). Every oracle must score 1 and doing nothing 0.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from cua_bench.backends.local import unavailable
+from cua_bench.cb_cli import main
+
+STYLE = Path(__file__).parents[1] / "support" / "cua_style"
+LOCAL = unavailable()
+pytestmark = pytest.mark.skipif(
+    LOCAL is not None and not os.environ.get("CI"), reason=f"local backend unavailable: {LOCAL}"
+)
+
+
+@pytest.fixture
+def tasks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.chdir(tmp_path)
+    return Path(shutil.copytree(STYLE, tmp_path / "tasks"))
+
+
+def rewards(run: Path) -> dict[str, float]:
+    lines = (run / "episodes.jsonl").read_text().splitlines()
+    return {entry["key"]: entry["reward"] for entry in map(json.loads, lines)}
+
+
+def test_cua_style_oracles_score_one_on_the_backend_cb_picks(tasks: Path) -> None:
+    result = CliRunner().invoke(main, ["run", str(tasks), "--output-dir", "runs/oracle", "-j", "2"])
+    assert result.exit_code == 0, result.output
+    assert "cb: backend local (its tasks need HTML windows (3 of 3)" in result.output
+    scores = rewards(Path("runs/oracle"))
+    assert len(scores) == 6 and set(scores.values()) == {1.0}, scores
+
+
+def test_doing_nothing_scores_zero(tasks: Path) -> None:
+    result = CliRunner().invoke(main, ["run", str(tasks), "--noop", "--output-dir", "runs/noop", "-j", "2"])
+    assert result.exit_code == 0, result.output
+    scores = rewards(Path("runs/noop"))
+    assert len(scores) == 6 and set(scores.values()) == {0.0}, scores
