@@ -4,6 +4,7 @@ files, checked against their digest, wherever the server runs."""
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -71,3 +72,22 @@ def test_a_relative_path_runs_from_another_working_folder_than_the_servers(
         os.utime(tmp_path / "tasks" / "hello" / "answer.txt", ns=(2, 2))
         env.reset(options={"task": "./hello"})
         assert env.evaluate() == 0.0
+
+
+def test_a_server_leaves_no_cache_behind_and_a_killed_ones_is_removed_by_the_next(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Servers left their task cache under /tmp at every exit (1,271 of 2,464 entries of a CI machine's
+    /tmp); one killed with -9 cannot remove its own, so the next cache made removes it."""
+    monkeypatch.delenv("CUA_LOCAL_ROOT", raising=False)
+    dead = Path(tempfile.gettempdir()) / "cua-tasks-999999999-x"  # above any pid_max: never alive
+    dead.mkdir(exist_ok=True)
+    (dead / "f").write_text("x")
+    folder = task_folder(tmp_path / "tasks")
+    with make(backend="sim", obs="none") as env:
+        env.reset(options={"task": str(folder)})
+        assert env.evaluate() == 1.0
+        pid = env.info()["pid"]
+        assert list(Path(tempfile.gettempdir()).glob(f"cua-tasks-{pid}-*"))
+    assert not dead.exists()
+    assert not list(Path(tempfile.gettempdir()).glob(f"cua-tasks-{pid}-*"))

@@ -261,3 +261,18 @@ def test_a_private_task_folder_made_after_the_server_started_runs(isolated: Loca
     finally:
         isolated.teardown(computer)
         shutil.rmtree(private)
+
+
+def test_only_the_tmp_entries_the_server_names_are_bound_back(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A CI machine's /tmp held 2,464 entries (1,271 of them old task caches); binding each back made an
+    isolated server take over a minute to start under load. Now only what its setup names is."""
+    from cua_bench.backends.local.isolate import named_in
+
+    monkeypatch.setenv("CUA_LOCAL_ROOT", "/tmp/pytest-of-root/pytest-9/envs0")
+    monkeypatch.setenv("PYTHONPATH", "/opt/x:/tmp/support-dir/lib:/tmp")
+    monkeypatch.setenv("CUA_NOT_A_PATH", "tmp/relative /tmp/with space")
+    monkeypatch.setattr("sys.path", ["/work/src", "/tmp/venv-x/lib/python3.11"])
+    names = named_in("/tmp", ("/tmp/cua-0/env-1.sock", "/tmp/.X11-unix/"))
+    assert {"pytest-of-root", "support-dir", "venv-x", "cua-0", ".X11-unix"} <= names
+    assert "tmp" not in names and "relative" not in names and "" not in names
+    assert all("/" not in name for name in names)

@@ -107,7 +107,8 @@ class BundleCache:
                 self._root = Path(where) / f"env-{os.getpid()}-tasks"
                 self._root.mkdir(parents=True, exist_ok=True)
             else:
-                self._root = Path(tempfile.mkdtemp(prefix="cua-tasks-"))
+                _remove_dead_caches()
+                self._root = Path(tempfile.mkdtemp(prefix=f"cua-tasks-{os.getpid()}-"))
         return self._root
 
     def holds(self, digest: str) -> bool:
@@ -147,6 +148,21 @@ class BundleCache:
         if self._root is not None:
             shutil.rmtree(self._root, ignore_errors=True)
             self._root = None
+
+
+def _remove_dead_caches() -> None:
+    """The caches of this user's servers that died without closing theirs (a ``kill -9``): named with
+    their pid, so each new cache removes those whose process is gone."""
+    for folder in Path(tempfile.gettempdir()).glob("cua-tasks-*-*"):
+        pid = folder.name.split("-")[2]
+        try:
+            if not pid.isdigit() or folder.stat().st_uid != os.getuid():
+                continue
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            shutil.rmtree(folder, ignore_errors=True)
+        except (PermissionError, FileNotFoundError):
+            pass  # another user's process has that pid now (alive), or another server removed it
 
 
 def _valid_digest(digest: str) -> bool:

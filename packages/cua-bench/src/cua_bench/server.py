@@ -641,6 +641,7 @@ def main(argv: list[str] | None = None) -> int:
         pass
     finally:
         server.rpc.close()
+        server.bundles.close()  # its task cache (it leaked one folder under /tmp per server before)
         if server.address.startswith("ipc://"):  # ZeroMQ leaves the socket file; nobody else may
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(server.address.removeprefix("ipc://"))

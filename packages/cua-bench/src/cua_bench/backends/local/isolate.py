@@ -10,8 +10,9 @@ before zmq's threads), gives the environment:
 
 - fresh tmpfs on ``/tmp``, ``/var/tmp`` and ``/home``, with ``/home/user`` its home: a task's
   ``rm -rf /home/user/x`` or ``/tmp`` files stay in the environment and vanish with it. The host's
-  entries of ``/tmp`` and ``/home`` at start (task folders, other users' homes) are bound back at
-  their paths, with their own permissions; reset leaves them alone;
+  entries of ``/home`` at start (other users' homes), and those of ``/tmp`` the server's setup names
+  (``named_in``: its environment's paths, its interpreter's), are bound back at their paths, with
+  their own permissions; reset leaves them alone;
 - a network namespace with loopback only: Xvfb's abstract sockets are per network namespace, so
   environments cannot collide on display numbers, and Chrome's debugging port is its own;
 - a uid of its own (``UID_BASE`` + the server's pid), named ``user`` through a private
@@ -164,7 +165,9 @@ def main_private_tmp(argv: list[str]) -> None:
         raise SystemExit(
             "usage: main_private_tmp([UID, GID, ENV_BASE, '--', SERVER OPTIONS...]): the local backend starts it"
         )
-    host_tmp = _cover("/tmp", "mode=1777", ())
+    # X's socket folder too: displays made here keep their socket files where the host's clients look.
+    sockets = tuple(arg.removeprefix("ipc://") for arg in argv[4:] if arg.startswith("ipc://"))
+    host_tmp = _cover("/tmp", "mode=1777", (), named_in("/tmp", (argv[2], "/tmp/.X11-unix/", *sockets)))
     os.environ.update({PRIVATE_TMP: "1", HOST_TMP: "/".join(host_tmp)})
     # The server's folders (its task cache too) in the env roots' folder, bound back: reset empties /tmp.
     os.environ["CUA_LOCAL_ROOT"] = argv[2]
@@ -230,13 +233,32 @@ def _open_closed_folders() -> None:
         os.close(handle)
 
 
-def _cover(folder: str, mode: str, skip: tuple[str, ...]) -> list[str]:
-    """A tmpfs over ``folder``, with the host's entries there now bound back (task folders under /tmp
-    or someone's home stay reachable at their paths; links made again) but those starting with one of
-    ``skip``; returns the names brought back."""
+def named_in(folder: str, extra: tuple[str, ...] = ()) -> set[str]:
+    """The entries of ``folder`` this process's setup names, which the server must still reach once a
+    tmpfs covers it: on the way to ``extra``, to a path in any environment variable (the env roots'
+    folder, a mirror, a skeleton, HOME, PYTHONPATH ...) or on the interpreter's path.
+
+    Only these are bound back. A busy machine's /tmp holds thousands of entries (pip's, pytest's,
+    other runs'), and binding each back cost an isolated server over a minute of mounts at start on
+    a loaded CI machine; task folders no longer need it (they travel by content, ``bundles``)."""
+    paths = [*extra, sys.executable, sys.prefix, sys.base_prefix, *sys.path]
+    for value in os.environ.values():
+        paths += [part for part in value.split(os.pathsep) if part.startswith(folder + "/")]
+    names = set()
+    for path in paths:
+        parts = Path(os.path.normpath(path)).parts if os.path.isabs(path) else ()
+        depth = len(Path(folder).parts)
+        if len(parts) > depth and Path(*parts[:depth]) == Path(folder):
+            names.add(parts[depth])
+    return names
+
+
+def _cover(folder: str, mode: str, skip: tuple[str, ...], only: set[str] | None = None) -> list[str]:
+    """A tmpfs over ``folder``, with the host's entries there now bound back (those in ``only``, or all;
+    links made again) but those starting with one of ``skip``; returns the names brought back."""
     handles, links = {}, {}
     for entry in os.scandir(folder):
-        if entry.name.startswith(skip):
+        if entry.name.startswith(skip) or (only is not None and entry.name not in only):
             continue
         # Others' entries come and go meanwhile (a busy /tmp): one gone since the listing is skipped.
         with contextlib.suppress(FileNotFoundError):
@@ -269,7 +291,8 @@ def enter(sockets: Path) -> tuple[int, list[str]]:
     os.chown(sockets, uid, uid)
     # The runtime folder holding the socket is the host user's own (0700): only the socket's is bound.
     runtime = sockets.parts[2] if sockets.parts[:2] == ("/", "tmp") and len(sockets.parts) > 2 else ""
-    host_tmp = _cover("/tmp", "mode=1777", (".X", ".ICE-unix", runtime) if runtime else (".X", ".ICE-unix"))
+    skip = (".X", ".ICE-unix", runtime) if runtime else (".X", ".ICE-unix")
+    host_tmp = _cover("/tmp", "mode=1777", skip, named_in("/tmp"))
     _mount("tmpfs", "/var/tmp", "tmpfs", _MS_NOSUID | _MS_NODEV, "mode=1777")
     _cover("/home", "mode=755", ("user",))
     private = Path("/home/.cua")  # root's: the account files; the env server's folders beside them
