@@ -150,9 +150,9 @@ def files_task(folder: Path, *, provider: str = "native", os_type: str = "linux"
     return write(folder, FILES.format(provider=provider, os_type=os_type, answer=answer or 'task_cfg.metadata["word"]'))
 
 
-def cb(*args: object) -> tuple[int, str]:
+def cb(*args: object, stdin: str | None = None) -> tuple[int, str]:
     """Exit code and everything printed (stdout and stderr)."""
-    result = CliRunner().invoke(main, [str(a) for a in args])
+    result = CliRunner().invoke(main, [str(a) for a in args], input=stdin)
     return result.exit_code, result.output
 
 
@@ -337,3 +337,9 @@ def test_a_simulated_macos_task_runs_on_a_linux_backend_with_its_theme(here: Pat
             asyncio.run(reset(server, files_task(here / "native-mac", os_type="macos")))
     finally:
         server.rpc.close()
+
+
+def test_interact_picks_the_backend_as_run_does(here: Path) -> None:
+    code, out = cb("interact", files_task(here / "files"), "--screenshots", "shots", stdin="quit\n")
+    assert code == 0, out
+    assert "cb: backend sim (the task needs nothing the sim lacks; --backend overrides)" in out

@@ -437,7 +437,9 @@ _unsupported_command(
     "--dataset-path", type=click.Path(exists=True, file_okay=False), help="Dataset directory holding the task."
 )
 @click.option("--split", help="cua-bench's --split (default: the split the task declares).")
-@click.option("--backend", default="sim", show_default=True, help="cua-bench's computer: sim, local or docker.")
+@click.option(
+    "--backend", help="cua-bench's computer: sim, local or docker (default: one that serves what the task uses)."
+)
 @click.option(
     "--screenshots",
     type=click.Path(file_okay=False, path_type=Path),
@@ -460,7 +462,7 @@ def interact(
     dataset: str | None,
     dataset_path: str | None,
     split: str | None,
-    backend: str,
+    backend: str | None,
     screenshots: Path,
     oracle: bool,
     screenshot: str | None,
@@ -495,7 +497,12 @@ def interact(
         task = f"{dataset}/{env_path}"
     elif dataset_path:
         task = str(Path(dataset_path) / env_path)
-    ctx.invoke(cli.interact, task=task, variant=variant_id, split=split, backend=backend, screenshots=screenshots)
+    if backend is None and Path(task).is_dir():  # a folder: chosen from what it uses, as cb run does
+        backend, why = choose_backend([Path(task)], split or default_split(task, None))
+        click.echo(f"cb: backend {backend} ({why}; --backend overrides)", err=True)
+    ctx.invoke(
+        cli.interact, task=task, variant=variant_id, split=split, backend=backend or "sim", screenshots=screenshots
+    )
 
 
 # --- cb task ---------------------------------------------------------------------------------------------
