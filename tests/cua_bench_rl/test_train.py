@@ -136,6 +136,9 @@ print(result.exit_code, "torch" in sys.modules, result.output.strip().splitlines
         (["--trainer-option", "lrr=3"], "unknown trainer option 'lrr'; did you mean 'lr'?"),
         (["--env", "nosuchbackend:click-button"], "unknown backend 'nosuchbackend' (known backends: sim, local"),
         (["--env", "sim:clik-button"], "no task 'clik-button'"),
+        # pixel-click's class lives with torch: its constructor is read from the source, not imported
+        (["--policy-option", "hiden=3"], "policy 'pixel-click': unknown option 'hiden'"),
+        (["--policy-option", "width=abc"], "--policy-option width=abc: width must be an integer (int)"),
     ],
 )
 def test_a_bad_option_or_backend_fails_before_torch_is_imported_and_leaves_nothing(

@@ -20,11 +20,13 @@ The run folder holds everything a resume needs::
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import copy
 import dataclasses
 import dis
 import importlib
+import importlib.util
 import inspect
 import json
 import logging
@@ -133,9 +135,74 @@ def _policies() -> Any:
 
 
 def _policy_options(factory: Callable[..., Any], config: TrainConfig) -> dict[str, Any]:
-    return typed_options(
-        _built_by(factory), config.policy_options, label=f"policy {config.policy!r}", flag="--policy-option"
+    label = f"policy {config.policy!r}"
+    read = _read_built_by(factory)
+    if read is not None:  # names and plain types first, from the source: the class's module imports torch
+        typed_options(read, config.policy_options, label=label, flag="--policy-option", complete=False)
+    return typed_options(_built_by(factory), config.policy_options, label=label, flag="--policy-option")
+
+
+def _imported_class(factory: Callable[..., Any]) -> tuple[str, str] | None:
+    """``(module, name)`` of the class a lazy factory (``**options`` only) imports and builds, or None."""
+    if not inspect.isfunction(factory):
+        return None
+    params = inspect.signature(factory).parameters.values()
+    if not params or any(p.kind is not p.VAR_KEYWORD for p in params):
+        return None
+    module = None
+    for instruction in dis.get_instructions(factory):
+        if instruction.opname == "IMPORT_NAME":
+            module = str(instruction.argval)
+        elif instruction.opname == "IMPORT_FROM" and module is not None:
+            return module, str(instruction.argval)
+    return None
+
+
+def _read_built_by(factory: Callable[..., Any]) -> Callable[..., Any] | None:
+    """A stand-in with the parameters of the constructor a lazy factory calls, read from its module's
+    source without running it (a torch import costs seconds: a misspelt option is refused before it)."""
+    found = _imported_class(factory)
+    if found is None:
+        return None
+    try:
+        spec = importlib.util.find_spec(found[0])
+        origin = spec.origin if spec is not None else None
+        tree = ast.parse(Path(origin).read_text()) if origin and origin.endswith(".py") else None
+    except (ImportError, ValueError, OSError, SyntaxError):
+        return None
+    init = next(
+        (
+            item
+            for node in (tree.body if tree is not None else [])
+            if isinstance(node, ast.ClassDef) and node.name == found[1]
+            for item in node.body
+            if isinstance(item, ast.FunctionDef) and item.name == "__init__"
+        ),
+        None,
     )
+    if init is None or init.args.vararg or init.args.kwarg or init.args.posonlyargs:
+        return None
+    positional = init.args.args[1:]  # after self
+    defaults = [None] * (len(positional) - len(init.args.defaults)) + list(init.args.defaults)
+    params = [
+        inspect.Parameter(
+            arg.arg,
+            kind,
+            default=inspect.Parameter.empty if default is None else ...,
+            annotation=ast.unparse(arg.annotation) if arg.annotation is not None else inspect.Parameter.empty,
+        )
+        for kind, pairs in (
+            (inspect.Parameter.POSITIONAL_OR_KEYWORD, zip(positional, defaults, strict=True)),
+            (inspect.Parameter.KEYWORD_ONLY, zip(init.args.kwonlyargs, init.args.kw_defaults, strict=True)),
+        )
+        for arg, default in pairs
+    ]
+
+    def stand_in(**options: Any) -> None:
+        """Never called: its signature is the constructor's, for ``typed_options``."""
+
+    stand_in.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
+    return stand_in
 
 
 def _built_by(factory: Callable[..., Any]) -> Callable[..., Any]:
