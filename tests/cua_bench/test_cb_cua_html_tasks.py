@@ -3,7 +3,9 @@
 Real environments: three task folders in Cua's style (tests/support/cua_style: a form whose oracle
 clicks a select's option and a submit button below the fold, a slider dragged to a point computed
 from ``window.screenX``, a context menu opened by a RightClickAction at such a point) run on the
-backend ``cb`` picks (local: Chromium windows on Xvfb). Every oracle must score 1 and doing nothing 0.
+backend ``cb`` picks (local: Chromium windows on Xvfb), as Cua's native provider and as its simulated
+one (a desktop drawn with the look of macOS or Windows 11, the windows inside it). Every oracle must
+score 1 and doing nothing 0.
 """
 
 from __future__ import annotations
@@ -26,10 +28,18 @@ pytestmark = pytest.mark.skipif(
 )
 
 
-@pytest.fixture
-def tasks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+COMPUTERS = [("native", "linux"), ("simulated", "macos"), ("simulated", "win11")]
+
+
+@pytest.fixture(params=COMPUTERS, ids=["-".join(c) for c in COMPUTERS])
+def tasks(request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.chdir(tmp_path)
-    return Path(shutil.copytree(STYLE, tmp_path / "tasks"))
+    folder = Path(shutil.copytree(STYLE, tmp_path / "tasks"))
+    for module in folder.glob("*/main.py"):
+        text = module.read_text()
+        assert 'PROVIDER, OS_TYPE = "native", "linux"' in text
+        module.write_text(text.replace('"native", "linux"', '"{}", "{}"'.format(*request.param)))
+    return folder
 
 
 def rewards(run: Path) -> dict[str, float]:

@@ -269,12 +269,15 @@ class EnvServer:
         await self._apply_theme(wanted.theme)
 
     async def _apply_theme(self, theme: str | None) -> None:
-        """Where a task's theme (``"provider": "simulated"`` with an ``os_type``: the OS its desktop should
-        look like, not one it needs) is applied, before the session is reset. No session draws themes
-        yet (the themed desktop is being built): until one does, the theme is only recorded here."""
+        """A task's theme (``"provider": "simulated"`` with an ``os_type``: the OS its desktop should look
+        like, not one it needs), before the session is reset: a session with a browser draws that
+        desktop (``use_theme``: local, docker); another (the sim) draws its own, which it says once."""
+        use_theme = getattr(self.session, "use_theme", None)
+        if use_theme is not None:
+            await use_theme(theme)
+        elif theme is not None and self.theme != theme:
+            log.info("the task asks for a %s-looking desktop; %s draws its own", theme, self.backend)
         self.theme = theme
-        if theme is not None:
-            log.debug("task asks for the %s theme; this session draws its own desktop", theme)
 
     def _negotiate_frames(self, frames: str | dict[str, Any] | None) -> str | None:
         """Set this episode's frame transport; why shared memory was refused, when it was asked for."""

@@ -131,6 +131,7 @@ class LocalBackend(ProcessBackend):
             shutil.rmtree(computer.info["sockets"], ignore_errors=True)
         for root in env_roots(computer.info["pid"]):
             kill_marked(root)
+            kill_marked(root / "desktop")  # the simulated provider's Chromium (``themed``) is marked apart
             try:
                 number, xvfb_pid = (int(v) for v in (root / "display").read_text().split())
             except (OSError, ValueError):

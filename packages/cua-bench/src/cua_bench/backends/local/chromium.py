@@ -12,11 +12,13 @@ client area is exactly the page: the page's origin on the screen is the client w
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import html as html_lib
 import itertools
 import json
 import time
 import urllib.request
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -27,9 +29,12 @@ __all__ = [
     "CHROME_INSET",
     "CHROMIUM",
     "FLAGS",
+    "DevTools",
     "HtmlWindow",
+    "devtools",
     "devtools_port",
     "evaluate",
+    "frame_context",
     "page_document",
     "prepare_profile",
 ]
@@ -103,32 +108,101 @@ def _targets(port: int) -> list[dict[str, Any]]:
     return targets
 
 
-async def page_socket(port: int) -> str:
-    """The WebSocket URL of the window's page target."""
+async def page_socket(port: int, target: str | None = None) -> str:
+    """The WebSocket URL of the window's page target (or of the target with id ``target``)."""
     targets = await asyncio.to_thread(_targets, port)
+    if target is not None:
+        found = [t for t in targets if t.get("id") == target and t.get("webSocketDebuggerUrl")]
+        if not found:
+            raise JavaScriptError(f"the frame {target} has no document yet (still loading)")
+        return str(found[0]["webSocketDebuggerUrl"])
     pages = [t for t in targets if t.get("type") == "page" and t.get("webSocketDebuggerUrl")]
     if not pages:
         raise JavaScriptError(f"the window's Chromium (DevTools port {port}) has no page")
     return str(pages[0]["webSocketDebuggerUrl"])
 
 
-async def evaluate(port: int, javascript: str, timeout: float = 30.0) -> Any:
-    """``Runtime.evaluate`` (value returned by value, promises awaited) on the page; raises
-    ``JavaScriptError`` with the exception's text when the script throws."""
-    from websockets.asyncio.client import connect
+class DevTools:
+    """One DevTools session on a page target: commands answered in order; the execution contexts the
+    page reported kept (``Runtime.enable`` reports every existing one before it answers)."""
 
-    url = await page_socket(port)
-    request_id = next(_IDS)
-    params = {"expression": javascript, "returnByValue": True, "awaitPromise": True, "userGesture": True}
-    async with asyncio.timeout(timeout), connect(url, max_size=None, open_timeout=10) as socket:
-        await socket.send(json.dumps({"id": request_id, "method": "Runtime.evaluate", "params": params}))
+    def __init__(self, socket: Any) -> None:
+        self.socket = socket
+        self.contexts: list[dict[str, Any]] = []
+
+    async def call(self, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+        request_id = next(_IDS)
+        await self.socket.send(json.dumps({"id": request_id, "method": method, "params": params or {}}))
         while True:
-            message = json.loads(await socket.recv())
+            message = json.loads(await self.socket.recv())
             if message.get("id") == request_id:
                 break
-    if "error" in message:
-        raise JavaScriptError(f"DevTools refused the script: {message['error'].get('message', message['error'])}")
-    result = message["result"]
+            if message.get("method") == "Runtime.executionContextCreated":
+                self.contexts.append(message["params"]["context"])
+        if "error" in message:
+            error = message["error"].get("message", message["error"])
+            if method == "Runtime.evaluate":
+                raise JavaScriptError(f"DevTools refused the script: {error}")
+            raise JavaScriptError(f"DevTools refused {method}: {error}")
+        result: dict[str, Any] = message.get("result", {})
+        return result
+
+
+@contextlib.asynccontextmanager
+async def devtools(port: int, target: str | None = None) -> AsyncIterator[DevTools]:
+    """A session on the page of the Chromium listening on ``port``, or on its target ``target`` (bound
+    the calls with ``asyncio.timeout``)."""
+    from websockets.asyncio.client import connect
+
+    url = await page_socket(port, target)
+    async with connect(url, max_size=None, open_timeout=10) as socket:
+        yield DevTools(socket)
+
+
+async def frame_context(tools: DevTools, selector: str) -> tuple[str, int | None]:
+    """The frame id of the page's iframe ``selector`` and the execution context of its document (its
+    main world), or None where the frame is a target of its own (a page of another site, in a
+    process of its own)."""
+    found = await tools.call("Runtime.evaluate", {"expression": f"document.querySelector({json.dumps(selector)})"})
+    element = found.get("result", {})
+    if element.get("subtype") != "node":
+        raise JavaScriptError(f"the page has no frame {selector}")
+    node = (await tools.call("DOM.describeNode", {"objectId": element["objectId"]}))["node"]
+    frame_id = node.get("frameId")
+    if not frame_id:
+        raise JavaScriptError(f"{selector} is not a frame")
+    await tools.call("Runtime.enable")
+    ids = [
+        int(c["id"])
+        for c in tools.contexts
+        if c.get("auxData", {}).get("frameId") == frame_id and c.get("auxData", {}).get("isDefault")
+    ]
+    return str(frame_id), max(ids) if ids else None
+
+
+async def evaluate(port: int, javascript: str, timeout: float = 30.0, *, frame: str | None = None) -> Any:
+    """``Runtime.evaluate`` (value returned by value, promises awaited) on the page, or in the document
+    of its iframe ``frame`` (a CSS selector); raises ``JavaScriptError`` with the exception's text when
+    the script throws."""
+    params: dict[str, Any] = {
+        "expression": javascript, "returnByValue": True, "awaitPromise": True, "userGesture": True,
+    }  # fmt: skip
+    async with asyncio.timeout(timeout):
+        async with devtools(port) as tools:
+            target = None
+            if frame is not None:
+                target, context = await frame_context(tools, frame)
+                if context is not None:
+                    params["contextId"], target = context, None
+            if target is None:
+                result = await tools.call("Runtime.evaluate", params)
+        if target is not None:
+            async with devtools(port, target) as tools:
+                result = await tools.call("Runtime.evaluate", params)
+    return _value(result)
+
+
+def _value(result: dict[str, Any]) -> Any:
     details = result.get("exceptionDetails")
     if details:
         exception = details.get("exception") or {}

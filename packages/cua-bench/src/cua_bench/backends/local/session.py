@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import contextlib
 import itertools
 import json
 import logging
@@ -44,7 +45,8 @@ from cua_bench.backends.local.input import XInput
 from cua_bench.backends.local.isolate import HOST_TMP, ISOLATED, PRIVATE_TMP
 from cua_bench.backends.local.procs import env_root
 from cua_bench.backends.local.settle import SettleConfig, Settler
-from cua_bench.backends.local.windows import Windows, parse_id
+from cua_bench.backends.local.themed import ThemedDesktop, look_of, next_handle, themed_document
+from cua_bench.backends.local.windows import Windows, normalised, parse_id
 from cua_bench.html_windows import JavaScriptError
 from cua_bench.session import CommandResult, NotSupported, Session
 from cua_core.actions import Action, CursorPosition, Done, Fail, Screenshot, Wait
@@ -61,6 +63,14 @@ _SESSIONS = itertools.count()  # sessions started by this process: each gets its
 # home does not hold, put back (the docker osworld image's: the clock's time zone).
 RESET_HOOK = "CUA_LOCAL_RESET_HOOK"
 MACHINE_TMP_KEEP = (".X", ".ICE-unix")  # the display's sockets and locks, when tmp is the machine's /tmp
+
+
+# window.screenX/screenY (and screenLeft/Top) of a themed window's page: where that page is drawn on the screen.
+_SCREEN_ORIGIN = (
+    "(() => {{ const at = {{screenX: {x}, screenLeft: {x}, screenY: {y}, screenTop: {y}}}; "
+    "for (const key in at) Object.defineProperty(window, key, {{get: () => at[key], configurable: true}}); "
+    "return true; }})()"
+)
 
 
 class LaunchError(CuaError):
@@ -111,6 +121,8 @@ async def _run_reset_hook() -> None:
 
 class LocalSession(Session):
     """The Session of one local environment. Use ``LocalSession.start(width, height)``."""
+
+    themed: ThemedDesktop | None = None  # Cua's simulated provider: the desktop page, once ``use_theme`` set one
 
     def __init__(
         self, root: Path, desktop: Desktop, width: int, height: int, settle: SettleConfig, *, timeout: float = 10.0
@@ -207,10 +219,11 @@ class LocalSession(Session):
         survivors = self.apps.kill_all()
         if survivors:
             log.warning("local env: processes %s survived SIGKILL", survivors)
+        kiosk = {self.themed.wid} if self.themed is not None else set()  # the simulated desktop outlives episodes
         deadline = time.monotonic() + 1.0
-        while self.wins.ids() and time.monotonic() < deadline:
+        while set(self.wins.ids()) - kiosk and time.monotonic() < deadline:
             await asyncio.sleep(0.005)
-        for wid in self.wins.ids():  # a client of ours that is not a process of ours: disconnect it
+        for wid in set(self.wins.ids()) - kiosk:  # a client of ours that is not a process of ours: disconnect it
             self.conn.create_resource_object("window", wid).kill_client()  # XKillClient: Display has none
         # The accessibility bus died with the apps, but its address stays on the root window, where
         # apps look first: gone, they ask the session bus, which starts a new one.
@@ -219,6 +232,8 @@ class LocalSession(Session):
         clear_dir(self.tmp, _tmp_keep() if self.tmp == Path("/tmp") else ())
         clear_dir(self.run)
         await _run_reset_hook()
+        if self.themed is not None:
+            await self._renew_theme()
         self.input.move((self.width // 2, self.height // 2))
         self.conn.sync()
         await self.settler.wait()
@@ -241,7 +256,15 @@ class LocalSession(Session):
     async def screenshot(self) -> bytes:
         return self.capture.png()
 
+    def html_window_handles(self) -> dict[str, int | str]:
+        """``windows()``'s ids of the HTML windows -> their handles: a themed window's id is its handle."""
+        if self.themed is not None:
+            return {str(handle): handle for handle in self.themed.handles}
+        return super().html_window_handles()
+
     async def windows(self) -> list[dict[str, Any]]:
+        if self.themed is not None:
+            return await self._themed_windows(self.themed)
         return self.wins.snapshot()
 
     async def accessibility_tree(self) -> list[dict[str, Any]]:
@@ -327,7 +350,9 @@ class LocalSession(Session):
         base.mkdir(parents=True)
         if html is not None:
             page = base / "index.html"
-            page.write_text(page_document(html, title), encoding="utf-8")
+            themed = self.themed
+            document = page_document(html, title) if themed is None else themed_document(html, title, themed.look)
+            page.write_text(document, encoding="utf-8")
             target = page.as_uri()
         elif folder is not None:
             index = Path(folder) / "index.html"
@@ -336,6 +361,9 @@ class LocalSession(Session):
             target = index.resolve().as_uri()
         else:
             target = str(url)
+        if self.themed is not None:
+            inner = bool(options.get("use_inner_size", False))
+            return await self._launch_themed(target, title, (x, y, width, height), inner, timeout)
         profile = base / "profile"
         prepare_profile(profile)
         left = max(0, (self.width - width) // 2) if x is None else x  # pywebview centres an unplaced window
@@ -398,16 +426,29 @@ class LocalSession(Session):
         try:
             return self.html_windows[int(handle)]
         except (KeyError, ValueError):
-            known = ", ".join(map(str, self.html_windows)) or "none"
+            themed = sorted(self.themed.handles) if self.themed is not None else []
+            known = ", ".join(map(str, [*self.html_windows, *themed])) or "none"
             raise JavaScriptError(
                 f"no HTML window {handle!r} in this environment (open ones: {known}); "
                 "handles come from launch_window and end at reset"
             ) from None
 
     async def execute_javascript(self, handle: int | str, javascript: str) -> Any:
+        if self.themed is not None and self.themed.has(handle):
+            # Cua's oracles place clicks at getBoundingClientRect() + window.screenX/screenY; in a frame
+            # those are the desktop page's (0, 0), so the window's page learns where it is drawn first.
+            with contextlib.suppress(JavaScriptError):  # minimised (not drawn) or closed: the script says which
+                left, top = await self._viewport_origin(handle)
+                await self.themed.evaluate(handle, _SCREEN_ORIGIN.format(x=left, y=top))
+            return await self.themed.evaluate(handle, javascript)
         return await evaluate(self._html_window(handle).port, javascript)
 
     async def _viewport_origin(self, handle: int | str) -> tuple[float, float]:
+        if self.themed is not None and self.themed.has(handle):
+            # The desktop page covers the screen; the window's page starts where its iframe does.
+            left, top = self.wins.origin(self.themed.wid) or (0, 0)
+            x, y = await self.themed.origin(handle)
+            return left + x, top + y
         window = self._html_window(handle)
         origin = self.wins.origin(window.wid)
         if origin is None:
@@ -417,10 +458,108 @@ class LocalSession(Session):
         return origin[0] + max(0.0, inset_x), origin[1] + max(0.0, inset_y)
 
     async def activate(self, window_id: str | int) -> None:
+        if self.themed is not None and self.themed.has(window_id):
+            await self.themed.act("focus", window_id)
+            self.wins.activate(self.themed.wid)
+            return
         self.wins.activate(parse_id(window_id))
 
     async def close_window(self, window_id: str | int) -> None:
+        if self.themed is not None and self.themed.has(window_id):
+            await self.themed.act("close", window_id)
+            return
         self.wins.close(parse_id(window_id))
+
+    # -- Cua's simulated provider: a themed desktop in one page ----------------------------------
+
+    async def use_theme(self, theme: str | None) -> None:
+        """Cua's "simulated" provider: ``theme`` (its ``os_type``: macos, windows, win11, win10, win7,
+        winxp, win98, linux, android, ios) draws a desktop of that look in one full-screen Chromium
+        page, and HTML windows open inside it (``themed``); None goes back to plain windows, each a
+        Chromium of its own under openbox. A new look drops the open windows; the same look again
+        changes nothing (reset starts every episode on a freshly loaded desktop)."""
+        if not theme:
+            await self._stop_theme()
+            return
+        look = look_of(theme)
+        self.settler.arm()
+        if self.themed is not None and self.themed.runs_on(self.desktop):
+            if self.themed.look != look:
+                self.themed.look = look
+                await self._renew_theme()
+        else:
+            await self._start_theme(look)
+        assert self.themed is not None
+        self.wins.activate(self.themed.wid)
+        await self.settler.wait()
+
+    async def _stop_theme(self) -> None:
+        themed, self.themed = self.themed, None
+        if themed is None:
+            return
+        themed.stop()
+        # Until its window is gone: X may give the next client the same window id, which a launch
+        # that still listed the old one would take for a window it did not open.
+        deadline = time.monotonic() + 1.0
+        while themed.display is self.desktop and themed.wid in self.wins.ids() and time.monotonic() < deadline:
+            await asyncio.sleep(0.005)
+
+    async def _start_theme(self, look: str) -> ThemedDesktop:
+        await self._stop_theme()
+        size, timeout = (self.width, self.height), max(30.0, self._timeout)
+        self.themed = await ThemedDesktop.start(look, self.root, self.env, self.desktop, self.wins, size, timeout)
+        return self.themed
+
+    async def _renew_theme(self) -> None:
+        """The desktop page for the next episode: loaded afresh, or started again where it died, its
+        display was replaced (a resize) or it did not come back in time."""
+        themed = self.themed
+        assert themed is not None
+        if themed.runs_on(self.desktop):
+            try:
+                await themed.renew()
+                self.wins.activate(themed.wid)
+                return
+            except Exception as exc:  # a page that hangs or a browser that crashed: a new one
+                log.warning("local env: the simulated desktop did not reload (%r); starting it again", exc)
+        await self._start_theme(themed.look)
+
+    async def _launch_themed(
+        self, target: str, title: str, place: tuple[int | None, int | None, int, int], inner: bool, timeout: float
+    ) -> int:
+        themed = self.themed
+        assert themed is not None
+        if not themed.runs_on(self.desktop):
+            themed = await self._start_theme(themed.look)
+        handle = next_handle()
+        self.settler.arm()
+        await themed.open(handle, target, title, place, inner, timeout)
+        self.wins.activate(themed.wid)
+        await self.settler.wait()
+        return handle
+
+    async def _themed_windows(self, themed: ThemedDesktop) -> list[dict[str, Any]]:
+        """Today's ``windows()`` entries, the desktop page's window replaced by the windows drawn in it
+        (front to back; minimised ones are not on the screen, so not listed); their id is the handle."""
+        listed = []
+        left, top = self.wins.origin(themed.wid) or (0, 0)
+        for info in self.wins.snapshot():
+            if parse_id(info["id"]) != themed.wid:
+                listed.append(info)
+                continue
+            for window in await themed.windows():
+                if window["minimized"]:
+                    continue
+                x, y = left + round(window["x"]), top + round(window["y"])
+                x0, y0 = min(max(0, x), self.width), min(max(0, y), self.height)
+                right = max(x0, min(self.width, x + round(window["width"])))
+                box = (x0, y0, right, max(y0, min(self.height, y + round(window["height"]))))
+                focused = info["focused"] and window["focused"]
+                listed.append({
+                    "id": str(window["handle"]), "title": window["title"], "app": "html",
+                    "bounds": normalised(box, self.width, self.height), "focused": focused,
+                })  # fmt: skip
+        return listed
 
     def _path(self, path: str) -> Path:
         host = tuple(self.tmp / name for name in _tmp_keep()) if self.tmp == Path("/tmp") else ()
@@ -478,6 +617,9 @@ class LocalSession(Session):
         if self._closed:
             return
         self._closed = True
+        if self.themed is not None:
+            self.themed.stop()
+            self.themed = None
         self._detach()
         remove_env_root(self.root)
         atexit.unregister(self.close)
