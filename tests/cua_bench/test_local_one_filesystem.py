@@ -16,12 +16,12 @@ import subprocess
 import sys
 import sysconfig
 import tempfile
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from support.task_folders import copy_through_tmp
 
 from cua_bench.backends.local import unavailable
 from cua_bench.backends.local.isolate import isolation_unavailable, private_tmp_unavailable
@@ -31,46 +31,6 @@ LOCAL = unavailable()
 pytestmark = pytest.mark.skipif(
     LOCAL is not None and not os.environ.get("CI"), reason=f"local backend unavailable: {LOCAL}"
 )
-
-TASK = """
-import cua_bench as cb
-
-MARK = {mark!r}
-
-
-@cb.tasks_config(split="train")
-def load():
-    return [cb.Task(description="Copy the staged file.", metadata={{"n": n}}) for n in range(2)]
-
-
-@cb.setup_task(split="train")
-async def start(task_cfg, session):
-    leftover = await session.file_exists("/tmp/out.txt")  # an earlier episode's output must be gone
-    await session.write_file("/tmp/src.txt", MARK)
-    await session.run_command("cp /tmp/src.txt /tmp/staged.txt && echo made > ~/made.txt", check=True)
-    await session.write_file("/tmp/leftover", "yes" if leftover else "no")
-
-
-@cb.solve_task(split="train")
-async def solve(task_cfg, session):
-    await session.run_command("cp /tmp/staged.txt /tmp/out.txt", check=True)
-
-
-@cb.evaluate_task(split="train")
-async def check(task_cfg, session):
-    copied = await session.file_exists("/tmp/out.txt") and await session.read_file("/tmp/out.txt") == MARK
-    made = await session.read_file("~/made.txt") == "made\\n"
-    clean = await session.read_file("/tmp/leftover") == "no"
-    return [1.0 if copied and made and clean else 0.0]
-"""
-
-
-def _task(folder: Path) -> tuple[Path, str]:
-    mark = uuid.uuid4().hex
-    task = folder / "tasks" / "copy-through-tmp"
-    task.mkdir(parents=True)
-    (task / "main.py").write_text(TASK.format(mark=mark))
-    return task.parent, mark
 
 
 def _rewards(out: Path) -> list[float]:
@@ -95,7 +55,7 @@ def test_a_tasks_shell_and_file_calls_share_tmp(isolate: str, tmp_path: Path, mo
     if isolate == "0" and private_tmp_unavailable():
         pytest.skip(f"this host gives no private /tmp: {private_tmp_unavailable()}")
     monkeypatch.setenv("CUA_LOCAL_ISOLATE", isolate)
-    tasks, mark = _task(tmp_path)
+    tasks, mark = copy_through_tmp(tmp_path)
     out = tmp_path / "run"
     # Two episodes on one environment: the second must not find the first's /tmp/out.txt.
     args = ["run", str(tasks), "--backend", "local", "--agent", "oracle", "--max-parallel", "1", "--output", str(out)]
@@ -143,7 +103,7 @@ def test_a_user_without_root_gets_the_same_one_filesystem(open_folder: Path) -> 
     if python is None:
         pytest.skip("no system python3 of this minor version for a user without root")
     tmp_path = open_folder
-    tasks, mark = _task(tmp_path)
+    tasks, mark = copy_through_tmp(tmp_path)
     for path in [tasks, *tasks.rglob("*")]:
         path.chmod(0o777 if path.is_dir() else 0o666)
     out = tmp_path / "run"

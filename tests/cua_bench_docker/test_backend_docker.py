@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from support.docker import ours
+from support.task_folders import copy_through_tmp
 
 from cua_bench.backends.base import BackendError
 from cua_bench.client import EnvClient
@@ -221,3 +222,16 @@ def test_the_task_layers_settings_and_folders_reach_the_container(
     monkeypatch.setenv("CUA_OSWORLD_FILES", str(tmp_path / "nowhere"))
     with pytest.raises(BackendError, match=r"CUA_OSWORLD_FILES=.*nowhere is not a folder here"):
         task_mounts()
+
+
+def test_a_task_folder_anywhere_runs_and_its_shell_and_file_calls_share_tmp(
+    docker_image: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A Cua-style task in a folder no mount names (it travels by content) that passes a file through /tmp
+    between run_command and the file calls: its oracle scores 1 in the container, as on local."""
+    monkeypatch.delenv("CUA_DOCKER_MOUNTS", raising=False)
+    tasks, _ = copy_through_tmp(tmp_path)
+    output = tmp_path / "run"
+    Runner(RunConfig(str(tasks), output, "docker", split="train", max_parallel=1, record=False)).run()
+    results = load_results(output / "episodes.jsonl").values()
+    assert sorted((r.status, r.reward) for r in results) == [("ok", 1.0), ("ok", 1.0)], results

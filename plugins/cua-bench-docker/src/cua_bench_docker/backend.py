@@ -34,6 +34,7 @@ from typing import Any, ClassVar
 import cua_bench
 from cua_bench.backends.base import TASK_SETTINGS, Backend, BackendError, Computer
 from cua_bench.backends.local import LocalBackend
+from cua_bench.backends.local.isolate import PRIVATE_TMP
 from cua_bench.backends.local.procs import alive
 from cua_bench.hookspecs import hookimpl
 from cua_bench_docker.daemon import connect
@@ -47,6 +48,7 @@ LABEL = "io.cua.backend"  # every container of ours carries it; prune finds them
 OWNER = "io.cua.owner"  # host:pid of the process that started it
 RUN = "io.cua.run"  # the runner's run id, where a runner started it
 SOCKET_IN_CONTAINER = "/run/cua"
+ENV_ROOT_IN_CONTAINER = "/var/lib/cua/env"  # the env server's folders (home, task cache): off the /tmp reset empties
 
 
 @dataclass(frozen=True)
@@ -148,7 +150,7 @@ class DockerBackend(Backend):
                 network_mode=settings.network, mem_limit=settings.memory, memswap_limit=settings.memory,
                 nano_cpus=int(settings.cpus * 1e9), pids_limit=settings.pids, shm_size="256m",
                 security_opt=[] if settings.computer else ["no-new-privileges"], volumes=volumes,
-                environment=_passed_env(),
+                environment=_passed_env(settings.computer),
             )  # fmt: skip
         except docker.errors.DockerException as exc:
             shutil.rmtree(sockets, ignore_errors=True)
@@ -221,10 +223,16 @@ class DockerBackend(Backend):
         return build_image(self.client, variant=variant, tag=tag, rebuild_base=rebuild_base, log=log)
 
 
-def _passed_env() -> dict[str, str]:
+def _passed_env(computer: bool) -> dict[str, str]:
     """The host's settings of the env server inside (settle tuning, and the task layer's, with folders
-    made absolute as they are mounted), so both backends behave alike."""
+    made absolute as they are mounted), so both backends behave alike.
+
+    The container's /tmp is the environment's own (``PRIVATE_TMP``), as ``run_command`` sees it: the
+    session's file calls take /tmp there too, and reset empties it, so the server's folders live off
+    it. (OSWorld's computer, ``computer``, is a whole machine already: its /tmp and home are the real ones.)"""
     passed = {key: value for key, value in os.environ.items() if key.startswith("CUA_LOCAL_SETTLE_")}
+    if not computer:
+        passed |= {PRIVATE_TMP: "1", "CUA_LOCAL_ROOT": ENV_ROOT_IN_CONTAINER}
     for key, is_folder in TASK_SETTINGS.items():
         value = os.environ.get(key)
         if value:
