@@ -197,7 +197,11 @@ class _Pipeline:
         history = f"last={config.history}"
         run = RunConfig(
             taskset=taskset, output=output, backend=self.backend, agent="hf",
-            agent_options={"model": model, "adapter": config.adapter, "history": history, "max_new_tokens": tokens},
+            # A model before training may write nothing its adapter reads: that is its score, not a wrong adapter.
+            agent_options={
+                "model": model, "adapter": config.adapter, "history": history, "max_new_tokens": tokens,
+                "adapter_check": 0,
+            },
             max_parallel=config.max_parallel, max_steps=config.max_steps, variants=config.eval_variants,
             split=config.eval_split, resume=(output / "episodes.jsonl").exists(), tasks=names,
             observes=Observes.parse(obs),
@@ -208,7 +212,8 @@ class _Pipeline:
         steps = f" --max-steps {config.max_steps}" if config.max_steps else ""
         command = (
             f"cua-bench run {taskset} --backend {self.backend} --agent hf --model {model} --adapter {config.adapter} "
-            f"--history {history} --agent-option max_new_tokens={tokens} --obs {obs} --tasks {names} "
+            f"--history {history} --agent-option max_new_tokens={tokens} --agent-option adapter_check=0 "
+            f"--obs {obs} --tasks {names} "
             f"--split {config.eval_split} --variants {config.eval_variants}{steps}"
         )
         return {"model": model, "tasks": summary["tasks"], "success_rate": summary["success_rate"], "command": command}

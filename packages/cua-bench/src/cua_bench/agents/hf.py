@@ -137,6 +137,7 @@ class HFAgent(ModelAgent):
         batch_wait_s: float = 0.02,
         max_new_tokens: int = 256,
         adapter_options: dict[str, Any] | None = None,
+        adapter_check: int = 8,
     ) -> None:
         # A folder our trainers wrote records how its training prompts were rendered; evaluating it
         # with other ones would score prompts it never saw, so a mismatch is refused, naming both.
@@ -146,7 +147,12 @@ class HFAgent(ModelAgent):
             settings = prompt_settings(model, adapter, history, adapter_options)
         except ValueError as exc:
             raise CuaError(str(exc)) from exc
-        super().__init__(adapter=settings.adapter, history=settings.history, adapter_options=settings.options)
+        super().__init__(
+            adapter=settings.adapter,
+            history=settings.history,
+            adapter_options=settings.options,
+            adapter_check=adapter_check,
+        )
         if max_batch < 1 or batch_wait_s < 0 or max_new_tokens < 1:
             raise CuaError("hf agent: max_batch and max_new_tokens must be >= 1, batch_wait_s >= 0")
         self.engine = engine(model, device, max_batch, batch_wait_s, max_new_tokens)

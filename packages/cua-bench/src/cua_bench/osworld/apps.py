@@ -118,7 +118,7 @@ BACKEND_PACKAGES: dict[str, frozenset[str]] = {
             "gnumeric", "pcmanfm", "chromium", "fonts-dejavu-core", "libatk-adaptor", "python3", "python3-venv",
             "procps", "sudo", "passwd", "python3-xlib", "python3-pil", "python3-tk", "python-is-python3", "dbus-x11",
             "dconf-service", "dconf-cli", "libglib2.0-bin", "gsettings-desktop-schemas", "socat", "x11-utils", "wmctrl",
-            "xsel", "gnome-shell-common", "gnome-terminal",
+            "xsel", "gnome-shell-common", "gnome-terminal", "gnome-settings-daemon-common",
             "libreoffice-calc", "libreoffice-writer", "libreoffice-impress", "libreoffice-gtk3", "gimp", "vlc", "totem",
             "thunderbird", "fonts-liberation", "fonts-liberation2", "fonts-dejavu", "fonts-crosextra-carlito",
             "fonts-crosextra-caladea", "fonts-noto-core",
