@@ -105,7 +105,11 @@ def test_the_command_line_says_it_once_without_a_traceback(tmp_path: Path) -> No
     assert seconds <= 3.0
 
 
-def test_an_unknown_host_is_named(tmp_path: Path) -> None:
+def test_an_unknown_host_is_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def unresolvable(host: str, *args: object, **kwargs: object) -> list[object]:
+        raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
+
+    monkeypatch.setattr(socket, "getaddrinfo", unresolvable)  # tests ask no DNS server (loopback only)
     _fails_before_anything_starts(
         _runner(tmp_path, "http://no-such-host.invalid:8000/v1"),
         r"'no-such-host.invalid' does not resolve \(DNS\): fix --base-url",
