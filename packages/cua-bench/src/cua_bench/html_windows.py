@@ -69,15 +69,18 @@ def rect_script(selector: str) -> str:
 
 def target_script(selector: str) -> str:
     """JavaScript saying how to click the first match, as Playwright (which Cua's oracles were written
-    against) would: an element outside the page's viewport is scrolled into view first; an ``<option>``,
-    which Chromium draws in a popup of its own with no box in the page, is ``{option, open, select}``:
-    its place among the select's enabled options, whether the select has focus (its popup open after
-    the oracle's click on it) and the select's rect. Else the element's rect, as ``rect_script``."""
+    against) would: an element outside the page's viewport is scrolled into view first. An ``<option>`` of
+    a drop-down has no box in the page (Chromium draws its popup apart): for it the answer is ``{option,
+    open, select}``, its place among the select's enabled options, whether the select has focus (its popup
+    open after the oracle's click on it) and the select's rect. A list box's options are in the page and
+    are clicked as any element is."""
     rect = "{x: r.left * s, y: r.top * s, width: r.width * s, height: r.height * s}"
     return (
         f"(() => {{ const e = document.querySelector({json.dumps(selector)}); if (!e) return null; "
         "const s = window.devicePixelRatio || 1; "
-        "if (e.tagName === 'OPTION') { const sel = e.closest('select'); if (!sel) return null; "
+        "const sel = e.tagName === 'OPTION' ? e.closest('select') : null; "
+        "if (e.tagName === 'OPTION' && !sel) return null; "
+        "if (sel && !sel.multiple && sel.size <= 1) { "
         "const r = sel.getBoundingClientRect(); "
         "return {option: Array.from(sel.options).filter(o => !o.disabled).indexOf(e), "
         f"open: document.activeElement === sel, select: {rect}}}; }} "

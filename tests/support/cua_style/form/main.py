@@ -1,5 +1,6 @@
-"""A form in Cua Bench's style: its oracle clicks a select open and then its option, a radio, a
-checkbox, and a submit button below the window's fold (Playwright scrolls to it; a person would)."""
+"""A form in Cua Bench's style: its oracle clicks a drop-down open and then its option, an option of a
+list box, a radio, a checkbox, and a submit button below the window's fold (Playwright scrolls to it;
+a person would)."""
 
 from pathlib import Path
 
@@ -12,8 +13,8 @@ PROVIDER, OS_TYPE = "native", "linux"  # tests rewrite these two for the simulat
 @cb.tasks_config(split="train")
 def load():
     people = [
-        {"name": "Ann Lee", "country": "Canada", "sub": True, "color": "blue"},
-        {"name": "Bo Ng", "country": "UK", "sub": False, "color": "red"},
+        {"name": "Ann Lee", "country": "Canada", "size": "L", "sub": True, "color": "blue"},
+        {"name": "Bo Ng", "country": "UK", "size": "S", "sub": False, "color": "red"},
     ]
     return [
         cb.Task(
@@ -44,7 +45,7 @@ async def evaluate(task_cfg: cb.Task, session: cb.DesktopSession) -> list[float]
     if data is None:
         return [0.0]
     wanted = task_cfg.metadata
-    same = all(data.get(key) == wanted[key] for key in ("name", "country", "sub", "color"))
+    same = all(data.get(key) == wanted[key] for key in ("name", "country", "size", "sub", "color"))
     return [1.0] if same else [0.0]
 
 
@@ -55,6 +56,7 @@ async def solve(task_cfg: cb.Task, session: cb.DesktopSession):
     await session.execute_action(cb.TypeAction(text=person["name"]))
     await session.click_element(pid, "#country")
     await session.click_element(pid, f'option[value="{person["country"]}"]')
+    await session.click_element(pid, f'#size option[value="{person["size"]}"]')  # a list box: drawn in the page
     await session.click_element(pid, f'input[name="color"][value="{person["color"]}"]')
     if person["sub"]:
         await session.click_element(pid, "#subscribe")
