@@ -210,23 +210,14 @@ def _built_by(factory: Callable[..., Any]) -> Callable[..., Any]:
     ``**options`` and hands them to a class it imports when called (a plugin's lazy factory, which keeps
     torch out of ``cua-bench-rl list``: ``from pkg.mod import C; return C(**options)``), that class, found
     in the factory's code: so a wrong option is refused by name and type before anything is built."""
-    if not inspect.isfunction(factory):
+    found = _imported_class(factory)
+    if found is None:
         return factory
-    params = inspect.signature(factory).parameters.values()
-    if not params or any(p.kind is not p.VAR_KEYWORD for p in params):
-        return factory
-    module = None
-    for instruction in dis.get_instructions(factory):
-        if instruction.opname == "IMPORT_NAME":
-            module = str(instruction.argval)
-        elif instruction.opname == "IMPORT_FROM" and module is not None:
-            try:
-                found = getattr(importlib.import_module(module), str(instruction.argval), None)
-            except ImportError:
-                return factory  # calling it fails the same way, and says so
-            if isinstance(found, type) and issubclass(found, Policy):
-                return found
-    return factory
+    try:
+        built = getattr(importlib.import_module(found[0]), found[1], None)
+    except ImportError:
+        return factory  # calling it fails the same way, and says so
+    return built if isinstance(built, type) and issubclass(built, Policy) else factory
 
 
 def build_policy(config: TrainConfig) -> Policy:
