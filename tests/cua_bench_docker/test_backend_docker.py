@@ -216,8 +216,12 @@ def test_the_task_layers_settings_and_folders_reach_the_container(
     monkeypatch.setenv("CUA_OSWORLD_FILES", "mirror")
     monkeypatch.setenv("CUA_OSWORLD_PASSWORD", "hunter2")
     monkeypatch.delenv("CUA_OSWORLD_TASKS", raising=False)
-    passed = _passed_env()
+    passed = _passed_env(computer=True)
     assert passed["CUA_OSWORLD_FILES"] == str(tmp_path / "mirror") and passed["CUA_OSWORLD_PASSWORD"] == "hunter2"
+    assert "CUA_LOCAL_PRIVATE_TMP" not in passed  # OSWorld's computer is a whole machine: /tmp is the real one
+    # The default image's /tmp is the environment's own, and the server's folders are off it.
+    assert _passed_env(computer=False)["CUA_LOCAL_PRIVATE_TMP"] == "1"
+    assert not _passed_env(computer=False)["CUA_LOCAL_ROOT"].startswith("/tmp")
     assert str(tmp_path / "mirror") in task_mounts()
     monkeypatch.setenv("CUA_OSWORLD_FILES", str(tmp_path / "nowhere"))
     with pytest.raises(BackendError, match=r"CUA_OSWORLD_FILES=.*nowhere is not a folder here"):

@@ -77,7 +77,12 @@ def new_tab(port: int, url: str) -> dict[str, Any]:
 
 
 def close_tab(port: int, target: str) -> None:
+    """Close a tab, and return once it is gone: Chrome answers /json/close first, and a getter right
+    after (a test on a loaded machine, OSWorld's next getter) would still find it."""
     http(f"http://127.0.0.1:{port}/json/close/{target}")
+    deadline = time.monotonic() + 5
+    while any(t["id"] == target for t in tabs(port)) and time.monotonic() < deadline:
+        time.sleep(0.05)
 
 
 def _frame(payload: bytes) -> bytes:
@@ -254,10 +259,6 @@ def color_scheme(port: int, load_timeout: float, probe_timeout: float) -> int | 
             time.sleep(0.2)
     finally:
         close_tab(port, target)
-        # Chrome answers /json/close before the tab is gone: wait, so the next getter finds Chrome as it was.
-        deadline = time.monotonic() + 5
-        while any(t["id"] == target for t in tabs(port)) and time.monotonic() < deadline:
-            time.sleep(0.1)
 
 
 # What ``active_tab_html_parse`` reads in a page, as Playwright reads it for OSWorld: CSS that pierces open
