@@ -511,3 +511,33 @@ def test_cua_image_names_answer_as_cuas_and_an_unknown_one_names_those_there_are
     assert image("BENCH_WEB") == "mine:1"
     with pytest.raises(KeyError, match="BENCH_OSWORLD, BENCH_WEB"):
         image("BENCH_NOPE")
+
+
+def test_cua_actions_module_reads_dicts_and_the_short_form_as_cuas_does() -> None:
+    from cua_bench.actions import action_to_dict, dict_to_action, parse_action_string, snake_case_to_action
+    from cua_bench.types import ActionReprError
+
+    drag = cb.DragAction(from_x=1, from_y=2, to_x=3, to_y=4, duration=0.5)
+    assert action_to_dict(drag) == {
+        "type": "DragAction",
+        "from_x": 1,
+        "from_y": 2,
+        "to_x": 3,
+        "to_y": 4,
+        "duration": 0.5,
+    }
+    assert dict_to_action(action_to_dict(drag)) == drag
+    assert dict_to_action({"action_type": "right_click", "x": 5, "y": 6}) == cb.RightClickAction(x=5, y=6)
+    assert snake_case_to_action("click(100, 200.5)") == cb.ClickAction(x=100, y=200.5)
+    assert snake_case_to_action("scroll(down, 3)") == cb.ScrollAction(direction="down", amount=3)
+    assert snake_case_to_action("key(enter)") == cb.KeyAction(key="enter")
+    assert snake_case_to_action("hotkey(ctrl+shift+t)") == cb.HotkeyAction(keys=["ctrl", "shift", "t"])
+    assert snake_case_to_action("type('a, b')") == cb.TypeAction(text="a, b")
+    assert snake_case_to_action("done()") == cb.DoneAction()
+    assert parse_action_string("WaitAction(seconds=2)") == cb.WaitAction(seconds=2)
+    assert parse_action_string(" wait(2) ") == cb.WaitAction(seconds=2)
+    for bad in ["click(1)", "click(x, y)", "scroll(sideways)", "rm(-rf)", "__import__('os')", "click(1, 2, 3)"]:
+        with pytest.raises(ActionReprError):
+            parse_action_string(bad)
+    with pytest.raises(ActionReprError, match="needs y"):
+        dict_to_action({"type": "click", "x": 1})  # Cua's would click at (1, 0)

@@ -34,6 +34,7 @@ __all__ = [
     "TypeAction",
     "WaitAction",
     "WindowSnapshot",
+    "make_action",
     "repr_to_action",
 ]
 
@@ -213,25 +214,32 @@ def repr_to_action(text: str) -> Action:
         raise ActionReprError(f"repr_to_action: {shown!r}: {cls.__name__} takes {len(names)} value(s)")
     values: dict[str, Any] = {}
     for name, node in [*zip(names, call.args, strict=False), *((k.arg, k.value) for k in call.keywords)]:
-        if name is None or name not in names:
-            raise ActionReprError(
-                f"repr_to_action: {shown!r}: {cls.__name__} has no field {name or '**'!r} (its fields: "
-                f"{', '.join(names) or 'none'})"
-            )
-        if name in values:
+        if name is not None and name in values:
             raise ActionReprError(f"repr_to_action: {shown!r}: {name} given twice")
         try:
-            value = ast.literal_eval(node)
+            values[name or "**"] = ast.literal_eval(node)
         except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
             raise ActionReprError(f"repr_to_action: {shown!r}: {name} is not a literal value") from None
+    return make_action(cls, values, f"repr_to_action: {shown!r}")
+
+
+def make_action(cls: type[Action], values: dict[str, Any], where: str) -> Action:
+    """``cls`` built from ``values`` once each is checked against its field (numbers, 'up'/'down', text,
+    key names); ``where`` starts the ``ActionReprError`` for anything missing, unknown or of the wrong kind."""
+    names = [f.name for f in dataclasses.fields(cls)]
+    for name, value in values.items():
+        if name not in names:
+            raise ActionReprError(
+                f"{where}: {cls.__name__} has no field {name!r} (its fields: {', '.join(names) or 'none'})"
+            )
         problem = _check(name, value)
         if problem:
-            raise ActionReprError(f"repr_to_action: {shown!r}: {name} {problem}")
-        values[name] = list(value) if _KINDS[name] == "keys" else value
+            raise ActionReprError(f"{where}: {name} {problem}")
     missing = [f.name for f in dataclasses.fields(cls) if f.name not in values and _required(f)]
     if missing:
-        raise ActionReprError(f"repr_to_action: {shown!r}: {cls.__name__} needs {', '.join(missing)}")
-    return cls(**values)
+        raise ActionReprError(f"{where}: {cls.__name__} needs {', '.join(missing)}")
+    typed: dict[str, Any] = {name: list(v) if _KINDS[name] == "keys" else v for name, v in values.items()}
+    return cls(**typed)
 
 
 def _required(f: dataclasses.Field[Any]) -> bool:
