@@ -3,6 +3,7 @@ session code as on ``local`` (tests/cua_bench/test_html_windows.py), the task mo
 
 from __future__ import annotations
 
+import shutil
 import textwrap
 from pathlib import Path
 
@@ -10,6 +11,8 @@ import pytest
 from support.html_tasks import CLICK_SUBMIT
 
 import cua_bench as cb
+from cua_bench.runner import RunConfig, Runner
+from cua_bench.summary import load_results
 from cua_bench_docker import DockerBackend
 
 
@@ -28,3 +31,20 @@ def test_a_cua_style_html_task_in_a_container_oracle_one_nothing_zero(
         assert env.solve()["reward"] == 1.0  # click_element: a real click at the button, in the container
         env.reset()
         assert env.evaluate() == 0.0
+
+
+@pytest.mark.parametrize("os_type", ["macos", "win11"])
+def test_cua_style_tasks_on_the_simulated_provider_in_a_container(
+    docker_image: str, os_type: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The Cua-style form, slider and menu (tests/support/cua_style) as Cua's simulated provider: the themed
+    desktop drawn by the container's Chromium; every oracle scores 1 and doing nothing 0."""
+    monkeypatch.delenv("CUA_DOCKER_MOUNTS", raising=False)
+    tasks = Path(shutil.copytree(Path(__file__).parents[1] / "support" / "cua_style", tmp_path / "tasks"))
+    for module in tasks.glob("*/main.py"):
+        module.write_text(module.read_text().replace('"native", "linux"', f'"simulated", "{os_type}"'))
+    for agent, reward in (("oracle", 1.0), ("noop", 0.0)):
+        output = tmp_path / agent
+        Runner(RunConfig(str(tasks), output, "docker", agent=agent, split="train", max_parallel=2, record=False)).run()
+        results = load_results(output / "episodes.jsonl").values()
+        assert len(results) == 6 and {(r.status, r.reward) for r in results} == {("ok", reward)}, results
