@@ -165,7 +165,8 @@ def main_private_tmp(argv: list[str]) -> None:
         raise SystemExit(
             "usage: main_private_tmp([UID, GID, ENV_BASE, '--', SERVER OPTIONS...]): the local backend starts it"
         )
-    # X's socket folder too: displays made here keep their socket files where the host's clients look.
+    # The env roots, the server's socket, and X's socket folder: displays made here keep their socket files
+    # where the host's clients look.
     sockets = tuple(arg.removeprefix("ipc://") for arg in argv[4:] if arg.startswith("ipc://"))
     host_tmp = _cover("/tmp", "mode=1777", (), named_in("/tmp", (argv[2], "/tmp/.X11-unix/", *sockets)))
     os.environ.update({PRIVATE_TMP: "1", HOST_TMP: "/".join(host_tmp)})
@@ -239,8 +240,9 @@ def named_in(folder: str, extra: tuple[str, ...] = ()) -> set[str]:
     folder, a mirror, a skeleton, HOME, PYTHONPATH ...) or on the interpreter's path.
 
     Only these are bound back. A busy machine's /tmp holds thousands of entries (pip's, pytest's,
-    other runs'), and binding each back cost an isolated server over a minute of mounts at start on
-    a loaded CI machine; task folders no longer need it (they travel by content, ``bundles``)."""
+    other runs'): binding each back held one descriptor per entry, and past 1,024 the launcher died of
+    "Too many open files" (79 failures of one CI run). Task folders no longer need it: they travel by
+    content (``bundles``)."""
     paths = [*extra, sys.executable, sys.prefix, sys.base_prefix, *sys.path]
     for value in os.environ.values():
         paths += [part for part in value.split(os.pathsep) if part.startswith(folder + "/")]
