@@ -384,15 +384,10 @@ class LocalSession(SimulatedProvider, Session):
             f"document.title = {json.dumps(title)}; return true; }})()"
         )
         await self._until_js(window, loaded, proc, deadline, f"Chromium's page {target} did not load")
-        while True:
-            new = [wid for wid in self.wins.ids() if wid not in before]
-            ours = [wid for wid in new if self.wins.pid(wid) == proc.pid]
-            if ours:
-                window.wid = ours[0]
-                break
-            if proc.poll() is not None or time.monotonic() > deadline:
-                raise LaunchError(f"Chromium showed no window for {target} within {timeout:g} s")
-            await asyncio.sleep(0.02)
+        wid = await self.wins.new_window_of(before, proc, deadline)
+        if wid is None:
+            raise LaunchError(f"Chromium showed no window for {target} within {timeout:g} s")
+        window.wid = wid
         titled = time.monotonic() + 2.0  # the page's title reaches the window's a moment later
         while self.wins.title(self.conn.create_resource_object("window", window.wid)) != title:
             if time.monotonic() > min(titled, deadline):

@@ -7,6 +7,9 @@ Windows can vanish between two requests (an app closing); those are skipped, nev
 
 from __future__ import annotations
 
+import asyncio
+import subprocess
+import time
 from typing import Any
 
 __all__ = ["Windows", "normalised", "parse_id"]
@@ -56,6 +59,17 @@ class Windows:
     def active(self) -> int | None:
         found = self._cardinals(self.root, "_NET_ACTIVE_WINDOW")
         return found[0] if found and found[0] else None
+
+    async def new_window_of(self, before: set[int], proc: subprocess.Popen[bytes], deadline: float) -> int | None:
+        """The first window ``proc`` mapped that is not in ``before``; None once ``proc`` died or the
+        monotonic ``deadline`` passed (the caller names what did not show)."""
+        while True:
+            ours = [wid for wid in self.ids() if wid not in before and self.pid(wid) == proc.pid]
+            if ours:
+                return ours[0]
+            if proc.poll() is not None or time.monotonic() > deadline:
+                return None
+            await asyncio.sleep(0.02)
 
     def pid(self, wid: int) -> int | None:
         try:

@@ -166,14 +166,10 @@ class ThemedDesktop:
         try:
             desktop.port = await devtools_port(profile, lambda: proc.poll() is None, deadline)
             await desktop._until(_READY.format(episode=json.dumps("0")), deadline, "the desktop page did not load")
-            while True:
-                ours = [wid for wid in wins.ids() if wid not in before and wins.pid(wid) == proc.pid]
-                if ours:
-                    desktop.wid = ours[0]
-                    break
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    raise CuaError(f"the desktop's Chromium showed no window within {timeout:g} s")
-                await asyncio.sleep(0.02)
+            wid = await wins.new_window_of(before, proc, deadline)
+            if wid is None:
+                raise CuaError(f"the desktop's Chromium showed no window within {timeout:g} s")
+            desktop.wid = wid
             await desktop._until(_PAINTED, deadline, "the desktop page was not drawn")
         except BaseException:
             desktop.stop()
