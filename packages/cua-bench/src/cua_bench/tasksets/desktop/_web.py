@@ -24,7 +24,7 @@ from urllib.parse import quote, urlsplit
 from cua_bench.backends.local.procs import spawn
 from cua_bench.session import Session
 from cua_bench.tasks import Task, TaskError
-from cua_bench.tasksets.desktop._common import Match, act, click_at, env_var, key, no_window, wait_for, window
+from cua_bench.tasksets.desktop._common import PATIENCE, Match, act, click_at, env_var, key, no_window, wait_for, window
 from cua_bench.tasksets.desktop._devtools import DevTools, Navigation
 from cua_bench.tasksets.desktop._webserver import Fields, Request, WebServer, fields
 from cua_core.actions import TypeText, Wait
@@ -187,7 +187,7 @@ async def start_chromium(task: Task, session: Session, url: str, title: Match) -
     await session.settle()
 
 
-async def received(task: Task) -> None:
+async def received(task: Task, timeout: float = PATIENCE) -> None:
     """Oracle move: wait until the site has answered a request with its Received page (a form sent, a
     link followed) and Chromium has recorded the navigation whole. The records are the evidence, not
     the tab's title "Received": the page sets its title in an animation frame, and 5 of ~520 sweep
@@ -198,7 +198,7 @@ async def received(task: Task) -> None:
         paths = {r.path for r in found.requests() if r.answer == "received"}
         return any(urlsplit(n.url).path in paths and n.transition for n in await found.navigations())
 
-    await wait_for(answered, "the page's server to receive the request")
+    await wait_for(answered, "the page's server to receive the request", timeout)
 
 
 async def focus_page(session: Session) -> None:
