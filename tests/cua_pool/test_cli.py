@@ -295,3 +295,14 @@ def test_bad_input_is_named_with_a_fix(local_pool: LocalPool, args: list[str], m
     result = local_pool.cli(*args, ok=False)
     assert result.exit_code != 0
     assert message in result.output
+
+
+def test_cua_tui_runs_the_tui_program_without_importing_it() -> None:
+    # The pool depends on cua-core only: `cua tui` starts the cua-tui program beside this interpreter.
+    code = (
+        "import sys; from cua_pool.cli import main\n"
+        "try:\n    main(['tui', '--help'], standalone_mode=False)\nexcept SystemExit as e:\n    code = e.code\n"
+        "print('imported' if 'cua_tui' in sys.modules else 'not imported')\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False)
+    assert "usage: cua-tui" in done.stdout and done.stdout.rstrip().endswith("not imported"), done.stdout + done.stderr

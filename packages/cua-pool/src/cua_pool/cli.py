@@ -8,9 +8,12 @@ from __future__ import annotations
 import json
 import logging
 import os
+import shutil
 import signal
+import subprocess
 import sys
 import threading
+from pathlib import Path
 from typing import Any
 
 import click
@@ -387,16 +390,21 @@ def host_pair(allow: str | None, comment: str, controller: str | None, controlle
 @main.command("tui", add_help_option=False, context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
 @click.pass_context
 def tui(ctx: click.Context) -> None:
-    """Watch the pool, jobs, runs and live environments (cua-tui; its own flags follow, see --help)."""
-    try:
-        from cua_tui.app import main as tui_main
-    except ImportError:
+    """Watch the pool, jobs, runs and live environments (cua-tui; its own flags follow, see --help).
+
+    It runs the ``cua-tui`` program rather than importing it: the pool depends on cua-core only, and
+    the TUI on everything it watches."""
+    # Beside this interpreter first: a venv's scripts are there whether or not the venv is on PATH.
+    beside = Path(sys.executable).with_name("cua-tui")
+    program = str(beside) if beside.is_file() else shutil.which("cua-tui")
+    if program is None:
         raise click.ClickException(
-            "`cua tui` needs the cua-tui package: `pip install -e tui` in the cua checkout "
+            "`cua tui` needs the cua-tui program: `pip install -e tui` in the cua checkout "
             "(the README's setup installs it)"
-        ) from None
+        )
     controller = ctx.obj.controller
-    ctx.exit(tui_main([*(["--controller", controller] if controller else []), *ctx.args]))
+    args = [program, *(["--controller", controller] if controller else []), *ctx.args]
+    ctx.exit(subprocess.call(args))
 
 
 from cua_pool import cli_jobs  # noqa: E402  (registers the job commands on `main`)
