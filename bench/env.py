@@ -124,7 +124,7 @@ def measure_one(
             reset_s, step_s = [], []
             for _ in range(resets):
                 start = time.perf_counter()
-                env.reset(options={"task": str(task), "obs": "rgb"})
+                env.reset(options={"task": str(task), "observes": "rgb"})
                 reset_s.append(time.perf_counter() - start)
             for i in range(steps):
                 start = time.perf_counter()
@@ -143,7 +143,7 @@ def measure_parallel(computers: list[Computer], task: Path, seconds: float) -> f
 
     def drive(index: int) -> None:
         with EnvClient(computers[index].address) as env:
-            env.reset(options={"task": str(task), "obs": "rgb"})
+            env.reset(options={"task": str(task), "observes": "rgb"})
             i = 0
             while not stop.is_set():
                 env.step(_actions(i))
@@ -173,7 +173,7 @@ def measure_scale(backend: Backend, task: Path, count: int) -> int:
             computers.append(backend.provision(width=1280, height=800))
         for computer in computers:
             with EnvClient(computer.address, step_timeout=120) as env:
-                env.reset(options={"task": str(task), "obs": "none"})
+                env.reset(options={"task": str(task), "observes": "none"})
                 env.step([Click(Point(300, 120))])
                 ok += backend.health(computer)
     finally:
@@ -213,7 +213,7 @@ def measure_desktop(
         begin = time.perf_counter()
         computer = backend.provision(width=1280, height=800)
         with EnvClient(computer.address) as env:
-            env.reset(options={"task": str(CONFORMANCE_TASK), "obs": "rgb"})
+            env.reset(options={"task": str(CONFORMANCE_TASK), "observes": "rgb"})
         start_reset.append(time.perf_counter() - begin)
         backend.teardown(computer)
     figures[f"{name}_start_reset_s"] = statistics.median(start_reset)
@@ -224,7 +224,7 @@ def measure_desktop(
             resets = []
             for _ in range(5):
                 begin = time.perf_counter()
-                env.reset(options={"task": str(CONFORMANCE_TASK), "obs": "rgb", "max_steps": 100_000})
+                env.reset(options={"task": str(CONFORMANCE_TASK), "observes": "rgb", "max_steps": 100_000})
                 resets.append(time.perf_counter() - begin)
             figures[f"{name}_reset_p50_ms"] = statistics.median(resets) * 1000
             env.session("launch", app="xterm")
@@ -252,7 +252,7 @@ def measure_desktop(
         computer = backend.provision(width=1280, height=800)
         try:
             with EnvClient(computer.address) as env:
-                env.reset(options={"task": str(CONFORMANCE_TASK), "obs": "rgb", "max_steps": 100_000})
+                env.reset(options={"task": str(CONFORMANCE_TASK), "observes": "rgb", "max_steps": 100_000})
                 raw = []
                 for i in range(steps):
                     begin = time.perf_counter()
@@ -270,7 +270,7 @@ def measure_desktop(
             computers.append(backend.provision(width=1280, height=800))
         for computer in computers:
             with EnvClient(computer.address) as env:
-                env.reset(options={"task": str(CONFORMANCE_TASK), "obs": "none"})
+                env.reset(options={"task": str(CONFORMANCE_TASK), "observes": "none"})
         time.sleep(0.5)
         figures[f"{name}_idle_mib"] = sum(pss(c) for c in computers) / envs
     finally:

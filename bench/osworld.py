@@ -205,7 +205,7 @@ def run_controls(backend: str, folder: Path) -> tuple[int, int, list[str]]:
         with EnvClient(computer.address, step_timeout=180) as client:
 
             def score(path: Path, fail: bool) -> float:
-                _, info = client.reset(options={"task": str(path), "obs": "none"})
+                _, info = client.reset(options={"task": str(path), "observes": "none"})
                 problems = info.get("task", {}).get("metadata", {}).get("setup_failures", [])
                 if problems:
                     raise RuntimeError(f"setup failed: {problems}")

@@ -102,7 +102,7 @@ def sweep(folder: str, backend: str, limit: int | None, only: list[tuple[str, in
                     if only is not None and (split, variant) not in only:
                         continue
                     where = f"{module.name} {split}/{variant}"
-                    options = {"task": folder, "variant": variant, "split": split, "obs": "none"}
+                    options = {"task": folder, "variant": variant, "split": split, "observes": "none"}
                     out.variants += 1
                     try:
                         env.reset(options=options)

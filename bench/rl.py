@@ -70,14 +70,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from env import TASK, _actions, steady_allocator  # bench/env.py, beside this file
 
-from cua_bench.agents.base import Observes
+from cua_bench import Observes
 from cua_bench.backends.sim import SimBackend
 from cua_bench.client import EnvClient
 from cua_bench.sim import SimSession
+from cua_bench.spec import EpisodeSpec
 from cua_bench.tasks import load_task_module
 from cua_bench_rl.loader import RolloutLoader
 from cua_bench_rl.policy import Policy
-from cua_bench_rl.rollouts import Decision, Taken, TaskRef, Turn
+from cua_bench_rl.rollouts import Decision, Taken, Turn
 from cua_bench_rl.workers import EnvWorkers
 from cua_core.actions import Click, Point
 
@@ -100,7 +101,7 @@ def raw_steps_per_s(workers: EnvWorkers, task: str, warmup: float, seconds: floa
     """The baseline: one thread per environment, each stepping its own client as fast as it can."""
     counts = [0] * len(workers)
     stop = threading.Event()
-    options = {"task": task, "obs": "rgb", "max_steps": EPISODE_STEPS}
+    options = {"task": task, "observes": "rgb", "max_steps": EPISODE_STEPS}
 
     def drive(index: int) -> None:
         with EnvClient(workers[index].address, frames=frames) as env:
@@ -128,7 +129,9 @@ def raw_steps_per_s(workers: EnvWorkers, task: str, warmup: float, seconds: floa
 def loader_steps_per_s(workers: EnvWorkers, task: str, warmup: float, seconds: float) -> float:
     """The same environments through the dataloader, answered by the trivial policy."""
     policy = CentreClick()
-    loader = RolloutLoader(workers, [TaskRef(task)], group_size=8, observes=policy.observes, max_steps=EPISODE_STEPS)
+    loader = RolloutLoader(
+        workers, [EpisodeSpec(task)], group_size=8, observes=policy.observes, max_steps=EPISODE_STEPS
+    )
     with loader:
         started = time.perf_counter()
         mark: tuple[float, float] | None = None
@@ -186,7 +189,7 @@ def rpc_overhead(folder: Path, steps: int, rounds: int = 10) -> dict[str, float]
             clients = {"shm": shm, "socket": socket}
             servers = {"shm": computers[0].handle.pid, "socket": computers[1].handle.pid}
             for client in clients.values():
-                client.reset(options={"task": str(folder), "obs": "rgb"})
+                client.reset(options={"task": str(folder), "observes": "rgb"})
 
             async def setup() -> None:
                 await session.reset(seed=0)

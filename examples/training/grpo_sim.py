@@ -35,7 +35,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from cua_bench.agents.base import Observes
+from cua_bench import Observes
 from cua_bench_rl.config import TrainConfig
 from cua_bench_rl.policy import Policy
 from cua_bench_rl.rollouts import Decision, Taken, Turn
@@ -83,7 +83,7 @@ def random_baseline(config: TrainConfig) -> float:
     from cua_bench_rl.workers import EnvWorkers
 
     policy = build_policy(config)
-    refs = config.task_refs(config.eval_split, config.eval_episodes)
+    refs = config.episodes(config.eval_split, config.eval_episodes)
     with EnvWorkers(config.backend, config.eval_workers) as workers:
         return float(evaluate(workers, policy, refs, greedy=False)["success"])
 
@@ -110,8 +110,8 @@ def best_fixed_baseline(config: TrainConfig, columns: int = 16, rows: int = 10, 
     from cua_bench_rl.loader import evaluate
     from cua_bench_rl.workers import EnvWorkers
 
-    train_refs = config.task_refs(config.train_split, variants)
-    held_out = config.task_refs(config.eval_split, config.eval_episodes)
+    train_refs = config.episodes(config.train_split, variants)
+    held_out = config.episodes(config.eval_split, config.eval_episodes)
     points = [((c + 0.5) * 1000 / columns, (r + 0.5) * 1000 / rows) for r in range(rows) for c in range(columns)]
     with EnvWorkers(config.backend, config.workers) as workers:
         train_success = [evaluate(workers, FixedClick(*p), train_refs)["success"] for p in points]
@@ -128,8 +128,7 @@ def bc_baseline(config: TrainConfig, minutes: float, batch: int = 16) -> float:
     import torch
 
     from cua_bench import make
-    from cua_bench.episode import agent_view
-    from cua_bench_rl.loader import evaluate
+    from cua_bench_rl.loader import episode_spec, evaluate
     from cua_bench_rl.train import build_policy
     from cua_bench_rl.workers import EnvWorkers
     from cua_core.actions import action_from_dict
@@ -139,10 +138,10 @@ def bc_baseline(config: TrainConfig, minutes: float, batch: int = 16) -> float:
     if cell_for is None:
         raise SystemExit(f"--bc: policy {config.policy!r} cannot turn a click into its decision (no cell_for)")
     demos: list[Taken] = []
-    with make(backend=config.backend, obs="rgb") as env:
-        for ref in config.task_refs(config.train_split, config.train_variants):
-            obs, _ = env.reset(options={"task": ref.name, "variant": ref.variant, "split": ref.split})
-            turn = Turn(ref.key, ref, obs["instruction"], 0, agent_view(obs, policy.observes))
+    with make(backend=config.backend) as env:
+        for ref in config.episodes(config.train_split, config.train_variants):
+            obs, _ = env.reset(options=episode_spec(ref, policy.observes, None))  # as the policy observes it
+            turn = Turn(ref.key, ref, obs["instruction"], 0, obs)
             actions = [action_from_dict(a) for a in env.solve(steps=1)["steps"][0]["actions"]]
             click = next(a for a in actions if isinstance(a, Click) and a.coordinate is not None)
             demos.append(Taken(turn, Decision(actions, [cell_for(turn, click.coordinate)], [0.0])))
@@ -155,7 +154,7 @@ def bc_baseline(config: TrainConfig, minutes: float, batch: int = 16) -> float:
         loss.backward()  # type: ignore[no-untyped-call]
         optimiser.step()
     with EnvWorkers(config.backend, config.eval_workers) as workers:
-        return float(evaluate(workers, policy, config.task_refs(config.eval_split, config.eval_episodes))["success"])
+        return float(evaluate(workers, policy, config.episodes(config.eval_split, config.eval_episodes))["success"])
 
 
 def main(argv: list[str] | None = None) -> int:

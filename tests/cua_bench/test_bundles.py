@@ -64,7 +64,7 @@ def test_a_relative_path_runs_from_another_working_folder_than_the_servers(
 ) -> None:
     task_folder(tmp_path / "tasks")
     monkeypatch.chdir("/")
-    with make(backend="sim", obs="none") as env:  # the server's working folder is /, the caller's is not
+    with make(backend="sim", observes="none") as env:  # the server's working folder is /, the caller's is not
         monkeypatch.chdir(tmp_path / "tasks")
         env.reset(options={"task": "hello"})
         assert env.evaluate() == 1.0
@@ -84,7 +84,7 @@ def test_a_server_leaves_no_cache_behind_and_a_killed_ones_is_removed_by_the_nex
     dead.mkdir(exist_ok=True)
     (dead / "f").write_text("x")
     folder = task_folder(tmp_path / "tasks")
-    with make(backend="sim", obs="none") as env:
+    with make(backend="sim", observes="none") as env:
         env.reset(options={"task": str(folder)})
         assert env.evaluate() == 1.0
         pid = env.info()["pid"]

@@ -21,6 +21,7 @@ from cua_bench.cb_cli import main
 from cua_bench.registry import backends
 from cua_bench.server import EnvServer
 from cua_bench.sim import SimSession
+from cua_bench.spec import EpisodeSpec, Observes
 from cua_bench.task_computer import task_computer
 from cua_bench.tasks import Task, TaskError, load_task_module
 
@@ -320,7 +321,7 @@ def test_a_simulated_macos_task_runs_on_a_linux_backend_with_its_theme(here: Pat
     assert "cb: backend sim" in out and "success 100.0%" in out
 
     async def reset(server: EnvServer, folder: Path) -> None:
-        await server.reset(str(folder), obs="none")
+        await server.reset(EpisodeSpec(str(folder), observes=Observes("none")).to_wire())
 
     server = EnvServer(SimSession(width=640, height=480), "tcp://127.0.0.1:0", backend="sim")
 

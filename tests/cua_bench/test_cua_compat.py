@@ -401,7 +401,7 @@ def test_computer_block_size_os_and_reward_lists_on_an_env_server(cua_tasks: Pat
         tmp_path / "returns", RETURNS.format(values=[[1.0], [0.0], [1.0, 0.0], 1, True, [], ["yes"], [1.5], None])
     )
     windows = write_task(tmp_path / "windows-only", WINDOWS_ONLY)
-    with cb.make(backend="sim", width=900, height=700, obs="rgb") as env:
+    with cb.make(backend="sim", width=900, height=700, observes="rgb") as env:
         obs, info = env.reset(options={"task": str(cua_tasks / "write-word")})
         assert (obs["width"], obs["height"]) == (1024, 768) and obs["screenshot"].shape == (768, 1024, 3)
         assert info["task"]["task_id"] == "write-word-hello" and info["task"]["split"] == "train"
@@ -415,10 +415,10 @@ def test_computer_block_size_os_and_reward_lists_on_an_env_server(cua_tasks: Pat
         env.session("write_file", path="a.txt", content="a")
         assert env.evaluate() == 0.5  # [1.0, 0.0]: the mean, as Cua Bench scores it
         for variant, reward in enumerate([1.0, 0.0, 0.5, 1.0, 1.0]):
-            env.reset(options={"task": str(returns), "variant": variant, "obs": "none"})
+            env.reset(options={"task": str(returns), "variant": variant, "observes": "none"})
             assert env.evaluate() == reward, variant
         for variant in range(5, 9):
-            env.reset(options={"task": str(returns), "variant": variant, "obs": "none"})
+            env.reset(options={"task": str(returns), "variant": variant, "observes": "none"})
             with pytest.raises(RemoteError, match=r"task returns .*variant \d: @evaluate_task must return a reward"):
                 env.evaluate()
         with pytest.raises(RemoteError, match="task windows-only wants os_type windows; backend sim serves linux"):
@@ -467,7 +467,7 @@ async def solve(task_cfg, session):
 )
 def test_the_starter_task_on_local(tmp_path: Path, root: Path) -> None:
     task = write_task(tmp_path / "starter", STARTER)
-    with cb.make(str(task), backend="local", width=640, height=480, obs="none") as env:
+    with cb.make(str(task), backend="local", width=640, height=480, observes="none") as env:
         obs, _ = env.reset()
         assert (obs["width"], obs["height"]) == (800, 600)  # the display was started again at the task's size
         assert env.evaluate() == 0.0

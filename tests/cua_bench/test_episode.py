@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import cua_bench
-from cua_bench import Agent, Observes, StepRecord, Task, center, find, run_episode
+from cua_bench import Agent, EpisodeSpec, Observes, StepRecord, Task, center, find, run_episode
 from cua_bench.runner import RunConfig, Runner
 from cua_bench.tasksets import SIM
 from cua_core.actions import Action, Click, Done, TypeText
@@ -50,6 +50,10 @@ def test_the_runner_shows_an_agent_what_it_observes_with_or_without_recording(tm
     assert (tmp_path / "run" / "trajectories").exists() is record
 
 
+def spec(agent: Agent, task: str = "sim/click-button") -> EpisodeSpec:
+    return EpisodeSpec(task, observes=agent.observes)
+
+
 def test_screenshot_formats_and_max_size() -> None:
     class Looker(Agent):
         def __init__(self, observes: Observes) -> None:
@@ -62,13 +66,13 @@ def test_screenshot_formats_and_max_size() -> None:
 
     with cua_bench.make("sim/click-button") as env:
         rgb = Looker(Observes("rgb", max_size=(640, 640)))
-        run_episode(env, rgb, "sim/click-button")
+        run_episode(env, rgb, spec(rgb))
         assert np.asarray(rgb.shots[0]).shape == (400, 640, 3)  # 1280x800 scaled to fit, aspect kept
         png = Looker(Observes("png"))
-        run_episode(env, png, "sim/click-button", record=True)
+        run_episode(env, png, spec(png), record=True)
         assert bytes(png.shots[0][:8]) == b"\x89PNG\r\n\x1a\n"
         none = Looker(Observes("none"))
-        outcome = run_episode(env, none, "sim/click-button", record=True)
+        outcome = run_episode(env, none, spec(none), record=True)
         assert none.shots == [None]
         assert outcome.trajectory is not None and len(outcome.trajectory.images) == 1  # recorded anyway
 
@@ -82,13 +86,13 @@ def test_the_loop_reports_every_step_and_keeps_the_tasks_own_step_limit() -> Non
 
     steps: list[StepRecord] = []
     with cua_bench.make("sim/click-button") as env:
-        outcome = run_episode(env, Typist(), "sim/click-button", on_step=steps.append)
+        outcome = run_episode(env, Typist(), spec(Typist()), on_step=steps.append)
         assert outcome.task.max_steps == 5 and outcome.steps == 5  # click-button declares 5
         assert [s.step for s in steps] == [1, 2, 3, 4, 5] and steps[-1].truncated
-        assert run_episode(env, Typist(), "sim/click-button", max_steps=2).steps == 2
+        assert run_episode(env, Typist(), spec(Typist()).with_(max_steps=2)).steps == 2
         oracle_steps: list[StepRecord] = []
         oracle = run_episode(
-            env, cua_bench.agents.builtin.OracleAgent(), "sim/click-button", on_step=oracle_steps.append
+            env, cua_bench.agents.builtin.OracleAgent(), EpisodeSpec("sim/click-button"), on_step=oracle_steps.append
         )
         assert oracle.reward == 1.0 and oracle_steps[-1].terminated and oracle_steps[-1].reward == 1.0
 
@@ -150,9 +154,10 @@ def test_tasks_by_name_are_what_the_runner_sends_and_the_server_resolves(tmp_pat
     from cua_bench.taskset import resolve_episodes
 
     episodes = resolve_episodes("sim", variants=1)
-    assert {e.ref for e in episodes if e.task == "click-button"} == {"sim/click-button"}
-    assert all(e.ref == f"sim/{e.path.name}" for e in episodes)
-    assert resolve_episodes(str(SIM / "click-button"), variants=1)[0].ref == str(SIM / "click-button")
+    assert {e.task for e in episodes if e.name == "click-button"} == {"sim/click-button"}
+    assert all(e.task == f"sim/{e.name}" and e.key == f"sim/{e.name}/test/0" for e in episodes)
+    folder = resolve_episodes(str(SIM / "click-button"), variants=1)[0]
+    assert folder.task == str((SIM / "click-button").resolve()) and folder.name == "click-button"
     with cua_bench.make(backend="sim") as env:
         _, info = env.reset(options={"task": "sim/click-button", "variant": 2})
         assert info["task"]["name"] == "click-button" and info["task"]["variant"] == 2

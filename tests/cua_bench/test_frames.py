@@ -22,8 +22,9 @@ from cua_bench.client import EnvClient
 from cua_bench.frames import HOLD, SLOTS, FrameError, FrameReader, FrameWriter, shm_dir
 from cua_bench.server import EnvServer
 from cua_bench.sim import SimDesktop, SimSession
+from cua_bench.spec import EpisodeSpec
 from cua_core.actions import Action, Click, Done, Point, TypeText
-from cua_core.errors import RemoteError, ServerLost
+from cua_core.errors import CuaError, RemoteError, ServerLost
 from cua_core.rpc import RpcClient, RpcServer
 
 ACTIONS: list[list[Action]] = [[Click(Point(500, 400))], [TypeText("hello")], [Click(Point(100, 100))]]
@@ -43,7 +44,7 @@ def computer() -> Iterator[Computer]:
 
 
 def _play(client: EnvClient, task: str = "sim/fill-form") -> list[np.ndarray]:
-    obs, _ = client.reset(options={"task": task, "variant": 1, "obs": "rgb"})
+    obs, _ = client.reset(options={"task": task, "variant": 1, "observes": "rgb"})
     frames = [obs["screenshot"]]
     for actions in ACTIONS:
         frames.append(client.step(actions)[0]["screenshot"])
@@ -93,7 +94,7 @@ def test_oracle_steps_travel_on_the_socket_and_png_is_unchanged(computer: Comput
         shots = [np.asarray(s["observation"]["screenshot"]) for s in solved["steps"]]
         assert len(shots) > 2 and all(s.shape == (400, 640, 3) for s in shots)
         assert not np.array_equal(shots[0], shots[-1])  # each step kept its own frame
-        obs, _ = env.reset(options={"task": "sim/login", "variant": 0, "obs": "png"})
+        obs, _ = env.reset(options={"task": "sim/login", "variant": 0, "observes": "png"})
         assert bytes(obs["screenshot"]).startswith(b"\x89PNG")
 
 
@@ -137,7 +138,7 @@ def test_a_server_that_cannot_map_the_segment_says_why_and_sends_pixels() -> Non
     server = EnvServer(SimSession(SimDesktop(320, 200)), "tcp://127.0.0.1:0").start()
     try:
         with RpcClient(server.address) as rpc:
-            params = {"task": "sim/click-button", "obs": "rgb"}
+            params = {"spec": EpisodeSpec("sim/click-button").to_wire()}
             reply = rpc.call("reset", {**params, "frames": {"shm": "/nonexistent/seg", "token": "00" * 8}})
             assert reply["info"]["frames"] == "socket"
             assert "cannot map /nonexistent/seg" in reply["info"]["frames_refused"]
@@ -157,19 +158,19 @@ def test_a_server_that_cannot_map_the_segment_says_why_and_sends_pixels() -> Non
         server.rpc.close()
 
 
-def test_a_server_older_than_shared_frames_is_still_served() -> None:
-    # Its reset has no ``frames`` parameter: the client stops asking and reads pixels off the socket.
+def test_a_server_older_than_the_spec_is_named_and_leaves_no_segment() -> None:
+    # Env protocol 1: reset took loose options. The client says which side to upgrade, and the
+    # shared-memory segment it offered is removed (the server never took it).
     server = RpcServer("tcp://127.0.0.1:0", name="old-env")
-    frame = np.arange(4 * 5 * 3, dtype=np.uint8).reshape(4, 5, 3)
 
     def reset(task: str, variant: int = 0, split: str = "test", seed: int | None = None, obs: str = "rgb") -> object:
-        return {"observation": {"screenshot": frame, "step": 0}, "info": {"task": {"description": task}}}
+        raise AssertionError("not reached")
 
     server.register("reset", reset)
     with server, EnvClient(server.address, frames="shm") as env:
-        obs, _ = env.reset(options={"task": "x"})
-        assert np.array_equal(obs["screenshot"], frame) and not env.shared_frames
-        env.reset(options={"task": "x"})  # no second BadRequest: the refusal is remembered
+        with pytest.raises(CuaError, match="speaks an older env protocol"):
+            env.reset(options={"task": "x"})
+        assert not env.shared_frames
     assert _segments() == []
 
 

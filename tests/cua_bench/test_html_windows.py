@@ -51,7 +51,7 @@ def test_a_cua_style_html_task_on_local_oracle_one_nothing_zero(tmp_path: Path, 
     task = tmp_path / "click-submit"
     task.mkdir()
     (task / "main.py").write_text(textwrap.dedent(CLICK_SUBMIT))
-    with cb.make(str(task), backend="local", width=640, height=480, obs="none") as env:
+    with cb.make(str(task), backend="local", width=640, height=480, observes="none") as env:
         obs, _ = env.reset()
         assert (obs["width"], obs["height"]) == (800, 600)
         assert env.evaluate() == 0.0

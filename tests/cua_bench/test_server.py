@@ -165,7 +165,7 @@ def test_invalid_actions_are_numbered_as_sent(env: tuple[EnvClient, FakeSession,
 
 def test_truncation_at_max_steps(env: tuple[EnvClient, FakeSession, Path]) -> None:
     client, _, task = env
-    client.reset(options={"task": task, "max_steps": 2, "obs": "none"})
+    client.reset(options={"task": task, "max_steps": 2, "observes": "none"})
     assert client.step([TypeText("a")])[3] is False
     _, reward, terminated, truncated, info = client.step([TypeText("b")])
     assert (terminated, truncated, reward) == (False, True, 0.0)
@@ -174,7 +174,7 @@ def test_truncation_at_max_steps(env: tuple[EnvClient, FakeSession, Path]) -> No
 
 def test_oracle_runs_in_the_server_through_actions(env: tuple[EnvClient, FakeSession, Path]) -> None:
     client, session, task = env
-    client.reset(options={"task": task, "variant": 1, "obs": "png"})
+    client.reset(options={"task": task, "variant": 1, "observes": "png"})
     solved = client.solve()
     assert solved["reward"] == 1.0
     assert [s["actions"] for s in solved["steps"]] == [
@@ -186,10 +186,10 @@ def test_oracle_runs_in_the_server_through_actions(env: tuple[EnvClient, FakeSes
 
 def test_png_observation_and_session_passthrough(env: tuple[EnvClient, FakeSession, Path]) -> None:
     client, _, task = env
-    obs, _ = client.reset(options={"task": task, "obs": "png", "a11y": True})
+    obs, _ = client.reset(options={"task": task, "observes": "png,a11y"})
     assert bytes(obs["screenshot"]).startswith(b"\x89PNG")
     assert obs["a11y"][0]["children"][0]["name"] == "OK"
-    obs, _ = client.reset(options={"task": task, "obs": "none", "a11y": "osworld"})
+    obs, _ = client.reset(options={"task": task, "observes": "none,a11y=osworld"})
     assert obs["a11y"].startswith("<desktop-frame") and 'name="OK"' in obs["a11y"]
     client.session("write_file", path="x.txt", content="hello")
     assert client.session("read_file", path="x.txt") == "hello"
@@ -205,10 +205,18 @@ def test_bad_requests_are_clear(env: tuple[EnvClient, FakeSession, Path]) -> Non
         client.step([TypeText("x")])
     with pytest.raises(RemoteError, match="variant 7 does not exist"):
         client.reset(options={"task": task, "variant": 7})
-    with pytest.raises(RemoteError, match="obs must be one of"):
-        client.reset(options={"task": task, "obs": "jpeg"})
-    with pytest.raises(RemoteError, match="a11y must be true, false or one of nodes, osworld"):
+    with pytest.raises(ValueError, match=r"unknown part 'jpeg'; use screenshot\|png\|none"):
+        client.reset(options={"task": task, "observes": "jpeg"})  # refused before anything is sent
+    with pytest.raises(ValueError, match=r"unknown reset option\(s\) a11y \(what the agent observes is one option"):
         client.reset(options={"task": task, "a11y": "xml"})
+    # What reaches the server is checked there too: a peer may be another program.
+    with pytest.raises(RemoteError, match=r"observes\.a11y must be None or one of nodes, osworld, got 'xml'"):
+        client.rpc.call("reset", {"spec": {"task": str(task), "observes": {"a11y": "xml"}}})
+    with pytest.raises(RemoteError, match=r"episode spec: unknown field.* colour"):
+        client.rpc.call("reset", {"spec": {"task": str(task), "colour": 1}})
+    # A client of env protocol 1 sent loose options: named, with the fix.
+    with pytest.raises(RemoteError, match=r"speaks env protocol 2: reset takes .*the client sent obs, task .*upgrade"):
+        client.rpc.call("reset", {"task": str(task), "obs": "png"})
     with pytest.raises(ValueError, match="unknown reset option"):
         client.reset(options={"task": task, "colour": 1})
     with pytest.raises(RemoteError, match=r"task path .*nope' does not exist on this computer"):

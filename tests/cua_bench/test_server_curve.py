@@ -90,7 +90,7 @@ def served(tmp_path: Path, dashed: KeyPair) -> Iterator[Served]:
 def test_an_allowed_client_plays_over_curve(served: Served, dashed: KeyPair) -> None:
     security = ClientSecurity(dashed, served.key.encode())
     with EnvClient(served.address, security=security) as env:
-        obs, info = env.reset(options={"task": "sim/click-button", "variant": 0, "obs": "rgb"})
+        obs, info = env.reset(options={"task": "sim/click-button", "variant": 0, "observes": "rgb"})
         assert obs["screenshot"].shape == (800, 1280, 3) and info["task"]["name"]
         _, reward, terminated, _, step = env.step([Click(Point(500, 500))])
         assert step["step"] == 1 and not terminated and reward == 0.0

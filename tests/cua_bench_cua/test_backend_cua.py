@@ -42,9 +42,9 @@ def test_conformance(computer_server: str, monkeypatch: pytest.MonkeyPatch) -> N
 def rewards(task: str, backend: str) -> tuple[float, float]:
     """(the oracle's reward, doing nothing's) on variant 0."""
     with make(task, backend=backend, step_timeout=180) as env:
-        env.reset(options={"variant": 0, "obs": "none"})
+        env.reset(options={"variant": 0, "observes": "none"})
         oracle = float(env.solve()["reward"])
-        env.reset(options={"variant": 0, "obs": "none"})
+        env.reset(options={"variant": 0, "observes": "none"})
         return oracle, env.evaluate()
 
 

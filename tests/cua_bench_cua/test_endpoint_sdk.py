@@ -23,7 +23,7 @@ def pixels(env: EnvClient, role: str, name: str) -> list[int]:
 
 def test_sdk_screenshots_clicks_and_types_into_sim(sdk: Any, endpoint: Any) -> None:
     with endpoint("--backend", "sim") as (_, address), EnvClient(address) as env:
-        _, info = env.reset(options={"task": "sim/enter-text", "variant": 0, "obs": "none"})
+        _, info = env.reset(options={"task": "sim/enter-text", "variant": 0, "observes": "none"})
         meta = info["task"]["metadata"]
         field, submit = pixels(env, "textbox", meta["target"]), pixels(env, "button", "Submit")
         shot, size, *_ = sdk(
@@ -40,7 +40,7 @@ def test_sdk_screenshots_clicks_and_types_into_sim(sdk: Any, endpoint: Any) -> N
 
 def test_sdk_types_into_a_real_xterm_on_local(desktop: None, sdk: Any, endpoint: Any) -> None:
     with endpoint("--backend", "local") as (_, address), EnvClient(address, step_timeout=120) as env:
-        _, info = env.reset(options={"task": "desktop/xterm-create-file", "variant": 0, "obs": "none"})
+        _, info = env.reset(options={"task": "desktop/xterm-create-file", "variant": 0, "observes": "none"})
         meta = info["task"]["metadata"]
         assert env.evaluate() == 0.0  # nothing done yet
         xterm = next(w for w in env.session("windows") if w["app"] == "xterm")

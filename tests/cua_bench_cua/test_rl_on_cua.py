@@ -18,11 +18,12 @@ from typing import Any
 import numpy as np
 import pytest
 
-from cua_bench.agents.base import Observes
+from cua_bench import Observes
 from cua_bench.backends.base import BackendError
+from cua_bench.spec import EpisodeSpec
 from cua_bench_rl.loader import RolloutLoader
 from cua_bench_rl.policy import Policy
-from cua_bench_rl.rollouts import Decision, Group, Taken, TaskRef, Turn
+from cua_bench_rl.rollouts import Decision, Group, Taken, Turn
 from cua_bench_rl.workers import EnvWorkers
 from cua_core.actions import Action, Done, TypeText, Wait
 
@@ -75,7 +76,9 @@ def xterms_started_in(home: Path) -> list[int]:
     return found
 
 
-def play(workers: EnvWorkers, policy: OracleOrNothing, task: TaskRef, frames: str, crash: bool = False) -> list[Group]:
+def play(
+    workers: EnvWorkers, policy: OracleOrNothing, task: EpisodeSpec, frames: str, crash: bool = False
+) -> list[Group]:
     """One group of two episodes of ``task``, its turns answered by ``policy``, frames sent ``frames``;
     with ``crash``, the worker's env server is killed with -9 at the first turn (its episode is retried
     on a replacement)."""
@@ -117,8 +120,8 @@ def test_rollout_groups_on_a_cua_computer_server(
     with EnvWorkers("cua", 1) as workers:  # one computer-server, one screen: one worker
         # The env server runs on this host and decodes the computer-server's PNGs: its frames reach
         # the loader on the socket (as from an env server elsewhere) or through shared memory.
-        solved = play(workers, policy, TaskRef(TASK, SOLVED, "train"), "socket")
-        idle = play(workers, policy, TaskRef(TASK, IDLE, "train"), "shm", crash=True)
+        solved = play(workers, policy, EpisodeSpec(TASK, SOLVED, "train"), "socket")
+        idle = play(workers, policy, EpisodeSpec(TASK, IDLE, "train"), "shm", crash=True)
         # each reset ended the xterm of the episode before, and the replacement the one its killed
         # predecessor left: only the last episode's is left
         assert len(xterms_started_in(home)) == 1

@@ -45,7 +45,7 @@ def test_containers_are_limited_and_cut_off(backend: DockerBackend) -> None:
         assert not host.get("Devices") and host["Init"] is True
         assert computer.handle.labels["io.cua.backend"] == "docker"
         with EnvClient(computer.address) as env:
-            env.reset(options={"task": str(CONFORMANCE_TASK), "obs": "none"})
+            env.reset(options={"task": str(CONFORMANCE_TASK), "observes": "none"})
             seen = env.session("run_command", command="ls /sys/class/net; ls /dev/kvm; id -u; echo $PATH")
         interfaces, rest = seen["stdout"].split("\n", 1)[0], seen["stdout"]
         assert interfaces == "lo"  # network none: loopback only
@@ -170,7 +170,7 @@ def test_a_dead_container_is_noticed(backend: DockerBackend) -> None:
     try:
         computer.handle.kill()
         with pytest.raises(RpcError), EnvClient(computer.address, step_timeout=5) as env:
-            env.reset(options={"task": str(CONFORMANCE_TASK), "obs": "none"})
+            env.reset(options={"task": str(CONFORMANCE_TASK), "observes": "none"})
         assert backend.failure(computer) is not None
         assert not backend.health(computer, timeout=1)
     finally:

@@ -23,7 +23,7 @@ def test_a_cua_style_html_task_in_a_container_oracle_one_nothing_zero(
     task.mkdir(parents=True)
     (task / "main.py").write_text(textwrap.dedent(CLICK_SUBMIT))
     monkeypatch.setenv("CUA_DOCKER_MOUNTS", str(tmp_path / "tasks"))
-    with cb.make(str(task), backend="docker", obs="none") as env:
+    with cb.make(str(task), backend="docker", observes="none") as env:
         obs, _ = env.reset()
         assert (obs["width"], obs["height"]) == (800, 600)  # the task's computer block
         assert env.evaluate() == 0.0

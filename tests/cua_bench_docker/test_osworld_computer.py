@@ -54,7 +54,7 @@ def env(computer_image: str) -> Iterator[EnvClient]:
     computer = backend.provision(width=800, height=600)
     try:
         with EnvClient(computer.address) as client:
-            client.reset(options={"task": str(CONFORMANCE_TASK), "obs": "none"})
+            client.reset(options={"task": str(CONFORMANCE_TASK), "observes": "none"})
             yield client
     finally:
         backend.teardown(computer)
@@ -125,7 +125,7 @@ def test_timedatectl_answers_from_the_clocks_zone_which_is_not_utc_until_sudo_se
     assert is_utc_0(after) == 1, after
     assert _run(env, "date +%z; timedatectl show | head -1")["stdout"].split() == ["+0000", "Timezone=UTC"]
     # The next episode starts from the image's zone, not this one's work (CUA_LOCAL_RESET_HOOK).
-    env.reset(options={"task": str(CONFORMANCE_TASK), "obs": "none"})
+    env.reset(options={"task": str(CONFORMANCE_TASK), "observes": "none"})
     assert is_utc_0(_run(env, "timedatectl status")["stdout"]) == 0
     assert _run(env, "date +%z; cat /etc/timezone")["stdout"].split() == ["+0800", "Asia/Hong_Kong"]
 
@@ -155,7 +155,7 @@ def test_gsettings_persist_through_dconf_until_reset(env: EnvClient) -> None:
     power = "org.gnome.settings-daemon.plugins.power idle-dim"
     assert _run(env, f"gsettings set {power} false")["returncode"] == 0
     assert _run(env, f"gsettings get {power}")["stdout"].strip() == "false"
-    env.reset(options={"task": str(CONFORMANCE_TASK), "obs": "none"})
+    env.reset(options={"task": str(CONFORMANCE_TASK), "observes": "none"})
     assert _run(env, f"gsettings get {key}")["stdout"].strip() == before != "'Cua Test 13'"
     assert not env.session("file_exists", path="/home/user/made.txt")  # reset restored home too
 
@@ -167,7 +167,7 @@ def test_vlcs_web_interface_is_configured_and_the_clipboard_reads_through_xsel(e
         vlcrc = env.session("read_file", path="/home/user/.config/vlc/vlcrc")
         assert "extraintf=http" in vlcrc and "http-port=8080" in vlcrc and "http-password=password" in vlcrc
         assert _run(env, "stat -c %U /home/user/.config/vlc/vlcrc")["stdout"].strip() == "user"
-        env.reset(options={"task": str(CONFORMANCE_TASK), "obs": "none"})
+        env.reset(options={"task": str(CONFORMANCE_TASK), "observes": "none"})
     assert _run(env, "printf %s /home/user/x.docx | xsel --clipboard --input")["returncode"] == 0
     # xsel's parent exits before its forked child owns the selection (xsel.c: become_daemon, then
     # set_selection), so a read straight after can find it empty on a busy machine: read for a while.
@@ -222,7 +222,7 @@ def test_ctrl_alt_t_opens_gnome_terminal_whose_text_vm_terminal_output_reads(env
     while "$ stty size\n24 80\n" not in (_terminal_output(env) or ""):  # GNOME Terminal's default size
         assert time.monotonic() < deadline, _terminal_output(env)
         time.sleep(0.2)
-    env.reset(options={"task": str(CONFORMANCE_TASK), "obs": "none"})  # reset closes it, as it does every app
+    env.reset(options={"task": str(CONFORMANCE_TASK), "observes": "none"})  # reset closes it, as it does every app
     assert not any(w["app"] == TERMINAL_APP for w in env.session("windows"))
 
 
@@ -252,7 +252,7 @@ def test_tasks_in_a_folder_only_the_hosts_user_reads_still_load(
     computer = backend.provision(width=640, height=480)
     try:
         with EnvClient(computer.address) as client:
-            client.reset(options={"task": str(tasks / "conformance"), "obs": "none"})
+            client.reset(options={"task": str(tasks / "conformance"), "observes": "none"})
             seen = _run(client, f"id -un; ls {tasks} 2>&1; grep CapEff /proc/self/status")["stdout"]
             assert seen.split("\n")[0] == "user" and "Permission denied" in seen
             assert seen.split()[-2:] == ["CapEff:", "0" * 16]  # the task's commands have no capability

@@ -14,13 +14,14 @@ import pytest
 from click.testing import CliRunner
 from support.rl_episodes import TASK, group, plain
 
+from cua_bench.spec import EpisodeSpec, Observes
 from cua_bench_rl.buffer import INDEX_FILE, ReplayBuffer
-from cua_bench_rl.rollouts import Group, TaskRef, Turn
+from cua_bench_rl.rollouts import Group, Turn
 from cua_data.cli import main as cua_data
 from cua_data.errors import StoreError
 from cua_data.reader import DatasetReader
 
-OTHER = TaskRef("sim/type-text", 1, "train")
+OTHER = EpisodeSpec("sim/type-text", 1, "train")
 TESTS = Path(__file__).resolve().parents[1]
 
 
@@ -134,11 +135,53 @@ def test_bad_arguments_and_groups_are_named() -> None:
         buffer.add(aborted)
     mixed = group(2)
     mixed.episodes[0].task = OTHER
-    with pytest.raises(ValueError, match="plays sim/type-text@train:1, its group sim/click-button@train:3"):
+    with pytest.raises(ValueError, match="plays sim/type-text/train/1, its group sim/click-button/train/3"):
         buffer.add(mixed)
     with pytest.raises(ValueError, match="count must be"):
         buffer.sample(-1, version=0)
     assert len(buffer) == 0
+
+
+def test_a_group_is_one_episode_however_its_rollouts_observed_it() -> None:
+    """An EpisodeSpec compares as (task, variant, split): rollouts of one that observed differently are
+    one GRPO group (one key, one sampler unit, one buffer group); another split is another group."""
+    from cua_bench_rl.sampling import DifficultySampler
+
+    png = TASK.with_(observes=Observes("png", max_size=(160, 100)), max_steps=3)
+    a11y = TASK.with_(observes=Observes("none", a11y="nodes"))
+    test_split = TASK.with_(split="test")
+    rollouts = [*group(2, task=png, seed=1).episodes, *group(2, task=a11y, seed=2).episodes]
+    rollouts += group(2, task=test_split, seed=3).episodes
+    by_episode: dict[EpisodeSpec, list[str]] = {}
+    for rollout in rollouts:
+        by_episode.setdefault(rollout.task, []).append(rollout.id)
+    assert list(by_episode.values()) == [["e1-0", "e1-1", "e2-0", "e2-1"], ["e3-0", "e3-1"]]
+    assert {r.task.key for r in rollouts} == {"sim/click-button/train/3", "sim/click-button/test/3"}
+    buffer = ReplayBuffer(capacity=4, max_staleness=None)
+    buffer.add(Group(TASK, rollouts[:4]))  # one group of the png and the a11y rollouts
+    with pytest.raises(ValueError, match="plays sim/click-button/test/3, its group sim/click-button/train/3"):
+        buffer.add(Group(TASK, rollouts[2:]))
+    sampler = DifficultySampler([png, a11y, test_split], per="variant")
+    assert sorted(sampler.weights()) == ["sim/click-button/test/3", "sim/click-button/train/3"]
+
+
+def test_an_index_of_keys_from_before_episode_specs_loads(tmp_path: Path) -> None:
+    """A buffer written when keys were ``task@split:variant`` is resumed with the same groups."""
+    folder = tmp_path / "buffer"
+    groups = [group(2, seed=1), group(2, task=OTHER, seed=2)]
+    with ReplayBuffer(capacity=4, max_staleness=None, folder=folder) as buffer:
+        for g in groups:
+            buffer.add(g)
+    index = folder / INDEX_FILE
+    records = [json.loads(line) for line in index.read_text().splitlines()]
+    old = {TASK.key: "sim/click-button@train:3", OTHER.key: "sim/type-text@train:1"}
+    for record in records:
+        if "task" in record:
+            record["task"] = old[record["task"]]
+    index.write_text("".join(json.dumps(r) + "\n" for r in records))
+    loaded = ReplayBuffer.load(folder, capacity=4, max_staleness=None)
+    assert [g.task for g in loaded.groups()] == [TASK, OTHER]
+    assert [plain(g) for g in loaded.groups()] == [plain(g) for g in groups]
 
 
 # -- on disk ----------------------------------------------------------------------------------------
@@ -365,7 +408,7 @@ def test_real_sim_rollouts_persist_and_load_back_pixel_for_pixel(tmp_path: Path)
     """Groups from the real loader on real sim env servers (RGB frames, a11y nodes, two turns each)."""
     import re
 
-    from cua_bench.agents.base import Observes
+    from cua_bench import Observes
     from cua_bench.session import center, find
     from cua_bench_rl.loader import RolloutLoader
     from cua_bench_rl.rollouts import Decision
@@ -381,7 +424,7 @@ def test_real_sim_rollouts_persist_and_load_back_pixel_for_pixel(tmp_path: Path)
     observes = Observes("rgb", a11y="nodes", max_size=(160, 100))
     buffer = ReplayBuffer(capacity=4, max_staleness=None, folder=tmp_path / "buffer")
     with EnvWorkers("sim", 2, width=320, height=200) as workers:
-        loader = RolloutLoader(workers, [TaskRef("sim/click-button", 1, "train")], group_size=2, observes=observes)
+        loader = RolloutLoader(workers, [EpisodeSpec("sim/click-button", 1, "train")], group_size=2, observes=observes)
         with loader:
             for number, batch in enumerate(loader.batches(max_batch=4), 1):
                 batch.respond([act(t) for t in batch.turns], version=number)

@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from cua_bench_rl.config import TrainConfig, load_config_file, parse_env
-from cua_bench_rl.rollouts import TaskRef
+from cua_bench.spec import EpisodeSpec
+from cua_bench_rl.config import TrainConfig, full_task_name, load_config_file, parse_env
 from cua_core.errors import CuaError
 
 
@@ -53,13 +53,56 @@ def test_resume_differences_leave_out_budgets() -> None:
     assert TrainConfig(group_size=4).differences(stored) == ["group_size: 8 -> 4"]
 
 
-def test_task_refs_take_the_first_variants_of_a_split() -> None:
-    config = TrainConfig(env="sim:click-button,login")
-    refs = config.task_refs("test", 3)
-    assert refs == [TaskRef("sim/click-button", v, "test") for v in range(3)] + [
-        TaskRef("sim/login", v, "test") for v in range(3)
+def test_episodes_are_the_first_variants_of_a_split_from_benchs_resolver() -> None:
+    config = TrainConfig(env="sim:click-button,login", max_steps=7)
+    specs = config.episodes("test", 3)
+    assert specs == [EpisodeSpec("sim/click-button", v, "test") for v in range(3)] + [
+        EpisodeSpec("sim/login", v, "test") for v in range(3)
     ]
-    assert len(config.task_refs("train", None)) > 6
+    assert {s.max_steps for s in specs} == {7} and [s.key for s in specs[:2]] == [
+        "sim/click-button/test/0",
+        "sim/click-button/test/1",
+    ]
+    assert len(config.episodes("train", None)) > 6
+    with pytest.raises(CuaError, match=r"sim/click-button: .*no @tasks_config for split 'validation'"):
+        config.episodes("validation", 3)
+
+
+def test_a_task_folder_is_resolved_by_its_path(tmp_path: Path) -> None:
+    from support.bench_tasks import make_taskset
+
+    tasks = make_taskset(tmp_path / "tasks", {"press": ("plain", 3)})
+    specs = TrainConfig(env=f"sim:{tasks / 'press'}").episodes("test", None)
+    assert [(s.task, s.variant, s.split) for s in specs] == [
+        (str((tasks / "press").resolve()), v, "test") for v in range(3)
+    ]
+
+
+def test_a_bare_task_name_is_its_installed_tasksets_and_never_guessed(monkeypatch: pytest.MonkeyPatch) -> None:
+    from cua_bench import registry, taskset
+
+    assert full_task_name("xterm-create-file") == "desktop/xterm-create-file"  # on any backend
+    assert parse_env("docker:login") == ("docker", ["sim/login"])
+    with pytest.raises(CuaError, match="no installed taskset has a task 'clik-button'; did you mean sim/click-button"):
+        parse_env("sim:clik-button")
+    real = registry.tasksets()
+    twice = {**{n: real[n] for n in real.names()}, "copy": real["sim"]}
+
+    class Twice:
+        def names(self) -> list[str]:
+            return list(twice)
+
+        def __getitem__(self, name: str) -> object:
+            return twice[name]
+
+        def __contains__(self, name: object) -> bool:
+            return name in twice
+
+    monkeypatch.setattr(registry, "tasksets", Twice)
+    monkeypatch.setattr(taskset, "tasksets", Twice)
+    with pytest.raises(CuaError, match=r"task 'login' is in several tasksets \(sim, copy\): name it with its taskset"):
+        parse_env("sim:login")
+    assert parse_env("sim:copy/login") == ("sim", ["copy/login"])
 
 
 def test_config_files(tmp_path: Path) -> None:

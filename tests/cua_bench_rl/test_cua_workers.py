@@ -17,6 +17,7 @@ from PIL import Image
 
 from cua_bench.client import EnvClient
 from cua_bench.session import center, find
+from cua_bench.spec import EpisodeSpec
 from cua_core.actions import action_to_dict
 from cua_core.actions.coords import Point
 from cua_core.errors import ActionError
@@ -37,7 +38,7 @@ def _button_centres(address: str, variants: range) -> dict[int, Point]:
     centres = {}
     with EnvClient(address) as env:
         for variant in variants:
-            obs, info = env.reset(options={"task": BUTTON, "variant": variant, "split": "train", "a11y": "nodes"})
+            obs, info = env.reset(options={"task": BUTTON, "variant": variant, "split": "train", "observes": "a11y"})
             name = re.search(r'"(.+?)"', info["task"]["description"]).group(1)  # type: ignore[union-attr]
             centres[variant] = center(find(obs["a11y"], role="button", name=name))
     return centres
@@ -64,7 +65,7 @@ def test_a_cua_style_training_loop_runs_on_sim_env_servers() -> None:
             images = prompt.count("<|vision_start|>")
             assert images == meta["step"] + 1  # one screenshot per turn so far
             (seen["firsts"] if meta["step"] == 0 else seen["seconds"]).add(meta["uid"])
-            variant = int(meta["task"].rsplit(":", 1)[1])
+            variant = EpisodeSpec.parse_key(meta["task"]).variant
             where = centres[variant] if variant < 2 else Point(0, 0)
             click = f"<|action_start|>click({where.x / 1000:.4f},{where.y / 1000:.4f})<|action_end|>"
             out.append(click if meta["step"] == 0 else "done()")
@@ -117,7 +118,7 @@ def test_a_cua_style_training_loop_runs_on_sim_env_servers() -> None:
     for action, reward, meta in zip(
         replay_batch["action"], replay_batch["reward"], replay_batch["meta_info"], strict=True
     ):
-        variant = int(meta["task"].rsplit(":", 1)[1])
+        variant = EpisodeSpec.parse_key(meta["task"]).variant
         kind = "done" if "done()" in action else "click"
         returns.setdefault((variant, kind), set()).add(round(float(reward), 4))
     for (variant, kind), found in returns.items():

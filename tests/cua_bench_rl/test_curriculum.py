@@ -7,10 +7,11 @@ import collections
 import pytest
 from support.rl_episodes import episode
 
+from cua_bench.spec import EpisodeSpec
 from cua_bench_rl.curriculum import Curriculum
-from cua_bench_rl.rollouts import Group, TaskRef
+from cua_bench_rl.rollouts import Group
 
-TASK = TaskRef("sim/login", 0, "train")
+TASK = EpisodeSpec("sim/login", 0, "train")
 
 
 def solved_group(level: int, solved: int, size: int = 4) -> Group:

@@ -9,8 +9,9 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from cua_bench.spec import EpisodeSpec
 from cua_bench_rl.grpo import flatten, group_advantages, pad, policy_loss
-from cua_bench_rl.rollouts import Decision, Episode, Group, Taken, TaskRef, Turn
+from cua_bench_rl.rollouts import Decision, Group, Rollout, Taken, Turn
 
 LN = math.log
 
@@ -253,9 +254,9 @@ def test_pad_right_pads_and_masks_and_keeps_the_gradient() -> None:
         pad([torch.zeros(2), torch.zeros(2, dtype=torch.int64)])
 
 
-def _episode(name: str, turns: int, reward: float, status: str = "completed") -> Episode:
-    task = TaskRef("sim/click-button", 3, "train")
-    episode = Episode(name, task, "click it", reward=reward, status=status)
+def _episode(name: str, turns: int, reward: float, status: str = "completed") -> Rollout:
+    task = EpisodeSpec("sim/click-button", 3, "train")
+    episode = Rollout(name, task, "click it", reward=reward, status=status)
     for step in range(turns):
         turn = Turn(name, task, "click it", step, {"instruction": "click it", "step": step})
         episode.turns.append(Taken(turn, Decision([], [step], [-0.5])))
@@ -263,7 +264,7 @@ def _episode(name: str, turns: int, reward: float, status: str = "completed") ->
 
 
 def test_flatten_gives_every_turn_its_episodes_advantage_and_skips_dropped_groups() -> None:
-    task = TaskRef("sim/click-button", 3, "train")
+    task = EpisodeSpec("sim/click-button", 3, "train")
     kept = Group(task, [_episode("a", 2, 1.0), _episode("b", 1, 0.0)])
     flat = Group(task, [_episode("c", 1, 1.0), _episode("d", 3, 1.0)])
     advantages, dropped = group_advantages([kept.rewards, flat.rewards], eps=0.0)
@@ -278,7 +279,7 @@ def test_flatten_gives_every_turn_its_episodes_advantage_and_skips_dropped_group
 
 
 def test_flatten_refuses_aborted_episodes_and_mismatched_lengths() -> None:
-    task = TaskRef("sim/click-button", 3, "train")
+    task = EpisodeSpec("sim/click-button", 3, "train")
     group = Group(task, [_episode("a", 1, 1.0), _episode("b", 1, 0.0, status="aborted")])
     with pytest.raises(ValueError, match=r"episode b of groups\[0\] .* is aborted"):
         flatten([group], [[1.0, -1.0]])
@@ -289,10 +290,11 @@ def test_flatten_refuses_aborted_episodes_and_mismatched_lengths() -> None:
 
 
 def test_a_group_with_an_unscored_episode_is_an_error_not_a_zero() -> None:
-    from cua_bench_rl.rollouts import Episode, Group, TaskRef
+    from cua_bench.spec import EpisodeSpec
+    from cua_bench_rl.rollouts import Group, Rollout
 
-    task = TaskRef("sim/click-button", 0, "train")
-    group = Group(task, [Episode("a", task, "x", reward=1.0), Episode("b", task, "x", reward=None)])
+    task = EpisodeSpec("sim/click-button", 0, "train")
+    group = Group(task, [Rollout("a", task, "x", reward=1.0), Rollout("b", task, "x", reward=None)])
     with pytest.raises(ValueError, match=r"episodes \['b'\] have no reward"):
         _ = group.rewards
 

@@ -15,12 +15,13 @@ from typing import Any
 import pytest
 from support.bench_tasks import make_taskset
 
-from cua_bench.agents.base import Observes
+from cua_bench import Observes
 from cua_bench.session import center, find
+from cua_bench.spec import EpisodeSpec
 from cua_bench_rl import events as rl_events
 from cua_bench_rl.loader import RolloutError, RolloutLoader, evaluate
 from cua_bench_rl.policy import Policy
-from cua_bench_rl.rollouts import Decision, Group, Taken, TaskRef, Turn
+from cua_bench_rl.rollouts import Decision, Group, Taken, Turn
 from cua_bench_rl.workers import EnvWorkers
 from cua_core.actions import Action, Click, Done, Fail, Point
 
@@ -83,7 +84,7 @@ def _run(
 
 def test_groups_are_complete_same_task_and_stamped(workers: EnvWorkers) -> None:
     policy = solver()
-    tasks = [TaskRef(BUTTON, 0, "train"), TaskRef(BUTTON, 1, "train")]
+    tasks = [EpisodeSpec(BUTTON, 0, "train"), EpisodeSpec(BUTTON, 1, "train")]
     loader = RolloutLoader(workers, tasks, group_size=4, observes=policy.observes, seed=3)
     groups = _run(loader, policy, 3)
     assert len(groups) >= 3
@@ -118,7 +119,7 @@ def test_episodes_end_on_done_fail_and_the_step_limit(workers: EnvWorkers) -> No
         return press_the_named_button(turn)
 
     policy = Scripted(by_variant, observes=Observes("rgb", a11y="nodes"))
-    tasks = [TaskRef(BUTTON, v) for v in range(3)]
+    tasks = [EpisodeSpec(BUTTON, v) for v in range(3)]
     loader = RolloutLoader(workers, tasks, group_size=2, observes=policy.observes, max_steps=3, seed=0)
     seen: dict[int, Group] = {}
     with loader:
@@ -141,7 +142,7 @@ def test_episodes_end_on_done_fail_and_the_step_limit(workers: EnvWorkers) -> No
 
 def test_envs_keep_busy_while_the_policy_thinks(workers: EnvWorkers) -> None:
     policy = Scripted(lambda t: [Click(Point(500, 500))], delay=0.25)
-    loader = RolloutLoader(workers, [TaskRef(BUTTON, 0)], group_size=2, observes=policy.observes, max_steps=4)
+    loader = RolloutLoader(workers, [EpisodeSpec(BUTTON, 0)], group_size=2, observes=policy.observes, max_steps=4)
     with loader:
         for number, batch in enumerate(loader.batches(max_batch=8), 1):
             batch.respond(policy.act(batch.turns), version=number)
@@ -160,7 +161,7 @@ def test_a_worker_killed_with_9_is_replaced_and_rollouts_go_on(retries: int, cap
     with EnvWorkers("sim", 3, width=320, height=200, on_replaced=lambda i, _: replaced.append(i)) as pool:
         victim = pool[0].computer.handle
         loader = RolloutLoader(
-            pool, [TaskRef(BUTTON, 0), TaskRef(BUTTON, 1)], group_size=3, observes=policy.observes,
+            pool, [EpisodeSpec(BUTTON, 0), EpisodeSpec(BUTTON, 1)], group_size=3, observes=policy.observes,
             max_steps=4, episode_retries=retries, heartbeat_timeout=1.0,
         )  # fmt: skip
 
@@ -200,7 +201,7 @@ def test_a_task_that_asks_for_a_new_computer_gets_one_after_each_episode(tmp_pat
     policy = Scripted(lambda t: [Done()])
     with EnvWorkers("sim", 1, width=320, height=200) as pool:
         first = pool[0].computer.handle
-        loader = RolloutLoader(pool, [TaskRef(str(tasks / "renew"), 0)], group_size=3, observes=policy.observes)
+        loader = RolloutLoader(pool, [EpisodeSpec(str(tasks / "renew"), 0)], group_size=3, observes=policy.observes)
         with loader:
             for number, batch in enumerate(loader.batches(max_batch=8), 1):
                 batch.respond(policy.act(batch.turns), version=number)
@@ -211,15 +212,15 @@ def test_a_task_that_asks_for_a_new_computer_gets_one_after_each_episode(tmp_pat
 
 def test_a_bad_task_name_is_raised_with_its_message(workers: EnvWorkers) -> None:
     policy = Scripted(lambda t: [Done()])
-    loader = RolloutLoader(workers, [TaskRef("sim/clik-button")], group_size=2, observes=policy.observes)
-    with loader, pytest.raises(RolloutError, match=r"sim/clik-button@test:0 .*did you mean sim/click-button"):
+    loader = RolloutLoader(workers, [EpisodeSpec("sim/clik-button")], group_size=2, observes=policy.observes)
+    with loader, pytest.raises(RolloutError, match=r"sim/clik-button/default/0 .*did you mean sim/click-button"):
         _run(loader, policy, 1)
 
 
 def test_a_curriculum_starts_episodes_past_the_oracles_first_steps(workers: EnvWorkers) -> None:
     policy = Scripted(lambda t: [Done()], observes=Observes("none", a11y="nodes"))
     prefix = {0: 2, 1: 50}  # variant 1: the whole oracle, so the policy's Done scores
-    tasks = [TaskRef("sim/login", 0), TaskRef("sim/login", 1)]
+    tasks = [EpisodeSpec("sim/login", 0), EpisodeSpec("sim/login", 1)]
     loader = RolloutLoader(
         workers, tasks, group_size=2, observes=policy.observes, curriculum=lambda t: prefix[t.variant]
     )
@@ -244,7 +245,7 @@ def test_a_curriculum_gives_every_episode_of_a_group_the_same_start(workers: Env
     policy = Scripted(lambda t: [Done()], observes=Observes("none", a11y="nodes"))
     draws = iter([0, 3, 1, 2, 0, 3, 1, 2] * 8)
     loader = RolloutLoader(
-        workers, [TaskRef("sim/login", v) for v in range(4)], group_size=4, observes=policy.observes,
+        workers, [EpisodeSpec("sim/login", v) for v in range(4)], group_size=4, observes=policy.observes,
         curriculum=lambda _t: next(draws),
     )  # fmt: skip
     groups: list[Group] = []
@@ -260,7 +261,7 @@ def test_a_curriculum_gives_every_episode_of_a_group_the_same_start(workers: Env
 
 
 def test_evaluate_plays_each_task_once(workers: EnvWorkers) -> None:
-    refs = [TaskRef(BUTTON, v) for v in range(4)]
+    refs = [EpisodeSpec(BUTTON, v) for v in range(4)]
     policy = solver()
     assert evaluate(workers, policy, refs) == {"success": 1.0, "reward": 1.0, "episodes": 4.0, "dropped": 0.0}
     assert set(policy.greedy) == {True}
@@ -274,14 +275,14 @@ def test_evaluate_plays_each_task_once(workers: EnvWorkers) -> None:
 
 def test_misuse_is_refused_clearly(workers: EnvWorkers) -> None:
     policy = Scripted(lambda t: [Done()])
-    with pytest.raises(ValueError, match="at least one TaskRef"):
+    with pytest.raises(ValueError, match="at least one EpisodeSpec"):
         RolloutLoader(workers, [], observes=policy.observes)
-    with pytest.raises(TypeError, match="tasks must be TaskRef objects"):
+    with pytest.raises(TypeError, match="tasks must be EpisodeSpec objects"):
         RolloutLoader(workers, ["sim/click-button"], observes=policy.observes)  # type: ignore[list-item]
     wrong = RolloutLoader(workers, lambda rng: BUTTON, group_size=2)  # type: ignore[arg-type, return-value]
-    with wrong, pytest.raises(TypeError, match="the tasks function returned 'sim/click-button', not a TaskRef"):
+    with wrong, pytest.raises(TypeError, match="the tasks function returned 'sim/click-button', not an EpisodeSpec"):
         next(wrong.batches())
-    loader = RolloutLoader(workers, lambda rng: TaskRef(BUTTON, rng.randrange(3)), group_size=2)
+    loader = RolloutLoader(workers, lambda rng: EpisodeSpec(BUTTON, rng.randrange(3)), group_size=2)
     with loader:
         batches = loader.batches()
         batch = next(batches)
@@ -294,7 +295,7 @@ def test_misuse_is_refused_clearly(workers: EnvWorkers) -> None:
 def test_closing_with_a_batch_unanswered_stops_every_worker_at_once(workers: EnvWorkers) -> None:
     """Each worker's thread sleeps until its turn is answered: close must answer the turns still queued
     and those in a batch the caller walked away from, or it would wait for threads that never wake."""
-    loader = RolloutLoader(workers, [TaskRef(BUTTON, 0)], group_size=2, max_steps=5)
+    loader = RolloutLoader(workers, [EpisodeSpec(BUTTON, 0)], group_size=2, max_steps=5)
     loader.start()
     batch = next(loader.batches(max_batch=1))  # one turn out, the others queued
     assert len(batch) == 1
@@ -316,7 +317,7 @@ class _Bus:
 
 def test_every_rollout_step_is_published_as_env_step(workers: EnvWorkers) -> None:
     bus = _Bus()
-    refs = [TaskRef(BUTTON, v) for v in range(3)]
+    refs = [EpisodeSpec(BUTTON, v) for v in range(3)]
     assert evaluate(workers, solver(), refs, bus=bus)["episodes"] == 3.0
     steps = [body for topic, body in bus.published if topic == "env.step"]
     assert len(steps) == 6  # two turns each: the click, then done
@@ -336,7 +337,7 @@ def test_every_rollout_step_is_published_as_env_step(workers: EnvWorkers) -> Non
 def test_a_batch_waits_for_more_turns_no_longer_than_the_policy_takes(workers: EnvWorkers) -> None:
     # 16 sim envs stepped in lockstep by a 5 ms batch wait ran at 0.65-0.75 of their raw speed
     # under a policy that answers in microseconds (bench/rl.py); waiting pays only for a slow policy.
-    loader = RolloutLoader(workers, [TaskRef(BUTTON, 0)], group_size=3, max_steps=4)
+    loader = RolloutLoader(workers, [EpisodeSpec(BUTTON, 0)], group_size=3, max_steps=4)
     assert loader._batch_wait(0.005) == 0.005  # nothing known yet
     for _ in range(30):
         loader._policy_took(0.00002)
@@ -344,6 +345,6 @@ def test_a_batch_waits_for_more_turns_no_longer_than_the_policy_takes(workers: E
     for _ in range(30):
         loader._policy_took(0.25)  # a forward pass
     assert loader._batch_wait(0.005) == 0.005
-    fresh = RolloutLoader(workers, [TaskRef(BUTTON, 0)], group_size=3, max_steps=4)
+    fresh = RolloutLoader(workers, [EpisodeSpec(BUTTON, 0)], group_size=3, max_steps=4)
     assert _run(fresh, Scripted(lambda t: [Click(Point(500, 500))]), 2)
     assert fresh._policy_s is not None and fresh._batch_wait(0.005) < 0.005  # measured from the batches

@@ -1,4 +1,4 @@
-"""Episodes as LiteSample RL rows: valid CUA-Lite rows that give back everything a policy needs."""
+"""Rollouts as LiteSample RL rows: valid CUA-Lite rows that give back everything a policy needs."""
 
 from __future__ import annotations
 
@@ -11,8 +11,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from support.rl_episodes import episode, plain, screenshot
 
+from cua_bench.spec import EpisodeSpec, Observes
 from cua_bench_rl.records import episode_to_sample, sample_to_episode
-from cua_bench_rl.rollouts import Decision, Episode, Taken, TaskRef, Turn
+from cua_bench_rl.rollouts import Decision, Rollout, Taken, Turn, spec_of_key
 from cua_core.actions import Click, Done, Fail, KeyPress, Point, Scroll, TypeText, Wait
 from cua_data.errors import SampleError
 from cua_data.lite_actions import from_lite_tool_call
@@ -60,7 +61,7 @@ def test_the_row_is_a_valid_cua_lite_use_row_with_the_rl_trace() -> None:
     assert (sample.metadata.platform, sample.metadata.task_type) == ("desktop", "use")
     others = sample.metadata.others
     assert others["id"] == "ep-2" and others["episode"] == "ep-2"
-    assert others["task"] == "sim/click-button@train:3" and others["group"] == "g9"
+    assert others["task"] == "sim/click-button/train/3" and others["group"] == "g9"
     assert others["versions"] == [2, 3, 4] and others["steps"] == [0, 1, 2]
     assert others["errors"] == [["wait: too long"], [], []]
     assert others["status"] == "completed" and others["started_after"] == 1
@@ -86,7 +87,7 @@ def test_the_row_is_a_valid_cua_lite_use_row_with_the_rl_trace() -> None:
 
 
 def test_an_episode_the_policy_never_acted_in_round_trips() -> None:
-    played = Episode("ep-0", TaskRef("sim/x", 1), "do nothing", reward=0.0, status="truncated")
+    played = Rollout("ep-0", EpisodeSpec("sim/x", 1), "do nothing", reward=0.0, status="truncated")
     sample = episode_to_sample(played, "g0")
     assert sample.problems() == []
     assert plain(sample_to_episode(sample, [])) == plain(played)
@@ -135,16 +136,22 @@ _json = st.recursive(
     max_leaves=8,
 )
 _task = st.builds(
-    TaskRef, st.text(min_size=1), st.integers(0, 10_000), st.sampled_from(["train", "test", "validation"])
+    EpisodeSpec,
+    st.text(min_size=1),
+    st.integers(0, 10_000),
+    st.sampled_from([None, "train", "test", "validation"]),
+    st.sampled_from([Observes(), Observes("png", (64, 40), "nodes"), Observes("none", a11y="osworld")]),
+    st.none() | st.integers(1, 100),
+    st.none() | st.integers(-(2**31), 2**31),
 )
 
 
 @st.composite
-def _episodes(draw: st.DrawFn) -> Episode:
+def _episodes(draw: st.DrawFn) -> Rollout:
     task = draw(_task)
     ident = draw(st.text(min_size=1))
     instruction = draw(st.text())
-    played = Episode(
+    played = Rollout(
         ident,
         task,
         instruction,
@@ -192,10 +199,35 @@ def _episodes(draw: st.DrawFn) -> Episode:
 
 @given(_episodes())
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-def test_every_non_image_field_round_trips(played: Episode) -> None:
+def test_every_non_image_field_round_trips(played: Rollout) -> None:
     sample = episode_to_sample(played, "g00000001-abcdef")
     assert sample.problems() == []
     # through the stored row form (JSON strings), as the buffer's Parquet holds it
     row = LiteSample(sample.metadata, sample.messages, [], sample.rl).to_row()
     again = sample_to_episode(LiteSample.from_row(row), [])
     assert plain(again) == plain(played)
+
+
+@given(_task)
+@settings(max_examples=300, deadline=None)
+def test_a_key_names_its_episode_and_one_from_before_episode_specs_too(spec: EpisodeSpec) -> None:
+    """``spec_of_key`` reads ``EpisodeSpec.key`` and the ``task@split:variant`` written before it, and
+    cannot take one for the other: what a resumed buffer or an old TRL dataset holds is read as written."""
+    assert spec_of_key(spec.key) == spec  # as specs compare: task, variant, split
+    if spec.split is not None:
+        assert spec_of_key(f"{spec.task}@{spec.split}:{spec.variant}") == spec
+
+
+def test_a_row_from_before_episode_specs_reads_its_old_key(tmp_path: Path) -> None:
+    """A row of rl_format 1 has ``task@split:variant`` and no spec: its rollout is that episode."""
+    played = episode("ep-old", turns=1)
+    sample = episode_to_sample(played, "g0")
+    others = sample.metadata.others
+    assert others["task"] == "sim/click-button/train/3" and others["spec"]["observes"]["screenshot"] == "rgb"
+    del others["spec"]
+    others["task"], others["rl_format"] = "sim/click-button@train:3", 1
+    back, images = _through_a_dataset(sample, tmp_path)
+    assert sample_to_episode(back, images).task == EpisodeSpec("sim/click-button", 3, "train")
+    others["task"] = "sim/click-button:3"
+    with pytest.raises(SampleError, match="is not an episode key like 'sim/click-button/train/3'"):
+        sample_to_episode(sample, images)

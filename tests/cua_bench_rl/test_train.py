@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from support.rl_configs import POLICY, TRAINER, small_train_config
 
+from cua_bench.spec import EpisodeSpec
 from cua_bench_rl.checkpoints import newest_checkpoint
 from cua_bench_rl.curves import read_curve
 from cua_bench_rl.train import train
@@ -135,7 +136,8 @@ print(result.exit_code, "torch" in sys.modules, result.output.strip().splitlines
         (["--trainer-option", "lr=abc"], "--trainer-option lr=abc: lr must be a number (float)"),
         (["--trainer-option", "lrr=3"], "unknown trainer option 'lrr'; did you mean 'lr'?"),
         (["--env", "nosuchbackend:click-button"], "unknown backend 'nosuchbackend' (known backends: sim, local"),
-        (["--env", "sim:clik-button"], "no task 'clik-button'"),
+        (["--env", "sim:clik-button"], "no installed taskset has a task 'clik-button'; did you mean sim/click-button?"),
+        (["--env", "sim:sim/clik-button"], "no task matches 'clik-button'; did you mean 'click-button'?"),
         # pixel-click's class lives with torch: its constructor is read from the source, not imported
         (["--policy-option", "hiden=3"], "policy 'pixel-click': unknown option 'hiden'"),
         (["--policy-option", "width=abc"], "--policy-option width=abc: width must be an integer (int)"),
@@ -330,6 +332,7 @@ def test_a_run_can_sample_its_tasks_by_difficulty(sampling: str, tmp_path: Path)
     from cua_data import DatasetReader
 
     played = {
-        str(sample.metadata.others["task"]).split("@")[0] for sample in DatasetReader(tmp_path / "run" / "buffer")
+        EpisodeSpec.parse_key(str(sample.metadata.others["task"])).task
+        for sample in DatasetReader(tmp_path / "run" / "buffer")
     }
     assert played and played <= {"sim/click-button", "sim/login"}  # the draws' statistics: test_sampling.py

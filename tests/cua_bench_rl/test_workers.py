@@ -156,12 +156,13 @@ def test_computers_with_a_server_key_are_reached_with_curve() -> None:
 
 
 def test_the_loader_drives_curve_computers_over_tcp() -> None:
+    from cua_bench.spec import EpisodeSpec
     from cua_bench_rl.loader import RolloutLoader
-    from cua_bench_rl.rollouts import Decision, TaskRef
+    from cua_bench_rl.rollouts import Decision
 
     ours = load_or_create_keypair()
     with EnvWorkers(CurveSim(ours.public), 2, width=320, height=200) as workers:
-        loader = RolloutLoader(workers, [TaskRef("sim/click-button", 1)], group_size=2, max_steps=2)
+        loader = RolloutLoader(workers, [EpisodeSpec("sim/click-button", 1)], group_size=2, max_steps=2)
         with loader:
             for batch in loader.batches():
                 assert all(t.observation["screenshot"].shape == (200, 320, 3) for t in batch.turns)

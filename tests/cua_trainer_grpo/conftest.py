@@ -10,9 +10,10 @@ from typing import Any
 import pytest
 import torch
 
-from cua_bench.agents.base import Observes
+from cua_bench import Observes
+from cua_bench.spec import EpisodeSpec
 from cua_bench_rl.policy import Policy
-from cua_bench_rl.rollouts import Decision, Episode, Group, Taken, TaskRef, Turn
+from cua_bench_rl.rollouts import Decision, Group, Rollout, Taken, Turn
 from cua_data.tiny_models import build_tiny_qwen25_vl
 
 
@@ -67,7 +68,7 @@ def groups_from(policy: Policy, rewards: Sequence[Sequence[float]], turns: int =
     """One group per reward list (one episode per reward), each episode ``turns`` turns the policy played."""
     groups = []
     for g, values in enumerate(rewards):
-        task = TaskRef("sim/click-button", g, "train")
+        task = EpisodeSpec("sim/click-button", g, "train")
         episodes = []
         for e, reward in enumerate(values):
             episode = f"g{g}e{e}"
@@ -75,7 +76,7 @@ def groups_from(policy: Policy, rewards: Sequence[Sequence[float]], turns: int =
             for step in range(turns):
                 turn = Turn(episode, task, "pick well", step, {"instruction": "pick well", "step": step}, list(played))
                 played.append(Taken(turn, policy.act([turn])[0]))
-            episodes.append(Episode(episode, task, "pick well", played, reward=float(reward)))
+            episodes.append(Rollout(episode, task, "pick well", played, reward=float(reward)))
         groups.append(Group(task, episodes))
     return groups
 

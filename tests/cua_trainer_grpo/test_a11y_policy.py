@@ -11,9 +11,10 @@ import torch
 from support.rl_training import grpo_steps
 from support.sim_turns import SimTurns
 
+from cua_bench.spec import EpisodeSpec
 from cua_bench_rl.loader import evaluate
 from cua_bench_rl.registry import policies
-from cua_bench_rl.rollouts import Decision, Taken, TaskRef, Turn
+from cua_bench_rl.rollouts import Decision, Taken, Turn
 from cua_bench_rl.trainer import TrainerConfig
 from cua_bench_rl.workers import EnvWorkers
 from cua_core.actions import Click, Done, KeyPress, TypeText
@@ -169,11 +170,11 @@ def test_grpo_teaches_it_to_sign_in_and_stop() -> None:
     torch.manual_seed(0)
     policy = A11yPolicy(seed=0, explore=0.1)
     trainer = GRPOTrainer(policy, TrainerConfig(lr=2e-3, entropy_coef=0.1, micro_batch=512))
-    train = [TaskRef(LOGIN, v, "train") for v in range(2, 200, 3)]  # easy: index 1000 + v divisible by 3
-    held_out = [TaskRef(LOGIN, v, "test") for v in range(0, 36, 3)]  # easy test variants
+    train = [EpisodeSpec(LOGIN, v, "train") for v in range(2, 200, 3)]  # easy: index 1000 + v divisible by 3
+    held_out = [EpisodeSpec(LOGIN, v, "test") for v in range(0, 36, 3)]  # easy test variants
     pick = random.Random(0)
 
-    def typed(_task: TaskRef) -> int:  # held out from where the oracle has typed both fields
+    def typed(_task: EpisodeSpec) -> int:  # held out from where the oracle has typed both fields
         return 2
 
     with EnvWorkers("sim", 4) as workers:

@@ -11,8 +11,8 @@ from types import ModuleType
 import pytest
 
 from cua_bench import make
+from cua_bench.spec import EpisodeSpec
 from cua_bench_rl.loader import evaluate
-from cua_bench_rl.rollouts import TaskRef
 from cua_bench_rl.workers import EnvWorkers
 from cua_core.actions import Click, action_from_dict
 
@@ -30,8 +30,8 @@ def example() -> ModuleType:
 
 def test_a_fixed_click_on_the_named_button_scores_and_elsewhere_does_not() -> None:
     grpo_sim = example()
-    ref, other = TaskRef("sim/click-button", 0, "train"), TaskRef("sim/click-button", 1, "train")
-    with make("sim/click-button", obs="none") as env:
+    ref, other = EpisodeSpec("sim/click-button", 0, "train"), EpisodeSpec("sim/click-button", 1, "train")
+    with make("sim/click-button", observes="none") as env:
         env.reset(options={"variant": ref.variant, "split": ref.split})
         actions = [action_from_dict(a) for a in env.solve(steps=1)["steps"][0]["actions"]]
     point = next(a.coordinate for a in actions if isinstance(a, Click) and a.coordinate is not None)

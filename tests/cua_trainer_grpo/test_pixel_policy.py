@@ -13,9 +13,10 @@ import torch
 from support.rl_training import grpo_steps
 from support.sim_turns import SimTurns
 
+from cua_bench.spec import EpisodeSpec
 from cua_bench_rl.loader import evaluate
 from cua_bench_rl.registry import policies
-from cua_bench_rl.rollouts import Decision, Taken, TaskRef
+from cua_bench_rl.rollouts import Decision, Taken
 from cua_bench_rl.trainer import TrainerConfig
 from cua_bench_rl.workers import EnvWorkers
 from cua_core.actions import Click, Done, Point
@@ -136,8 +137,8 @@ def test_grpo_teaches_it_to_click_the_named_button() -> None:
     torch.manual_seed(0)
     policy = PixelClickPolicy(seed=0)
     trainer = GRPOTrainer(policy, TrainerConfig(lr=2e-3, entropy_coef=0.01, micro_batch=256))
-    train = [TaskRef(CLICK, v, "train") for v in range(200)]
-    held_out = [TaskRef(CLICK, v, "test") for v in range(50)]
+    train = [EpisodeSpec(CLICK, v, "train") for v in range(200)]
+    held_out = [EpisodeSpec(CLICK, v, "test") for v in range(50)]
     with EnvWorkers("sim", 4) as workers:
         before = evaluate(workers, policy, held_out, greedy=False)["success"]
         steps = grpo_steps(workers, policy, trainer, train, steps=30, group_size=16, groups_per_step=8)

@@ -15,14 +15,15 @@ import torch
 from support.rl_configs import TRAINER
 from support.served_vlm import served_tiny_model
 
+from cua_bench.spec import EpisodeSpec
 from cua_bench_rl.config import TrainConfig
-from cua_bench_rl.rollouts import Taken, TaskRef, Turn
+from cua_bench_rl.rollouts import Taken, Turn
 from cua_bench_rl.trainer import TrainerConfig
 from cua_core.errors import CuaError
 from cua_trainer_grpo.policies.vlm import QwenVLPolicy
 from cua_trainer_grpo.trainer import GRPOTrainer
 
-TASK = TaskRef("sim/click-button", 0, "train")
+TASK = EpisodeSpec("sim/click-button", 0, "train")
 OPTIONS: dict[str, Any] = {"max_new_tokens": 8, "max_size": "320x200"}
 
 

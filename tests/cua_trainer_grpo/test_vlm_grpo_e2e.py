@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 import torch
 
-from cua_bench.episode import agent_view
-from cua_bench_rl.loader import RolloutLoader
-from cua_bench_rl.rollouts import Group, TaskRef, Turn
+from cua_bench.spec import EpisodeSpec
+from cua_bench_rl.loader import RolloutLoader, episode_spec
+from cua_bench_rl.rollouts import Group, Turn
 from cua_bench_rl.trainer import TrainerConfig
 from cua_bench_rl.workers import EnvWorkers, client_for
 from cua_core.actions import Click, Point, action_from_dict
@@ -27,7 +27,7 @@ from cua_trainer_grpo.policies.vlm import QwenVLPolicy
 from cua_trainer_grpo.publish import InProcessPublisher
 from cua_trainer_grpo.trainer import GRPOTrainer
 
-TASK = TaskRef("sim/click-button", 2, "train")
+TASK = EpisodeSpec("sim/click-button", 2, "train")
 OPTIONS = {"max_size": "320x200", "max_new_tokens": 40}
 CONFIG = TrainerConfig(lr=5e-4, lora=True, lora_rank=8, lora_alpha=16, micro_batch=4, grad_accumulation=2)
 
@@ -35,12 +35,12 @@ CONFIG = TrainerConfig(lr=5e-4, lora=True, lora_rank=8, lora_alpha=16, micro_bat
 def first_turn(workers: EnvWorkers, policy: QwenVLPolicy) -> tuple[Turn, Click]:
     """The policy's first turn of TASK as the loader will show it, and the oracle's click."""
     with client_for(workers[0].computer) as env:
-        obs, info = env.reset(options={"task": TASK.name, "variant": TASK.variant, "split": TASK.split, "obs": "rgb"})
+        obs, info = env.reset(options=episode_spec(TASK, policy.observes, None))
         solved = env.solve()
     (oracle,) = [action_from_dict(a) for a in solved["steps"][0]["actions"]]
     assert solved["reward"] == 1.0 and isinstance(oracle, Click)
     instruction = info["task"]["description"]
-    return Turn("warm", TASK, instruction, 0, agent_view(obs, policy.observes), max_steps=1), oracle
+    return Turn("warm", TASK, instruction, 0, obs, max_steps=1), oracle
 
 
 # The parameters the fit moves: none of them shapes the prompt's keys and values (the first layer, the second

@@ -15,16 +15,17 @@ import pytest
 import torch
 
 from cua_bench.agents.model import ModelAgent
+from cua_bench.spec import EpisodeSpec
 from cua_bench.tasks import Task
 from cua_bench_rl.registry import policies
-from cua_bench_rl.rollouts import Decision, Taken, TaskRef, Turn
+from cua_bench_rl.rollouts import Decision, Taken, Turn
 from cua_bench_rl.trainer import TrainerConfig
 from cua_core.actions import Click, Point
 from cua_core.errors import CuaError
 from cua_trainer_grpo.policies.vlm import QwenVLPolicy
 from cua_trainer_grpo.trainer import GRPOTrainer
 
-TASK = TaskRef("sim/click-button", 0, "train")
+TASK = EpisodeSpec("sim/click-button", 0, "train")
 
 
 def observation(seed: int, errors: list[str] | None = None) -> dict[str, Any]:

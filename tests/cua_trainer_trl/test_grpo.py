@@ -19,14 +19,14 @@ from cua_trainer_trl import env_reward, rollout_func, task_dataset
 from cua_trainer_trl.dataset import make_adapter_for, parse_env
 from cua_trainer_trl.prompts import turn_frame
 
+from cua_bench.spec import EpisodeSpec
 from cua_bench_rl.loader import RolloutError
-from cua_bench_rl.rollouts import TaskRef
 from cua_bench_rl.workers import EnvWorkers, client_for
 from cua_core.actions import Click, Point, action_from_dict
 from cua_core.errors import CuaError
 from cua_data.adapters.sft import load_processor
 
-TASK = TaskRef("sim/click-button", 2, "train")
+TASK = EpisodeSpec("sim/click-button", 2, "train")
 SCREEN = (640, 400)
 
 
@@ -78,9 +78,12 @@ def test_the_turn_frame_is_read_off_the_chat_template(tiny_vl: Path) -> None:
 def test_env_names_parse() -> None:
     assert parse_env("sim:click-button") == ("sim", "sim/click-button")
     assert parse_env("docker:desktop/xterm-create-file") == ("docker", "desktop/xterm-create-file")
+    assert parse_env("docker:xterm-create-file") == ("docker", "desktop/xterm-create-file")  # its taskset's
     assert parse_env("sim") == ("sim", None)
     with pytest.raises(CuaError, match="BACKEND:TASK"):
         parse_env(":click-button")
+    with pytest.raises(CuaError, match=r"one task here; give several as task_dataset\(tasks=\[\.\.\.\]\)"):
+        parse_env("sim:click-button,login")
 
 
 @pytest.mark.slow
@@ -95,7 +98,7 @@ def test_grpo_trains_on_episodes_scored_by_the_sim_evaluator(tiny_vl: Path, tmp_
     adapter = make_adapter_for(processor, "qwen2.5-vl")
     with EnvWorkers("sim", 4, width=SCREEN[0], height=SCREEN[1]) as workers:
         with client_for(workers[0].computer) as env:
-            env.reset(options={"task": TASK.name, "variant": TASK.variant, "split": TASK.split, "obs": "none"})
+            env.reset(options=TASK.with_(observes="none"))
             (oracle,) = [action_from_dict(a) for a in env.solve()["steps"][0]["actions"]]
         assert isinstance(oracle, Click)
         answers = [adapter.format_output([c], SCREEN) for c in (Click(oracle.coordinate), Click(Point(40, 960)))]
@@ -142,7 +145,7 @@ def test_grpo_trains_on_episodes_scored_by_the_sim_evaluator(tiny_vl: Path, tmp_
         # Rewards are the evaluator's: the same actions replayed on a fresh env server score the same.
         with client_for(workers[0].computer) as env:
             for episode in last:
-                env.reset(options={"task": TASK.name, "variant": TASK.variant, "split": TASK.split, "obs": "none"})
+                env.reset(options=TASK.with_(observes="none"))
                 for taken in episode.turns:
                     env.step(taken.decision.actions)
                 assert env.evaluate() == episode.reward
@@ -200,6 +203,6 @@ def test_a_task_the_env_server_cannot_play_raises(tiny_vl: Path) -> None:
         chat_template_kwargs: ClassVar[dict[str, Any]] = {}
         args = SimpleNamespace(temperature=1.0)
 
-    prompt = [{"role": "user", "content": "click it", "task": "sim/no-such-task@train:0"}]
+    prompt = [{"role": "user", "content": "click it", "task": "sim/no-such-task/train/0"}]
     with rollout_func("sim", workers=1) as rollout, pytest.raises(RolloutError, match="no-such-task"):
         rollout([prompt], Trainer())

@@ -1,4 +1,4 @@
-"""Rollout records for tests: episodes and groups shaped like the dataloader's, and a deep comparison.
+"""Rollout records for tests: rollouts and groups shaped like the dataloader's, and a deep comparison.
 
 Observations hold what a real env server sends (instruction, step, width, height, errors, an RGB
 screenshot or PNG bytes, a11y nodes); each turn's history holds the earlier turns as played.
@@ -10,11 +10,12 @@ from typing import Any
 
 import numpy as np
 
-from cua_bench_rl.rollouts import Decision, Episode, Group, Taken, TaskRef, Turn
+from cua_bench.spec import EpisodeSpec, Observes
+from cua_bench_rl.rollouts import Decision, Group, Rollout, Taken, Turn
 from cua_core.actions import Click, Done, KeyPress, Point, TypeText
 from cua_data.png import encode_png
 
-TASK = TaskRef("sim/click-button", 3, "train")
+TASK = EpisodeSpec("sim/click-button", 3, "train")
 
 
 def screenshot(seed: int, size: tuple[int, int] = (128, 80)) -> np.ndarray[Any, Any]:
@@ -28,7 +29,7 @@ def screenshot(seed: int, size: tuple[int, int] = (128, 80)) -> np.ndarray[Any, 
 def episode(
     ident: str,
     *,
-    task: TaskRef = TASK,
+    task: EpisodeSpec = TASK,
     turns: int = 2,
     reward: float | None = 1.0,
     version: int = 0,
@@ -37,9 +38,9 @@ def episode(
     png: bool = False,
     status: str = "completed",
     seed: int = 0,
-) -> Episode:
+) -> Rollout:
     instruction = f"Click the button labelled {ident}"
-    played = Episode(ident, task, instruction, reward=reward, status=status, started_after=1, seconds=0.25)
+    played = Rollout(ident, task, instruction, reward=reward, status=status, started_after=1, seconds=0.25)
     plays = [
         [Click(Point(412.5, 233.25))],
         [KeyPress(("ctrl", "a")), TypeText("hello", press_enter=True)],
@@ -73,7 +74,7 @@ def episode(
 
 
 def group(
-    size: int = 8, *, task: TaskRef = TASK, turns: int = 1, version: int = 0, seed: int = 0, **options: Any
+    size: int = 8, *, task: EpisodeSpec = TASK, turns: int = 1, version: int = 0, seed: int = 0, **options: Any
 ) -> Group:
     """``size`` episodes of ``task``, half rewarded."""
     return Group(
@@ -101,7 +102,7 @@ def plain(value: Any) -> Any:
     if isinstance(value, Turn):
         fields = {k: plain(v) for k, v in vars(value).items() if k != "history"}
         return ("Turn", fields, [t.turn.step for t in value.history])
-    if isinstance(value, Taken | Decision | Episode | Group | TaskRef):
+    if isinstance(value, Taken | Decision | Rollout | Group | EpisodeSpec | Observes):
         return (type(value).__name__, {k: plain(v) for k, v in vars(value).items()})
     if isinstance(value, dict):
         return {k: plain(v) for k, v in value.items()}

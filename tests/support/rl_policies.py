@@ -12,7 +12,7 @@ from typing import Any
 
 import torch
 
-from cua_bench.agents.base import Observes
+from cua_bench import Observes
 from cua_bench_rl.policy import Policy
 from cua_bench_rl.rollouts import Decision, Taken, Turn
 from cua_core.actions import Click, Done, Point

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from cua_bench.spec import EpisodeSpec
 from cua_bench_rl.loader import RolloutLoader
 from cua_bench_rl.policy import Policy
-from cua_bench_rl.rollouts import Group, TaskRef
+from cua_bench_rl.rollouts import Group
 from cua_bench_rl.trainer import Trainer
 from cua_bench_rl.workers import EnvWorkers
 
@@ -22,12 +23,12 @@ def grpo_steps(
     workers: EnvWorkers,
     policy: Policy,
     trainer: Trainer,
-    tasks: Sequence[TaskRef],
+    tasks: Sequence[EpisodeSpec],
     *,
     steps: int,
     group_size: int,
     groups_per_step: int,
-    curriculum: Callable[[TaskRef], int] | None = None,
+    curriculum: Callable[[EpisodeSpec], int] | None = None,
 ) -> int:
     """``steps`` optimiser steps of ``groups_per_step`` groups each; returns the steps taken."""
     loader = RolloutLoader(

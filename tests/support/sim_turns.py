@@ -2,7 +2,7 @@
 
 A ``SimTurns`` holds one sim desktop and a task module; ``turn(split, variant)`` sets the variant up
 (the task's own setup, as the env server runs it) and returns the ``Turn`` a policy would be handed,
-seen through the policy's ``Observes`` exactly as the dataloader shows it (``agent_view``). ``apply``
+seen through the policy's ``Observes`` as the env server takes it (scaled to ``max_size``). ``apply``
 plays a decision's actions on that desktop and ``reward`` scores it with the task's evaluator.
 """
 
@@ -11,12 +11,13 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from cua_bench.agents.base import Observes
-from cua_bench.episode import agent_view
+from cua_bench import Observes
 from cua_bench.sim import SimDesktop, SimSession
+from cua_bench.spec import EpisodeSpec
 from cua_bench.tasks import Task, load_task_module
 from cua_bench.taskset import locate_task
-from cua_bench_rl.rollouts import Taken, TaskRef, Turn
+from cua_bench.views import scale_rgb
+from cua_bench_rl.rollouts import Taken, Turn
 from cua_core.actions import Action, Done, Fail, action_to_dict
 
 __all__ = ["SimTurns"]
@@ -56,12 +57,11 @@ class SimTurns:
             "errors": [],
         }
         if observes.screenshot != "none":
-            obs["screenshot"] = self.session.frame().copy()
+            obs["screenshot"] = scale_rgb(self.session.frame().copy(), observes.max_size)
         if observes.a11y:
             obs["a11y"] = self._run(self.session.accessibility_tree())
-        ref = TaskRef(self.name, variant, split)
-        view = agent_view(obs, observes)
-        return Turn(f"{ref.key}", ref, self.task.description, step, view, list(history or []), self.task.max_steps or 8)
+        ref = EpisodeSpec(self.name, variant, split, observes)
+        return Turn(f"{ref.key}", ref, self.task.description, step, obs, list(history or []), self.task.max_steps or 8)
 
     def apply(self, actions: list[Action]) -> list[str | None]:
         """Apply the non-final actions (as the env server does); returns each one's error or None."""

@@ -56,14 +56,14 @@ class CountingSim(SimBackend):
         return super().provision(**kwargs)
 
 
-def _runner(tmp_path: Path, base_url: str, *, model: str = "served-a", **options: Any) -> Runner:
+def _runner(tmp_path: Path, base_url: str, *, model: str = "served-a", variants: int = 4, **options: Any) -> Runner:
     config = RunConfig(
         str(TASK),
         tmp_path / "run",
         agent="openai",
         agent_options={"model": model, "adapter": "qwen3-vl", "base_url": base_url, **options},
         max_parallel=1,
-        variants=4,
+        variants=variants,
         record=False,
     )
     runner = Runner(config)
@@ -165,8 +165,7 @@ def test_a_server_without_models_is_probed_with_one_token(tmp_path: Path) -> Non
 
     with model_server(chat) as srv:
         _fails_before_anything_starts(_runner(tmp_path, srv.base_url, model="nope"), r"--model 'nope' is not served")
-        runner = _runner(tmp_path, srv.base_url)
-        runner.config.variants = 1
+        runner = _runner(tmp_path, srv.base_url, variants=1)
         assert runner.run()["episodes"] == 1
         assert srv.requests[1]["max_tokens"] == 1  # the probe, then the episode
         assert srv.requests[2]["max_tokens"] != 1

@@ -36,7 +36,7 @@ def recorded() -> dict[str, list[str]]:
     """Per task description, the answers a Qwen3-VL model would give step by step."""
     adapter = adapters()["qwen3-vl"]()
     answers: dict[str, list[str]] = {}
-    with cua_bench.make("sim/click-button", obs="none") as env:
+    with cua_bench.make("sim/click-button", observes="none") as env:
         for variant in range(VARIANTS):
             _, info = env.reset(options={"variant": variant})
             steps = env.solve()["steps"]

@@ -24,6 +24,7 @@ from cua_bench.agents.model import ModelAgent
 from cua_bench.agents.openai import OpenAIAgent
 from cua_bench.episode import run_episode
 from cua_bench.runner import RunConfig, Runner
+from cua_bench.spec import EpisodeSpec
 from cua_bench.tasks import Task
 from cua_core.actions import Action, Done, Fail, TypeText
 from cua_core.errors import CuaError
@@ -84,7 +85,7 @@ class Desk:
 
 def test_by_default_the_agent_stops_the_episode_and_records_the_checks() -> None:
     desk, agent = Desk(), Scripted([TYPING])
-    outcome = run_episode(desk, agent, "desk/type", record=True)  # type: ignore[arg-type]
+    outcome = run_episode(desk, agent, EpisodeSpec("desk/type", observes=agent.observes), record=True)  # type: ignore[arg-type]
     assert desk.steps == []  # nothing the checked call asked for was done
     assert outcome.reward == 0.0 and outcome.ended is None
     assert outcome.stopped is not None
@@ -95,7 +96,7 @@ def test_by_default_the_agent_stops_the_episode_and_records_the_checks() -> None
 
 def test_acknowledged_checks_are_sent_back_and_recorded() -> None:
     desk, agent = Desk(), Scripted([TYPING, ANSWER], acknowledge_safety_checks=True)
-    outcome = run_episode(desk, agent, "desk/type")  # type: ignore[arg-type]
+    outcome = run_episode(desk, agent, EpisodeSpec("desk/type", observes=agent.observes))  # type: ignore[arg-type]
     assert desk.steps == [[TypeText("hello")], [Done("Typed.")]]
     assert outcome.stopped is None and outcome.reward == 1.0
     assert outcome.notes == {"safety_checks": [{**CHECK, "step": 1, "acknowledged": True}]}
@@ -107,7 +108,7 @@ def test_acknowledged_checks_are_sent_back_and_recorded() -> None:
 
 def test_a_new_episode_starts_with_no_checks() -> None:
     agent = Scripted([TYPING, ANSWER], acknowledge_safety_checks=True)
-    run_episode(Desk(), agent, "desk/type")  # type: ignore[arg-type]
+    run_episode(Desk(), agent, EpisodeSpec("desk/type", observes=agent.observes))  # type: ignore[arg-type]
     assert agent.episode_notes() != {}
     agent.reset(Task("again"))
     assert agent.episode_notes() == {}

@@ -39,7 +39,7 @@ from cua_bench.backends.sim import SimBackend
 from cua_bench.cli import main
 from cua_core.options import OptionError
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 # What the plugins' backends may import of cua_bench: the package's own names and the kit, nothing private.
 PLUGIN_MODULES = [
     *sorted((ROOT / "plugins/cua-bench-docker/src").rglob("*.py")),

@@ -272,7 +272,7 @@ def test_on_a_local_desktop_tabs_open_and_the_address_bar_is_read(
         pytest.skip(f"local desktop with Chromium unavailable: {problem}")
     port = free_port()
     monkeypatch.setattr(chrome, "DEVTOOLS_PORTS", (port,))
-    with cua_bench.make("desktop/xterm-create-file", backend="local", width=1024, height=768, obs="none") as env:
+    with cua_bench.make("desktop/xterm-create-file", backend="local", width=1024, height=768, observes="none") as env:
         env.reset()
         ctx.session = Remote(env)
         launch = (  # what the docker osworld image's google-chrome runs, on a private profile

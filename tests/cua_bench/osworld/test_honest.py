@@ -90,7 +90,7 @@ def test_a_refused_result_file_is_an_error_and_an_absent_one_a_zero(refusing_env
     task = str(tasks / "os" / "desktop-file.json")  # its setup needs a shell: run it as a plain copy
     _write(tasks / "os", {**json.loads(Path(task).read_text()), "id": "desktop-plain", "config": []})
     task = str(tasks / "os" / "desktop-plain.json")
-    refusing_env.reset(options={"task": task, "obs": "none"})
+    refusing_env.reset(options={"task": task, "observes": "none"})
     refusing_env.session("write_file", path="/home/user/Desktop/test.py", content=GOLD)  # the agent did the work
     with pytest.raises(
         RemoteError, match=r"PlatformError.*vm_file: the computer cannot read /home/user/Desktop/test\.py"
@@ -99,7 +99,7 @@ def test_a_refused_result_file_is_an_error_and_an_absent_one_a_zero(refusing_env
     # The same file where the computer lets us read it, absent: OSWorld's None, its metric's 0.
     plain = tasks / "os" / "plain.json"
     _write(tasks / "os", {"id": "plain", "instruction": "i", "evaluator": _compare("/home/user/test.py")})
-    refusing_env.reset(options={"task": str(plain), "obs": "none"})
+    refusing_env.reset(options={"task": str(plain), "observes": "none"})
     assert refusing_env.step([Done()])[1] == 0.0
 
 

@@ -34,7 +34,7 @@ from cua_bench.osworld.official import (
     official_metrics,
 )
 
-# Our twins of metrics OSWorld added after desktop-env 1.0.2 (test_osworld_structure_sim.py).
+# Our twins of metrics OSWorld added after desktop-env 1.0.2 (test_structure_sim.py).
 NEWER_THAN_DESKTOP_ENV = frozenset({"check_structure_sim_with_threshold"})
 
 

@@ -99,7 +99,7 @@ def test_controls_are_built_from_the_task_not_around_it(shared_fixtures: Path, t
 
 
 def _score(env: EnvClient, task: Path, control: Control) -> float:
-    _, info = env.reset(options={"task": str(task), "obs": "none"})
+    _, info = env.reset(options={"task": str(task), "observes": "none"})
     failures = info.get("task", {}).get("metadata", {}).get("setup_failures", [])
     assert not failures, f"{task.name}: setup failed: {failures}"
     _, reward, terminated, _, _ = env.step([Fail() if control.finish == "fail" else Done()])

@@ -16,7 +16,7 @@ from cua_bench.cli import main, osworld_report
 from cua_bench.osworld import build_report, check_support, format_report, getters, load_task, official, support
 from cua_bench.osworld.apps import APPS, BACKEND_PACKAGES, needed_apps, programs_in
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 VLC_TASK = "7882ed6e-bece-4bf0-bada-c32dc1ddae72"  # vlc: infeasible after a shell launch of vlc
 VS_CODE_TASK = "276cc624-87ea-4f08-ab93-f770e3790175"  # vs_code: vm_file + check_json_settings
 

@@ -256,15 +256,15 @@ def test_task_files_load_as_task_modules(sim_tasks: Path) -> None:
 
 def test_an_episode_on_the_sim_backend(sim_env: EnvClient, sim_tasks: Path) -> None:
     task = sim_tasks / "files" / "write-hello.json"
-    sim_env.reset(options={"task": str(task), "obs": "none"})
+    sim_env.reset(options={"task": str(task), "observes": "none"})
     assert sim_env.session("read_bytes", path="/home/user/gold-copy.txt") == b"hello\n"
     _, reward, terminated, _, _ = sim_env.step([Done()])
     assert (reward, terminated) == (0.0, True)  # no out.txt: vm_file gives None, the metric 0
-    sim_env.reset(options={"task": str(task), "obs": "none"})
+    sim_env.reset(options={"task": str(task), "observes": "none"})
     sim_env.session("write_file", path="/home/user/out.txt", content="hello\n")
     _, reward, _, _, info = sim_env.step([Done()])
     assert reward == 1.0 and info["ended"]["kind"] == "done"
-    sim_env.reset(options={"task": str(task), "obs": "none"})
+    sim_env.reset(options={"task": str(task), "observes": "none"})
     sim_env.session("write_file", path="/home/user/out.txt", content="hello\n")
     _, reward, _, _, _ = sim_env.step([Fail("cannot")])
     assert reward == 0.0  # a feasible task the agent gave up on
@@ -272,11 +272,11 @@ def test_an_episode_on_the_sim_backend(sim_env: EnvClient, sim_tasks: Path) -> N
 
 def test_infeasible_tasks_reward_fail_and_only_fail(sim_env: EnvClient, sim_tasks: Path) -> None:
     task = str(sim_tasks / "files" / "impossible.json")
-    sim_env.reset(options={"task": task, "obs": "none"})
+    sim_env.reset(options={"task": task, "observes": "none"})
     assert sim_env.step([Fail("no such feature")])[1] == 1.0
-    sim_env.reset(options={"task": task, "obs": "none"})
+    sim_env.reset(options={"task": task, "observes": "none"})
     assert sim_env.step([Done()])[1] == 0.0
-    sim_env.reset(options={"task": task, "obs": "none", "max_steps": 1})
+    sim_env.reset(options={"task": task, "observes": "none", "max_steps": 1})
     _, reward, terminated, truncated, _ = sim_env.step([])
     assert (reward, terminated, truncated) == (0.0, False, True)
 

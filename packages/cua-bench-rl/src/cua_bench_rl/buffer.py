@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from cua_bench_rl.records import episode_to_sample, sample_to_episode
-from cua_bench_rl.rollouts import Group, TaskRef
+from cua_bench_rl.rollouts import Group, spec_of_key
 from cua_data.errors import SampleError, StoreError
 from cua_data.images import ImageStore
 from cua_data.layout import TMP_MARK, Partition, partition_path
@@ -82,9 +82,10 @@ class _Entry:
 
 
 class ReplayBuffer:
-    """Groups by task, bounded by ``capacity`` (in groups) and ``max_staleness`` (in policy versions;
-    None: no bound). ``folder`` None keeps them in memory only. Not thread-safe: a rollout thread
-    adding while a trainer samples holds one lock around both (as ``cua_bench_rl.train`` does)."""
+    """Groups by episode (``Group.task``, an ``EpisodeSpec``), bounded by ``capacity`` (in groups) and
+    ``max_staleness`` (in policy versions; None: no bound). ``folder`` None keeps them in memory only.
+    Not thread-safe: a rollout thread adding while a trainer samples holds one lock around both (as
+    ``cua_bench_rl.train`` does)."""
 
     def __init__(
         self,
@@ -220,8 +221,8 @@ class ReplayBuffer:
         if not isinstance(group, Group) or not group.episodes:
             raise ValueError(f"add takes a non-empty cua_bench_rl.rollouts.Group, got {group!r:.80}")
         for episode in group.episodes:
-            if episode.task != group.task:
-                raise ValueError(f"episode {episode.id} plays {episode.task.key}, its group {group.task.key}")
+            if episode.task != group.task:  # as EpisodeSpecs compare: task, variant and split, not how observed
+                raise ValueError(f"rollout {episode.id} plays {episode.task.key}, its group {group.task.key}")
             if episode.status in _NOT_TRAINED:
                 raise ValueError(
                     f"episode {episode.id} is {episode.status}: aborted and failed episodes are not trained on; "
@@ -339,7 +340,7 @@ class ReplayBuffer:
                 del pending[str(record["group"])]
                 self.counts[str(record["why"])] += 1
         for gid, record in pending.items():
-            group = Group(TaskRef.parse(str(record["task"])), [])
+            group = Group(spec_of_key(str(record["task"])), [])  # a key of either form (spec_of_key)
             images = [str(r) for r in record["images"]]
             self._live[gid] = _Entry(gid, int(record["seq"]), group, images, int(record["episodes"]))
 

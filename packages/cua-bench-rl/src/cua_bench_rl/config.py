@@ -10,32 +10,79 @@ from __future__ import annotations
 
 import difflib
 import json
+import logging
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from cua_bench_rl.rollouts import TaskRef
+from cua_bench.spec import EpisodeSpec
 from cua_core.errors import CuaError
 from cua_core.options import typed_options
 
-__all__ = ["RESUMABLE", "TrainConfig", "load_config_file", "parse_env"]
+__all__ = ["RESUMABLE", "TrainConfig", "full_task_name", "load_config_file", "parse_env"]
+
+log = logging.getLogger(__name__)
 
 # What may differ between a run and its resume: budgets and cadences, not what is trained.
 RESUMABLE = frozenset({"minutes", "steps", "eval_every", "checkpoint_every", "keep_checkpoints", "eval_episodes"})
 
 
-def parse_env(text: str) -> tuple[str, list[str]]:
-    """``BACKEND:TASK[,TASK...]`` -> (backend, task names). A task without a taskset takes the backend's:
-    ``sim:click-button`` is ``sim/click-button`` on the sim backend; ``local:desktop/xterm-create-file``
-    names its taskset."""
+def _split_env(text: str) -> tuple[str, list[str]]:
+    """``BACKEND:TASK[,TASK...]`` -> (backend, the tasks as written): the shape only, nothing looked up."""
     backend, colon, rest = text.partition(":")
     names = [n.strip() for n in rest.split(",") if n.strip()]
     if not (colon and backend and names):
         raise CuaError(f"--env {text!r}: expected BACKEND:TASK[,TASK...], like sim:click-button or sim:login,fill-form")
-    taskset = "sim" if backend == "sim" else "desktop"
-    return backend, [n if "/" in n else f"{taskset}/{n}" for n in names]
+    return backend, names
+
+
+def parse_env(text: str) -> tuple[str, list[str]]:
+    """``BACKEND:TASK[,TASK...]`` -> (backend, task names as the env server takes them): each task as
+    ``full_task_name`` gives it (``sim:click-button`` is ``sim/click-button`` on the sim backend,
+    ``local:xterm-create-file`` is ``desktop/xterm-create-file``; ``local:desktop/xterm-create-file``
+    and a task folder's path name themselves)."""
+    backend, names = _split_env(text)
+    return backend, [full_task_name(n, flag=f"--env {text!r}") for n in names]
+
+
+def full_task_name(name: str, *, flag: str = "--env") -> str:
+    """A task as the env server takes it. One that names its taskset (``sim/click-button``) or is a path
+    is itself; a bare name (``click-button``) is the installed taskset's task of that name, looked up
+    in cua-bench's taskset registry (the backend plays no part: a taskset is not a backend).
+
+    Raises:
+        CuaError: no installed taskset has the task (naming the closest), or several do (naming them:
+            give the taskset).
+    """
+    if "/" in name or "\\" in name or Path(name).exists():
+        return name
+    from cua_bench.registry import tasksets
+    from cua_bench.taskset import task_folders
+    from cua_bench.taskset import task_name as short
+
+    found: dict[str, list[str]] = {}
+    for taskset in tasksets().names():
+        try:
+            found[taskset] = [short(folder) for folder in task_folders(taskset)]
+        except CuaError as exc:  # a registered taskset whose folder is missing: the others still count
+            log.debug("taskset %s not listed: %s", taskset, exc)
+    having = [taskset for taskset, names in found.items() if name in names]
+    if len(having) == 1:
+        return f"{having[0]}/{name}"
+    if having:
+        raise CuaError(
+            f"{flag}: task {name!r} is in several tasksets ({', '.join(having)}): name it with its taskset, "
+            f"like {having[0]}/{name}"
+        )
+    home = {n: taskset for taskset, names in found.items() for n in names}
+    close = difflib.get_close_matches(name, list(home), n=1)
+    hint = f"; did you mean {home[close[0]]}/{close[0]}?" if close else ""
+    raise CuaError(
+        f"{flag}: no installed taskset has a task {name!r}{hint} (tasksets: {', '.join(found) or 'none'}; "
+        "name a task as TASKSET/TASK or give a task folder's path)"
+    )
 
 
 @dataclass
@@ -74,7 +121,7 @@ class TrainConfig:
     seed: int = 0
 
     def __post_init__(self) -> None:
-        parse_env(self.env)
+        _split_env(self.env)  # its shape; the tasks are looked up when asked for (tasks, episodes)
         for name in (
             "group_size", "groups_per_step", "workers", "eval_workers", "steps", "buffer_capacity", "resample_limit"
         ):  # fmt: skip
@@ -95,24 +142,39 @@ class TrainConfig:
 
     @property
     def backend(self) -> str:
-        return parse_env(self.env)[0]
+        return _split_env(self.env)[0]
 
     @property
     def tasks(self) -> list[str]:
         return parse_env(self.env)[1]
 
-    def task_refs(self, split: str, count: int | None) -> list[TaskRef]:
-        """The first ``count`` variants (all when None) of each task in ``split``, as TaskRefs."""
-        from cua_bench.tasks import load_task_module
-        from cua_bench.taskset import locate_task
+    def episodes(self, split: str, count: int | None) -> list[EpisodeSpec]:
+        """The first ``count`` variants (all when None) of each task in ``split``, as cua-bench's resolver
+        lists them (``cua_bench.taskset.resolve_episodes``: each task module imported once), each with
+        this run's ``max_steps``.
 
-        refs = []
+        Raises:
+            CuaError: a task that does not exist, lacks the split or has no variant in it.
+        """
+        from cua_bench.registry import tasksets
+        from cua_bench.taskset import resolve_episodes
+
+        registered = set(tasksets().names())
+        specs: list[EpisodeSpec] = []
         for name in self.tasks:
-            total = len(load_task_module(locate_task(name)).variants(split))
-            if total == 0:
-                raise CuaError(f"{name} has no variants in split {split!r}")
-            refs += [TaskRef(name, v, split) for v in range(min(total, count) if count else total)]
-        return refs
+            taskset, _, task = name.partition("/")
+            by_name = taskset in registered and task and not Path(name).exists()
+            try:
+                if by_name:
+                    found = resolve_episodes(taskset, split, count or None, task, max_steps=self.max_steps)
+                else:  # a task folder (or file) on this computer
+                    found = resolve_episodes(name, split, count or None, max_steps=self.max_steps)
+            except CuaError as exc:
+                raise CuaError(f"--env {self.env!r}: {name}: {exc}") from exc
+            if not found:
+                raise CuaError(f"--env {self.env!r}: {name} has no variants in split {split!r}")
+            specs += found
+        return list(dict.fromkeys(specs))  # a task named twice is drawn as often as the others
 
     def check_backend(self) -> None:
         """The backend ``env`` names is installed: an unknown one is named with the known ones, not taken

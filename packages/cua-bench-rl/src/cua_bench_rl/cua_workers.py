@@ -64,12 +64,13 @@ from typing import Any
 import numpy as np
 from PIL import Image
 
-from cua_bench.agents.base import Observes
+from cua_bench import Observes
 from cua_bench.backends.base import Backend, BackendError, Computer
 from cua_bench.client import EnvClient
+from cua_bench.spec import EpisodeSpec
 from cua_bench_rl.buffer import ReplayBuffer as _GroupBuffer
-from cua_bench_rl.loader import RolloutLoader, TurnBatch
-from cua_bench_rl.rollouts import Decision, Episode, Group, Taken, TaskRef, Turn
+from cua_bench_rl.loader import RolloutLoader, TurnBatch, episode_spec
+from cua_bench_rl.rollouts import Decision, Group, Rollout, Taken, Turn, spec_of_key
 from cua_bench_rl.workers import EnvWorkers, client_for
 from cua_core.actions import Action, action_from_dict, parse_actions
 from cua_core.actions.coords import COORD_MAX, from_pixels
@@ -508,8 +509,8 @@ class CBEnvWorkerClient:
                 raise ValueError("reset() without env_path draws from task_configs, and this client has none")
             drawn = random.choice(self.task_configs)
             env_path, task_index, split = drawn["env_path"], drawn.get("task_index", 0), drawn.get("split", "train")
-        options = {"task": env_path, "variant": task_index, "split": split, "max_steps": self.max_step}
-        observation, info = self._env().reset(options=options)
+        spec = episode_spec(EpisodeSpec(str(env_path), int(task_index), split), Observes(), self.max_step)
+        observation, info = self._env().reset(options=spec)
         self.env_id, self.uid, self.step_count, self.done = 0, str(uuid.uuid4()), 0, False
         self._screen = _screen_size(observation)
         self.prompt = {
@@ -568,6 +569,15 @@ class CBEnvWorkerClient:
 # -- the replay buffer ---------------------------------------------------------------------------
 
 
+def _spec_of(task: str) -> EpisodeSpec:
+    """The episode a step's ``meta_info["task"]`` names: an episode key (``sim/click-button/train/3``,
+    as our dataloader's steps carry) or else a task name (Cua's own steps), variant 0 of train."""
+    try:
+        return spec_of_key(task)
+    except ValueError:
+        return EpisodeSpec(task or "cua", 0, "train")
+
+
 def _turn_prompt(turn: Turn, width: int, height: int, max_hist: int, *, upto: int | None = None) -> str:
     steps: list[str] = []
     for taken in turn.history[:upto]:
@@ -605,8 +615,8 @@ class ReplayBuffer:
         self.episode_buffer.setdefault(uid, []).append((worker_id, dict(env_ret), dict(meta_info)))
         if env_ret.get("done", False):
             steps = self.episode_buffer.pop(uid)
-            task = TaskRef(str(meta_info.get("task", "cua")), 0, "train")
-            episode = Episode(uid, task, "")
+            task = _spec_of(str(meta_info.get("task", "cua")))
+            episode = Rollout(uid, task, "")
             for number, (wid, ret, meta) in enumerate(steps):
                 turn = Turn(uid, task, "", number, {"cua_step": (wid, ret, meta)})
                 episode.turns.append(Taken(turn, Decision([], [], [], text=str(ret.get("action", ""))),
@@ -618,7 +628,7 @@ class ReplayBuffer:
         """Keep a finished group of our rollouts (what ``MultiTurnDataloader`` does)."""
         self.groups.add(group)
 
-    def _steps(self, episode: Episode) -> list[tuple[Any, dict[str, Any], dict[str, Any]]]:
+    def _steps(self, episode: Rollout) -> list[tuple[Any, dict[str, Any], dict[str, Any]]]:
         rewards = [t.reward for t in episode.turns]
         returns = [0.0] * len(rewards)
         following = 0.0
@@ -757,7 +767,7 @@ class MultiTurnDataloader:
         self.replay._shape = (self.img_w, self.img_h, self.max_hist)
         tasks = list(
             dict.fromkeys(
-                TaskRef(str(t.get("env_path", "")), int(t.get("task_index", 0)), str(t.get("split", "train")))
+                EpisodeSpec(str(t.get("env_path", "")), int(t.get("task_index", 0)), str(t.get("split", "train")))
                 for t in task_configs
             )
         )

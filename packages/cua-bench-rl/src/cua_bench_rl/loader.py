@@ -3,8 +3,8 @@
 One thread per env worker drives its own blocking EnvClient: reset, an optional curriculum prefix
 (the oracle's first k steps), then turn after turn until the episode ends. Each turn waits for a
 decision; ``batches()`` hands the caller whatever turns are waiting (a batch for one forward pass),
-``respond`` sends the decisions back, and finished GRPO groups (G episodes of one TaskRef) come out
-of ``pop_groups()``. Groups are opened as workers free up, so several are in flight and no
+``respond`` sends the decisions back, and finished GRPO groups (G rollouts of one ``EpisodeSpec``)
+come out of ``pop_groups()``. Groups are opened as workers free up, so several are in flight and no
 environment waits for a group to fill.
 
 Threads rather than one asyncio loop for all workers: a blocking client waits for its env server
@@ -12,6 +12,10 @@ with the GIL released, as a hand-written loop over 16 environments does, while o
 task wake-ups, futures and a timer per step. On two cores that loop reached 0.71-0.79 of the raw
 steps/s of 16 sim envs, these threads 0.88 (bench/rl.py). The hand-off to the policy is a lock per
 turn, and ``batches()`` is woken only when a turn changes its decision.
+
+Every reset is one ``EpisodeSpec`` (``episode_spec``: the drawn episode with the policy's
+``observes`` and the step limit), sent whole; the env server takes the screenshot as the policy
+observes it (its format and ``max_size``), so a turn's observation is what the server sent.
 
 Faults are counted, logged at WARNING and never silent: a worker whose server dies mid-episode
 (no reply or heartbeat) is replaced through ``EnvWorkers.replace`` while the others keep going, and
@@ -30,22 +34,28 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any
 
-from cua_bench.agents.base import Observes
+from cua_bench import Observes
 from cua_bench.client import EnvClient
-from cua_bench.episode import StepRecord, agent_view, server_obs
+from cua_bench.episode import StepRecord
 from cua_bench.events import Publishes, env_steps
+from cua_bench.spec import EpisodeSpec
 from cua_bench.tasks import REPLACE_COMPUTER
 from cua_bench_rl.groups import Schedule, Slot, TaskSource, task_source
 from cua_bench_rl.policy import Policy
-from cua_bench_rl.rollouts import Decision, Episode, Group, Taken, TaskRef, Turn
+from cua_bench_rl.rollouts import Decision, Group, Rollout, Taken, Turn
 from cua_bench_rl.workers import EnvWorkers, client_for
 from cua_core.errors import CuaError, RpcTimeout
 
-__all__ = ["RolloutError", "RolloutLoader", "TurnBatch", "evaluate"]
+__all__ = ["RolloutError", "RolloutLoader", "TurnBatch", "episode_spec", "evaluate"]
 
 log = logging.getLogger(__name__)
+
+
+def episode_spec(task: EpisodeSpec, observes: Observes, max_steps: int | None) -> EpisodeSpec:
+    """What a rollout of ``task`` resets with: ``task`` as the policy ``observes`` it, with ``max_steps``
+    (None: the spec's own, else the task's). The one reset builder of the loader and Cua's workers."""
+    return task.with_(observes=observes, max_steps=task.max_steps if max_steps is None else max_steps)
 
 
 class RolloutError(CuaError):
@@ -104,10 +114,12 @@ class TurnBatch:
 class RolloutLoader:
     """Rollouts on ``workers`` of tasks drawn from ``tasks``, in groups of ``group_size``.
 
-    ``tasks``: TaskRefs drawn uniformly (seeded), or a function of a ``random.Random`` returning
-    one. ``once=True`` plays each TaskRef of a sequence once, in order, then ``batches()`` ends
-    (evaluation). ``curriculum(task)`` gives the oracle steps to play before the policy's first turn,
-    asked once per group: all of a group's episodes start from the same state.
+    ``tasks``: ``EpisodeSpec``s drawn uniformly (seeded), or a function of a ``random.Random``
+    returning one. ``once=True`` plays each of a sequence once, in order, then ``batches()`` ends
+    (evaluation). Each is played as the policy ``observes`` (``episode_spec``), with ``max_steps``
+    (None: the spec's own, else the task's). ``curriculum(task)`` gives the oracle steps to play
+    before the policy's first turn, asked once per group: all of a group's episodes start from the
+    same state.
     ``heartbeat_timeout`` is how long a silent env server is given before it counts as dead.
     ``bus``, when given, gets each step as ``env.step`` (``cua_bench.events``), worker i named
     ``{env_prefix}{i}``; it is called from the workers' threads (``BestEffortPublisher`` is thread-safe).
@@ -122,7 +134,7 @@ class RolloutLoader:
         group_size: int = 8,
         observes: Observes | None = None,
         max_steps: int | None = None,
-        curriculum: Callable[[TaskRef], int] | None = None,
+        curriculum: Callable[[EpisodeSpec], int] | None = None,
         episode_retries: int = 1,
         seed: int = 0,
         once: bool = False,
@@ -222,7 +234,7 @@ class RolloutLoader:
                 raise RuntimeError("respond to each batch (batch.respond(decisions, version=...)) before the next")
 
     def pop_groups(self) -> list[Group]:
-        """The groups completed since the last call, each with ``group_size`` episodes of one TaskRef."""
+        """The groups completed since the last call, each with ``group_size`` rollouts of one episode."""
         with self._cond:
             groups, self._ready = self._ready, []
         return groups
@@ -347,25 +359,17 @@ class RolloutLoader:
             self._clients[index], self._generations[index] = client, worker.generation
         return client
 
-    def _play(self, index: int, slot: Slot) -> Episode:
+    def _play(self, index: int, slot: Slot) -> Rollout:
         client = self._client(index)
         task = slot.group.task
-        options: dict[str, Any] = {
-            "task": task.name,
-            "variant": task.variant,
-            "split": task.split,
-            "obs": server_obs(self.observes, record=False),
-            "a11y": self.observes.a11y or False,
-        }
-        if self.max_steps is not None:
-            options["max_steps"] = self.max_steps
+        spec = episode_spec(task, self.observes, self.max_steps)
         started = time.monotonic()
-        obs, info = client.reset(options=options)
+        obs, info = client.reset(options=spec)
         renew = (info["task"].get("metadata") or {}).get(REPLACE_COMPUTER)
         if renew:
             self._renew[index] = str(renew)
         description = str(info["task"]["description"])
-        limit = self.max_steps or int(info["task"].get("max_steps") or 50)
+        limit = spec.max_steps or int(info["task"].get("max_steps") or 50)
         prefix = 0
         if self.curriculum is not None:
             with self._cond:  # asked once per group, by whichever of its episodes starts first
@@ -375,23 +379,23 @@ class RolloutLoader:
             if wanted > 0:
                 played = client.solve(steps=wanted)
                 obs, prefix = played["observation"], int(played["played"])
-        episode = Episode(f"{self._run}-{next(self._episode_ids):06d}", task, description, started_after=prefix)
+        episode = Rollout(f"{self._run}-{next(self._episode_ids):06d}", spec, description, started_after=prefix)
         on_step = None
         if self.bus is not None:
             address = self.workers[index].address
             env = f"{self.env_prefix}{index}"
             on_step = env_steps(
-                self.bus, env=env, address=address, episode=episode.id, task=task.name, variant=task.variant
+                self.bus, env=env, address=address, episode=episode.id, task=task.task, variant=task.variant
             )
         while True:
             if slot.group.dropped or self._stopping:
                 raise _Abandoned
             turn = Turn(
                 episode.id,
-                task,
+                spec,
                 description,
                 len(episode.turns),
-                agent_view(obs, self.observes),
+                obs,  # the server sent what the policy observes, scaled to its max_size
                 history=list(episode.turns),
                 max_steps=limit,
             )
@@ -471,7 +475,7 @@ class RolloutLoader:
             except Exception:  # a watcher's bug must not stop the rollouts
                 log.exception("on_fault callback failed")
 
-    def _finish(self, slot: Slot, episode: Episode) -> None:
+    def _finish(self, slot: Slot, episode: Rollout) -> None:
         with self._cond:
             if slot.group.dropped:
                 return
@@ -486,17 +490,17 @@ class RolloutLoader:
 def evaluate(
     workers: EnvWorkers,
     policy: Policy,
-    tasks: Sequence[TaskRef],
+    tasks: Sequence[EpisodeSpec],
     *,
     greedy: bool = True,
     max_steps: int | None = None,
-    curriculum: Callable[[TaskRef], int] | None = None,
+    curriculum: Callable[[EpisodeSpec], int] | None = None,
     episode_retries: int = 1,
     heartbeat_timeout: float = 5.0,
     bus: Publishes | None = None,
     env_prefix: str = "e",
 ) -> dict[str, float]:
-    """Play each TaskRef once with ``policy`` (greedy by default): ``success`` (the share of
+    """Play each episode of ``tasks`` once with ``policy`` (greedy by default): ``success`` (the share of
     episodes with reward 1), ``reward`` (their mean), ``episodes`` and ``dropped``. ``curriculum``,
     as for ``RolloutLoader``, starts each after the oracle's first k steps (None: the true start).
     ``bus``: as for ``RolloutLoader``, its workers named ``e0``, ``e1``, ... by default."""

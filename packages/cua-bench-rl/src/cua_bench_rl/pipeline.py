@@ -122,13 +122,16 @@ def _read_json(path: Path) -> Any:
 
 class _Pipeline:
     def __init__(self, config: PipelineConfig, folder: Path, resume: bool) -> None:
-        from cua_bench_rl.config import TrainConfig, parse_env
+        from cua_bench_rl.config import TrainConfig, full_task_name, parse_env
         from cua_bench_rl.sft import SFTConfig
         from cua_bench_rl.train import check_settings
 
         self.config, self.folder = config, folder
         self.backend, self.tasks = parse_env(config.env)
-        self.held_out = [t if "/" in t else f"{self.tasks[0].split('/')[0]}/{t}" for t in config.held_out_tasks]
+        self.held_out = [full_task_name(t, flag="--held-out") for t in config.held_out_tasks]
+        sets = sorted({t.partition("/")[0] for t in self.tasks + self.held_out})
+        if len(sets) > 1:  # each evaluation is one Runner over one taskset
+            raise CuaError(f"pipeline: the trained and held-out tasks must be of one taskset, got {', '.join(sets)}")
         stored = _read_json(folder / CONFIG_FILE)
         if stored is not None and not resume:
             raise CuaError(f"{folder} holds a pipeline already: pass --resume to continue it, or pick a new --output")
@@ -184,7 +187,7 @@ class _Pipeline:
     def evaluate(self, name: str, model: str) -> dict[str, Any]:
         """The Runner with the hf agent on ``model``: trained tasks and held-out tasks, the eval split, and the
         policy's own view (screenshot kind and size) and answer length, so evaluation sees what training saw."""
-        from cua_bench.agents.base import Observes
+        from cua_bench import Observes
         from cua_bench.runner import RunConfig, Runner
 
         config, output = self.config, self.folder / name

@@ -15,7 +15,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from typing import Any
 
-from cua_bench.agents.base import Observes
+from cua_bench import Observes
 from cua_bench_rl.rollouts import Decision, Taken, Turn
 
 __all__ = ["Policy"]

@@ -1,4 +1,4 @@
-"""Episodes as LiteSample RL rows, and back: how the replay buffer persists what it holds.
+"""Rollouts as LiteSample RL rows, and back: how the replay buffer persists what it holds.
 
 A row is a CUA-Lite ``use`` conversation any cua-data tool reads (one user message per turn with
 its screenshot and accessibility tree, one assistant message per decision with its actions as a
@@ -20,7 +20,8 @@ from typing import Any
 import numpy as np
 from PIL import Image
 
-from cua_bench_rl.rollouts import Decision, Episode, Taken, TaskRef, Turn
+from cua_bench.spec import EpisodeSpec
+from cua_bench_rl.rollouts import Decision, Rollout, Taken, Turn, spec_of_key
 from cua_core.actions import Action, action_from_dict, action_to_dict
 from cua_core.errors import ActionError
 from cua_data.errors import SampleError
@@ -31,10 +32,13 @@ from cua_data.schema import LiteSample, Metadata, RLStep, RLTrace
 __all__ = ["SOURCE", "episode_to_sample", "sample_to_episode"]
 
 SOURCE = "cua-bench-rl"  # metadata.others.source of every row the buffer writes
-_FORMAT = 1  # others.rl_format: raised when the layout of others changes
+# others.rl_format: raised when the layout of others changes. 2: others.task is EpisodeSpec.key
+# (task/split/variant) and others.spec the spec as played (its wire form); 1 wrote task@split:variant
+# and no spec, and is still read (rollouts.spec_of_key).
+_FORMAT = 2
 
 
-def episode_to_sample(episode: Episode, group_id: str, *, platform: str = "desktop") -> LiteSample:
+def episode_to_sample(episode: Rollout, group_id: str, *, platform: str = "desktop") -> LiteSample:
     """One row for ``episode`` of group ``group_id``; images are encoded bytes until a writer stores them."""
     images: list[str | bytes] = []
     messages: list[dict[str, Any]] = []
@@ -72,6 +76,7 @@ def episode_to_sample(episode: Episode, group_id: str, *, platform: str = "deskt
         "rl_format": _FORMAT,
         "episode": episode.id,
         "task": episode.task.key,
+        "spec": episode.task.to_wire(),
         "group": group_id,
         "status": episode.status,
         "started_after": episode.started_after,
@@ -94,8 +99,8 @@ def episode_to_sample(episode: Episode, group_id: str, *, platform: str = "deskt
     return LiteSample(Metadata(platform, "use", others=others), messages, images, trace)
 
 
-def sample_to_episode(sample: LiteSample, images: Sequence[bytes]) -> Episode:
-    """The episode a row of ``episode_to_sample`` holds; ``images`` are the bytes of ``sample.images``, in order."""
+def sample_to_episode(sample: LiteSample, images: Sequence[bytes]) -> Rollout:
+    """The rollout a row of ``episode_to_sample`` holds; ``images`` are the bytes of ``sample.images``, in order."""
     others = sample.metadata.others
     ident = others.get("episode")
     if others.get("source") != SOURCE or not isinstance(ident, str):
@@ -103,7 +108,11 @@ def sample_to_episode(sample: LiteSample, images: Sequence[bytes]) -> Episode:
     if sample.rl is None:
         raise SampleError(f"row {ident!r} has no rl trace")
     try:
-        task = TaskRef.parse(str(others["task"]))
+        task = spec_of_key(str(others["task"]))
+        if others.get("spec") is not None:  # the spec as played: how it was observed, its step limit, its seed
+            task = EpisodeSpec.from_wire(others["spec"])
+            if task.key != others["task"]:
+                raise ValueError(f"its spec is {task.key}, its task {others['task']}")
         records: list[dict[str, Any]] = list(others["turns"])
         versions, errors = list(others["versions"]), list(others["errors"])
         truncated = list(others.get("truncated") or [False] * len(versions))  # records before it: none was
@@ -120,7 +129,7 @@ def sample_to_episode(sample: LiteSample, images: Sequence[bytes]) -> Episode:
     if len(errors) != len(records):
         raise SampleError(f"row {ident!r}: {len(errors)} error lists for {len(records)} turns")
     instruction = _instruction(messages[0], ident)
-    episode = Episode(
+    episode = Rollout(
         ident,
         task,
         instruction,

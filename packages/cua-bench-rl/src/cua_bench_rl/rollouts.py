@@ -1,8 +1,10 @@
-"""What rollouts are made of: the task an episode plays, the turn a policy is asked, its decision,
-the episode as played, and the GRPO group of episodes of one (task, variant).
+"""What rollouts are made of: the episode a rollout plays (cua-bench's ``EpisodeSpec``), the turn a
+policy is asked, its decision, the rollout as played, and the GRPO group of rollouts of one episode.
 
 These are plain dataclasses shared by the dataloader, the replay buffer, the GRPO maths and the
-trainers, so each can be tested without the others.
+trainers, so each can be tested without the others. A group is one ``EpisodeSpec`` as it compares
+(task, variant, split): rollouts of it that observed differently still belong together, and its
+``key`` (``task/split/variant``) names it in the buffer's records.
 """
 
 from __future__ import annotations
@@ -10,32 +12,26 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from cua_bench.spec import EpisodeSpec
 from cua_core.actions import Action
 
-__all__ = ["Decision", "Episode", "Group", "Taken", "TaskRef", "Turn"]
+__all__ = ["Decision", "Group", "Rollout", "Taken", "Turn", "spec_of_key"]
 
 
-@dataclass(frozen=True, order=True)
-class TaskRef:
-    """One (task, split, variant): what a GRPO group shares. ``name`` is a task name like
-    ``sim/click-button`` (resolved by the env server itself) or a path on the server's computer."""
+def spec_of_key(key: str) -> EpisodeSpec:
+    """The episode a stored key names: ``EpisodeSpec.key`` (``sim/click-button/train/3``), or the
+    ``sim/click-button@train:3`` that cua-bench-rl wrote before it (a replay buffer resumed from then,
+    a TRL dataset built then). The two cannot be confused: a new key's last ``@`` (if any) is always
+    followed by a ``/``, an old key's never.
 
-    name: str
-    variant: int = 0
-    split: str = "test"
-
-    @property
-    def key(self) -> str:
-        return f"{self.name}@{self.split}:{self.variant}"
-
-    @classmethod
-    def parse(cls, key: str) -> TaskRef:
-        """The inverse of ``key``: ``sim/click-button@train:3``."""
-        name, at, rest = key.rpartition("@")
-        split, colon, variant = rest.partition(":")
-        if not (at and colon and name and variant.isdigit()):
-            raise ValueError(f"{key!r} is not a task key like 'sim/click-button@train:3'")
-        return cls(name, int(variant), split)
+    Raises:
+        ValueError: neither form.
+    """
+    name, at, rest = key.rpartition("@")
+    split, colon, variant = rest.partition(":")
+    if at and colon and name and split and "/" not in rest and variant.isdigit():
+        return EpisodeSpec(name, int(variant), split)
+    return EpisodeSpec.parse_key(key)
 
 
 @dataclass
@@ -48,7 +44,7 @@ class Turn:
     """
 
     episode: str
-    task: TaskRef
+    task: EpisodeSpec
     instruction: str
     step: int  # 0 for the first turn the policy plays
     observation: dict[str, Any]
@@ -93,13 +89,13 @@ class Taken:
 
 
 @dataclass
-class Episode:
-    """One rollout of one task variant. ``status`` is one of cua-data's RL statuses: ``completed``
+class Rollout:
+    """One played episode of ``task``: its turns and reward. ``status`` is one of cua-data's RL statuses: ``completed``
     (the policy said done or fail), ``truncated`` (the step limit), ``aborted`` (its worker died; not
     trained on) or ``failed`` (the platform failed; not trained on)."""
 
     id: str
-    task: TaskRef
+    task: EpisodeSpec
     instruction: str
     turns: list[Taken] = field(default_factory=list)
     reward: float | None = None
@@ -119,10 +115,10 @@ class Episode:
 
 @dataclass
 class Group:
-    """G episodes of the same (task, variant): GRPO compares them with each other."""
+    """G rollouts of the same episode (``task``: task, variant, split): GRPO compares them with each other."""
 
-    task: TaskRef
-    episodes: list[Episode]
+    task: EpisodeSpec
+    episodes: list[Rollout]
 
     @property
     def rewards(self) -> list[float]:

@@ -21,7 +21,8 @@ import threading
 from collections import deque
 from collections.abc import Sequence
 
-from cua_bench_rl.rollouts import Group, TaskRef
+from cua_bench.spec import EpisodeSpec
+from cua_bench_rl.rollouts import Group
 
 __all__ = ["SAMPLINGS", "DifficultySampler"]
 
@@ -29,18 +30,19 @@ SAMPLINGS = ("uniform", "difficulty", "variant-difficulty")
 
 
 class DifficultySampler:
-    """``sampler(rng)`` draws a TaskRef (a unit by its weight, then, per task, one of its variants
+    """``sampler(rng)`` draws an ``EpisodeSpec`` (a unit by its weight, then, per task, one of its variants
     uniformly); ``record(group)`` counts a played group's successes (reward >= 1).
 
-    ``per``: ``"task"`` (a unit is a task name) or ``"variant"`` (a unit is a TaskRef's ``key``).
+    ``per``: ``"task"`` (a unit is a task, ``EpisodeSpec.task``) or ``"variant"`` (a unit is an
+    episode, ``EpisodeSpec.key``: task, split and variant; how it is observed is no part of it).
     ``window``: how many of a unit's last groups its estimate counts (None: all of them).
     """
 
     def __init__(
-        self, refs: Sequence[TaskRef], *, floor: float = 0.02, per: str = "task", window: int | None = None
+        self, refs: Sequence[EpisodeSpec], *, floor: float = 0.02, per: str = "task", window: int | None = None
     ) -> None:
         if not refs:
-            raise ValueError("difficulty sampling needs at least one TaskRef to play")
+            raise ValueError("difficulty sampling needs at least one EpisodeSpec to play")
         if not 0 < floor <= 0.25:
             raise ValueError(f"floor must be in (0, 0.25] (p(1-p) is at most 0.25), got {floor}")
         if per not in ("task", "variant"):
@@ -48,15 +50,15 @@ class DifficultySampler:
         if window is not None and window < 1:
             raise ValueError(f"window must be at least 1 group (or None for all), got {window}")
         self.floor, self.per, self.window = floor, per, window
-        self._refs: dict[str, list[TaskRef]] = {}
+        self._refs: dict[str, list[EpisodeSpec]] = {}
         for ref in refs:
             self._refs.setdefault(self._unit(ref), []).append(ref)
         self._played = dict.fromkeys(self._refs, (0, 0))  # unit -> (successes, episodes) in the window
         self._groups: dict[str, deque[tuple[int, int]]] = {}  # unit -> its window's groups, oldest first
         self._lock = threading.Lock()
 
-    def _unit(self, ref: TaskRef) -> str:
-        return ref.name if self.per == "task" else ref.key
+    def _unit(self, ref: EpisodeSpec) -> str:
+        return ref.task if self.per == "task" else ref.key
 
     def weights(self) -> dict[str, float]:
         """Each unit's weight now: max(floor, p(1-p)), p its smoothed success rate."""
@@ -68,7 +70,7 @@ class DifficultySampler:
             weights[unit] = max(self.floor, p * (1 - p))
         return weights
 
-    def __call__(self, rng: random.Random) -> TaskRef:
+    def __call__(self, rng: random.Random) -> EpisodeSpec:
         weights = self.weights()
         unit = rng.choices(list(weights), weights=list(weights.values()))[0]
         return rng.choice(self._refs[unit])

@@ -123,7 +123,7 @@ def check_settings(config: TrainConfig) -> TrainConfig:
         raise CuaError(f"trainer options: {exc}") from exc
     config.check_backend()
     for split, count in ((config.train_split, config.train_variants), (config.eval_split, config.eval_episodes)):
-        config.task_refs(split, count)  # a missing task or split, named
+        config.episodes(split, count)  # a missing task or split, named
     factory = _named(config.policy, _policies, kind="policy", base=Policy)
     return dataclasses.replace(config, trainer_options=trainer_options, policy_options=_policy_options(factory, config))
 
@@ -306,8 +306,8 @@ def train(
     started = time.monotonic()
     config = check_settings(config)
     _check_folder(config, folder, resume)
-    train_refs = config.task_refs(config.train_split, config.train_variants)
-    eval_refs = config.task_refs(config.eval_split, config.eval_episodes)
+    train_refs = config.episodes(config.train_split, config.train_variants)
+    eval_refs = config.episodes(config.eval_split, config.eval_episodes)
     deadline = started + config.minutes * 60 if config.minutes else None
     run_id = f"rl-{uuid.uuid4().hex[:8]}"
 

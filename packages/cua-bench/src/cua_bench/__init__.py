@@ -2,7 +2,7 @@
 
 from typing import TYPE_CHECKING, Any
 
-from cua_bench.agents.base import Agent, Observes
+from cua_bench.agents.base import Agent
 from cua_bench.backends.base import Backend, BackendError, Computer, ProcessBackend
 from cua_bench.client import AsyncEnvClient, EnvClient
 from cua_bench.session import (
@@ -16,6 +16,7 @@ from cua_bench.session import (
     find,
     find_all,
 )
+from cua_bench.spec import EpisodeSpec, Observes
 from cua_bench.tasks import (
     Task,
     TaskError,
@@ -90,6 +91,7 @@ __all__ = [
     "DragAction",
     "EnvClient",
     "EpisodeOutcome",
+    "EpisodeSpec",
     "HotkeyAction",
     "KeyAction",
     "MiddleClickAction",

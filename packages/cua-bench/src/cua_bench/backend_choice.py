@@ -15,6 +15,7 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
+from cua_bench.backend_kit.capabilities import capabilities_of
 from cua_bench.registry import backends
 from cua_bench.task_computer import task_computer
 from cua_bench.tasks import TaskError, TaskModule, load_task_module
@@ -98,7 +99,7 @@ def task_needs(module: TaskModule, split: str) -> tuple[set[str], set[str]]:
     Read from its setup, solve and evaluate functions and the helpers they use that live with the
     task (in its folder or its dataset's, as a dataset's shared ``_common.py`` does)."""
     registry = backends()
-    sim_apps = set(registry["sim"].capabilities.get("apps", [])) if "sim" in registry else set()
+    sim_apps = capabilities_of(registry["sim"]).apps if "sim" in registry else frozenset()
     root = module.path.resolve().parent
     needs: set[str] = set()
     seen: set[Any] = set()
@@ -166,8 +167,7 @@ def _literal(node: ast.expr, names: dict[str, Any]) -> Any:
 
 
 def _declares_os(backend: Any, os_type: str) -> bool:
-    declared = backend.capabilities.get("os")
-    return os_type in declared if isinstance(declared, list | tuple | set) else declared == os_type
+    return capabilities_of(backend).os == os_type
 
 
 def _unavailable(name: str) -> str | None:

@@ -188,6 +188,7 @@ def _run_options() -> Callable[[F], F]:
                 help="cua-bench's computer: sim, local or docker (cb's own flag; default: one that serves "
                 "what the tasks use, said on a line of its own).",
             ),
+            cli.BACKEND_OPTION,
             click.option("--split", help="cua-bench's --split (default: the split the tasks declare)."),
             click.option("--agent-option", "agent_options", multiple=True, help="KEY=VALUE for the agent (cb's own)."),
             click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON (cb's own)."),
@@ -226,6 +227,7 @@ def _run(what: str, path: str, **flags: Any) -> None:
     if flags["backend"] is None:
         flags["backend"], why = choose_backend(select_tasks(task_folders(taskset), tasks), split)
         click.echo(f"cb: backend {flags['backend']} ({why}; --backend overrides)", err=True)
+    cli.use_backend_options(flags["backend"], flags["backend_options"])
     options = cli.parse_options(flags["agent_options"])
     if flags["model"] is not None:
         options["model"] = flags["model"]
@@ -247,7 +249,7 @@ def _run(what: str, path: str, **flags: Any) -> None:
     if flags["dry_run"]:
         episodes = episodes_of(config)  # no agent built: a dry run must not load a model
         for episode in episodes:
-            click.echo(f"  {episode.task} v{episode.variant} ({episode.split}) on {flags['backend']} with {spec}")
+            click.echo(f"  {episode.name} v{episode.variant} ({episode.split}) on {flags['backend']} with {spec}")
         click.echo(f"Dry run: {len(episodes)} variant(s); nothing was started.")
         sys.exit(0 if episodes else 1)
     click.echo(f"Output: {output}", err=True)
@@ -440,6 +442,7 @@ _unsupported_command(
 @click.option(
     "--backend", help="cua-bench's computer: sim, local or docker (default: one that serves what the task uses)."
 )
+@cli.BACKEND_OPTION
 @click.option(
     "--screenshots",
     type=click.Path(file_okay=False, path_type=Path),
@@ -463,6 +466,7 @@ def interact(
     dataset_path: str | None,
     split: str | None,
     backend: str | None,
+    backend_options: tuple[str, ...],
     screenshots: Path,
     oracle: bool,
     screenshot: str | None,
@@ -501,7 +505,13 @@ def interact(
         backend, why = choose_backend([Path(task)], split or default_split(task, None))
         click.echo(f"cb: backend {backend} ({why}; --backend overrides)", err=True)
     ctx.invoke(
-        cli.interact, task=task, variant=variant_id, split=split, backend=backend or "sim", screenshots=screenshots
+        cli.interact,
+        task=task,
+        variant=variant_id,
+        split=split,
+        backend=backend or "sim",
+        backend_options=backend_options,
+        screenshots=screenshots,
     )
 
 

@@ -61,7 +61,7 @@ def check_task(
                 count = len(module.variants(chosen_split))
                 for variant in range(count if variants is None else min(count, variants)):
                     where = f"{module.name} {chosen_split}/{variant}"
-                    options = {"task": str(module.path), "variant": variant, "split": chosen_split, "obs": "none"}
+                    options = {"task": str(module.path), "variant": variant, "split": chosen_split, "observes": "none"}
                     try:
                         problems += _variant(env, options, where, adversary, waived, tally)
                     except CuaError as exc:

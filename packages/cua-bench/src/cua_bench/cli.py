@@ -13,7 +13,7 @@ from typing import Any
 import click
 from PIL import Image
 
-from cua_bench.agents.base import Observes
+from cua_bench.backend_kit import export_options
 from cua_bench.checks import MutationTally, check_task
 from cua_bench.client import EnvClient
 from cua_bench.conformance import check_backend
@@ -22,6 +22,7 @@ from cua_bench.progress import Progress
 from cua_bench.registry import agents, backends, tasksets
 from cua_bench.runner import RunConfig, RunHalted, Runner
 from cua_bench.settings import load_settings
+from cua_bench.spec import EpisodeSpec, Observes
 from cua_bench.summary import EpisodeResult, format_summary, load_results, summarize
 from cua_bench.tasks import load_task_module
 from cua_bench.taskset import default_split, locate_task, select_tasks, task_folders
@@ -33,6 +34,13 @@ from cua_core.options import parse_pairs
 __all__ = ["main"]
 
 POSITIVE = click.IntRange(min=1)
+BACKEND_OPTION = click.option(
+    "--backend-option",
+    "backend_options",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="An option the backend declares (repeatable); a key it does not take is refused, naming those it does.",
+)
 
 
 @click.group(cls=CuaGroup, context_settings=CONTEXT)
@@ -47,9 +55,17 @@ def parse_options(pairs: tuple[str, ...], hint: str = "--agent-option") -> dict[
     return dict(parse_pairs(pairs, hint))
 
 
+def use_backend_options(backend: str, pairs: tuple[str, ...]) -> None:
+    """``--backend-option`` pairs checked against ``backend``'s declared options before anything starts, then
+    set as their variables in this process: the runner and the checks build the backend by name."""
+    if pairs:
+        export_options(backends()[backend], pairs)
+
+
 @main.command()
 @click.argument("taskset")
 @click.option("--backend", default="sim", show_default=True)
+@BACKEND_OPTION
 @click.option("--agent", default="oracle", show_default=True, help="A registered name, FILE.py:Class or module:Class.")
 @click.option("--agent-option", "agent_options", multiple=True, help="KEY=VALUE passed to the agent (repeatable).")
 @click.option("--model", help="Model agents: the model name (openai) or folder (hf).")
@@ -72,6 +88,7 @@ def parse_options(pairs: tuple[str, ...], hint: str = "--agent-option") -> dict[
 def run(
     taskset: str,
     backend: str,
+    backend_options: tuple[str, ...],
     agent: str,
     agent_options: tuple[str, ...],
     model: str | None,
@@ -105,6 +122,7 @@ def run(
     output = output or Path("runs") / time.strftime("%Y%m%d-%H%M%S")
     if variant is not None and variants is not None:
         raise click.UsageError("give --variant or --variants, not both")
+    use_backend_options(backend, backend_options)
     options = parse_options(agent_options)
     shortcuts = {"model": model, "adapter": adapter, "base_url": base_url, "history": history}
     options |= {k: v for k, v in shortcuts.items() if v is not None}
@@ -114,7 +132,6 @@ def run(
         observes = Observes.parse(obs) if obs is not None else None
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--obs") from exc
-    split = split or default_split(taskset, tasks)
     config = RunConfig(
         taskset, output, backend, agent, options, max_parallel, max_steps, variants, split, resume, not no_record,
         observes=observes, tasks=tasks, variant=variant, full_tracebacks=CuaGroup.debug,
@@ -127,6 +144,7 @@ def run_and_report(config: RunConfig, *, as_json: bool = False, allow_errors: bo
 
     Ctrl-C keeps the finished episodes and exits 130 naming the ``--resume`` to continue."""
     runner = Runner(config, progress=lambda r: progress.advance(f"{r.key}: {_outcome(r)}"))
+    config = runner.config  # the split resolved
     episodes = runner.episodes()
     if not episodes:
         raise click.ClickException(
@@ -234,6 +252,7 @@ def _task_folders(target: str, tasks: str | None) -> list[Path]:
 @main.command()
 @click.argument("target")
 @click.option("--backend", default="sim", show_default=True)
+@BACKEND_OPTION
 @click.option("--tasks", help="Only these tasks of a taskset: names or globs, comma-separated.")
 @click.option("--variants", type=POSITIVE, help="Only the first K variants of each task.")
 @click.option(
@@ -241,7 +260,13 @@ def _task_folders(target: str, tasks: str | None) -> list[Path]:
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the problems as JSON.")
 def check(
-    target: str, backend: str, tasks: str | None, variants: int | None, no_adversary: bool, as_json: bool
+    target: str,
+    backend: str,
+    backend_options: tuple[str, ...],
+    tasks: str | None,
+    variants: int | None,
+    no_adversary: bool,
+    as_json: bool,
 ) -> None:
     """Every variant of TARGET: the oracle scores 1.0, doing nothing 0, each declared wrong way 0, and each
     mutation of the oracle's end state (a hidden file for a deleted one, a hard link for a copy, ...) 0
@@ -250,6 +275,7 @@ def check(
     TARGET is a task name (sim/click-button), a task folder, or a taskset (with --tasks to pick).
     """
     backends()[backend]  # an unknown backend fails here, before anything starts
+    use_backend_options(backend, backend_options)
     folders = _task_folders(target, tasks)
     counts = [_variant_count(folder, variants) for folder in folders]
     progress = Progress(sum(counts), what="variants checked")
@@ -364,9 +390,14 @@ def image_build(backend: str, rebuild_base: bool, variant: str | None) -> None:
 
 @main.command()
 @click.option("--backend", "names", multiple=True, help="Only this backend (repeatable; default: all).")
+@BACKEND_OPTION
 @click.option("--all", "everything", is_flag=True, help="Also what running processes own.")
-def prune(names: tuple[str, ...], everything: bool) -> None:
+def prune(names: tuple[str, ...], backend_options: tuple[str, ...], everything: bool) -> None:
     """Remove containers and other leftovers of stopped runs."""
+    if backend_options and not names:
+        raise click.UsageError("--backend-option needs --backend NAME: options belong to a backend")
+    for name in names:
+        use_backend_options(name, backend_options)
     failed = False
     for name in names or tuple(backends().names()):
         try:
@@ -398,14 +429,18 @@ Commands:
 @click.option("--variant", default=0, show_default=True, type=click.IntRange(min=0))
 @click.option("--split", help="Default: test, or the one split the tasks declare (Cua Bench tasks: train).")
 @click.option("--backend", default="sim", show_default=True)
+@BACKEND_OPTION
 @click.option(
     "--screenshots", type=click.Path(file_okay=False, path_type=Path), default=Path("interact"), show_default=True
 )
-def interact(task: str, variant: int, split: str | None, backend: str, screenshots: Path) -> None:
+def interact(
+    task: str, variant: int, split: str | None, backend: str, backend_options: tuple[str, ...], screenshots: Path
+) -> None:
     """Act by hand on TASK (a name like sim/click-button, or a task folder); each screen is saved as PNG.
 
     Type `help` at the prompt for the actions and commands.
     """
+    use_backend_options(backend, backend_options)
     folder = locate_task(task)
     load_task_module(folder)  # a folder that is no task is refused here, by the path given, before a computer starts
     impl = backends()[backend]()
@@ -413,7 +448,7 @@ def interact(task: str, variant: int, split: str | None, backend: str, screensho
     screenshots.mkdir(parents=True, exist_ok=True)
     try:
         with EnvClient(computer.address) as env:
-            obs, info = env.reset(options={"task": str(folder), "variant": variant, "split": split, "obs": "png"})
+            obs, info = env.reset(options=EpisodeSpec(str(folder), variant, split, Observes("png")))
             click.echo(f"task: {info['task']['description']}  (type help for the commands)")
             step = 0
             _save(screenshots, step, obs)

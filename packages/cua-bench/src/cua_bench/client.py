@@ -1,7 +1,7 @@
 """Clients of an env server, in Gymnasium's shape: ``reset -> (obs, info)``, ``step -> 5-tuple``.
 
 env = EnvClient(computer.address)
-obs, info = env.reset(options={"task": "path/to/task", "variant": 3})  # a path here travels by content
+obs, info = env.reset(options=EpisodeSpec("path/to/task", variant=3))  # a path here travels by content
 obs, reward, terminated, truncated, info = env.step([Click(Point(500, 300))])
 
 On an ``ipc://`` address (same host) RGB frames come through shared memory by default
@@ -23,8 +23,9 @@ from typing import Any
 
 from cua_bench.bundles import PREFIX, Bundle, bundle_of
 from cua_bench.frames import FrameError, FrameReader
+from cua_bench.spec import SPEC_VERSION, EpisodeSpec
 from cua_core.actions import Action, action_to_dict
-from cua_core.errors import RemoteError
+from cua_core.errors import CuaError, RemoteError
 from cua_core.rpc import AsyncRpcClient, RpcClient
 from cua_core.security import ClientSecurity
 
@@ -34,7 +35,8 @@ log = logging.getLogger(__name__)
 
 StepResult = tuple[dict[str, Any], float, bool, bool, dict[str, Any]]
 
-_RESET_OPTIONS = {"task", "variant", "split", "max_steps", "obs", "a11y", "frames"}
+_SPEC_FIELDS = ("task", "variant", "split", "observes", "max_steps", "seed")
+_TRANSPORT = ("frames", "record")  # how this episode's observations travel, not what it is
 # auto: shared memory on an ipc:// address (the server is on this host), the socket otherwise.
 FRAME_MODES = ("auto", "shm", "socket")
 
@@ -46,15 +48,43 @@ def _check_frames(mode: object) -> str:
 
 
 def _reset_params(
-    seed: int | None, options: Mapping[str, Any] | None, defaults: Mapping[str, Any] | None = None
-) -> dict[str, Any]:
-    options = {**(defaults or {}), **(options or {})}
-    unknown = sorted(set(options) - _RESET_OPTIONS)
-    if unknown:
-        raise ValueError(f"unknown reset option(s) {', '.join(unknown)}; known: {', '.join(sorted(_RESET_OPTIONS))}")
-    if "task" not in options:
-        raise ValueError("reset needs options={'task': <task name like sim/click-button, or path>, 'variant': <index>}")
-    return {**options, "task": str(options["task"]), "seed": seed}
+    seed: int | None, options: EpisodeSpec | Mapping[str, Any] | None, defaults: Mapping[str, Any] | None = None
+) -> tuple[EpisodeSpec, dict[str, Any]]:
+    """The episode a reset asks for, and its transport options (``frames``, ``record``).
+
+    ``options`` is an ``EpisodeSpec`` or a mapping of its fields (``observes`` as an ``Observes`` or
+    its text, like ``"png,a11y"``) with the transport options beside them."""
+    if isinstance(options, EpisodeSpec):
+        spec, transport = options, {}
+    else:
+        fields = {**(defaults or {}), **(options or {})}
+        transport = {name: fields.pop(name) for name in _TRANSPORT if name in fields}
+        unknown = sorted(set(fields) - set(_SPEC_FIELDS))
+        if unknown:
+            hint = (
+                " (what the agent observes is one option: observes='png,a11y')"
+                if {"obs", "a11y"} & set(unknown)
+                else ""
+            )
+            raise ValueError(
+                f"unknown reset option(s) {', '.join(unknown)}{hint}; known: {', '.join(_SPEC_FIELDS + _TRANSPORT)}"
+            )
+        if "task" not in fields:
+            raise ValueError(
+                "reset needs options={'task': <task name like sim/click-button, or path>, 'variant': <index>}"
+            )
+        spec = EpisodeSpec(**{**fields, "task": str(fields["task"])})
+    return (spec if seed is None else spec.with_(seed=seed)), transport
+
+
+def _older_server(address: str, exc: RemoteError) -> CuaError | None:
+    """A server of env protocol 1 refuses the ``spec`` parameter: say so, rather than its TypeError."""
+    if exc.remote_type == "BadRequest" and "'spec'" in str(exc):
+        return CuaError(
+            f"the env server at {address} speaks an older env protocol than this client's ({SPEC_VERSION}): "
+            "upgrade cua-bench where the server runs (its image or VM, for docker and libvirt)"
+        )
+    return None
 
 
 def _task_bundle(task: str) -> Bundle | None:
@@ -130,14 +160,6 @@ class _Frames:
         if self.reader is not None and not self.held:
             self.drop()
 
-    def refuse_unknown_parameter(self, exc: RemoteError) -> bool:
-        """A server older than shared frames answers BadRequest naming ``frames``: stop asking."""
-        if exc.remote_type == "BadRequest" and "'frames'" in str(exc):
-            self.refused = "the server does not know shared-memory frames"
-            self.drop()
-            return True
-        return False
-
     def resolve(self, obs: dict[str, Any]) -> dict[str, Any]:
         ref = obs.pop("frame", None)
         if ref is not None:
@@ -209,22 +231,24 @@ class EnvClient:
         return self._frames.attached
 
     def reset(
-        self, *, seed: int | None = None, options: Mapping[str, Any] | None = None
+        self, *, seed: int | None = None, options: EpisodeSpec | Mapping[str, Any] | None = None
     ) -> tuple[dict[str, Any], dict[str, Any]]:
-        params = _reset_params(seed, options, self.defaults)
-        found = _task_bundle(params["task"])
+        spec, params = _reset_params(seed, options, self.defaults)
+        found = _task_bundle(spec.task)
         if found is not None:  # a path here: its files go to the server, which may not see this computer's
             if found.digest not in self._sent and not self.rpc.call("task_bundle", {"digest": found.digest}):
                 self.rpc.call("task_bundle", {"digest": found.digest, "files": found.files})
             self._sent.add(found.digest)
-            params["task"] = found.ref
+            spec = spec.with_(task=found.ref)
+        params["spec"] = spec.to_wire()
         asked = self._frames.prepare(params)
         try:
             reply = self.rpc.call("reset", params)
         except RemoteError as exc:
             self._frames.failed()
-            if asked and self._frames.refuse_unknown_parameter(exc):
-                return self.reset(seed=seed, options={**(options or {}), "frames": "socket"})
+            older = _older_server(self.address, exc)
+            if older is not None:
+                raise older from exc
             raise
         except BaseException:
             self._frames.failed()
@@ -309,22 +333,24 @@ class AsyncEnvClient:
         return self._frames.attached
 
     async def reset(
-        self, *, seed: int | None = None, options: Mapping[str, Any] | None = None
+        self, *, seed: int | None = None, options: EpisodeSpec | Mapping[str, Any] | None = None
     ) -> tuple[dict[str, Any], dict[str, Any]]:
-        params = _reset_params(seed, options)
-        found = await asyncio.to_thread(_task_bundle, params["task"])  # reads files: not on the loop
+        spec, params = _reset_params(seed, options)
+        found = await asyncio.to_thread(_task_bundle, spec.task)  # reads files: not on the loop
         if found is not None:
             if found.digest not in self._sent and not await self.rpc.call("task_bundle", {"digest": found.digest}):
                 await self.rpc.call("task_bundle", {"digest": found.digest, "files": found.files})
             self._sent.add(found.digest)
-            params["task"] = found.ref
+            spec = spec.with_(task=found.ref)
+        params["spec"] = spec.to_wire()
         asked = self._frames.prepare(params)
         try:
             reply = await self.rpc.call("reset", params)
         except RemoteError as exc:
             self._frames.failed()
-            if asked and self._frames.refuse_unknown_parameter(exc):
-                return await self.reset(seed=seed, options={**(options or {}), "frames": "socket"})
+            older = _older_server(self.address, exc)
+            if older is not None:
+                raise older from exc
             raise
         except BaseException:
             self._frames.failed()

@@ -36,7 +36,7 @@ def check_backend(backend: str | Backend, *, width: int = 1024, height: int = 76
     expect(impl.health(computer), "health() is False right after provision()")
     try:
         with EnvClient(computer.address, step_timeout=30) as env:
-            obs, info = env.reset(options={"task": str(CONFORMANCE_TASK), "obs": "rgb", "a11y": True})
+            obs, info = env.reset(options={"task": str(CONFORMANCE_TASK), "observes": "rgb,a11y"})
             expect(info["task"]["description"].startswith("Write"), "reset info lacks the task")
             shape = getattr(obs.get("screenshot"), "shape", None)
             expect(shape == (height, width, 3), f"rgb observation has shape {shape}, not {(height, width, 3)}")
@@ -70,7 +70,7 @@ def check_backend(backend: str | Backend, *, width: int = 1024, height: int = 76
             expect(env.session("read_file", path="/tmp/conformance.txt") == "tmp", "/tmp is not the env's to use")
             obs, reward, terminated, truncated, info = env.step([Done()])
             expect(terminated and reward == 1.0, f"Done after the work gave terminated={terminated} reward={reward}")
-            env.reset(options={"task": str(CONFORMANCE_TASK), "obs": "none"})
+            env.reset(options={"task": str(CONFORMANCE_TASK), "observes": "none"})
             results = [env.step([Click(Point(1, 1))]) for _ in range(3)]
             expect([r[3] for r in results] == [False, False, True], "max_steps=3 did not truncate at the third step")
             try:

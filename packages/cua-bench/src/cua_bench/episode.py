@@ -1,19 +1,19 @@
 """The episode loop: reset, then observe / act / step until done, then the reward.
 
 One public function, used by the Runner and by cua-bench-rl's workers, so evaluation and training
-see episodes the same way. The agent is shown what it declared in ``Agent.observes``; the
+see episodes the same way. The agent is shown what its ``EpisodeSpec`` observes; the
 recording (``record=True``) keeps every full-size screenshot whatever the agent asked for, and
 what the agent says of each step beyond its actions (``Agent.step_notes``: a model's raw output,
 parse, tokens, latency) is kept per step in ``EpisodeOutcome.step_notes``, steps without an action
 included, since a trajectory's messages only hold what was done.
 
     with cua_bench.make("sim/click-button") as env:
-        outcome = run_episode(env, MyAgent(), "sim/click-button", variant=3, on_step=print)
+        agent = MyAgent()
+        outcome = run_episode(env, agent, EpisodeSpec("sim/click-button", 3, observes=agent.observes))
 """
 
 from __future__ import annotations
 
-import io
 import logging
 import threading
 import time
@@ -21,16 +21,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
-from PIL import Image
-
-from cua_bench.agents.base import Agent, Observes, StopEpisode
+from cua_bench.agents.base import Agent, StopEpisode
 from cua_bench.client import EnvClient
+from cua_bench.spec import EpisodeSpec, Observes
 from cua_bench.tasks import Task
 from cua_core.actions import Action, Done, Fail, action_from_dict
 from cua_core.errors import ActionError, CuaError
 
-__all__ = ["AgentError", "EpisodeOutcome", "StepRecord", "agent_view", "run_episode", "server_obs"]
+__all__ = ["AgentError", "EpisodeOutcome", "StepRecord", "run_episode"]
 
 log = logging.getLogger(__name__)
 
@@ -90,55 +88,29 @@ class EpisodeOutcome:
     step_notes: list[dict[str, Any]] = field(default_factory=list)
 
 
-def server_obs(observes: Observes, record: bool) -> str:
-    """The screenshot format to ask the server for: the agent's, or PNG when only the recording needs one."""
-    if observes.screenshot == "none":
-        return "png" if record else "none"
-    return observes.screenshot
-
-
 def _png(screenshot: Any) -> bytes:
     if isinstance(screenshot, bytes | memoryview):
         return bytes(screenshot)
-    from cua_data.png import encode_png  # cua-data only when recording or resizing PNGs
+    from cua_data.png import encode_png  # cua-data only when recording
 
     return encode_png(screenshot)
 
 
-def _fit(size: tuple[int, int], bound: tuple[int, int]) -> tuple[int, int] | None:
-    scale = min(bound[0] / size[0], bound[1] / size[1])
-    if scale >= 1:
-        return None
-    return max(1, round(size[0] * scale)), max(1, round(size[1] * scale))
-
-
-def agent_view(observation: dict[str, Any], observes: Observes) -> dict[str, Any]:
-    """What the agent sees of a server observation: its screenshot format and size, nothing else."""
-    view = dict(observation)
-    shot = view.pop("screenshot", None)
-    if observes.screenshot == "none" or shot is None:
-        return view
-    target = None
-    if observes.max_size is not None:
-        if isinstance(shot, bytes | memoryview):
-            image = Image.open(io.BytesIO(bytes(shot)))
-            target = _fit(image.size, observes.max_size)
-            if target is not None:
-                shot = _png(np.asarray(image.convert("RGB").resize(target, Image.Resampling.BILINEAR)))
-        else:
-            array = np.asarray(shot)
-            target = _fit((array.shape[1], array.shape[0]), observes.max_size)
-            if target is not None:
-                shot = np.asarray(Image.fromarray(array).resize(target, Image.Resampling.BILINEAR))
-    view["screenshot"] = shot
-    return view
+def _recorded(observation: dict[str, Any]) -> bytes | None:
+    """The full screen of an observation, for the recording (taken out of what the agent sees): the
+    server's ``recording`` when the agent's view is less than the screen, else the view itself."""
+    shot = observation.pop("recording", None)
+    if shot is None:
+        shot = observation.get("screenshot")
+    return None if shot is None else _png(shot)
 
 
 def _record(trajectory: Any, actions: list[Action], observation: dict[str, Any]) -> None:
-    if trajectory is None or not actions:
+    shot = _recorded(observation) if "recording" in observation or trajectory is not None else None
+    if trajectory is None or not actions or shot is None:
         return
     try:
-        trajectory.act(actions, result_image=_png(observation["screenshot"]))
+        trajectory.act(actions, result_image=shot)
     except ActionError as exc:  # an action CUA-Lite cannot write: keep the episode, note the gap
         log.info("not recorded: %s", exc)
 
@@ -146,40 +118,48 @@ def _record(trajectory: Any, actions: list[Action], observation: dict[str, Any])
 def run_episode(
     env: EnvClient,
     agent: Agent,
-    task: str,
+    spec: EpisodeSpec,
     *,
-    variant: int = 0,
-    split: str | None = None,
-    max_steps: int | None = None,
-    seed: int | None = None,
     record: bool = False,
     on_step: Callable[[StepRecord], None] | None = None,
     should_stop: threading.Event | None = None,
 ) -> EpisodeOutcome:
-    """Play one episode of ``task`` (a name like ``sim/click-button`` or a path on the server's computer).
+    """Play the episode ``spec`` describes; the agent is shown what ``spec.observes`` says (build the
+    spec with ``observes=agent.observes`` for what the agent declares).
 
-    ``max_steps`` None keeps the task's own limit; ``split`` None, the task's default split. Oracle
-    agents (``Agent.oracle``) have the env server play the task's ``@solve_task``. Raises
-    ``EpisodeStopped`` when ``should_stop`` is set.
+    Oracle agents (``Agent.oracle``) have the env server play the task's ``@solve_task``; they look
+    at nothing.
+
+    Args:
+        env: a client of the env server that plays it.
+        agent: who acts.
+        spec: the task, variant, split, what is observed, the step limit and the seed.
+        record: keep a LiteSample trajectory of every full-size screenshot (``EpisodeOutcome.trajectory``).
+        on_step: called after every step.
+        should_stop: set it to stop the episode between steps.
+
+    Returns:
+        The reward, the steps and their times, how it ended, and the recording.
+
+    Raises:
+        EpisodeStopped: ``should_stop`` was set.
+        AgentError: the agent's ``act`` returned something other than a list of actions.
     """
-    observes = agent.observes
-    options: dict[str, Any] = {
-        "task": task,
-        "variant": variant,
-        "split": split,
-        "obs": server_obs(observes, record) if not agent.oracle else ("png" if record else "none"),
-        "a11y": observes.a11y or False,
-    }
-    if max_steps is not None:
-        options["max_steps"] = max_steps
-    obs, info = env.reset(seed=seed, options=options)
+    if not isinstance(spec, EpisodeSpec):
+        raise TypeError(
+            f"run_episode takes an EpisodeSpec, like EpisodeSpec('sim/click-button', variant=3, "
+            f"observes=agent.observes); got {spec!r:.80}"
+        )
+    if agent.oracle:
+        spec = spec.with_(observes=Observes("none"))
+    obs, info = env.reset(options={**spec.to_wire(), "record": record})
     the_task = Task.from_dict(info["task"])
     trajectory = None
     if record:
         from cua_data.converters.build import Trajectory  # cua-data only when recording
 
         trajectory = Trajectory("desktop", the_task.description)
-        trajectory.add_screenshot(_png(obs["screenshot"]))
+        trajectory.add_screenshot(_recorded(obs))  # type: ignore[arg-type]  # record=True: the server sent one
     screen = (int(obs["width"]), int(obs["height"]))
     if agent.oracle:
         started = time.monotonic()
@@ -202,7 +182,7 @@ def run_episode(
     steps = 0
     stopped: str | None = None
     step_notes: list[dict[str, Any]] = []
-    view = agent_view(obs, observes)
+    view = obs
     while True:
         if should_stop is not None and should_stop.is_set():
             raise EpisodeStopped
@@ -220,7 +200,7 @@ def run_episode(
         steps += 1
         ended = next((a for a in actions if isinstance(a, Done | Fail)), None)
         _record(trajectory, [a for a in actions if not isinstance(a, Done | Fail)], obs)
-        view = agent_view(obs, observes)
+        view = obs
         if on_step is not None:
             on_step(StepRecord(steps, actions, view, reward, terminated, truncated, info, step_s[-1], notes))
         if terminated or truncated:

@@ -10,7 +10,7 @@ same everywhere because servers resolve names themselves.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
@@ -28,12 +28,13 @@ def make(
     width: int = 1280,
     height: int = 800,
     step_timeout: float = 60.0,
+    backend_options: Mapping[str, Any] | None = None,
     **reset_options: Any,
 ) -> Iterator[EnvClient]:
     """Provision a ``backend`` computer and yield a client whose ``reset()`` defaults to ``task``
-    and ``reset_options`` (``variant``, ``split``, ``obs``, ``a11y``, ``max_steps``)."""
+    and ``reset_options`` (``variant``, ``split``, ``observes``, ``max_steps``, ``seed``)."""
     defaults = {**reset_options, **({"task": task} if task is not None else {})}
-    impl = backends()[backend]()
+    impl = backends()[backend](**(backend_options or {}))  # the options the backend declares, checked there
     computer = impl.provision(width=width, height=height)
     try:
         with EnvClient(computer.address, step_timeout=step_timeout, defaults=defaults) as env:

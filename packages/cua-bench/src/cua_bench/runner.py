@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from cua_bench import events
-from cua_bench.agents.base import Agent, Observes, SkipEpisode, StopRun
+from cua_bench.agents.base import Agent, SkipEpisode, StopRun
 from cua_bench.agents.loading import AgentSpec, agent_factory
 from cua_bench.backends.base import Backend, BackendError, Computer
 from cua_bench.client import EnvClient
@@ -36,9 +36,10 @@ from cua_bench.episode import EpisodeStopped, StepRecord, run_episode
 from cua_bench.registry import backends
 from cua_bench.run_marker import write_run_marker
 from cua_bench.settings import check_resume, load_settings, run_settings, write_settings
+from cua_bench.spec import EpisodeSpec, Observes
 from cua_bench.summary import EpisodeResult, load_results, summarize
 from cua_bench.tasks import REPLACE_COMPUTER, TASK_FOLDER, TRACEBACK_NOTE
-from cua_bench.taskset import Episode, resolve_episodes
+from cua_bench.taskset import locate_task, resolve_episodes
 from cua_core.actions import Done, Fail
 from cua_core.errors import CuaError, ProtocolError, RemoteError, RpcTimeout
 from cua_core.events import BestEffortPublisher
@@ -62,9 +63,14 @@ class RunHalted(CuaError):
         self.summary = summary
 
 
-def episodes_of(config: RunConfig) -> list[Episode]:
-    """The (task, variant) episodes ``config`` names, without building its backend or agent (a dry run)."""
-    return resolve_episodes(config.taskset, config.split, config.variants, config.tasks, only=config.variant)
+def episodes_of(config: RunConfig) -> list[EpisodeSpec]:
+    """The episodes ``config`` names, without building its backend or agent (a dry run). Their
+    ``observes`` is the run's ``--obs``, or the default; ``Runner`` gives each agent's own when the
+    run names none."""
+    return resolve_episodes(
+        config.taskset, config.split, config.variants, config.tasks, only=config.variant,
+        observes=config.observes, max_steps=config.max_steps,
+    )  # fmt: skip
 
 
 @dataclass
@@ -79,7 +85,7 @@ class RunConfig:
     max_parallel: int = 4
     max_steps: int | None = None  # None: each task's own max_steps (50 when it declares none)
     variants: int | None = None
-    split: str = "test"
+    split: str | None = "test"  # None: the split the tasks run by default (the run records which)
     resume: bool = False  # continue the run in ``output``; refused when its settings differ
     record: bool = True
     width: int = 1280
@@ -147,11 +153,15 @@ class Runner:
     def __init__(self, config: RunConfig, *, progress: Callable[[EpisodeResult], None] | None = None) -> None:
         self.progress = progress
         self.backend: Backend = backends()[config.backend]()
+        # The tasks before the agent, which may load a model: each task module imported once, here.
+        self.specs = episodes_of(config)
         self.agent_factory, self.agent_name, options = agent_factory(
             config.agent, config.agent_options or {}, max_parallel=config.max_parallel
         )
         # The options as typed, so the run records (and --resume compares) 3 for "seed=3", not "3".
         self.config = dataclasses.replace(config, agent_options=options) if config.agent_options else config
+        if config.split is None:  # the run records the split it ran, never "default"
+            self.config = dataclasses.replace(self.config, split=self.specs[0].split if self.specs else "test")
         # One agent is built now, so a bad option, model or adapter fails before any computer starts.
         self.run_state: dict[str, Any] = {}  # what the run's agents share (Agent.run_state)
         self.agents: list[Agent] = [self.agent_factory()]
@@ -165,8 +175,8 @@ class Runner:
         self.crashes: list[BaseException] = []  # workers that died of something unexpected
         self.halted: StopRun | None = None  # why an agent stopped the run
 
-    def episodes(self) -> list[Episode]:
-        return episodes_of(self.config)
+    def episodes(self) -> list[EpisodeSpec]:
+        return self.specs
 
     def preflight(self) -> Computer:
         """One computer, started before anything is written: a backend that cannot start one fails the
@@ -186,7 +196,7 @@ class Runner:
             check_resume(config.output, settings)
         done = load_results(results_path)
         previous_wall = _previous_wall(config.output) if done else 0.0
-        todo: queue.Queue[Episode] = queue.Queue()
+        todo: queue.Queue[EpisodeSpec] = queue.Queue()
         episodes = self.episodes()
         for episode in episodes:
             if episode.key not in done:
@@ -300,7 +310,7 @@ class Runner:
         self.stop.set()
 
     def _guarded_work(
-        self, index: int, todo: queue.Queue[Episode], recorder: _Recorder, bus: BestEffortPublisher
+        self, index: int, todo: queue.Queue[EpisodeSpec], recorder: _Recorder, bus: BestEffortPublisher
     ) -> None:
         """A worker that dies of an unexpected error says so at the end of the run, not only on stderr."""
         try:
@@ -311,7 +321,7 @@ class Runner:
 
     # -- workers --------------------------------------------------------------------------------
 
-    def _work(self, env: str, todo: queue.Queue[Episode], recorder: _Recorder, bus: BestEffortPublisher) -> None:
+    def _work(self, env: str, todo: queue.Queue[EpisodeSpec], recorder: _Recorder, bus: BestEffortPublisher) -> None:
         """Episodes on one environment, ``env`` on the bus (its computer may be replaced; its id stays)."""
         with self.agents_lock:
             agent, self.spare_agent = self.spare_agent or self.agent_factory(), None
@@ -319,8 +329,6 @@ class Runner:
             if all(a is not agent for a in self.agents):
                 self.agents.append(agent)
             computer, self.spare_computer = self.spare_computer, None
-        if self.config.observes is not None:
-            agent.observes = self.config.observes
         opened = computer is not None
         try:
             while not self.stop.is_set():
@@ -328,6 +336,7 @@ class Runner:
                     episode = todo.get_nowait()
                 except queue.Empty:
                     return
+                assert episode.split is not None  # resolve_episodes names every episode's split
                 result, sample = None, None
                 for attempt in (1, 2):
                     try:
@@ -336,7 +345,7 @@ class Runner:
                             opened = True
                         bus.publish(events.EPISODE_STARTED, {"episode": episode.key, "attempt": attempt})
                         steps = events.env_steps(
-                            bus, env=env, address=computer.address, episode=episode.key, task=episode.task,
+                            bus, env=env, address=computer.address, episode=episode.key, task=episode.name,
                             variant=episode.variant,
                         )  # fmt: skip
                         result, sample, replace = self._episode(computer, agent, episode, steps)
@@ -353,7 +362,7 @@ class Runner:
                         return
                     except SkipEpisode as exc:  # the agent cannot play it (replay: not recorded)
                         result = EpisodeResult(
-                            episode.key, episode.task, episode.variant, episode.split, "skipped", error=str(exc)
+                            episode.key, episode.name, episode.variant, episode.split, "skipped", error=str(exc)
                         )
                         break
                     except _ENV_FAILURES as exc:
@@ -370,7 +379,7 @@ class Runner:
                             computer = None
                         result = EpisodeResult(
                             episode.key,
-                            episode.task,
+                            episode.name,
                             episode.variant,
                             episode.split,
                             "error",
@@ -384,14 +393,14 @@ class Runner:
                         status = "skipped" if skipped else "error"
                         reason = exc.message if skipped else f"{type(exc).__name__}: {exc}"
                         result = EpisodeResult(
-                            episode.key, episode.task, episode.variant, episode.split, status, error=reason,
+                            episode.key, episode.name, episode.variant, episode.split, status, error=reason,
                             traceback=None if skipped else self._traceback(exc, episode),
                         )  # fmt: skip
                         break
                     except CuaError as exc:  # the task itself is broken: no point retrying
                         result = EpisodeResult(
                             episode.key,
-                            episode.task,
+                            episode.name,
                             episode.variant,
                             episode.split,
                             "error",
@@ -417,13 +426,17 @@ class Runner:
             if opened:
                 bus.publish(events.ENV_CLOSED, {"env": env})
 
-    def _traceback(self, exc: RemoteError, episode: Episode) -> str | None:
+    def _traceback(self, exc: RemoteError, episode: EpisodeSpec) -> str | None:
         """Where the task's code failed: the traceback the env server noted (``TaskModule.call``), with the
         task's folder as it is on this computer; None when the error came from elsewhere."""
         noted = next((note for note in exc.notes if note.startswith(TRACEBACK_NOTE)), None)
         # --debug: the server's whole traceback, which ends with the same note
         text = (exc.traceback or None) if self.config.full_tracebacks else noted
-        return None if text is None else text.replace(f'File "{TASK_FOLDER}/', f'File "{episode.path.resolve()}/')
+        return (
+            None
+            if text is None
+            else text.replace(f'File "{TASK_FOLDER}/', f'File "{locate_task(episode.task).resolve()}/')
+        )
 
     def _teardown(self, computer: Computer) -> None:
         try:
@@ -432,28 +445,21 @@ class Runner:
             log.warning("teardown of %s failed: %s", computer.address, exc)
 
     def _episode(
-        self, computer: Computer, agent: Agent, episode: Episode, on_step: Callable[[StepRecord], None]
+        self, computer: Computer, agent: Agent, episode: EpisodeSpec, on_step: Callable[[StepRecord], None]
     ) -> tuple[EpisodeResult, LiteSample | None, str | None]:
         """The episode's result and sample, and why its computer must not serve another (or None)."""
         config = self.config
+        assert episode.split is not None
         start = time.monotonic()
         with EnvClient(
             computer.address, step_timeout=config.step_timeout, heartbeat_timeout=config.heartbeat_timeout
         ) as env:
-            outcome = run_episode(
-                env,
-                agent,
-                episode.ref or str(episode.path),
-                variant=episode.variant,
-                split=episode.split,
-                max_steps=config.max_steps,
-                record=config.record,
-                on_step=on_step,
-                should_stop=self.stop,
-            )
+            # The run's --obs when given, else what this agent declares: read, never written onto it.
+            spec = episode if config.observes is not None else episode.with_(observes=agent.observes)
+            outcome = run_episode(env, agent, spec, record=config.record, on_step=on_step, should_stop=self.stop)
         result = EpisodeResult(
             episode.key,
-            episode.task,
+            episode.name,
             episode.variant,
             episode.split,
             "ok",
@@ -475,7 +481,7 @@ class Runner:
                 "id": f"{self.run_id}/{episode.key}",
                 "episode": episode.key,
                 "source": f"cua-bench/{config.taskset}",
-                "source_id": episode.task,
+                "source_id": episode.name,
                 "resolution": list(outcome.screen),  # the task's own size when its computer block names one
                 "os": config.backend,
                 "reward": outcome.reward,

@@ -26,96 +26,28 @@ from typing import Any
 
 import numpy as np
 from PIL import Image
-from zmq.utils import z85
 
 from cua_bench.a11y_xml import to_osworld_xml
 from cua_bench.adversary import Adversary
 from cua_bench.bundles import PREFIX as BUNDLE
 from cua_bench.bundles import BundleCache
 from cua_bench.frames import FrameError, FrameWriter
+from cua_bench.server_curve import curve_from_flags
 from cua_bench.session import Session
+from cua_bench.spec import SPEC_VERSION, EpisodeSpec, Observes
 from cua_bench.task_computer import task_computer
 from cua_bench.tasks import Task, TaskError, TaskModule, load_task_module
 from cua_bench.taskset import locate_task
+from cua_bench.views import fit, scale_png, scale_rgb
+from cua_bench.witnessed import PrefixDone, ReadingSession, RecordingSession
 from cua_core.actions import Action, Done, Fail, action_from_dict, action_to_dict
-from cua_core.addresses import is_local
 from cua_core.errors import ActionError
 from cua_core.rpc import RpcServer
-from cua_core.security import AllowList, ServerSecurity, load_or_create_keypair
+from cua_core.security import ServerSecurity
 
 __all__ = ["EnvServer", "main"]
 
 log = logging.getLogger(__name__)
-
-OBS_FORMATS = ("rgb", "png", "none")
-A11Y_FORMATS = ("nodes", "osworld")
-
-
-class _PrefixDone(BaseException):
-    """Stops an oracle once it has played the steps a prefix asked for (a BaseException, so an
-    oracle's own ``except Exception`` retry loop does not swallow it)."""
-
-
-class _RecordingSession:
-    """Wraps the session an oracle gets, keeping every batch it applies as a trajectory step.
-
-    ``limit`` stops the oracle before the batch after that many (a curriculum's prefix); then
-    ``observe=False`` leaves the per-step observations out (nobody looks at them)."""
-
-    def __init__(self, inner: Session, server: EnvServer, *, limit: int | None = None, observe: bool = True) -> None:
-        self._inner = inner
-        self._server = server
-        self._limit = limit
-        self._observe = observe
-        self.steps: list[dict[str, Any]] = []
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._inner, name)
-
-    async def apply(self, actions: Sequence[Action]) -> list[str | None]:
-        if self._limit is not None and len(self.steps) >= self._limit:
-            raise _PrefixDone
-        started = time.monotonic()
-        errors = await self._inner.apply(actions)
-        await self._inner.settle()
-        seconds = time.monotonic() - started  # the step as an agent's step is timed: apply and settle
-        self._server.log(actions, errors, step=self._server.steps + len(self.steps) + 1)
-        self.steps.append(
-            {
-                "actions": [action_to_dict(a) for a in actions],
-                "errors": errors,
-                # Many observations in one reply: they go on the socket, never in the two shm slots.
-                **({"observation": await self._server._observation(shared=False)} if self._observe else {}),
-                "seconds": seconds,
-            }
-        )
-        return errors
-
-
-class _ReadingSession:
-    """Wraps the session an evaluator gets while the adversary watches: what it reads is kept, so a
-    forged write can later put the same bytes there without the task being done."""
-
-    def __init__(self, inner: Session, adversary: Adversary) -> None:
-        self._inner = inner
-        self._adversary = adversary
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._inner, name)
-
-    async def read_bytes(self, path: str) -> bytes:
-        data = await self._inner.read_bytes(path)
-        self._adversary.read(path, data)
-        return data
-
-    async def read_file(self, path: str) -> str:
-        text = await self._inner.read_file(path)
-        self._adversary.read(path, text.encode())
-        return text
-
-    async def windows(self) -> list[dict[str, Any]]:
-        self._adversary.read_titles()
-        return await self._inner.windows()
 
 
 class EnvServer:
@@ -139,8 +71,8 @@ class EnvServer:
         self.module: TaskModule | None = None
         self.steps = 0
         self.max_steps = 50
-        self.obs_format = "rgb"
-        self.with_a11y: bool | str = False
+        self.observes = Observes()  # what this episode's agent is shown (its EpisodeSpec's)
+        self.recording = False  # the full screen too, for the recording, when the agent's view is less
         self.last_errors: list[str] = []
         self.action_log: list[dict[str, Any]] = []  # every action applied this episode (Task.history)
         self.frames: FrameWriter | None = None  # the shared-memory segment a client on this host gave
@@ -195,6 +127,7 @@ class EnvServer:
             "session": type(self.session).__name__,
             "task": self.task.to_dict() if self.task else None,
             "steps": self.steps,
+            "protocol": SPEC_VERSION,
         }
 
     # -- episodes -------------------------------------------------------------------------------
@@ -207,29 +140,34 @@ class EnvServer:
 
     async def reset(
         self,
-        task: str,
-        variant: int = 0,
-        split: str | None = None,
-        seed: int | None = None,
-        max_steps: int | None = None,
-        obs: str = "rgb",
-        a11y: bool | str = False,
+        spec: dict[str, Any] | None = None,
         frames: str | dict[str, Any] | None = None,
+        record: bool = False,
+        **old: Any,
     ) -> dict[str, Any]:
-        """Start an episode of ``task`` (a task name like ``sim/click-button``, or a path here) variant
-        ``variant``; returns the observation. ``split`` None: the task's default (``test``, or the
-        one split it declares). The variant's ``computer`` block sets the screen size (back to the
-        server's own size when it names none) and must name an OS this backend serves.
+        """Start the episode ``spec`` describes (``EpisodeSpec.to_wire()``: a task name like
+        ``sim/click-button`` or a path here, its variant and split, what the agent observes, its step
+        limit and seed); returns the observation. The variant's ``computer`` block sets the screen size
+        (back to the server's own size when it names none) and must name an OS this backend serves.
 
-        ``a11y``: add the accessibility tree to every observation, as nodes (True or "nodes") or as
-        OSWorld's XML ("osworld"). ``frames``: ``{"shm": PATH or None, "token": T}`` has RGB frames
-        written into the client's shared-memory segment (``cua_bench.frames``); ``info["frames"]``
-        says which way they travel, and ``info["frames_refused"]`` why not through shared memory.
+        ``record``: every observation also carries the full screen as PNG under ``recording`` when what
+        the agent observes is not the whole screen (none, or scaled down). ``frames``: ``{"shm": PATH or
+        None, "token": T}`` has RGB frames written into the client's shared-memory segment
+        (``cua_bench.frames``); ``info["frames"]`` says which way they travel, and
+        ``info["frames_refused"]`` why not through shared memory.
+
+        Raises:
+            ValueError: a client of an older protocol (loose ``task``/``obs`` options), or a bad spec.
+            TaskError: no such task or variant, or a computer this backend does not serve.
         """
-        if obs not in OBS_FORMATS:
-            raise ValueError(f"obs must be one of {', '.join(OBS_FORMATS)}, got {obs!r}")
-        if a11y not in (False, True, *A11Y_FORMATS):
-            raise ValueError(f"a11y must be true, false or one of {', '.join(A11Y_FORMATS)}, got {a11y!r}")
+        if old or spec is None:
+            raise ValueError(
+                f"this env server speaks env protocol {SPEC_VERSION}: reset takes {{'spec': EpisodeSpec.to_wire()}}; "
+                f"the client sent {', '.join(sorted(old)) or 'no spec'} (a cua-bench older than the server's: "
+                "upgrade cua-bench where the client runs)"
+            )
+        episode = EpisodeSpec.from_wire(spec)
+        task, variant, split = episode.task, episode.variant, episode.split
         module = load_task_module(self.bundles.path(task) if task.startswith(BUNDLE) else locate_task(task))
         split = module.resolve_split(split)
         variants = module.variants(split)
@@ -239,20 +177,20 @@ class EnvServer:
         chosen.ended = None  # a task module may hand out the same Task objects every time
         chosen.history, chosen.scratch = [], {}
         await self._fit_computer(chosen)
-        await self.session.reset(seed=seed if seed is not None else variant)
+        await self.session.reset(seed=episode.seed if episode.seed is not None else variant)
         self.module, self.task = module, chosen
         self.steps, self.last_errors, self.action_log = 0, [], []
         if self.adversary is not None:
             self.adversary.recording = False  # until this episode's adversary.begin
-        self.max_steps = max_steps or chosen.max_steps or 50
-        self.obs_format, self.with_a11y = obs, a11y
+        self.max_steps = episode.max_steps or chosen.max_steps or 50
+        self.observes, self.recording = episode.observes, bool(record)
         refused = self._negotiate_frames(frames)
         await module.run("setup_task", chosen, self.session)
         info: dict[str, Any] = {"task": chosen.to_dict(), "wrong_ways": sorted(module.wrong_ways(split))}
         info["frames"] = "shm" if self.shared_frames else "socket"
         if refused:
             info["frames_refused"] = refused
-        return {"observation": await self._observation(), "info": info}
+        return {"observation": await self.observation(), "info": info}
 
     async def _fit_computer(self, task: Task) -> None:
         """The variant's OS checked and its screen size applied, before the session is reset."""
@@ -337,7 +275,7 @@ class EnvServer:
         if ended is not None:
             info["ended"] = action_to_dict(ended)
         return {
-            "observation": await self._observation(),
+            "observation": await self.observation(),
             "reward": reward,
             "terminated": terminated,
             "truncated": truncated,
@@ -358,7 +296,7 @@ class EnvServer:
             raise TaskError("evaluate before reset")
         self.task.history = list(self.action_log)
         watching = self.adversary if self.adversary is not None and self.adversary.recording else None
-        session: Any = self.session if watching is None else _ReadingSession(self.session, watching)
+        session: Any = self.session if watching is None else ReadingSession(self.session, watching)
         value = await self.module.run("evaluate_task", self.task, session)
         values = list(value) if isinstance(value, list | tuple) else [value]
         if not values or not all(isinstance(v, int | float) and 0 <= v <= 1 for v in values):
@@ -386,13 +324,13 @@ class EnvServer:
             return await self._play(player)
         if not isinstance(steps, int) or isinstance(steps, bool) or steps < 0:
             raise ValueError(f"solve(steps=...) takes a number of oracle steps >= 0, got {steps!r}")
-        recorder = _RecordingSession(self.session, self, limit=steps, observe=False)
+        recorder = RecordingSession(self.session, self, limit=steps, observe=False)
         finished = False
         if steps > 0:
             try:
                 await self.module.call(player, self.task, recorder)
                 finished = True
-            except _PrefixDone:
+            except PrefixDone:
                 pass
         self.steps += len(recorder.steps)
         self.last_errors = []
@@ -400,7 +338,7 @@ class EnvServer:
             "played": len(recorder.steps),
             "finished": finished,
             "steps": [{"actions": s["actions"], "errors": s["errors"]} for s in recorder.steps],
-            "observation": await self._observation(),
+            "observation": await self.observation(),
         }
 
     async def wrong(self, name: str) -> dict[str, Any]:
@@ -418,7 +356,7 @@ class EnvServer:
     async def _play(self, player: Callable[..., Any] | None) -> dict[str, Any]:
         """Run an oracle or a wrong way through actions only, recording each step; its steps and reward."""
         assert player is not None and self.task is not None and self.module is not None
-        recorder = _RecordingSession(self.session, self)
+        recorder = RecordingSession(self.session, self)
         await self.module.call(player, self.task, recorder)
         self.steps += len(recorder.steps)
         return {"steps": recorder.steps, "reward": await self.evaluate()}
@@ -449,9 +387,11 @@ class EnvServer:
     async def observe(self, frames: str | None = None) -> dict[str, Any]:
         """The current observation; ``frames="socket"`` sends its frame inline whatever the episode
         negotiated (for a second client, which cannot read the first one's shared memory)."""
-        return await self._observation(shared=frames != "socket")
+        return await self.observation(shared=frames != "socket")
 
-    async def _observation(self, *, shared: bool = True) -> dict[str, Any]:
+    async def observation(self, *, shared: bool = True) -> dict[str, Any]:
+        """What this episode's agent sees now (its spec's ``observes``); ``shared=False`` keeps the frame
+        off shared memory (many observations in one reply)."""
         obs: dict[str, Any] = {
             "instruction": self.task.description if self.task else "",
             "step": self.steps,
@@ -460,25 +400,30 @@ class EnvServer:
             # The agent sees why its last actions were refused, in its next observation.
             "errors": self.last_errors,
         }
-        if self.obs_format == "rgb":
+        bound, shown = self.observes.max_size, self.observes.screenshot
+        scaled = fit((self.session.width, self.session.height), bound) is not None
+        if shown == "rgb":
             ref = None
             writer = self.frames if shared and self.shared_frames else None
-            key = self.session.frame_key() if writer is not None else None
+            key = self.session.frame_key() if writer is not None and not scaled else None
             if writer is not None and key is not None:  # the backend renders straight into the slot
                 shape = (self.session.height, self.session.width, 3)
                 ref = writer.write_into(shape, key, self.session.frame_into)
             if ref is None:
-                frame = await self._rgb()
+                frame = scale_rgb(await self._rgb(), bound)
                 ref = writer.write(frame) if writer is not None else None
                 if ref is None:
                     obs["screenshot"] = frame
             if ref is not None:
                 obs["frame"] = ref  # the client swaps it for the pixels (cua_bench.client)
-        elif self.obs_format == "png":
-            obs["screenshot"] = await self.session.screenshot()
-        if self.with_a11y:
+        elif shown == "png":
+            full = await self.session.screenshot()
+            obs["screenshot"] = scale_png(full, bound) if scaled else full
+        if self.recording and (shown == "none" or scaled):
+            obs["recording"] = full if shown == "png" else await self.session.screenshot()
+        if self.observes.a11y is not None:
             nodes = await self.session.accessibility_tree()
-            osworld = self.with_a11y == "osworld"
+            osworld = self.observes.a11y == "osworld"
             obs["a11y"] = to_osworld_xml(nodes, self.session.width, self.session.height) if osworld else nodes
         return obs
 
@@ -533,45 +478,6 @@ class EnvServer:
             self.bundles.close()
 
 
-class _CurveAllowList(AllowList):
-    """This machine's allow-list plus the keys given with ``--allow``, which are never written to it
-    (a pool job's client is allowed for that one server, not for everything on the host)."""
-
-    def __init__(self, extra: list[bytes]) -> None:
-        super().__init__()
-        self.extra = dict.fromkeys(extra, "--allow")
-
-    def keys(self) -> dict[bytes, str]:
-        return {**super().keys(), **self.extra}
-
-
-def _curve(parser: argparse.ArgumentParser, args: argparse.Namespace) -> ServerSecurity | None:
-    """CURVE from the flags; listening beyond this machine without it is refused (ARCHITECTURE: the bus)."""
-    try:
-        local = is_local(args.address)
-    except ValueError as exc:
-        parser.error(str(exc))
-    if args.allow and not args.curve:
-        parser.error("--allow names client keys for CURVE: add --curve")
-    if not args.curve:
-        if not local:
-            parser.error(
-                f"--address {args.address} is reachable from other computers: add --curve (ZeroMQ CURVE keys, "
-                "see `cua-bus keys show`), or listen on tcp://127.0.0.1:PORT or ipc://PATH"
-            )
-        return None
-    extra = []
-    for key in args.allow:
-        try:
-            if len(key) != 40:
-                raise ValueError(f"{len(key)} characters, not 40")
-            z85.decode(key.encode())
-        except (ValueError, KeyError) as exc:
-            parser.error(f"--allow {key!r} is not a CURVE public key (40 Z85 characters): {exc}")
-        extra.append(key.encode())
-    return ServerSecurity(load_or_create_keypair(), _CurveAllowList(extra))
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m cua_bench.server", description=__doc__.splitlines()[0])
     parser.add_argument("--backend", default="sim", help="whose Session to serve (a registered backend)")
@@ -612,7 +518,7 @@ def main(argv: list[str] | None = None) -> int:
     # gone already, and init taken for the parent to outlive (seen under load: the server lived on).
     parent = os.getppid()
     args = parser.parse_args(argv)
-    security = _curve(parser, args)
+    security = curve_from_flags(parser, args)
     if args.cpu is not None:
         if not hasattr(os, "sched_getaffinity"):
             parser.error("--cpu: this platform cannot bind a process to a CPU (Linux can)")

@@ -65,6 +65,13 @@ def _versions() -> dict[str, str]:
     return dict(sorted(found.items()))
 
 
+def _backend_options(name: str) -> dict[str, Any]:
+    from cua_bench.backend_kit import resolve_options
+    from cua_bench.registry import backends
+
+    return resolve_options(backends()[name], {})
+
+
 def run_settings(config: RunConfig, agent_name: str) -> dict[str, Any]:
     observes = asdict(config.observes) if config.observes is not None else None
     return {
@@ -73,6 +80,8 @@ def run_settings(config: RunConfig, agent_name: str) -> dict[str, Any]:
                 "taskset": config.taskset,
                 "tasks": config.tasks,
                 "backend": config.backend,
+                # What the backend ran with, however it was set (--backend-option or its variable).
+                "backend_options": _backend_options(config.backend),
                 "agent": agent_name,
                 "agent_options": config.agent_options or {},
                 "observes": observes,
@@ -83,6 +92,9 @@ def run_settings(config: RunConfig, agent_name: str) -> dict[str, Any]:
                 "split": config.split,
                 "screen": [config.width, config.height],
                 "seed": "the variant index (reset(seed=None))",
+                # Since EpisodeSpec: a named task's key holds its taskset (sim/click-button/test/0). A run
+                # recorded before has other keys, and resuming it would play its episodes again.
+                "episode_keys": "EpisodeSpec.key",
             }
         ),
         "run": _plain(

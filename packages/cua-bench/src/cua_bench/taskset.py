@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import difflib
 import fnmatch
-from dataclasses import dataclass
 from pathlib import Path
 
 from cua_bench.registry import resolve_task, tasksets
+from cua_bench.spec import EpisodeSpec, Observes
 from cua_bench.tasks import TaskError, TaskModule, find_tasks, load_task_module
 
 __all__ = [
-    "Episode",
     "default_split",
     "locate_task",
     "resolve_episodes",
@@ -24,19 +23,6 @@ __all__ = [
     "task_folders",
     "task_name",
 ]
-
-
-@dataclass(frozen=True)
-class Episode:
-    path: Path
-    task: str
-    variant: int
-    split: str
-    ref: str = ""  # what a server is told: the task's name when it has one, else its path
-
-    @property
-    def key(self) -> str:
-        return f"{self.task}/{self.split}/{self.variant}"
 
 
 def task_folders(taskset: str | Path) -> list[Path]:
@@ -90,21 +76,6 @@ def select_tasks(folders: list[Path], tasks: str | None) -> list[Path]:
     return [f for f, n in zip(folders, names, strict=True) if n in chosen]
 
 
-def default_split(taskset: str | Path, tasks: str | None = None) -> str:
-    """The split a run of ``taskset`` takes when none is given: its tasks' default (``test``, or the one
-    split each declares, as Cua Bench's tasks declare ``train``); tasks that disagree are an error."""
-    chosen: dict[str, list[str]] = {}
-    for folder in select_tasks(task_folders(taskset), tasks):
-        module = load_task_module(folder)
-        chosen.setdefault(module.default_split(), []).append(module.name)
-    if len(chosen) > 1:
-        which = "; ".join(
-            f"{split}: {', '.join(names[:3])}{', ...' if len(names) > 3 else ''}" for split, names in chosen.items()
-        )
-        raise TaskError(f"{taskset}: its tasks run in different splits by default ({which}): choose one with --split")
-    return next(iter(chosen), "test")
-
-
 def resolve_episodes(
     taskset: str | Path,
     split: str | None = "test",
@@ -112,21 +83,53 @@ def resolve_episodes(
     tasks: str | None = None,
     *,
     only: int | None = None,
-) -> list[Episode]:
-    """Every (task, variant) of ``split`` (None: each task's default split), the first ``variants`` of
-    each task when given, of the tasks ``tasks`` selects (names or globs, comma-separated) when given;
-    with ``only``, just that variant index of each task that has it."""
+    observes: Observes | None = None,
+    max_steps: int | None = None,
+) -> list[EpisodeSpec]:
+    """The episodes of ``taskset``, importing each task module once: every variant of ``split``, the
+    first ``variants`` of each task when given, of the tasks ``tasks`` selects (names or globs,
+    comma-separated) when given; with ``only``, just that variant index of each task that has it.
+
+    ``split`` None: the split the tasks run by default (``test``, or the one each declares, as Cua
+    Bench's declare ``train``). A task is named by its registered name (``sim/click-button``) where
+    it has one, so a server elsewhere resolves it itself, else by its folder's absolute path (sent by
+    content).
+
+    Raises:
+        TaskError: no such taskset or task, or tasks whose default splits differ (choose one).
+    """
     named = not Path(taskset).exists() and str(taskset) in tasksets()
-    episodes = []
+    found: list[tuple[str, TaskModule, str]] = []
     for folder in select_tasks(task_folders(taskset), tasks):
         module: TaskModule = load_task_module(folder)
-        its_split = module.resolve_split(split)
+        ref = f"{taskset}/{task_name(folder)}" if named else str(folder.resolve())
+        found.append((ref, module, module.resolve_split(split)))
+    if split is None:
+        _one_default_split(str(taskset), [(module.name, its) for _, module, its in found])
+    episodes = []
+    for ref, module, its_split in found:
         count = len(module.variants(its_split))
-        ref = f"{taskset}/{task_name(folder)}" if named else str(folder)
         for variant in range(count if variants is None else min(variants, count)):
             if only is None or variant == only:
-                episodes.append(Episode(folder, module.name, variant, its_split, ref))
+                episodes.append(EpisodeSpec(ref, variant, its_split, observes or Observes(), max_steps))
     return episodes
+
+
+def default_split(taskset: str | Path, tasks: str | None = None) -> str:
+    """The split a run of ``taskset`` takes when none is given (what ``resolve_episodes`` picks)."""
+    specs = resolve_episodes(taskset, None, 1, tasks)
+    return specs[0].split or "test" if specs else "test"
+
+
+def _one_default_split(taskset: str, splits: list[tuple[str, str]]) -> None:
+    chosen: dict[str, list[str]] = {}
+    for name, split in splits:
+        chosen.setdefault(split, []).append(name)
+    if len(chosen) > 1:
+        which = "; ".join(
+            f"{split}: {', '.join(names[:3])}{', ...' if len(names) > 3 else ''}" for split, names in chosen.items()
+        )
+        raise TaskError(f"{taskset}: its tasks run in different splits by default ({which}): choose one with --split")
 
 
 def locate_task(ref: str | Path) -> Path:

@@ -1,10 +1,10 @@
 """The ``cua`` backend: a Cua computer-server (Cua's containers, VMs, cloud sandboxes, or a desktop
 running ``python -m computer_server``) as one of our environments.
 
-Provisioning connects to the server at ``CUA_COMPUTER_SERVER_URL`` (``http://127.0.0.1:8000`` by
-default): the env server runs on this host, as for ``sim`` and ``local``, and its session
-(``CuaSession``) turns our actions and session calls into the server's commands. One environment
-per server at a time: a computer-server has one screen.
+Provisioning connects to the server at the ``url`` option (``CUA_COMPUTER_SERVER_URL``,
+``http://127.0.0.1:8000`` by default): the env server runs on this host, as for ``sim`` and
+``local``, and its session (``CuaSession``) turns our actions and session calls into the server's
+commands. One environment per server at a time: a computer-server has one screen.
 """
 
 from __future__ import annotations
@@ -12,12 +12,12 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import os
-from typing import Any, ClassVar
+from typing import Any, Literal
 
-from cua_bench.backends.base import Backend, BackendError, Computer, ProcessBackend
-from cua_bench.hookspecs import hookimpl
-from cua_bench.session import Session
-from cua_bench_cua.client import URL_ENV, CommandError, ServerUnreachable, call_once, server_url
+from cua_bench import Backend, BackendError, Computer, ProcessBackend, Session
+from cua_bench.backend_kit import APP_ALIASES, Capabilities, Option, hookimpl, provisioning
+from cua_bench_cua.client import DEFAULT_URL, URL_ENV, CommandError, ServerUnreachable, call_once, server_url
+from cua_bench_cua.session import TYPING_ENV, CuaSession
 from cua_core.addresses import runtime_dir
 from cua_core.plugins import Register
 
@@ -26,28 +26,29 @@ __all__ = ["CuaBackend"]
 
 class CuaBackend(ProcessBackend):
     name = "cua"
-    capabilities: ClassVar[dict[str, Any]] = {
-        "os": "linux",
-        "resolution": "fixed",  # the server's screen, whatever was asked
-        "shell": True,
-        "a11y": False,
-    }
+    # A Linux computer-server: its screen's size whatever was asked, no accessibility tree, and root and a
+    # browser only if that computer happens to have them (not promised). ``launch`` maps the generic app names.
+    capabilities = Capabilities(os="linux", shell=True, apps=frozenset(APP_ALIASES))
+    options = (
+        Option("url", str, DEFAULT_URL, "the Cua computer-server to drive", URL_ENV),
+        Option("typing", Literal["keys", "type_text"], "keys", "how text is typed: keys (one key press per "
+               "character) or type_text (the server's own command, whole strings)", TYPING_ENV),
+    )  # fmt: skip
 
-    def __init__(self) -> None:
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
         self._locks: dict[str, int] = {}  # env server address -> the fd holding its server's lock
 
     def provision(self, *, width: int = 1280, height: int = 800, timeout: float = 60.0) -> Computer:
-        url = server_url()
+        url = str(self.option("url")).rstrip("/")  # as the env server, which reads it in its environment, sees it
         try:
             call_once(url, "version", timeout=min(timeout, 10.0))
         except (ServerUnreachable, CommandError) as exc:
             raise BackendError(str(exc)) from exc
-        lock = _lock(url)
-        try:
+        with provisioning() as undo:
+            lock = _lock(url)
+            undo.callback(os.close, lock)
             computer = super().provision(width=width, height=height, timeout=timeout)
-        except BaseException:
-            os.close(lock)
-            raise
         computer.info["url"] = url
         self._locks[computer.address] = lock
         return computer
@@ -62,8 +63,6 @@ class CuaBackend(ProcessBackend):
 
     @classmethod
     def create_session(cls, *, width: int, height: int) -> Session:
-        from cua_bench_cua.session import CuaSession
-
         return CuaSession.connect(server_url())
 
 

@@ -84,7 +84,7 @@ async def serve_endpoint(address: str, *, host: str, port: int, token: str | Non
     env = AsyncEnvClient(address, step_timeout=660.0)  # run_command may take Cua's unbounded time
     try:
         if task is not None:
-            await env.reset(options={"task": task, "obs": "none"})
+            await env.reset(options={"task": task, "observes": "none"})
         info: dict[str, Any] = await env.rpc.call("info", idempotent=True)
         endpoint = await CuaEndpoint(Commands(env, info["width"], info["height"]), host, port, token).start()
         stop = asyncio.Event()

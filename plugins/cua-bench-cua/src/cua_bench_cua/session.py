@@ -22,8 +22,8 @@ import uuid
 from collections.abc import Sequence
 from typing import Any
 
-from cua_bench.backends.local.apps import APP_ALIASES
-from cua_bench.session import CommandResult, NotSupported, Session
+from cua_bench import CommandResult, NotSupported, Session
+from cua_bench.backend_kit import APP_ALIASES
 from cua_bench_cua.client import CommandError, ComputerServer, call_once
 from cua_core.actions import (
     Action,

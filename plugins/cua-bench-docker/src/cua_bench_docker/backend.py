@@ -12,11 +12,12 @@ other files a task reads at a host path.
 
 Reset happens inside the container (the env server kills the apps and restores home: milliseconds),
 not by replacing the container (seconds); a fresh container is started per environment.
-Settings (environment variables): ``CUA_DOCKER_VARIANT`` (``default``, or ``osworld``: OSWorld's
-computer, whose env server runs as ``user`` with sudo, so its containers may gain privileges through
-sudo inside; 4g of memory by default), ``CUA_DOCKER_IMAGE`` (the variant's), ``CUA_DOCKER_MEMORY`` (``2g``),
-``CUA_DOCKER_CPUS`` (``2``), ``CUA_DOCKER_PIDS`` (``1024``), ``CUA_DOCKER_NETWORK`` (``none``;
-``host`` for tasks that need the host's loopback).
+Settings: the options in ``DockerBackend.options`` (``--backend-option KEY=VALUE``, or the constructor),
+each also its environment variable: ``variant`` (``CUA_DOCKER_VARIANT``: ``default``, or ``osworld``:
+OSWorld's computer, whose env server runs as ``user`` with sudo, so its containers may gain privileges
+through sudo inside; 4g of memory by default), ``image`` (the variant's), ``memory`` (``2g``), ``cpus``
+(``2``), ``pids`` (``1024``), ``network`` (``none``; ``host`` for tasks that need the host's loopback)
+and ``mounts``.
 """
 
 from __future__ import annotations
@@ -24,19 +25,30 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
-import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, Literal
 
 import cua_bench
-from cua_bench.backends.base import TASK_SETTINGS, Backend, BackendError, Computer
-from cua_bench.backends.local import LocalBackend
-from cua_bench.backends.local.isolate import PRIVATE_TMP
-from cua_bench.backends.local.procs import alive
-from cua_bench.hookspecs import hookimpl
+from cua_bench import Backend, BackendError, Computer
+from cua_bench.backend_kit import (
+    APP_ALIASES,
+    BACKEND_LABEL,
+    OWNER_LABEL,
+    PRIVATE_TMP,
+    RUN_LABEL,
+    TASK_SETTINGS,
+    Capabilities,
+    Option,
+    hookimpl,
+    labels,
+    provisioning,
+    resolve_options,
+    stale,
+    wait_ready,
+)
 from cua_bench_docker.daemon import connect
 from cua_bench_docker.image import VARIANTS, BuildResult, build_image, image_exists
 from cua_core.addresses import runtime_dir
@@ -44,9 +56,7 @@ from cua_core.plugins import Register
 
 __all__ = ["LABEL", "DockerBackend", "DockerSettings"]
 
-LABEL = "io.cua.backend"  # every container of ours carries it; prune finds them by it
-OWNER = "io.cua.owner"  # host:pid of the process that started it
-RUN = "io.cua.run"  # the runner's run id, where a runner started it
+LABEL, OWNER, RUN = BACKEND_LABEL, OWNER_LABEL, RUN_LABEL  # every container of ours carries them (the kit's)
 SOCKET_IN_CONTAINER = "/run/cua"
 ENV_ROOT_IN_CONTAINER = "/var/lib/cua/env"  # the env server's folders (home, task cache): off the /tmp reset empties
 
@@ -74,51 +84,51 @@ class DockerSettings:
         return VARIANTS[self.variant].computer
 
     @classmethod
-    def from_env(cls) -> DockerSettings:
-        env = os.environ
-        try:
-            settings = cls(
-                variant=env.get("CUA_DOCKER_VARIANT", "default"),
-                image=env.get("CUA_DOCKER_IMAGE", ""),
-                memory=env.get("CUA_DOCKER_MEMORY", ""),
-                cpus=float(env.get("CUA_DOCKER_CPUS", "2")),
-                pids=int(env.get("CUA_DOCKER_PIDS", "1024")),
-                network=env.get("CUA_DOCKER_NETWORK", "none"),
-            )
-        except ValueError as exc:
-            raise BackendError(f"bad CUA_DOCKER_CPUS or CUA_DOCKER_PIDS: {exc}") from exc
-        if settings.network not in ("none", "host"):
-            raise BackendError(f"CUA_DOCKER_NETWORK must be none or host, got {settings.network!r}")
-        return settings
+    def from_env(cls, **given: Any) -> DockerSettings:
+        """The backend's options as ``given`` (checked), else as their CUA_DOCKER_* variables say, else defaults."""
+        values = resolve_options(DockerBackend, given)
+        return cls(**{name: values[name] for name in ("variant", "image", "memory", "cpus", "pids", "network")})
 
 
-def _owner() -> str:
-    return f"{os.uname().nodename}:{os.getpid()}"
-
-
-def task_mounts() -> list[str]:
+def task_mounts(extra: str | None = None) -> list[str]:
     """Host folders the container sees read-only at the same path: cua-bench's tasksets, the folders the
     task layer's settings name (``TASK_SETTINGS``: OSWorld's file mirror), and ``CUA_DOCKER_MOUNTS``."""
     folders = [str(Path(cua_bench.__file__).parent)]  # tasksets and the conformance task
+    extra = os.environ.get("CUA_DOCKER_MOUNTS", "") if extra is None else extra
     for key, is_folder in TASK_SETTINGS.items():
         value = os.environ.get(key)
         if is_folder and value:
             if not os.path.isdir(value):
                 raise BackendError(f"{key}={value} is not a folder here; the docker backend mounts it into containers")
             folders.append(os.path.abspath(value))
-    extra = [entry for entry in os.environ.get("CUA_DOCKER_MOUNTS", "").split(":") if entry]
-    missing = [folder for folder in extra if not os.path.isdir(folder)]
+    named = [entry for entry in extra.split(":") if entry]
+    missing = [folder for folder in named if not os.path.isdir(folder)]
     if missing:
         raise BackendError(f"CUA_DOCKER_MOUNTS names folders that do not exist: {', '.join(missing)}")
-    return list(dict.fromkeys(folders + extra))
+    return list(dict.fromkeys(folders + named))
 
 
 class DockerBackend(Backend):
     name = "docker"
-    capabilities: ClassVar[dict[str, Any]] = {**LocalBackend.capabilities, "isolation": "container"}
+    # The local backend's desktop (its root is ``user``'s sudo in the osworld variant only, so not declared).
+    capabilities = Capabilities(os="linux", shell=True, browser=True, apps=frozenset(APP_ALIASES))
+    options = (
+        Option("variant", Literal["default", "osworld"], "default", "the image: default, or osworld (OSWorld's "
+               "computer: user `user` with sudo, its apps; 4g of memory by default)", "CUA_DOCKER_VARIANT"),
+        Option("image", str, "", "the image containers start from (empty: the variant's)", "CUA_DOCKER_IMAGE"),
+        Option("memory", str, "", "memory limit, swap included (empty: 2g, 4g for osworld)", "CUA_DOCKER_MEMORY"),
+        Option("cpus", float, 2.0, "CPU limit", "CUA_DOCKER_CPUS"),
+        Option("pids", int, 1024, "process limit", "CUA_DOCKER_PIDS"),
+        Option("network", Literal["none", "host"], "none", "none (loopback only), or host for tasks that need "
+               "the host's loopback", "CUA_DOCKER_NETWORK"),
+        Option("mounts", str, "", "more host folders to mount read-only at their paths (:-separated)",
+               "CUA_DOCKER_MOUNTS"),
+    )  # fmt: skip
 
-    def __init__(self, settings: DockerSettings | None = None) -> None:
-        self.settings = settings or DockerSettings.from_env()
+    def __init__(self, settings: DockerSettings | None = None, **options: Any) -> None:
+        super().__init__(**options)
+        given = {name: value for name, value in self.given_options.items() if name != "mounts"}
+        self.settings = settings or DockerSettings.from_env(**given)
         self._client: Any = None
 
     @property
@@ -138,48 +148,48 @@ class DockerBackend(Backend):
             )
         name = f"cua-env-{uuid.uuid4().hex[:12]}"
         sockets = runtime_dir() / "docker" / name
-        sockets.mkdir(parents=True, mode=0o700)
-        volumes = {str(sockets): {"bind": SOCKET_IN_CONTAINER, "mode": "rw"}}
-        volumes |= {folder: {"bind": folder, "mode": "ro"} for folder in task_mounts()}
-        try:
-            container = client.containers.run(
-                settings.image,
-                ["--backend", "local", "--address", f"ipc://{SOCKET_IN_CONTAINER}/env.sock",
-                 "--width", str(width), "--height", str(height)],
-                name=name, detach=True, init=True, labels={LABEL: self.name, OWNER: _owner(), RUN: self.run_id or ""},
-                network_mode=settings.network, mem_limit=settings.memory, memswap_limit=settings.memory,
-                nano_cpus=int(settings.cpus * 1e9), pids_limit=settings.pids, shm_size="256m",
-                security_opt=[] if settings.computer else ["no-new-privileges"], volumes=volumes,
-                environment=_passed_env(settings.computer),
-            )  # fmt: skip
-        except docker.errors.DockerException as exc:
-            shutil.rmtree(sockets, ignore_errors=True)
-            raise BackendError(f"docker could not start a container of {settings.image}: {exc}") from exc
-        computer = Computer(self.name, f"ipc://{sockets}/env.sock", width, height, container, {"container": name})
-        try:
+        with provisioning() as undo:
+            sockets.mkdir(parents=True, mode=0o700)
+            undo.callback(shutil.rmtree, sockets, ignore_errors=True)
+            volumes = {str(sockets): {"bind": SOCKET_IN_CONTAINER, "mode": "rw"}}
+            mounts = task_mounts(self.given_options.get("mounts"))
+            volumes |= {folder: {"bind": folder, "mode": "ro"} for folder in mounts}
+            try:
+                container = client.containers.run(
+                    settings.image,
+                    ["--backend", "local", "--address", f"ipc://{SOCKET_IN_CONTAINER}/env.sock",
+                     "--width", str(width), "--height", str(height)],
+                    name=name, detach=True, init=True, labels=labels(self.name, self.run_id),
+                    network_mode=settings.network, mem_limit=settings.memory, memswap_limit=settings.memory,
+                    nano_cpus=int(settings.cpus * 1e9), pids_limit=settings.pids, shm_size="256m",
+                    security_opt=[] if settings.computer else ["no-new-privileges"], volumes=volumes,
+                    environment=_passed_env(settings.computer),
+                )  # fmt: skip
+            except docker.errors.DockerException as exc:
+                raise BackendError(f"docker could not start a container of {settings.image}: {exc}") from exc
+            computer = Computer(self.name, f"ipc://{sockets}/env.sock", width, height, container, {"container": name})
+            undo.callback(self.teardown, computer)
             self._wait_ready(computer, timeout)
-        except BaseException:
-            self.teardown(computer)
-            raise
         return computer
 
     def _wait_ready(self, computer: Computer, timeout: float) -> None:
         """Until the env server answers a ping; a container that exits or stays silent is an error."""
         container = computer.handle
-        deadline = time.monotonic() + timeout
         socket = Path(computer.address.removeprefix("ipc://"))
-        while True:
-            if socket.exists() and self.health(computer, timeout=1.0):
-                return
+
+        def stopped() -> str | None:
             container.reload()
-            if container.status in ("exited", "dead"):
-                why = self.failure(computer) or f"exit code {container.attrs['State'].get('ExitCode')}"
-                raise BackendError(f"container {container.name} stopped before its env server was ready ({why}); "
-                                   f"its log ends:\n{_log_tail(container)}")  # fmt: skip
-            if time.monotonic() > deadline:
-                raise BackendError(f"container {container.name} was not ready within {timeout:g} s; "
-                                   f"its log ends:\n{_log_tail(container)}")  # fmt: skip
-            time.sleep(0.05)
+            if container.status not in ("exited", "dead"):
+                return None
+            return self.failure(computer) or f"exit code {container.attrs['State'].get('ExitCode')}"
+
+        wait_ready(
+            lambda: socket.exists() and self.health(computer, timeout=1.0),
+            stopped,
+            timeout=timeout,
+            what=f"container {container.name}",
+            detail=lambda: f"its log ends:\n{_log_tail(container)}",
+        )
 
     def failure(self, computer: Computer) -> str | None:
         """Why the container stopped, when it did: killed for memory, or its exit code."""
@@ -207,8 +217,7 @@ class DockerBackend(Backend):
         """Remove containers of ours whose owner process is gone (all of ours with ``everything``)."""
         removed = []
         for container in self.client.containers.list(all=True, filters={"label": f"{LABEL}={self.name}"}):
-            host, _, pid = container.labels.get(OWNER, ":").partition(":")
-            if everything or host != os.uname().nodename or not pid.isdigit() or not alive(int(pid)):
+            if stale(container.labels, everything=everything):
                 container.remove(force=True)
                 shutil.rmtree(runtime_dir() / "docker" / container.name, ignore_errors=True)
                 removed.append(container.name)

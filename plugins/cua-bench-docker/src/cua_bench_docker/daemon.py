@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from cua_bench.backends.base import BackendError
+from cua_bench import BackendError
 
 __all__ = ["PrivateEngine", "connect"]
 

@@ -14,7 +14,6 @@ import re
 import shutil
 import subprocess
 import sys
-import tarfile
 import tempfile
 import time
 from collections.abc import Callable, Iterable
@@ -23,7 +22,8 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from cua_bench.backends.base import BackendError
+from cua_bench import BackendError
+from cua_bench.backend_kit import DEBIAN_MIRROR, debootstrap, rootfs_tar
 
 __all__ = [
     "APT_PACKAGES",
@@ -45,7 +45,7 @@ OSWORLD_IMAGE = "cua-bench/desktop-osworld:0.1.0"
 BASE_IMAGE = "cua-bench/debian:bookworm"
 SUITE = "bookworm"
 IMAGE_PYTHON = "3.11.2"  # bookworm's python3, which runs the env server
-MIRROR = "http://deb.debian.org/debian"
+MIRROR = DEBIAN_MIRROR
 # The local backend's desktop (scripts/system-deps.sh) and the Python the env server runs on.
 APT_PACKAGES = (
     "xvfb", "openbox", "dbus", "at-spi2-core", "xterm", "xdotool", "xclip", "x11-xserver-utils", "mousepad",
@@ -140,25 +140,11 @@ def image_exists(client: Any, name: str) -> bool:
 
 
 def build_base(client: Any, *, tag: str = BASE_IMAGE, mirror: str = MIRROR, log: Log = print) -> None:
-    """debootstrap a minimal Debian into a temp folder and ``docker import`` it as ``tag``."""
-    if shutil.which("debootstrap") is None:
-        raise BackendError("building the base image needs debootstrap: apt-get install debootstrap")
+    """debootstrap a minimal Debian (the kit's) into a temp folder and ``docker import`` it as ``tag``: made
+    anew each time, since a base is rebuilt only when asked to (``--rebuild-base``) or missing."""
     with tempfile.TemporaryDirectory(prefix="cua-rootfs-") as folder:
-        rootfs, archive = Path(folder) / "rootfs", Path(folder) / "rootfs.tar"
-        log(f"debootstrap {SUITE} from {mirror} (a minute or two)")
-        done = subprocess.run(
-            ["debootstrap", "--variant=minbase", SUITE, str(rootfs), mirror],
-            capture_output=True, text=True, check=False,
-        )  # fmt: skip
-        if done.returncode != 0:
-            tail = "\n".join((done.stdout + done.stderr).splitlines()[-15:])
-            raise BackendError(f"debootstrap failed (exit {done.returncode}); is {mirror} reachable?\n{tail}")
-        for cache in ("var/cache/apt/archives", "var/lib/apt/lists"):
-            for entry in (rootfs / cache).glob("*"):
-                if entry.is_file():
-                    entry.unlink()
-        with tarfile.open(archive, "w") as tar:
-            tar.add(rootfs, arcname=".")
+        rootfs = debootstrap(Path(folder) / "rootfs", suite=SUITE, variant="minbase", mirror=mirror, log=log)
+        archive = rootfs_tar(rootfs, Path(folder) / "rootfs.tar")
         repository, _, version = tag.partition(":")
         log(f"docker import as {tag}")
         client.api.import_image_from_file(str(archive), repository=repository, tag=version or "latest")

@@ -3,7 +3,8 @@
 TRL's training forward takes its images from the dataset (``images`` column), never from a custom
 rollout, so the first screenshot must be in the dataset for the model to be trained on what it saw.
 Each row is therefore the adapter's own prompt for the variant's first turn (system, instruction,
-the reset screenshot resized to what the model sees), with the TaskRef key on the user message, where
+the reset screenshot resized to what the model sees), with the episode's key (``EpisodeSpec.key``) on the
+user message, where
 TRL passes it to :func:`cua_trainer_trl.rollout_func` untouched. The rollout generates the first turn
 from exactly this prompt, so the sampled and the trained sequences are the same.
 """
@@ -14,24 +15,27 @@ import inspect
 from collections.abc import Sequence
 from typing import Any
 
-from cua_bench_rl.rollouts import TaskRef
+from cua_bench.spec import EpisodeSpec, Observes
 from cua_core.errors import CuaError
 
 __all__ = ["make_adapter_for", "parse_env", "task_dataset"]
 
 
 def parse_env(env: str) -> tuple[str, str | None]:
-    """``"sim:click-button"`` -> ``("sim", "sim/click-button")``: a backend, and optionally a task.
+    """``"sim:click-button"`` -> ``("sim", "sim/click-button")``: a backend, and optionally one task.
 
-    A task without a ``/`` is looked up in the taskset named like the backend (``sim:login`` is
-    ``sim/login``); name any other task in full (``docker:desktop/xterm-create-file``).
+    The task is named as ``cua-bench-rl train --env`` names it (``cua_bench_rl.config.full_task_name``):
+    a bare name is the installed taskset's task of that name (``sim:login`` is ``sim/login``,
+    ``docker:xterm-create-file`` is ``desktop/xterm-create-file``), or name it in full.
     """
+    from cua_bench_rl.config import full_task_name
+
     if not isinstance(env, str) or not env.partition(":")[0].strip():
         raise CuaError(f"env={env!r}: expected BACKEND or BACKEND:TASK, like 'sim:click-button'")
     backend, _, task = (part.strip() for part in env.partition(":"))
-    if task and "/" not in task:
-        task = f"{backend}/{task}"
-    return backend, task or None
+    if "," in task:
+        raise CuaError(f"env={env!r}: one task here; give several as task_dataset(tasks=[...])")
+    return backend, full_task_name(task, flag=f"env={env!r}") if task else None
 
 
 def pixel_budget(processor: Any) -> dict[str, int]:
@@ -68,21 +72,27 @@ def task_dataset(
     width: int = 640,
     height: int = 400,
 ) -> Any:
-    """A ``datasets.Dataset`` with ``prompt`` (the first turn's messages, TaskRef key in ``task`` on the
-    user message), ``images`` (the reset screenshot as the model sees it) and ``task`` columns.
+    """A ``datasets.Dataset`` with ``prompt`` (the first turn's messages, the episode's key in ``task`` on
+    the user message), ``images`` (the reset screenshot as the model sees it) and ``task`` columns.
 
     ``variants``: a count (0..n-1) or the variant numbers. ``tasks`` overrides ``env``'s task with
-    several. ``processor`` is the model's (``cua_data.adapters.sft.load_processor(path)``); give the
-    same ``adapter``/``adapter_options`` to :func:`cua_trainer_trl.rollout_func`. One env server of
+    several (named as ``env``'s is). ``processor`` is the model's
+    (``cua_data.adapters.sft.load_processor(path)``); give the same ``adapter``/``adapter_options`` to
+    :func:`cua_trainer_trl.rollout_func`. One env server of
     ``env``'s backend is started for the resets and torn down.
     """
     import datasets
 
+    from cua_bench_rl.config import full_task_name
+    from cua_bench_rl.loader import episode_spec
     from cua_bench_rl.workers import EnvWorkers, client_for
     from cua_data.adapters import as_image
 
     backend, task = parse_env(env)
-    names = list(tasks) if tasks is not None else ([task] if task else [])
+    if tasks is not None:
+        names = [full_task_name(t, flag="task_dataset(tasks=...)") for t in tasks]
+    else:
+        names = [task] if task else []
     if not names:
         raise CuaError(f"task_dataset: env={env!r} names no task; give BACKEND:TASK (sim:click-button) or tasks=[...]")
     numbers = list(range(variants)) if isinstance(variants, int) else [int(v) for v in variants]
@@ -93,8 +103,8 @@ def task_dataset(
     with EnvWorkers(backend, 1, width=width, height=height) as workers, client_for(workers[0].computer) as client:
         for name in names:
             for variant in numbers:
-                ref = TaskRef(name, variant, split)
-                obs, info = client.reset(options={"task": name, "variant": variant, "split": split, "obs": "rgb"})
+                ref = EpisodeSpec(name, variant, split)
+                obs, info = client.reset(options=episode_spec(ref, Observes("rgb"), None))
                 screen = family.resize(as_image(obs["screenshot"]))
                 prompt = family.render(str(info["task"]["description"]), [], screen)
                 messages = prompt.processor_messages()

@@ -1,6 +1,6 @@
 """What the GRPO rollout reads off a TRL prompt and off the model's chat template.
 
-A prompt names its TaskRef in a message's ``task`` field and carries its images in its image parts
+A prompt names its episode (``EpisodeSpec.key``) in a message's ``task`` field and carries its images in its image parts
 (TRL fills them in from the dataset's ``images`` column); the chat template says how a model's turn
 ends and how the next user message and assistant turn begin, so the environment's words between turns
 are written in the family's own markup.
@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from cua_bench_rl.rollouts import TaskRef
+from cua_bench.spec import EpisodeSpec
+from cua_bench_rl.rollouts import spec_of_key
 from cua_core.errors import CuaError
 
 __all__ = ["images_of", "task_of", "turn_frame"]
@@ -42,17 +43,19 @@ def turn_frame(processor: Any) -> tuple[int, str]:
     return int(end), frame.replace("{", "{{").replace("}", "}}").replace(_ENV, "{env}")
 
 
-def task_of(prompt: Any) -> TaskRef:
+def task_of(prompt: Any) -> EpisodeSpec:
+    """The episode a prompt's messages name by key (either form ``spec_of_key`` reads: a dataset built
+    before ``EpisodeSpec`` holds ``sim/click-button@train:3``)."""
     messages = prompt if isinstance(prompt, list) else []
     keys = [m.get("task") for m in messages if isinstance(m, dict) and m.get("task")]
     if not keys:
         raise CuaError(
             "rollout_func: a prompt has no task key on its messages; build the dataset with "
-            "cua_trainer_trl.task_dataset(...), or put the TaskRef key ('sim/click-button@train:3') in a "
+            "cua_trainer_trl.task_dataset(...), or put the episode's key ('sim/click-button/train/3') in a "
             "message's 'task' field"
         )
     try:
-        return TaskRef.parse(str(keys[0]))
+        return spec_of_key(str(keys[0]))
     except ValueError as exc:
         raise CuaError(f"rollout_func: {exc}") from exc
 

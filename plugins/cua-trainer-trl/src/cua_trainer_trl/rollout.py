@@ -3,7 +3,7 @@
 ``GRPOTrainer(model, reward_funcs=env_reward, train_dataset=task_dataset(...),
 rollout_func=rollout_func("sim:click-button"), processing_class=processor, args=GRPOConfig(...))``.
 TRL calls the rollout with its slice of prompts (each repeated ``num_generations`` times); every
-entry is played as one episode of the TaskRef named in its message (``task``), on env servers of
+entry is played as one episode of the ``EpisodeSpec`` its message names by key (``task``), on env servers of
 the env's backend, through :class:`cua_bench_rl.loader.RolloutLoader`. ``trainer.model`` writes every
 turn; the task's evaluator gives the reward, which reaches :func:`env_reward` as the ``env_reward``
 column. A platform failure (a task that fails on its server, a worker that dies and stays dead)
@@ -37,8 +37,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from cua_bench.spec import EpisodeSpec
 from cua_bench_rl.loader import RolloutError
-from cua_bench_rl.rollouts import Decision, Episode, TaskRef, Turn
+from cua_bench_rl.rollouts import Decision, Rollout, Turn
 from cua_core.errors import CuaError
 from cua_trainer_trl.prompts import images_of, task_of, turn_frame
 
@@ -56,9 +57,9 @@ def env_reward(prompts: Any, completions: Any, env_reward: Sequence[float], **_:
 
 @dataclass
 class _Prompt:
-    """One distinct dataset prompt: its TaskRef and its tokens and image tensors as TRL computes them."""
+    """One distinct dataset prompt: its episode and its tokens and image tensors as TRL computes them."""
 
-    task: TaskRef
+    task: EpisodeSpec
     ids: list[int]
     tensors: dict[str, Any]  # pixel_values, image_grid_thw, mm_token_type_ids (prompt part) when it has images
     image: Any  # the first image (what the live first screen is checked against), or None
@@ -124,7 +125,7 @@ class CuaRollout:
         self._owned = False
         self._adapter: Any = None
         self._lock = threading.Lock()
-        self.episodes: list[Episode] = []
+        self.episodes: list[Rollout] = []
         self.stale_first_screens = 0  # live first screens that differed from the dataset's image
 
     # -- lifecycle ------------------------------------------------------------------------------
@@ -155,7 +156,7 @@ class CuaRollout:
     # -- TRL's hook -----------------------------------------------------------------------------
 
     def __call__(self, prompts: list[Any], trainer: Any) -> dict[str, Any]:
-        from cua_bench.agents.base import Observes
+        from cua_bench import Observes
         from cua_bench_rl.loader import RolloutLoader
         from cua_trainer_trl.dataset import make_adapter_for
 
@@ -186,7 +187,7 @@ class CuaRollout:
             )
             by_task = {p.task.key: p for p in distinct.values()}
             rows: dict[str, _Row] = {}
-            played: list[Episode] = []
+            played: list[Rollout] = []
             with loader:
                 for batch in loader.batches(max_batch=len(workers)):
                     batch.respond(self._turns(batch.turns, rows, by_task, trainer))
@@ -209,7 +210,7 @@ class CuaRollout:
             known = distinct.get(task.key)
             if known is not None and known.ids != ids:
                 raise CuaError(
-                    f"rollout_func: two prompts name task {task.key} but differ; one dataset row per TaskRef "
+                    f"rollout_func: two prompts name episode {task.key} but differ; one dataset row per episode "
                     "(task_dataset builds them so)"
                 )
             if known is None:
@@ -339,9 +340,9 @@ class CuaRollout:
         return decisions
 
     def _output(
-        self, order: list[str], distinct: dict[str, _Prompt], played: list[Episode], rows: dict[str, _Row], stats: Any
+        self, order: list[str], distinct: dict[str, _Prompt], played: list[Rollout], rows: dict[str, _Row], stats: Any
     ) -> dict[str, Any]:
-        by_task: dict[str, list[Episode]] = {}
+        by_task: dict[str, list[Rollout]] = {}
         for episode in played:
             by_task.setdefault(episode.task.key, []).append(episode)
         if len(played) != len(order):
@@ -374,7 +375,7 @@ class CuaRollout:
 def rollout_func(env: str = "sim:click-button", **options: Any) -> CuaRollout:
     """A TRL ``rollout_func`` that plays each prompt as an episode on env servers of ``env``'s backend.
 
-    ``env`` is ``BACKEND`` or ``BACKEND:TASK`` (the task comes from each prompt's TaskRef key; see
+    ``env`` is ``BACKEND`` or ``BACKEND:TASK`` (the task comes from each prompt's episode key; see
     :func:`cua_trainer_trl.task_dataset`). Options are :class:`CuaRollout`'s. Use it as a context
     manager, or ``close()`` it, to tear the env servers down.
     """

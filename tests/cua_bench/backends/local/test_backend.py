@@ -58,7 +58,7 @@ def computer(root: Path) -> Iterator[Computer]:
 @pytest.fixture
 def env(computer: Computer) -> Iterator[EnvClient]:
     with EnvClient(computer.address, step_timeout=30) as client:
-        client.reset(options={"task": str(CONFORMANCE_TASK), "obs": "rgb", "max_steps": 100})
+        client.reset(options={"task": str(CONFORMANCE_TASK), "observes": "rgb", "max_steps": 100})
         yield client
 
 
@@ -185,7 +185,7 @@ def test_reset_kills_apps_and_restores_home(env: EnvClient, root: Path) -> None:
     env.session("run_command", command="setsid sleep 300 >/dev/null 2>&1 < /dev/null &")
     env_dir = root / f"env-{env.info()['pid']}"
     assert len(marked(env_dir)) >= 4  # Xvfb, openbox, xterm (and its shell), the escaped sleep
-    env.reset(options={"task": str(CONFORMANCE_TASK), "obs": "none"})
+    env.reset(options={"task": str(CONFORMANCE_TASK), "observes": "none"})
     assert env.session("windows") == []
     assert env.session("run_command", command="ls -A")["stdout"] == "conformance.txt\n"
     assert len(marked(env_dir)) == 3  # Xvfb, openbox and the env's session bus only
@@ -504,7 +504,7 @@ def test_parallel_environments_get_their_own_display(root: Path) -> None:
     def one(index: int) -> tuple[Computer, str, str]:
         computer = backend.provision(width=640, height=480)
         with EnvClient(computer.address) as env:
-            env.reset(options={"task": str(CONFORMANCE_TASK), "obs": "none", "max_steps": 10})
+            env.reset(options={"task": str(CONFORMANCE_TASK), "observes": "none", "max_steps": 10})
             env.session("launch", app="xterm")
             env.step([TypeText(f"echo env{index} > who.txt", press_enter=True)])
             who = eventually(lambda: read(env, "who.txt"))
@@ -533,13 +533,13 @@ def test_20_cycles_leave_nothing_behind(root: Path, monkeypatch: pytest.MonkeyPa
         number, xvfb = (int(v) for v in (env_dir / "display").read_text().split())
         displays.append((number, xvfb))
         with EnvClient(computer.address) as env:
-            env.reset(options={"task": str(CONFORMANCE_TASK), "obs": "none"})
+            env.reset(options={"task": str(CONFORMANCE_TASK), "observes": "none"})
             env.session("run_command", command="setsid sleep 300 >/dev/null 2>&1 < /dev/null &")
             if cycle % 10 == 0:
                 env.session("launch", app="xterm")
             if cycle % 10 == 5:  # a GTK app: the bus activates the accessibility bus and registry
                 env.session("launch", app="mousepad")
-            env.reset(options={"task": str(CONFORMANCE_TASK), "obs": "none"})
+            env.reset(options={"task": str(CONFORMANCE_TASK), "observes": "none"})
         backend.teardown(computer)
         assert computer.handle.poll() is not None
     assert marked(root) == []

@@ -43,7 +43,7 @@ def test_a_bound_key_runs_its_command_in_the_environment_with_its_session_bus(mo
     computer = backend.provision(width=640, height=480)
     try:
         with EnvClient(computer.address) as env:
-            env.reset(options={"task": str(CONFORMANCE_TASK), "obs": "none"})
+            env.reset(options={"task": str(CONFORMANCE_TASK), "observes": "none"})
             assert not env.session("file_exists", path="bound.txt")
             env.step([KeyPress(("ctrl", "alt", "t"))])
             deadline = time.monotonic() + 10

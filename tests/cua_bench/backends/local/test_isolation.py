@@ -128,7 +128,7 @@ def test_a_tasks_commands_stay_in_the_environment(isolated: LocalBackend, host_f
     try:
         assert computer.info["uid"] == UID_BASE + computer.info["pid"]
         with EnvClient(computer.address) as env:
-            _, info = env.reset(options={"task": str(CONFORMANCE_TASK), "obs": "rgb"})
+            _, info = env.reset(options={"task": str(CONFORMANCE_TASK), "observes": "rgb"})
             # Frames still come through shared memory: the segment is given to the environment's user.
             assert info["frames"] == "shm", info.get("frames_refused")
             seen = _run(env, 'id -un; id -u; echo "$HOME"; pwd')["stdout"].split()

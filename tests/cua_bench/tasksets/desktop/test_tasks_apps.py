@@ -1,7 +1,7 @@
 """The gnumeric, mousepad and chromium desktop tasks on the train split, what each declares, and the
 evaluator helpers that tell a right formula, a followed link or a shown setting from a look-alike.
 
-``test_desktop_tasks.py`` runs ``check_task`` (the oracle 1, doing nothing 0, every declared wrong
+``test_tasks.py`` runs ``check_task`` (the oracle 1, doing nothing 0, every declared wrong
 way 0) on the first test variants of every desktop task; this adds a train variant of each app task,
 so an evaluator or a wrong way that only holds on the test split's seeds shows. A wrong way that
 scores above 0 is a hole an RL policy would find: ``check_task`` reports it and the test fails.
@@ -73,7 +73,7 @@ def test_the_red_teams_sheet_exploits_are_wrong_ways(task: str) -> None:
 
 # The red team's exploits of the reward channels (issue 31): each scored 1.0 live when the chromium tasks
 # read a request log in TMPDIR and the Referer, and pcmanfm-setting its config alone. Each is a declared
-# wrong way, so check_task plays it (train here, test in test_desktop_tasks.py) and it must score 0.
+# wrong way, so check_task plays it (train here, test in test_tasks.py) and it must score 0.
 CHANNEL_RED_TEAM = {
     "chromium-click-link": {"forged_request_log", "javascript_location", "javascript_click"},
     "chromium-open-url": {"forged_request_log", "linked_from_a_data_page"},
@@ -118,7 +118,7 @@ def test_mousepad_follows_its_keyfile_edited_from_outside(root: Path) -> None:
     computer = backend.provision()
     try:
         with EnvClient(computer.address, step_timeout=60) as env:
-            _, info = env.reset(options={"task": str(folder), "variant": variant, "split": "test", "obs": "none"})
+            _, info = env.reset(options={"task": str(folder), "variant": variant, "split": "test", "observes": "none"})
             shown = info["task"]["metadata"]["value"]
 
             def statusbar() -> bool | None:
@@ -166,5 +166,5 @@ def test_a_product_is_of_the_rows_two_cells() -> None:
 
 @pytest.mark.parametrize("folder", FOLDERS, ids=[folder.name for folder in FOLDERS])
 def test_train_variants_oracle_1_nothing_0_wrong_ways_0(folder: Path, root: Path) -> None:
-    # The adversary's mutations run on the test split's sample (test_desktop_tasks.py).
+    # The adversary's mutations run on the test split's sample (test_tasks.py).
     check_desktop_task(folder, root, "train", TRAIN_VARIANTS, adversary=False)

@@ -1,6 +1,6 @@
 """The xterm and pcmanfm desktop tasks on the train split, and what every one of them declares.
 
-``test_desktop_tasks.py`` runs ``check_task`` (the oracle 1, doing nothing 0, every declared wrong
+``test_tasks.py`` runs ``check_task`` (the oracle 1, doing nothing 0, every declared wrong
 way 0) on the first test variants of every desktop task; this adds a train variant of each file
 task, so an evaluator or a wrong way that only holds on the test split's seeds shows, and checks
 without a desktop that each declares wrong ways and a chance on every variant. A wrong way that
@@ -37,6 +37,6 @@ def test_wrong_ways_and_chance_are_declared(folder: Path) -> None:
 
 @pytest.mark.parametrize("folder", FOLDERS, ids=[folder.name for folder in FOLDERS])
 def test_train_variants_oracle_1_nothing_0_wrong_ways_0(folder: Path, root: Path) -> None:
-    # The adversary's mutations run on the test split's sample (test_desktop_tasks.py): the train
+    # The adversary's mutations run on the test split's sample (test_tasks.py): the train
     # variant adds other seeds for the oracle and the wrong ways, not another pass of the mutations.
     check_desktop_task(folder, root, "train", TRAIN_VARIANTS, adversary=False)

@@ -5,7 +5,7 @@ The events are the shapes Chromium 156 sent for each case on the local desktop (
 ``javascript:location.href=...`` and ``javascript:document.links[i].click()`` typed into the address
 bar, an address typed, a form sent from a ``data:`` page); a fake Chromium on the other end of the
 pipe replays them and answers history lookups, so the parsing and the judgement are pinned here and
-the desktop tests (``test_desktop_tasks_apps.py``) play the same attacks for real.
+the desktop tests (``test_tasks_apps.py``) play the same attacks for real.
 """
 
 from __future__ import annotations

@@ -10,72 +10,16 @@ from __future__ import annotations
 import threading
 from abc import ABC, abstractmethod
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
+from cua_bench.spec import Observes
 from cua_core.actions import Action
 from cua_core.errors import CuaError
 
 if TYPE_CHECKING:
     from cua_bench.tasks import Task
 
-__all__ = ["A11Y_FORMATS", "SCREENSHOT_FORMATS", "Agent", "Observes", "SkipEpisode", "StopEpisode", "StopRun"]
-
-SCREENSHOT_FORMATS = ("rgb", "png", "none")
-A11Y_FORMATS = ("nodes", "osworld")
-
-
-@dataclass(frozen=True)
-class Observes:
-    """What an agent is shown each step.
-
-    ``screenshot``: an HxWx3 uint8 array (``rgb``), PNG bytes (``png``) or nothing (``none``).
-    ``max_size``: ``(width, height)`` a larger screen is scaled down to fit (aspect kept; action
-    coordinates are normalised, so they mean the same at any size). ``a11y``: the accessibility
-    tree as nodes (``nodes``) or OSWorld's XML (``osworld``), under ``observation["a11y"]``.
-    """
-
-    screenshot: str = "rgb"
-    max_size: tuple[int, int] | None = None
-    a11y: str | None = None
-
-    def __post_init__(self) -> None:
-        if self.screenshot not in SCREENSHOT_FORMATS:
-            known = ", ".join(SCREENSHOT_FORMATS)
-            raise ValueError(f"observes.screenshot must be one of {known}, got {self.screenshot!r}")
-        if self.a11y is not None and self.a11y not in A11Y_FORMATS:
-            raise ValueError(f"observes.a11y must be None or one of {', '.join(A11Y_FORMATS)}, got {self.a11y!r}")
-        if self.max_size is not None and (
-            len(self.max_size) != 2 or not all(isinstance(v, int) and v > 0 for v in self.max_size)
-        ):
-            raise ValueError(f"observes.max_size must be (width, height) in pixels, got {self.max_size!r}")
-
-    @classmethod
-    def parse(cls, text: str) -> Observes:
-        """From the command line: ``screenshot``, ``png``, ``a11y``, ``screenshot,a11y=osworld``, ``none``,
-        ``screenshot,max=1024x640``."""
-        screenshot, a11y, max_size = "none", None, None
-        for part in (p.strip() for p in text.split(",") if p.strip()):
-            key, _, value = part.partition("=")
-            if key in ("screenshot", "rgb"):
-                screenshot = "rgb"
-            elif key == "png":
-                screenshot = "png"
-            elif key == "none":
-                screenshot = "none"
-            elif key == "a11y":
-                a11y = value or "nodes"
-            elif key == "max":
-                width, x, height = value.partition("x")
-                if not (x and width.isdigit() and height.isdigit()):
-                    raise ValueError(f"--obs max={value!r}: expected WIDTHxHEIGHT, like max=1280x800")
-                max_size = (int(width), int(height))
-            else:
-                raise ValueError(
-                    f"--obs: unknown part {part!r}; use screenshot|png|none, a11y[=nodes|osworld], max=WxH "
-                    "(comma-separated, e.g. screenshot,a11y)"
-                )
-        return cls(screenshot, max_size, a11y)
+__all__ = ["Agent", "SkipEpisode", "StopEpisode", "StopRun"]
 
 
 class SkipEpisode(CuaError):
@@ -107,7 +51,16 @@ _SHARED_LOCK = threading.Lock()
 
 
 class Agent(ABC):
-    """Subclass and implement ``act``; set ``observes`` to see something other than an RGB screenshot."""
+    """Subclass and implement ``act``; set ``observes`` to see something other than an RGB screenshot.
+
+    The runner builds one agent per environment, all sharing ``run_state``; it calls ``preflight`` once
+    on one of them, then ``reset`` and ``act`` for each episode, and ``close`` on each at the end.
+
+    Raises:
+        SkipEpisode: from ``reset``: the episode is recorded as skipped, never scored.
+        StopEpisode: from ``act``: the episode ends at once and scores 0.
+        StopRun: from ``preflight``, ``reset`` or ``act``: no further episode starts; finished ones are kept.
+    """
 
     # True for agents whose episodes the env server's oracle plays (see the episode loop).
     oracle: ClassVar[bool] = False
@@ -117,7 +70,16 @@ class Agent(ABC):
     run_state: dict[str, Any] | None = None
 
     def shared(self, key: str, make: Callable[[], _T]) -> _T:
-        """The run-wide object under ``key`` (made on first use), or this agent's own when it runs alone."""
+        """The run-wide object under ``key`` (made on first use), or this agent's own when it runs alone.
+
+        Args:
+            key: names the object among the run's shared ones.
+            make: builds it, once per run. It runs under a lock that every agent's ``shared`` takes, so it
+                must not call ``shared`` itself.
+
+        Returns:
+            The object under ``key``: the same one for every agent of the run.
+        """
         with _SHARED_LOCK:
             if self.run_state is None:
                 self.run_state = {}
@@ -129,10 +91,25 @@ class Agent(ABC):
     def preflight(self) -> None:  # noqa: B027 - optional hook
         """Called once per run on one agent, before any computer starts: check what every episode will
         need (a model server that answers, a model it serves) and raise a ``CuaError`` naming the fix,
-        so a wrong setting costs a second rather than an error per episode."""
+        so a wrong setting costs a second rather than an error per episode.
+
+        Raises:
+            CuaError: a setting that no episode can succeed with (``StopRun`` and its subclasses, say); the
+                run stops before it starts, with the message.
+        """
 
     def reset(self, task: Task) -> None:  # noqa: B027 - optional hook
-        """A new episode of ``task`` (its description, metadata, max_steps, name and variant) begins."""
+        """A new episode of ``task`` (its description, metadata, max_steps, name and variant) begins.
+
+        Not called for oracle agents, whose episodes the env server plays.
+
+        Args:
+            task: the episode's task; ``task.description`` is the instruction ``act`` also receives.
+
+        Raises:
+            SkipEpisode: the agent cannot play this episode (a replay without its recording).
+            StopRun: no episode of the run can go well.
+        """
 
     @abstractmethod
     def act(self, observation: dict[str, Any]) -> list[Action]:
@@ -140,27 +117,64 @@ class Agent(ABC):
 
         ``observation`` holds ``instruction``, ``step``, ``width``/``height`` (the screen's),
         ``errors`` (why actions of the last batch were refused), and what ``observes`` asked for.
+
+        Args:
+            observation: the step's observation; ``screenshot`` is an (height, width, 3) uint8 array or PNG
+                bytes as ``observes`` says, ``a11y`` the accessibility tree when asked for.
+
+        Returns:
+            The actions for this step, coordinates in [0, 1000]. An empty list does nothing but still
+            uses a step. Anything but a list of actions is the agent's bug: the episode errors
+            (``AgentError``).
+
+        Raises:
+            StopEpisode: to end the episode without acting; it scores 0.
+            StopRun: no further episode of the run can go well (its model server is down, say).
         """
 
     def usage(self) -> dict[str, float]:
-        """Counters for the run summary (tokens, model seconds, calls); summed over the run's agents."""
+        """Counters for the run summary (tokens, model seconds, calls); summed over the run's agents.
+
+        Returns:
+            Counter name to value, for this agent's whole run; the runner adds up each name over the
+            agents into the summary's ``agent_usage``. Empty by default.
+        """
         return {}
 
     def step_notes(self) -> dict[str, Any] | None:
         """What the last ``act`` produced that its actions do not show (a model's raw output, its parse
         or parse error, tokens, latency), as JSON data: recorded with the step, even when the step had
-        no action. None when there is nothing to add."""
+        no action. None when there is nothing to add.
+
+        Returns:
+            JSON data on the last ``act`` (called after it, also when it raised ``StopEpisode``), or None.
+        """
         return None
 
     def notes(self) -> list[str]:
         """Remarks on how the agent was set up that the run summary should carry (a missing API key,
-        a server that reports no token usage); one line each."""
+        a server that reports no token usage); one line each.
+
+        Returns:
+            One line per remark; the runner keeps each distinct line once over the run's agents.
+        """
         return []
 
     def episode_notes(self) -> dict[str, Any]:
         """What the agent decided this episode that its actions do not show (safety checks it met, say),
-        as JSON data: kept in the recorded trajectory's metadata (``others``) beside the run's keys."""
+        as JSON data: kept in the recorded trajectory's metadata (``others``) beside the run's keys.
+
+        Returns:
+            JSON data, asked for once at the end of each episode the agent played; empty by default.
+        """
         return {}
 
     def close(self) -> None:  # noqa: B027 - optional hook
-        """The run is over: release connections, models, threads."""
+        """The run is over: release connections, models, threads.
+
+        Called once per agent after the last episode, just before the run's summary is written.
+
+        Raises:
+            Nothing: an implementation must not raise; the runner calls it unguarded before it writes
+                ``summary.json``, so an error here would lose the run's summary.
+        """

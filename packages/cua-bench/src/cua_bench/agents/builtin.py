@@ -8,9 +8,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from cua_bench.agents.base import Agent, Observes, SkipEpisode
+from cua_bench.agents.base import Agent, SkipEpisode
 from cua_bench.hookspecs import hookimpl
 from cua_bench.session import center, walk
+from cua_bench.spec import EpisodeSpec, Observes
 from cua_bench.tasks import Task
 from cua_core.actions import Action, Click, Done, Drag, KeyPress, Point, Scroll, TypeText
 from cua_core.plugins import Register
@@ -111,17 +112,30 @@ class ReplayAgent(Agent):
             ]
             answer = sample.messages[-1].get("content") if sample.messages[-1].get("role") == "assistant" else None
             text = answer[0].get("text") if isinstance(answer, list) and answer else None
-            self.plans[str(sample.metadata.others.get("episode"))] = [*turns, [Done(None if text == "Done." else text)]]
+            self.plans[_replayed(str(sample.metadata.others.get("episode")))] = [
+                *turns,
+                [Done(None if text == "Done." else text)],
+            ]
         self.queue: list[list[Action]] = []
 
     def reset(self, task: Task) -> None:
-        key = f"{task.name}/{task.split}/{task.variant}"
+        key = f"{task.name}/{task.split}/{task.variant}"  # the task's short name: a run of a folder replays on its name
         if key not in self.plans:
             raise SkipEpisode(f"the replayed dataset has no episode {key}")
         self.queue = list(self.plans[key])
 
     def act(self, observation: dict[str, Any]) -> list[Action]:
         return self.queue.pop(0) if self.queue else [Done()]
+
+
+def _replayed(key: str) -> str:
+    """A recorded episode's key (``sim/click-button/test/3``, or an older run's ``click-button/test/3``)
+    as ``click-button/test/3``, so a run is replayed whether its tasks were named or given as folders."""
+    try:
+        spec = EpisodeSpec.parse_key(key)
+    except ValueError:
+        return key
+    return f"{spec.name}/{spec.split}/{spec.variant}"
 
 
 @hookimpl

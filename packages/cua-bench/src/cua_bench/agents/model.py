@@ -27,7 +27,8 @@ import time
 from abc import abstractmethod
 from typing import TYPE_CHECKING, Any
 
-from cua_bench.agents.base import Agent, Observes, StopEpisode, StopRun
+from cua_bench.agents.base import Agent, StopEpisode, StopRun
+from cua_bench.spec import Observes
 from cua_core.actions import Action, action_to_dict
 from cua_core.errors import CuaError
 from cua_core.options import typed_options

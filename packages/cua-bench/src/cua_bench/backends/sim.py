@@ -5,8 +5,10 @@ from __future__ import annotations
 import itertools
 import os
 from collections.abc import Iterator
-from typing import Any, ClassVar
+from typing import ClassVar
 
+from cua_bench.backend_kit.capabilities import Capabilities
+from cua_bench.backend_kit.options import Option
 from cua_bench.backends.base import Backend, ProcessBackend
 from cua_bench.hookspecs import hookimpl
 from cua_bench.session import Session
@@ -23,18 +25,16 @@ class SimBackend(ProcessBackend):
     """
 
     name = "sim"
-    capabilities: ClassVar[dict[str, Any]] = {
-        "os": "sim",
-        "resolution": "any",
-        "apps": ["editor", "files", "form"],
-        "shell": False,
-        "a11y": True,
-    }
+    # No OS, shell or browser: a desktop drawn in Python (any resolution, a full accessibility tree).
+    capabilities = Capabilities(os="none", apps=frozenset({"editor", "files", "form"}))
+    options = (
+        Option("pin", bool, True, "run each environment's server on one CPU, the CPUs taken in turn", "CUA_SIM_PIN"),
+    )
 
     _turn: ClassVar[Iterator[int]] = itertools.count()
 
     def server_command(self, argv: list[str], address: str) -> list[str]:
-        if os.environ.get("CUA_SIM_PIN", "1") == "0" or not hasattr(os, "sched_getaffinity"):  # macOS has none
+        if not self.option("pin") or not hasattr(os, "sched_getaffinity"):  # macOS has none
             return argv
         cpus = sorted(os.sched_getaffinity(0))
         return [*argv, "--cpu", str(cpus[next(self._turn) % len(cpus)])]

@@ -96,7 +96,7 @@ APPS: tuple[App, ...] = (
 )  # fmt: skip
 
 # The Debian packages on each backend's desktop. ``local``: scripts/system-deps.sh; ``docker``:
-# cua_bench_docker.image.APT_PACKAGES (tests/cua_bench/test_osworld_report.py holds both to them).
+# cua_bench_docker.image.APT_PACKAGES (tests/cua_bench/osworld/test_report.py holds both to them).
 BACKEND_PACKAGES: dict[str, frozenset[str]] = {
     "local": frozenset(
         {

@@ -153,6 +153,10 @@ class Adapter(ABC):
 
     ``history`` chooses which past turns are shown in full; ``options`` are the family's own
     (pixel budgets, prompt variants), given on the command line as ``--adapter-option KEY=VALUE``.
+
+    Args:
+        history: which past turns ``render`` shows in full and which keep their image; None for
+            ``HistoryPolicy()``'s defaults.
     """
 
     name: ClassVar[str]
@@ -166,22 +170,79 @@ class Adapter(ABC):
 
     @abstractmethod
     def model_size(self, width: int, height: int) -> tuple[int, int]:
-        """``(width, height)`` of the image the model sees for a ``width`` x ``height`` screen."""
+        """``(width, height)`` of the image the model sees for a ``width`` x ``height`` screen.
+
+        Given its own result it must return it unchanged: ``render`` sizes a prompt from the images it is
+        handed, which ``ModelAgent`` has resized already.
+
+        Args:
+            width: the screen's width in pixels.
+            height: the screen's height in pixels.
+
+        Returns:
+            The model's image size in pixels, the frame its pixel coordinates are in.
+
+        Raises:
+            ValueError: a size the family's resize rule refuses (not positive; ``smart_resize``: an aspect
+                ratio of 200 or more).
+        """
 
     @abstractmethod
     def format_output(self, actions: Sequence[Action], size: tuple[int, int], thought: str | None = None) -> str:
-        """What this family's model writes for ``actions`` on a screen of ``size`` (width, height)."""
+        """What this family's model writes for ``actions`` on a screen of ``size`` (width, height).
+
+        Args:
+            actions: unified actions in order, coordinates in [0, 1000]; a Done or Fail comes last.
+            size: the screen's (width, height) in pixels, from which the model's frame is worked out.
+            thought: the model's reasoning, written where the family puts it; None for none.
+
+        Returns:
+            The model's output: ``parse`` of it on ``size`` gives ``actions`` back, to the precision of the
+            model's coordinates, for the kinds in ``expresses`` (round-trip tests check it).
+
+        Raises:
+            ActionError: an action the family cannot express (``cua_core.errors.ActionError``).
+        """
 
     @abstractmethod
     def parse(self, output: RawOutput, size: tuple[int, int]) -> ParsedOutput:
-        """The model's raw output as unified actions for a screen of ``size``; AdapterParseError if not."""
+        """The model's raw output as unified actions for a screen of ``size``; AdapterParseError if not.
+
+        Args:
+            output: what the model returned: text, or JSON objects for the API formats.
+            size: the screen's (width, height) in pixels; the model's coordinates are mapped from its
+                frame to [0, 1000].
+
+        Returns:
+            The actions in order, the raw output, the model's reasoning and any safety checks its API raised.
+
+        Raises:
+            AdapterParseError: output that does not parse; agents show the model the message and act on
+                nothing that step, rather than crash.
+        """
 
     def system_prompt(self, size: tuple[int, int]) -> str | None:
-        """The system message (tool description, output format), or None for families without one."""
+        """The system message (tool description, output format), or None for families without one.
+
+        Args:
+            size: the screen's (width, height) in pixels, for families that tell the model its screen.
+
+        Returns:
+            The system message's text, or None (the default); ``render`` sends none for None or ''.
+        """
         return None
 
     def instruction_text(self, instruction: str, summaries: Sequence[str]) -> str:
-        """The user's opening text: the task, then older turns summarised one line each."""
+        """The user's opening text: the task, then older turns summarised one line each.
+
+        Args:
+            instruction: the task's description.
+            summaries: one line per past turn not shown in full, oldest first (``summarize``'s lines).
+
+        Returns:
+            The text of the opening user message; by default the instruction, then the lines under
+            ``Previous actions:``.
+        """
         if not summaries:
             return instruction
         return f"{instruction}\n\nPrevious actions:\n" + "\n".join(summaries)
@@ -189,13 +250,46 @@ class Adapter(ABC):
     # -- shared -------------------------------------------------------------------------------
 
     def summarize(self, step: int, turn: Turn) -> str:
-        """One line for a turn that is no longer shown in full: ``Step k: action; action``."""
+        """One line for a turn that is no longer shown in full: ``Step k: action; action``.
+
+        Args:
+            step: the turn's number, counting from 1.
+            turn: the past turn.
+
+        Returns:
+            The line, its actions in the unified text form (``click(500, 300)``).
+        """
         return f"Step {step}: " + "; ".join(format_action(a) for a in turn.actions)
 
     def output_of(self, turn: Turn, size: tuple[int, int]) -> str:
+        """What a past turn shows as the model's answer: its own words when a model wrote them, so the
+        history replays what the model said, and ``format_output`` only for replayed or scripted turns.
+
+        Args:
+            turn: the past turn.
+            size: the screen's (width, height) in pixels, for ``format_output``.
+
+        Returns:
+            ``turn.output`` verbatim, else ``format_output`` of the turn's actions and thought.
+
+        Raises:
+            ActionError: a turn without output whose actions the family cannot express.
+        """
         return turn.output if turn.output is not None else self.format_output(turn.actions, size, turn.thought)
 
     def resize(self, screenshot: Any) -> Image.Image:
+        """The screenshot as the model is shown it, so its pixel coordinates are in ``model_size``'s frame.
+
+        Args:
+            screenshot: an HxWx3 (or 4) array, PNG or JPEG bytes, or a PIL image.
+
+        Returns:
+            An RGB image of ``model_size`` of the screenshot's size (bicubic); not resized when it has
+            that size already.
+
+        Raises:
+            ValueError: ``screenshot`` is none of those, or ``model_size`` refuses its size.
+        """
         image = as_image(screenshot)
         target = self.model_size(image.width, image.height)
         return image if image.size == target else image.resize(target, Image.Resampling.BICUBIC)
@@ -205,6 +299,20 @@ class Adapter(ABC):
 
         ``screenshot`` is the current screen (None when the agent observes no screenshot; the
         screen size then comes from the newest turn that has one).
+
+        Args:
+            instruction: the task's description.
+            history: the past turns, oldest first.
+            screenshot: the current screen, anything ``resize`` takes; None when the agent observes none.
+
+        Returns:
+            System message, opening text (with older turns summarised), the turns shown in full as
+            (screenshot, answer) pairs, then the current screenshot; consecutive messages of one role
+            merged, images resized and in placeholder order.
+
+        Raises:
+            ValueError: there is no screenshot in ``screenshot`` or ``history``, so no screen size.
+            ActionError: a turn to show in full has no output and actions the family cannot express.
         """
         size = self._screen_size(history, screenshot)
         images: list[Image.Image] = []

@@ -27,7 +27,7 @@ from typing import Any
 import torch
 from torch import nn
 
-from cua_bench.agents.base import Observes
+from cua_bench import Observes
 from cua_bench_rl.policy import Policy
 from cua_bench_rl.rollouts import Decision, Taken, Turn
 from cua_trainer_grpo.policies import a11y_features as feat

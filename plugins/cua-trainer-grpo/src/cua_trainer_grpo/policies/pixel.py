@@ -31,7 +31,7 @@ import torch
 from PIL import Image
 from torch import nn
 
-from cua_bench.agents.base import Observes
+from cua_bench import Observes
 from cua_bench_rl.policy import Policy
 from cua_bench_rl.rollouts import Decision, Taken, Turn
 from cua_core.actions import Click, Done, Point

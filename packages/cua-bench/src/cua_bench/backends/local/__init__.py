@@ -25,10 +25,13 @@ import subprocess
 import sys
 import uuid
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, Literal
 
+from cua_bench.backend_kit.capabilities import Capabilities
+from cua_bench.backend_kit.desktop import APP_ALIASES
+from cua_bench.backend_kit.options import Option
 from cua_bench.backends.base import Backend, BackendError, Computer, ProcessBackend
-from cua_bench.backends.local.apps import APP_ALIASES, remove_env_root
+from cua_bench.backends.local.apps import remove_env_root
 from cua_bench.backends.local.display import missing_programs, remove_stale_display
 from cua_bench.backends.local.isolate import (
     ISOLATE,
@@ -40,6 +43,7 @@ from cua_bench.backends.local.isolate import (
     wrap_private_tmp,
 )
 from cua_bench.backends.local.procs import env_base, env_root, env_roots, kill_marked, kill_uid
+from cua_bench.backends.local.settle import SettleConfig
 from cua_bench.hookspecs import hookimpl
 from cua_bench.session import Session
 from cua_core.addresses import runtime_dir
@@ -48,22 +52,29 @@ from cua_core.plugins import Register
 __all__ = ["LocalBackend"]
 
 log = logging.getLogger(__name__)
+_SETTLE = SettleConfig()  # the settling the options' defaults describe
 
 
 class LocalBackend(ProcessBackend):
     name = "local"
-    capabilities: ClassVar[dict[str, Any]] = {
-        "os": "linux",
-        "resolution": "any",
-        "apps": sorted(APP_ALIASES),
-        "shell": True,
-        "clipboard": True,
-        "a11y": "atspi",  # GTK, Qt and Chromium widgets; one bare node for windows of apps without
-    }
+    # No root: an isolated environment is a user of its own, a shared one the host's user. Any resolution,
+    # a clipboard, and the accessibility tree of GTK, Qt and Chromium widgets (AT-SPI).
+    capabilities = Capabilities(os="linux", shell=True, browser=True, apps=frozenset(APP_ALIASES))
+    options = (
+        Option("isolate", Literal["auto", "1", "0"], "auto", "a user and namespaces of its own per environment: "
+               "auto (where the host allows it: root on Linux), 1 (always) or 0 (share this host)", ISOLATE),
+        Option("settle_quiet", float, _SETTLE.quiet, "seconds without screen change that end settling after an action",
+               "CUA_LOCAL_SETTLE_QUIET"),
+        Option("settle_grace", float, _SETTLE.grace, "seconds to wait for a first change after an action",
+               "CUA_LOCAL_SETTLE_GRACE"),
+        Option("settle_max", float, _SETTLE.limit, "the longest settling after an action, in seconds (0: off)",
+               "CUA_LOCAL_SETTLE_MAX"),
+    )  # fmt: skip
 
-    def __init__(self) -> None:
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
         try:
-            self.isolate = isolating()
+            self.isolate = isolating(self.given_options.get("isolate"))
         except ValueError as exc:
             raise BackendError(str(exc)) from None
         self._sockets = Path()  # the isolated server's socket folder, while it starts

@@ -21,6 +21,7 @@ import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
+from cua_bench.backend_kit.desktop import APP_ALIASES
 from cua_bench.backends.local.procs import MARKER, kill_marked, pdeathsig, spawn, wait_gone
 from cua_bench.session import CommandResult, NotSupported
 
@@ -33,15 +34,6 @@ WHOLE_MACHINE = "CUA_LOCAL_WHOLE_MACHINE"
 
 def whole_machine() -> bool:
     return os.environ.get(WHOLE_MACHINE) == "1"
-
-
-# The sim desktop's app names, and a few generic ones, to the programs installed for them.
-APP_ALIASES = {
-    "terminal": "xterm",
-    "editor": "mousepad",
-    "files": "pcmanfm",
-    "spreadsheet": "gnumeric",
-}
 
 
 # Chromium puts its singleton socket at $TMPDIR/org.chromium.Chromium.XXXXXX/SingletonSocket and dies

@@ -54,6 +54,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from cua_bench.backend_kit.desktop import PRIVATE_TMP, serve_as
 from cua_bench.backends.local.apps import WHOLE_MACHINE
 from cua_bench.backends.local.procs import env_base
 
@@ -76,20 +77,19 @@ __all__ = [
 ISOLATE = "CUA_LOCAL_ISOLATE"  # auto (the default), 1 (always; an error where the host cannot) or 0 (share the host)
 ISOLATED = "CUA_LOCAL_ISOLATED"  # set inside an isolated environment: the session knows it has no root
 HOST_TMP = "CUA_LOCAL_HOST_TMP"  # the host's /tmp entries bound into it, /-separated: reset keeps them
-PRIVATE_TMP = "CUA_LOCAL_PRIVATE_TMP"  # set where /tmp is the environment's own: a shared host's namespace, a container
 UID_BASE = 1_900_000_000  # far above any account, subuid range or nobody (65534)
 _MS_BIND, _MS_REC, _MS_NOSUID, _MS_NODEV = 4096, 16384, 2, 4
 _SIOCGIFFLAGS, _SIOCSIFFLAGS, _IFF_UP = 0x8913, 0x8914, 0x1
-_PR_SET_KEEPCAPS, _CAP_VERSION_3, _CAP_DAC_OVERRIDE, _CAP_DAC_READ_SEARCH = 8, 0x20080522, 1, 2
 
 
 def env_uid(server_pid: int) -> int:
     return UID_BASE + server_pid
 
 
-def isolation_mode() -> str:
-    """``CUA_LOCAL_ISOLATE``: ``auto``, ``1`` or ``0``; anything else is an error saying what it takes."""
-    mode = os.environ.get(ISOLATE, "").strip().lower() or "auto"
+def isolation_mode(given: str | None = None) -> str:
+    """``given`` (the backend's option), else ``CUA_LOCAL_ISOLATE``: ``auto``, ``1`` or ``0``; anything else is
+    an error saying what it takes."""
+    mode = (given if given is not None else os.environ.get(ISOLATE, "")).strip().lower() or "auto"
     if mode not in ("auto", "1", "0"):
         raise ValueError(
             f"{ISOLATE}={mode!r} is not a setting: use auto (isolate each local environment where the host "
@@ -98,9 +98,10 @@ def isolation_mode() -> str:
     return mode
 
 
-def isolating() -> bool:
-    """Whether local environments started now are isolated (``CUA_LOCAL_ISOLATE``, judged on this host)."""
-    mode = isolation_mode()
+def isolating(given: str | None = None) -> bool:
+    """Whether local environments started now are isolated (``given``, else ``CUA_LOCAL_ISOLATE``, judged on
+    this host)."""
+    mode = isolation_mode(given)
     return mode == "1" or (mode == "auto" and isolation_unavailable() is None)
 
 
@@ -310,34 +311,6 @@ def enter(sockets: Path) -> tuple[int, list[str]]:
     _open_closed_folders()
     _loopback_up()
     return uid, [*host_tmp, runtime] if runtime else host_tmp
-
-
-def _permitted() -> int:
-    with open("/proc/self/status") as status:
-        return next(int(line.split()[1], 16) for line in status if line.startswith("CapPrm:"))
-
-
-def serve_as(uid: int, gid: int, args: list[str]) -> None:
-    """Run the env server (``args``: its options) in this process as ``uid``, keeping one capability,
-    CAP_DAC_READ_SEARCH, in the server alone: it reads task files wherever the host's user keeps them
-    (a 0700 temp folder of root's), while its children (apps, the task's commands) lose it at exec.
-    Also the osworld image's entrypoint (as ``user``)."""
-    libc = ctypes.CDLL(None, use_errno=True)
-    held = _permitted()
-    # Docker's default set lacks DAC_READ_SEARCH; there DAC_OVERRIDE does (task folders are mounted read-only).
-    keep = next((1 << cap for cap in (_CAP_DAC_READ_SEARCH, _CAP_DAC_OVERRIDE) if held >> cap & 1), 0)
-    os.setgroups([])
-    os.setgid(gid)
-    libc.prctl(_PR_SET_KEEPCAPS, 1, 0, 0, 0)
-    os.setuid(uid)
-    header = struct.pack("Ii", _CAP_VERSION_3, 0)
-    data = ctypes.create_string_buffer(struct.pack("6I", keep, keep, 0, 0, 0, 0))  # effective, permitted, inheritable
-    if libc.capset(ctypes.c_char_p(header), data) != 0:
-        error = ctypes.get_errno()
-        raise OSError(error, f"capset: {os.strerror(error)}")
-    from cua_bench.server import main as server
-
-    raise SystemExit(server(args))
 
 
 def main(argv: list[str]) -> None:

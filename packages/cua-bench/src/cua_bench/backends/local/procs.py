@@ -19,6 +19,8 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import IO, Any
 
+from cua_bench.backend_kit.owners import alive
+
 __all__ = [
     "MARKER",
     "alive",
@@ -120,16 +122,6 @@ def marked_pids(root: Path | str) -> list[int]:
             if pid != os.getpid() and needle in _environ(pid).split(b"\0"):
                 found.append(pid)
     return found
-
-
-def alive(pid: int) -> bool:
-    """True while ``pid`` exists and is not a zombie."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as fh:
-            state = fh.read().rsplit(b")", 1)[1].split()[0]
-    except (OSError, IndexError):
-        return False
-    return state not in (b"Z", b"X")
 
 
 def wait_gone(pids: Iterable[int], timeout: float) -> list[int]:

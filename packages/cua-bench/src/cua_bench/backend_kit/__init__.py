@@ -1,0 +1,70 @@
+"""The backend kit: what a backend plugin is built from, public and stable.
+
+A backend (``cua_bench.Backend``) provisions a computer, returns its env server's address and tears
+it down; the kit holds the parts every backend needs so that none reaches into another's modules:
+declared capabilities and options, liveness and owner labels for ``prune``, the ready handshake, a
+provisioning context manager that undoes a half-made computer, Debian root filesystems for images,
+and the settings of the local desktop's env server that a container or VM backend runs. Register a
+backend with ``hookimpl`` (``cua_bench_register_backends``), and import everything else a backend
+needs from ``cua_bench`` itself (``Backend``, ``ProcessBackend``, ``Computer``, ``Session`` ...).
+"""
+
+from cua_bench.backend_kit.capabilities import OS_NAMES, Capabilities, capabilities_of
+from cua_bench.backend_kit.debootstrap import DEBIAN_MIRROR, debootstrap, rootfs_tar
+from cua_bench.backend_kit.desktop import APP_ALIASES, PRIVATE_TMP, TASK_SETTINGS, serve_as
+from cua_bench.backend_kit.errors import BackendError
+from cua_bench.backend_kit.options import (
+    Option,
+    check_options,
+    export_options,
+    options_env,
+    parse_options,
+    resolve_options,
+)
+from cua_bench.backend_kit.owners import (
+    BACKEND_LABEL,
+    OWNER_LABEL,
+    RUN_LABEL,
+    alive,
+    labels,
+    owner,
+    owner_gone,
+    stale,
+)
+from cua_bench.backend_kit.provisioning import provisioning
+from cua_bench.backend_kit.ready import READY, read_ready_line, ready_address, wait_ready
+from cua_bench.hookspecs import hookimpl
+
+__all__ = [
+    "APP_ALIASES",
+    "BACKEND_LABEL",
+    "DEBIAN_MIRROR",
+    "OS_NAMES",
+    "OWNER_LABEL",
+    "PRIVATE_TMP",
+    "READY",
+    "RUN_LABEL",
+    "TASK_SETTINGS",
+    "BackendError",
+    "Capabilities",
+    "Option",
+    "alive",
+    "capabilities_of",
+    "check_options",
+    "debootstrap",
+    "export_options",
+    "hookimpl",
+    "labels",
+    "options_env",
+    "owner",
+    "owner_gone",
+    "parse_options",
+    "provisioning",
+    "read_ready_line",
+    "ready_address",
+    "resolve_options",
+    "rootfs_tar",
+    "serve_as",
+    "stale",
+    "wait_ready",
+]

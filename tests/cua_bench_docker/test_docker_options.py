@@ -1,0 +1,46 @@
+"""The docker backend's declared capabilities and options, without an engine (the client connects lazily)."""
+
+from __future__ import annotations
+
+import typing
+
+import pytest
+
+from cua_bench.backend_kit import Capabilities, parse_options
+from cua_bench_docker import DockerBackend, DockerSettings
+from cua_bench_docker.image import VARIANTS
+from cua_core.options import OptionError
+
+
+def test_docker_declares_the_local_desktops_capabilities() -> None:
+    declared = DockerBackend.capabilities
+    assert isinstance(declared, Capabilities)
+    assert (declared.os, declared.shell, declared.browser, declared.root) == ("linux", True, True, False)
+    assert {"terminal", "editor", "files", "spreadsheet"} <= declared.apps
+
+
+def test_the_variant_option_takes_exactly_the_images_variants() -> None:
+    (variant,) = [option for option in DockerBackend.options if option.name == "variant"]
+    assert typing.get_args(variant.type) == tuple(VARIANTS)
+
+
+def test_options_override_the_variables_and_are_typed(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CUA_DOCKER_MEMORY", "3g")
+    monkeypatch.setenv("CUA_DOCKER_CPUS", "1.5")
+    monkeypatch.delenv("CUA_DOCKER_VARIANT", raising=False)
+    monkeypatch.delenv("CUA_DOCKER_IMAGE", raising=False)
+    assert (DockerBackend().settings.memory, DockerBackend().settings.cpus) == ("3g", 1.5)
+    backend = DockerBackend(**parse_options(DockerBackend, ["memory=4g", "pids=64", "variant=osworld"]))
+    assert backend.settings == DockerSettings(variant="osworld", memory="4g", cpus=1.5, pids=64)
+
+
+def test_bad_options_and_variables_say_what_they_take(monkeypatch: pytest.MonkeyPatch) -> None:
+    with pytest.raises(OptionError, match=r"backend 'docker' has no option 'memroy'; did you mean 'memory'\?"):
+        parse_options(DockerBackend, ["memroy=4g"])
+    with pytest.raises(OptionError, match=r"pids=many: pids must be an integer \(int\)"):
+        parse_options(DockerBackend, ["pids=many"])
+    with pytest.raises(OptionError, match=r"network must be one of none, host"):
+        DockerBackend(network="bridge")
+    monkeypatch.setenv("CUA_DOCKER_NETWORK", "bridge")
+    with pytest.raises(OptionError, match=r"CUA_DOCKER_NETWORK must be one of none, host, got 'bridge'"):
+        DockerSettings.from_env()
