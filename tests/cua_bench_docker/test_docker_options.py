@@ -44,3 +44,31 @@ def test_bad_options_and_variables_say_what_they_take(monkeypatch: pytest.Monkey
     monkeypatch.setenv("CUA_DOCKER_NETWORK", "bridge")
     with pytest.raises(OptionError, match=r"CUA_DOCKER_NETWORK must be one of none, host, got 'bridge'"):
         DockerSettings.from_env()
+
+
+def test_an_engine_error_in_teardown_or_prune_is_a_backend_error() -> None:
+    # The runner and `cua-bench prune` handle a backend's own errors; docker's escaped them and killed a worker.
+    import docker.errors
+
+    from cua_bench import BackendError, Computer
+
+    class Refusing:
+        name = "cua-x"
+        labels: typing.ClassVar[dict[str, str]] = {}
+
+        def remove(self, force: bool) -> None:
+            raise docker.errors.APIError("500 Server Error: device or resource busy")
+
+    class Client:
+        class containers:  # docker's own attribute name
+            @staticmethod
+            def list(**_: object) -> list[Refusing]:
+                return [Refusing()]
+
+    backend = DockerBackend()
+    computer = Computer("docker", "ipc:///nowhere", 1280, 800, handle=Refusing(), info={"container": "cua-x"})
+    with pytest.raises(BackendError, match="could not remove container cua-x: 500 Server Error"):
+        backend.teardown(computer)
+    backend._client = Client()
+    with pytest.raises(BackendError, match="prune stopped: 500 Server Error"):
+        backend.prune(everything=True)

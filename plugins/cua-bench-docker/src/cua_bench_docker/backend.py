@@ -22,7 +22,6 @@ and ``mounts``.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import shutil
 import uuid
@@ -209,18 +208,30 @@ class DockerBackend(Backend):
     def teardown(self, computer: Computer, *, timeout: float = 10.0) -> None:
         import docker.errors
 
-        with contextlib.suppress(docker.errors.NotFound):
+        name = computer.info["container"]
+        try:
             computer.handle.remove(force=True)
-        shutil.rmtree(runtime_dir() / "docker" / computer.info["container"], ignore_errors=True)
+        except docker.errors.NotFound:
+            pass
+        except docker.errors.DockerException as exc:  # the runner and prune catch a backend's errors, not docker's
+            raise BackendError(f"docker: could not remove container {name}: {exc}") from exc
+        finally:
+            shutil.rmtree(runtime_dir() / "docker" / name, ignore_errors=True)
 
     def prune(self, *, everything: bool = False) -> list[str]:
         """Remove containers of ours whose owner process is gone (all of ours with ``everything``)."""
+        import docker.errors
+
         removed = []
-        for container in self.client.containers.list(all=True, filters={"label": f"{LABEL}={self.name}"}):
-            if stale(container.labels, everything=everything):
-                container.remove(force=True)
-                shutil.rmtree(runtime_dir() / "docker" / container.name, ignore_errors=True)
-                removed.append(container.name)
+        try:
+            for container in self.client.containers.list(all=True, filters={"label": f"{LABEL}={self.name}"}):
+                if stale(container.labels, everything=everything):
+                    container.remove(force=True)
+                    shutil.rmtree(runtime_dir() / "docker" / container.name, ignore_errors=True)
+                    removed.append(container.name)
+        except docker.errors.DockerException as exc:
+            done = f" (removed {', '.join(removed)} before)" if removed else ""
+            raise BackendError(f"docker: prune stopped: {exc}{done}") from exc
         return removed
 
     def build_image(
