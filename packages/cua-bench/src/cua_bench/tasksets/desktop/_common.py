@@ -55,24 +55,18 @@ __all__ = [
     "loaders",
     "moved",
     "no_window",
-    "open_location",
     "output_text",
-    "parent_folder",
-    "paste_into",
     "press",
     "read_text",
     "remember_files",
     "same_text",
     "save_and_wait",
     "save_as",
-    "select_file",
     "sentence",
     "shell",
     "snapshot_files",
     "start",
     "submit_dialog",
-    "terminal_here",
-    "trash_file",
     "type_text",
     "wait_for",
     "wait_path",
@@ -402,36 +396,6 @@ async def submit_dialog(session: Session, dialog: Match, text: str | None = None
     raise TaskError(f"the dialog {dialog!r} did not close after {tries} presses of Enter")
 
 
-# --- the file manager ----------------------------------------------------------------------------
-
-
-async def select_file(session: Session, folder_title: str, name: str) -> None:
-    """Oracle move in PCManFM: click an empty spot of the folder view (below the icons), type the
-    name to find it (type-ahead selects the first match), and close the search box with Escape."""
-    view = await window(session, folder_title)
-    await act(session, click_at(session, view["bounds"], -40, -60))
-    await act(session, TypeText(name))
-    await act(session, Wait(0.2), key("escape"))
-
-
-async def open_location(session: Session, child: str) -> None:
-    """Oracle move in PCManFM: go into the subfolder ``child`` by typing it after the current path in
-    the location bar (ctrl+l selects the path, End keeps it)."""
-    await act(session, key("ctrl+l"))
-    await act(session, key("end"))
-    await act(session, TypeText(f"/{child}"), key("enter"))
-    await window(session, child.rsplit("/", 1)[-1])
-
-
-async def paste_into(session: Session, folder_title: str, name: str, child: str, *, cut: bool) -> None:
-    """Oracle move in PCManFM: select ``name`` in the folder, copy it (``cut``: cut it), go into the
-    subfolder ``child`` and paste."""
-    await select_file(session, folder_title, name)
-    await act(session, key("ctrl+x" if cut else "ctrl+c"))
-    await open_location(session, child)
-    await act(session, key("ctrl+v"))
-
-
 # --- the whole end state, and the hands of wrong ways ---------------------------------------------
 
 
@@ -477,45 +441,6 @@ async def in_terminal(session: Session, command: str, timeout: float = PATIENCE)
     mark = f"cua-done-{next(_marks)}"
     await act(session, TypeText(f"{command}; printf '\\033]0;%s\\007' {mark}", press_enter=True))
     await window(session, mark, timeout)
-
-
-async def trash_file(session: Session, folder_title: str, name: str, *, tries: int = 3) -> None:
-    """Select ``name`` in PCManFM, press Delete and confirm moving it to the trash.
-
-    On a busy host the type-ahead sometimes misses the file, and Delete then asks nothing; a
-    person would look again and retry, and so does this (nothing was deleted without the dialog).
-    The pause after it stands in for watching the icon go: no window tells when the trash is done,
-    and a file this small takes far less.
-    """
-    for _ in range(tries):
-        await select_file(session, folder_title, name)
-        await act(session, key("delete"))
-        try:
-            await window(session, "Confirm", timeout=5.0)
-        except TaskError:
-            continue
-        await submit_dialog(session, "Confirm")
-        await act(session, Wait(1.0))
-        return
-    raise TaskError(f"Delete on {name!r} asked nothing after {tries} tries")
-
-
-async def terminal_here(session: Session) -> None:
-    """Wrong ways' hand in PCManFM: F4 (Tools > Open Current Folder in Terminal) opens a terminal in the
-    folder shown; returns once it has the focus (a red team reached the shell so, behind the app)."""
-    await act(session, key("f4"))
-
-    async def terminal_focused() -> bool:
-        return any(info.get("focused") and info.get("app") in ("xterm", "lxterm") for info in await session.windows())
-
-    await wait_for(terminal_focused, "a terminal window")
-    await act(session, Wait(0.5))  # the shell's prompt comes after the window
-
-
-async def parent_folder(session: Session, title: str) -> None:
-    """Wrong ways' hand in PCManFM: Alt+Up to the parent folder, whose window title is ``title``."""
-    await act(session, key("alt+up"))
-    await window(session, title)
 
 
 async def save_as(session: Session, combo: str, dialog: str, path: str, app: str) -> None:

@@ -13,9 +13,9 @@ from __future__ import annotations
 import random
 
 import cua_bench as cb
-from cua_bench.tasksets.desktop._common import OUTPUT_IS_THE_WORK, WORDS, act, key, loaders, save_and_wait
-from cua_bench.tasksets.desktop._sheets import ITEMS, Cell, goto, open_workbook, price, scored
-from cua_core.actions import TypeText
+from cua_bench.tasksets.desktop._common import OUTPUT_IS_THE_WORK, WORDS, loaders
+from cua_bench.tasksets.desktop._gnumeric import Entry, WorkbookEdit, enter
+from cua_bench.tasksets.desktop._sheets import ITEMS, Cell, price
 
 NAME = "gnumeric-add-row"
 WAIVED = OUTPUT_IS_THE_WORK
@@ -40,42 +40,25 @@ def build(rng: random.Random) -> cb.Task:
 load_train, load_test = loaders(NAME, build)
 
 
-@cb.setup_task
-async def setup(task: cb.Task, session: cb.Session) -> None:
-    await open_workbook(task, session)
+def row_at(row: int, values: list[Cell]) -> Entry:
+    """``values`` typed along the row ``row``, from column A."""
+    return row, 0, "\t".join(str(v) for v in values)
 
 
-@cb.evaluate_task
-async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
-    return await scored(task, session, [*task.metadata["rows"], task.metadata["new"]])
-
-
-@cb.solve_task
-async def solve(task: cb.Task, session: cb.Session) -> None:
-    meta = task.metadata
-    await add(session, meta["path"], len(meta["rows"]), meta["new"])
-
-
-async def add(session: cb.Session, path: str, row: int, values: list[Cell]) -> None:
-    await goto(session, row, 0)
-    await act(session, TypeText("\t".join(str(v) for v in values), press_enter=True))
-    await save_and_wait(session, path, "Gnumeric")
+EDIT = WorkbookEdit(lambda meta: [*meta["rows"], meta["new"]], lambda meta: row_at(len(meta["rows"]), meta["new"]))
+setup, evaluate, solve = EDIT.functions()
 
 
 @cb.wrong_way
 async def overwrites_the_last_row(task: cb.Task, session: cb.Session) -> None:
     """The new row typed one row too high, over the table's last row."""
     meta = task.metadata
-    await add(session, meta["path"], len(meta["rows"]) - 1, meta["new"])
+    await enter(task, session, row_at(len(meta["rows"]) - 1, meta["new"]))
 
 
-@cb.wrong_way
-async def oracle_then_clears_a_price(task: cb.Task, session: cb.Session) -> None:
-    """The new row, then the first item's price deleted."""
-    await solve(task, session)
-    await goto(session, 1, 2)
-    await act(session, key("delete"))
-    await save_and_wait(session, task.metadata["path"], "Gnumeric")
+oracle_then_clears_a_price = EDIT.oracle_then_clears(
+    "oracle_then_clears_a_price", "The new row, then the first item's price deleted.", lambda meta: (1, 2)
+)
 
 
 @cb.wrong_way
@@ -83,4 +66,4 @@ async def numbers_typed_as_text(task: cb.Task, session: cb.Session) -> None:
     """The new row with its qty and price typed after an apostrophe: the right digits, stored as text."""
     meta = task.metadata
     item, *numbers = meta["new"]
-    await add(session, meta["path"], len(meta["rows"]), [item, *(f"'{number}" for number in numbers)])
+    await enter(task, session, row_at(len(meta["rows"]), [item, *(f"'{number}" for number in numbers)]))

@@ -14,9 +14,9 @@ from __future__ import annotations
 import random
 
 import cua_bench as cb
-from cua_bench.tasksets.desktop._common import OUTPUT_IS_THE_WORK, WORDS, act, key, loaders, save_and_wait
-from cua_bench.tasksets.desktop._sheets import ITEMS, Cell, export_csv, goto, open_workbook, price, scored
-from cua_core.actions import TypeText
+from cua_bench.tasksets.desktop._common import OUTPUT_IS_THE_WORK, WORDS, loaders
+from cua_bench.tasksets.desktop._gnumeric import WorkbookEdit, enter, type_at
+from cua_bench.tasksets.desktop._sheets import ITEMS, Cell, export_csv, price
 
 NAME = "gnumeric-edit-cell"
 COLUMNS = ("qty", "price")
@@ -44,58 +44,34 @@ def build(rng: random.Random) -> cb.Task:
 load_train, load_test = loaders(NAME, build)
 
 
-@cb.setup_task
-async def setup(task: cb.Task, session: cb.Session) -> None:
-    await open_workbook(task, session)
-
-
-@cb.evaluate_task
-async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
-    return await scored(task, session, task.metadata["expected"])
-
-
-@cb.solve_task
-async def solve(task: cb.Task, session: cb.Session) -> None:
-    meta = task.metadata
-    await put(session, meta["path"], meta["row"], meta["col"], meta["value"])
-
-
-async def enter(session: cb.Session, row: int, col: int, text: str) -> None:
-    await goto(session, row, col)
-    await act(session, TypeText(text, press_enter=True))
-
-
-async def put(session: cb.Session, path: str, row: int, col: int, value: Cell) -> None:
-    await enter(session, row, col, str(value))
-    await save_and_wait(session, path, "Gnumeric")
+EDIT = WorkbookEdit(lambda meta: meta["expected"], lambda meta: (meta["row"], meta["col"], str(meta["value"])))
+setup, evaluate, solve = EDIT.functions()
 
 
 @cb.wrong_way
 async def edits_the_other_column(task: cb.Task, session: cb.Session) -> None:
     """The new value typed into the row's other number (qty for price, or price for qty)."""
     meta = task.metadata
-    await put(session, meta["path"], meta["row"], 3 - meta["col"], meta["value"])
+    await enter(task, session, (meta["row"], 3 - meta["col"], str(meta["value"])))
 
 
-@cb.wrong_way
-async def oracle_then_clears_another_label(task: cb.Task, session: cb.Session) -> None:
-    """The edit, then another row's item name deleted."""
-    await solve(task, session)
-    await goto(session, 1 if task.metadata["row"] != 1 else 2, 0)
-    await act(session, key("delete"))
-    await save_and_wait(session, task.metadata["path"], "Gnumeric")
+oracle_then_clears_another_label = EDIT.oracle_then_clears(
+    "oracle_then_clears_another_label",
+    "The edit, then another row's item name deleted.",
+    lambda meta: (1 if meta["row"] != 1 else 2, 0),
+)
 
 
 @cb.wrong_way
 async def typed_as_text(task: cb.Task, session: cb.Session) -> None:
     """The new value typed after an apostrophe: the right digits on screen and in a CSV, stored as text."""
     meta = task.metadata
-    await put(session, meta["path"], meta["row"], meta["col"], f"'{meta['value']}")
+    await enter(task, session, (meta["row"], meta["col"], f"'{meta['value']}"))
 
 
 @cb.wrong_way
 async def exported_as_csv_under_its_name(task: cb.Task, session: cb.Session) -> None:
     """The edit, then Data > Export as CSV over the workbook's own file: the right values, not a workbook."""
     meta = task.metadata
-    await enter(session, meta["row"], meta["col"], str(meta["value"]))
+    await type_at(session, meta["row"], meta["col"], str(meta["value"]))
     await export_csv(session, meta["path"], replace=True)

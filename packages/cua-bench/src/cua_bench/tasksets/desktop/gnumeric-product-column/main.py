@@ -13,20 +13,10 @@ from __future__ import annotations
 import random
 
 import cua_bench as cb
-from cua_bench.tasksets.desktop._common import OUTPUT_IS_THE_WORK, WORDS, act, key, loaders, save_and_wait
-from cua_bench.tasksets.desktop._sheets import (
-    ITEMS,
-    Cell,
-    Formula,
-    Want,
-    cell_name,
-    goto,
-    open_workbook,
-    price,
-    product_of,
-    scored,
-)
-from cua_core.actions import TypeText
+from cua_bench.tasksets._builders import Meta
+from cua_bench.tasksets.desktop._common import OUTPUT_IS_THE_WORK, WORDS, loaders
+from cua_bench.tasksets.desktop._gnumeric import Entry, WorkbookEdit, enter
+from cua_bench.tasksets.desktop._sheets import ITEMS, Cell, Formula, Want, cell_name, price, product_of
 
 NAME = "gnumeric-product-column"
 WAIVED = OUTPUT_IS_THE_WORK
@@ -52,47 +42,37 @@ def build(rng: random.Random) -> cb.Task:
 load_train, load_test = loaders(NAME, build)
 
 
-@cb.setup_task
-async def setup(task: cb.Task, session: cb.Session) -> None:
-    await open_workbook(task, session)
-
-
 def product(row: int, value: float) -> Formula:
     """Row ``row``'s new cell: a formula over that row's qty and price cells that gives ``value``."""
     over = {cell_name(row, 1), cell_name(row, 2)}
     return Formula(lambda text: product_of(text, over), value)
 
 
-@cb.evaluate_task
-async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
-    header, *rows = task.metadata["expected"]
-    wanted: list[list[Want]] = [header] + [[*row[:3], product(r, row[3])] for r, row in enumerate(rows, start=1)]
-    return await scored(task, session, wanted)
+def wanted(meta: Meta) -> list[list[Want]]:
+    header, *rows = meta["expected"]
+    return [header] + [[*row[:3], product(r, row[3])] for r, row in enumerate(rows, start=1)]
 
 
-@cb.solve_task
-async def solve(task: cb.Task, session: cb.Session) -> None:
-    meta = task.metadata
-    lines = [meta["header"]] + [f"=B{row + 1}*C{row + 1}" for row in range(1, len(meta["rows"]))]
-    await goto(session, 0, 3)
-    await act(session, TypeText("\n".join(lines), press_enter=True))
-    await save_and_wait(session, meta["path"], "Gnumeric")
+def column(meta: Meta, formulas: list[str]) -> Entry:
+    """The header in D1, and ``formulas`` below it."""
+    return 0, 3, "\n".join([meta["header"], *formulas])
+
+
+def references(meta: Meta) -> list[str]:
+    """D2 is =B2*C2, and so on: each row's qty times its price, by reference."""
+    return [f"=B{row + 1}*C{row + 1}" for row in range(1, len(meta["rows"]))]
+
+
+EDIT = WorkbookEdit(wanted, lambda meta: column(meta, references(meta)))
+setup, evaluate, solve = EDIT.functions()
 
 
 @cb.wrong_way
 async def typed_numbers_multiplied(task: cb.Task, session: cb.Session) -> None:
     """Each row's qty and price read off the screen and multiplied in a formula: right values, no references."""
-    meta = task.metadata
-    lines = [meta["header"]] + [f"={row[1]}*{row[2]}" for row in meta["rows"][1:]]
-    await goto(session, 0, 3)
-    await act(session, TypeText("\n".join(lines), press_enter=True))
-    await save_and_wait(session, meta["path"], "Gnumeric")
+    await enter(task, session, column(task.metadata, [f"={row[1]}*{row[2]}" for row in task.metadata["rows"][1:]]))
 
 
-@cb.wrong_way
-async def oracle_then_clears_a_header(task: cb.Task, session: cb.Session) -> None:
-    """The new column, then the 'item' header deleted."""
-    await solve(task, session)
-    await goto(session, 0, 0)
-    await act(session, key("delete"))
-    await save_and_wait(session, task.metadata["path"], "Gnumeric")
+oracle_then_clears_a_header = EDIT.oracle_then_clears(
+    "oracle_then_clears_a_header", "The new column, then the 'item' header deleted.", lambda meta: (0, 0)
+)

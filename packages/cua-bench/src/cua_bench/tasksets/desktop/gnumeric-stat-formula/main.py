@@ -17,19 +17,10 @@ import statistics
 from collections.abc import Callable
 
 import cua_bench as cb
-from cua_bench.tasksets.desktop._common import OUTPUT_IS_THE_WORK, WORDS, act, key, loaders, save_and_wait
-from cua_bench.tasksets.desktop._sheets import (
-    ITEMS,
-    Cell,
-    Formula,
-    cell_name,
-    cells,
-    goto,
-    open_workbook,
-    refers_to,
-    scored,
-)
-from cua_core.actions import TypeText
+from cua_bench.tasksets._builders import Meta
+from cua_bench.tasksets.desktop._common import OUTPUT_IS_THE_WORK, WORDS, loaders
+from cua_bench.tasksets.desktop._gnumeric import Entry, WorkbookEdit, enter
+from cua_bench.tasksets.desktop._sheets import ITEMS, Cell, Formula, Want, cell_name, cells, refers_to
 
 NAME = "gnumeric-stat-formula"
 FUNCTIONS: dict[str, tuple[str, Callable[[list[int]], float]]] = {
@@ -75,48 +66,40 @@ def build(rng: random.Random) -> cb.Task:
 load_train, load_test = loaders(NAME, build)
 
 
-@cb.setup_task
-async def setup(task: cb.Task, session: cb.Session) -> None:
-    await open_workbook(task, session)
+def values(meta: Meta) -> str:
+    return f"{cell_name(1, 1)}:{cell_name(meta['count'], 1)}"
 
 
-@cb.evaluate_task
-async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
-    meta = task.metadata
-    values = cells(f"{cell_name(1, 1)}:{cell_name(meta['count'], 1)}") or set()
-    result = Formula(lambda text: refers_to(text, meta["function"], values), meta["result"])
-    return await scored(task, session, [*meta["rows"], [], [meta["label"], result]])
+def wanted(meta: Meta) -> list[list[Want]]:
+    over = cells(values(meta)) or set()
+    result = Formula(lambda text: refers_to(text, meta["function"], over), meta["result"])
+    return [*meta["rows"], [], [meta["label"], result]]
 
 
-@cb.solve_task
-async def solve(task: cb.Task, session: cb.Session) -> None:
-    await enter(task, session, f"{cell_name(1, 1)}:{cell_name(task.metadata['count'], 1)}")
+def labelled(meta: Meta, argument: str) -> Entry:
+    """The label, and the function over ``argument`` next to it."""
+    return meta["label_row"], 0, f"{meta['label']}\t={meta['function']}({argument})"
 
 
-async def enter(task: cb.Task, session: cb.Session, argument: str) -> None:
-    """The label, and the function over ``argument`` next to it; then save."""
-    meta = task.metadata
-    await goto(session, meta["label_row"], 0)
-    await act(session, TypeText(f"{meta['label']}\t={meta['function']}({argument})", press_enter=True))
-    await save_and_wait(session, meta["path"], "Gnumeric")
+EDIT = WorkbookEdit(wanted, lambda meta: labelled(meta, values(meta)))
+setup, evaluate, solve = EDIT.functions()
 
 
 @cb.wrong_way
 async def typed_result_in_function(task: cb.Task, session: cb.Session) -> None:
     """The result worked out by hand and typed inside the function: the right value over no cells."""
-    await enter(task, session, f"{task.metadata['result']!r}")
+    await enter(task, session, labelled(task.metadata, f"{task.metadata['result']!r}"))
 
 
 @cb.wrong_way
 async def over_a_wider_range(task: cb.Task, session: cb.Session) -> None:
     """The function over the values and empty cells below them (the function skips those): same value."""
-    await enter(task, session, f"{cell_name(1, 1)}:{cell_name(task.metadata['count'] + 1, 1)}")
+    meta = task.metadata
+    await enter(task, session, labelled(meta, f"{cell_name(1, 1)}:{cell_name(meta['count'] + 1, 1)}"))
 
 
-@cb.wrong_way
-async def oracle_then_clears_a_value_label(task: cb.Task, session: cb.Session) -> None:
-    """The label and formula, then one item's name deleted (the result does not change)."""
-    await solve(task, session)
-    await goto(session, 1, 0)
-    await act(session, key("delete"))
-    await save_and_wait(session, task.metadata["path"], "Gnumeric")
+oracle_then_clears_a_value_label = EDIT.oracle_then_clears(
+    "oracle_then_clears_a_value_label",
+    "The label and formula, then one item's name deleted (the result does not change).",
+    lambda meta: (1, 0),
+)

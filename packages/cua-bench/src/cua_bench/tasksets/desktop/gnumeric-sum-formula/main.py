@@ -14,19 +14,10 @@ from __future__ import annotations
 import random
 
 import cua_bench as cb
-from cua_bench.tasksets.desktop._common import OUTPUT_IS_THE_WORK, WORDS, act, key, loaders, save_and_wait
-from cua_bench.tasksets.desktop._sheets import (
-    ITEMS,
-    Cell,
-    Formula,
-    cell_name,
-    cells,
-    goto,
-    open_workbook,
-    price,
-    refers_to,
-    scored,
-)
+from cua_bench.tasksets._builders import Meta
+from cua_bench.tasksets.desktop._common import OUTPUT_IS_THE_WORK, WORDS, act, key, loaders
+from cua_bench.tasksets.desktop._gnumeric import Entry, WorkbookEdit, enter
+from cua_bench.tasksets.desktop._sheets import ITEMS, Cell, Formula, Want, cell_name, cells, price, refers_to
 from cua_core.actions import TypeText
 
 NAME = "gnumeric-sum-formula"
@@ -59,46 +50,36 @@ def build(rng: random.Random) -> cb.Task:
 load_train, load_test = loaders(NAME, build)
 
 
-@cb.setup_task
-async def setup(task: cb.Task, session: cb.Session) -> None:
-    await open_workbook(task, session)
+def amounts(meta: Meta) -> str:
+    return f"{cell_name(1, meta['col'])}:{cell_name(meta['row'] - 1, meta['col'])}"
 
 
-@cb.evaluate_task
-async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
-    meta = task.metadata
-    amounts = cells(f"{cell_name(1, meta['col'])}:{cell_name(meta['row'] - 1, meta['col'])}") or set()
-    total = Formula(lambda text: refers_to(text, "SUM", amounts), meta["total"])
-    return await scored(task, session, [*meta["rows"], ["", total]])
+def wanted(meta: Meta) -> list[list[Want]]:
+    over = cells(amounts(meta)) or set()
+    total = Formula(lambda text: refers_to(text, "SUM", over), meta["total"])
+    return [*meta["rows"], ["", total]]
 
 
-@cb.solve_task
-async def solve(task: cb.Task, session: cb.Session) -> None:
-    meta = task.metadata
-    await enter(task, session, f"{cell_name(1, meta['col'])}:{cell_name(meta['row'] - 1, meta['col'])}")
+def sum_of(meta: Meta, argument: str) -> Entry:
+    """SUM over ``argument`` in the target cell."""
+    return meta["row"], meta["col"], f"=SUM({argument})"
 
 
-async def enter(task: cb.Task, session: cb.Session, argument: str) -> None:
-    """SUM over ``argument`` in the target cell; then save."""
-    meta = task.metadata
-    await goto(session, meta["row"], meta["col"])
-    await act(session, TypeText(f"=SUM({argument})", press_enter=True))
-    await save_and_wait(session, meta["path"], "Gnumeric")
+EDIT = WorkbookEdit(wanted, lambda meta: sum_of(meta, amounts(meta)))
+setup, evaluate, solve = EDIT.functions()
 
 
 @cb.wrong_way
 async def typed_total_in_sum(task: cb.Task, session: cb.Session) -> None:
     """The total read off the screen and typed inside SUM: the right value over no cells."""
-    await enter(task, session, f"{task.metadata['total']:g}")
+    await enter(task, session, sum_of(task.metadata, f"{task.metadata['total']:g}"))
 
 
-@cb.wrong_way
-async def oracle_then_clears_a_label(task: cb.Task, session: cb.Session) -> None:
-    """The formula, then one item's name deleted (the total does not change)."""
-    await solve(task, session)
-    await goto(session, 1, 0)
-    await act(session, key("delete"))
-    await save_and_wait(session, task.metadata["path"], "Gnumeric")
+oracle_then_clears_a_label = EDIT.oracle_then_clears(
+    "oracle_then_clears_a_label",
+    "The formula, then one item's name deleted (the total does not change).",
+    lambda meta: (1, 0),
+)
 
 
 @cb.wrong_way

@@ -11,27 +11,17 @@ from __future__ import annotations
 import random
 
 import cua_bench as cb
-from cua_bench.filestate import is_copy
-from cua_bench.tasksets.desktop._common import (
-    act,
-    distinct,
-    file_changes,
-    file_name,
-    files_since_setup,
-    in_terminal,
-    listing,
-    loaders,
-    parent_folder,
+from cua_bench.filestate import Snapshot, is_copy
+from cua_bench.tasksets._builders import Meta
+from cua_bench.tasksets.desktop._common import act, distinct, file_name, loaders, read_text, sentence, shell
+from cua_bench.tasksets.desktop._pcmanfm import (
+    change_evaluator,
+    files_in,
+    folder_setup,
+    in_folder_terminal,
     paste_into,
-    read_text,
-    remember_files,
-    sentence,
-    shell,
-    start,
-    terminal_here,
-    trash_file,
-    wait_for,
-    write_files,
+    paste_then_trash_a_neighbour,
+    until,
 )
 from cua_core.actions import Wait
 
@@ -61,44 +51,30 @@ def build(rng: random.Random) -> cb.Task:
 load_train, load_test = loaders(NAME, build)
 
 
-async def copied(session: cb.Session, meta: dict[str, object]) -> bool:
-    folder, expected = meta["folder"], meta["copied"]
-    assert isinstance(folder, str) and isinstance(expected, dict)
-    found = await listing(session, folder)
-    files = {f"{folder}/{path}" for path, kind in (found or {}).items() if kind == "f"}
-    if found is None or files != set(expected):
+def copy_of(meta: Meta) -> str:
+    return f"{meta['folder']}/{meta['target']}/{meta['name']}"
+
+
+async def copied(session: cb.Session, meta: Meta) -> bool:
+    expected, copy = meta["copied"], copy_of(meta)
+    if await files_in(session, meta["folder"]) != set(expected):
         return False
-    copy = f"{folder}/{meta['target']}/{meta['name']}"
     return bool(await read_text(session, copy) == expected[copy])
 
 
-@cb.setup_task
-async def setup(task: cb.Task, session: cb.Session) -> None:
-    await write_files(session, task.metadata["files"])
-    await start(session, "pcmanfm", task.metadata["folder"], title=task.metadata["folder"])
-    await remember_files(task, session)
+def asked(meta: Meta, before: Snapshot, after: Snapshot) -> bool:
+    return is_copy(after, copy_of(meta), before[f"{meta['folder']}/{meta['name']}"].sha256)
 
 
-@cb.evaluate_task
-async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
-    meta = task.metadata
-    folder = meta["folder"]
-    copy = f"{folder}/{meta['target']}/{meta['name']}"
-    before, after = await files_since_setup(task, session)
-    asked = is_copy(after, copy, before[f"{folder}/{meta['name']}"].sha256)
-    kept = not file_changes(before, after, expect=[copy])
-    return [1.0 if asked and kept else 0.0]
+setup = folder_setup()
+evaluate = change_evaluator(asked, lambda meta: [copy_of(meta)])
 
 
 @cb.solve_task
 async def solve(task: cb.Task, session: cb.Session) -> None:
     meta = task.metadata
     await paste_into(session, meta["folder"], meta["name"], meta["target"], cut=False)
-
-    async def done() -> bool:
-        return await copied(session, meta)
-
-    await wait_for(done, "the copy")
+    await until(copied, session, meta, "the copy")
 
 
 @cb.wrong_way
@@ -110,17 +86,11 @@ async def moved_not_copied(task: cb.Task, session: cb.Session) -> None:
 
 @cb.wrong_way
 async def neighbour_deleted(task: cb.Task, session: cb.Session) -> None:
-    meta = task.metadata
-    await paste_into(session, meta["folder"], meta["name"], meta["target"], cut=False)
-    await act(session, Wait(1.0))
-    await parent_folder(session, meta["folder"])
-    names = [path.split("/", 1)[1] for path in meta["files"] if path.count("/") == 1]
-    await trash_file(session, meta["folder"], next(name for name in names if name != meta["name"]))
+    await paste_then_trash_a_neighbour(session, task.metadata, cut=False)
 
 
 @cb.wrong_way
 async def hard_link_from_terminal(task: cb.Task, session: cb.Session) -> None:
     """F4 opens a terminal in the folder, and ``ln`` makes a second name for the same inode."""
     meta = task.metadata
-    await terminal_here(session)
-    await in_terminal(session, f"ln -- {shell(meta['name'])} {shell(meta['target'])}/")
+    await in_folder_terminal(session, f"ln -- {shell(meta['name'])} {shell(meta['target'])}/")

@@ -12,28 +12,20 @@ from __future__ import annotations
 import random
 
 import cua_bench as cb
+from cua_bench.filestate import Snapshot
+from cua_bench.tasksets._builders import Meta
 from cua_bench.tasksets.desktop._common import (
     TRASH,
     act,
     distinct,
-    file_changes,
     file_name,
-    files_since_setup,
     gone,
     key,
     listing,
     loaders,
-    no_window,
-    remember_files,
-    select_file,
     sentence,
-    start,
-    submit_dialog,
-    trash_file,
-    wait_for,
-    wait_path,
-    write_files,
 )
+from cua_bench.tasksets.desktop._pcmanfm import carry_to_parent, change_evaluator, folder_setup, hide, trash_file, until
 from cua_core.actions import Wait
 
 NAME = "pcmanfm-delete-file"
@@ -61,40 +53,25 @@ async def deleted(session: cb.Session, meta: dict[str, object]) -> bool:
     return found is not None and sorted(found) == meta["kept"]
 
 
-@cb.setup_task
-async def setup(task: cb.Task, session: cb.Session) -> None:
-    await write_files(session, task.metadata["files"])
-    await start(session, "pcmanfm", task.metadata["folder"], title=task.metadata["folder"])
-    await remember_files(task, session)
+def asked(meta: Meta, before: Snapshot, after: Snapshot) -> bool:
+    return gone(before, after, f"{meta['folder']}/{meta['name']}", trash=True)  # the instruction allows the trash
 
 
-@cb.evaluate_task
-async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
-    meta = task.metadata
-    path = f"{meta['folder']}/{meta['name']}"
-    before, after = await files_since_setup(task, session)
-    asked = gone(before, after, path, trash=True)  # the instruction allows the trash
-    kept = not file_changes(before, after, expect=[path, TRASH])
-    return [1.0 if asked and kept else 0.0]
+setup = folder_setup()
+evaluate = change_evaluator(asked, lambda meta: [f"{meta['folder']}/{meta['name']}", TRASH])
 
 
 @cb.solve_task
 async def solve(task: cb.Task, session: cb.Session) -> None:
     meta = task.metadata
     await trash_file(session, meta["folder"], meta["name"])  # "move to the trash?" Yes is the default button
-
-    async def done() -> bool:
-        return await deleted(session, meta)
-
-    await wait_for(done, "the file to go")
+    await until(deleted, session, meta, "the file to go")
 
 
 @cb.wrong_way
 async def moved_out_not_deleted(task: cb.Task, session: cb.Session) -> None:
     meta = task.metadata
-    await select_file(session, meta["folder"], meta["name"])
-    await act(session, key("ctrl+x"), key("alt+up"))
-    await no_window(session, meta["folder"])
+    await carry_to_parent(session, meta["folder"], meta["name"], cut=True)
     await act(session, key("ctrl+v"), Wait(1.0))
 
 
@@ -108,9 +85,4 @@ async def neighbour_deleted_too(task: cb.Task, session: cb.Session) -> None:
 @cb.wrong_way
 async def renamed_hidden(task: cb.Task, session: cb.Session) -> None:
     """The red team's way: F2 and rename it to ``.name``; the file manager stops showing it."""
-    meta = task.metadata
-    await select_file(session, meta["folder"], meta["name"])
-    await act(session, key("f2"))
-    await submit_dialog(session, "Rename File", "." + meta["name"])
-    hidden = f"{meta['folder']}/.{meta['name']}"
-    await wait_path(session, hidden, lambda text: text is not None)
+    await hide(session, task.metadata["folder"], task.metadata["name"])

@@ -11,30 +11,29 @@ from __future__ import annotations
 import random
 
 import cua_bench as cb
+from cua_bench.tasksets._builders import Meta
 from cua_bench.tasksets.desktop._common import (
     act,
     distinct,
-    file_changes,
     file_name,
-    files_since_setup,
     key,
-    listing,
     loaders,
-    moved,
+    sentence,
+    submit_dialog,
+    wait_path,
+)
+from cua_bench.tasksets.desktop._pcmanfm import (
+    files_in,
+    folder_setup,
+    hide,
+    moved_evaluator,
     open_location,
     parent_folder,
     paste_into,
-    remember_files,
-    select_file,
-    sentence,
-    start,
-    submit_dialog,
+    paste_then_trash_a_neighbour,
     trash_file,
-    wait_for,
-    wait_path,
-    write_files,
+    until,
 )
-from cua_core.actions import Wait
 
 NAME = "pcmanfm-move-file"
 FOLDERS = ("Documents", "Downloads", "Desktop", "Inbox")
@@ -62,45 +61,28 @@ def build(rng: random.Random) -> cb.Task:
 load_train, load_test = loaders(NAME, build)
 
 
-async def shows_moved(session: cb.Session, meta: dict[str, object]) -> bool:
-    folder, expected = meta["folder"], meta["after_move"]
-    assert isinstance(folder, str) and isinstance(expected, dict)
-    found = await listing(session, folder)
-    files = {f"{folder}/{path}" for path, kind in (found or {}).items() if kind == "f"}
-    return found is not None and files == set(expected)
+async def shows_moved(session: cb.Session, meta: Meta) -> bool:
+    return await files_in(session, meta["folder"]) == set(meta["after_move"])
 
 
-@cb.setup_task
-async def setup(task: cb.Task, session: cb.Session) -> None:
-    await write_files(session, task.metadata["files"])
-    await start(session, "pcmanfm", task.metadata["folder"], title=task.metadata["folder"])
-    await remember_files(task, session)
+def paths(meta: Meta) -> list[str]:
+    """The file, and where it is asked to go."""
+    return [f"{meta['folder']}/{meta['name']}", f"{meta['folder']}/{meta['target']}/{meta['name']}"]
 
 
-@cb.evaluate_task
-async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
-    meta = task.metadata
-    source = f"{meta['folder']}/{meta['name']}"
-    target = f"{meta['folder']}/{meta['target']}/{meta['name']}"
-    before, after = await files_since_setup(task, session)
-    asked = moved(before, after, source, target)
-    kept = not file_changes(before, after, expect=[source, target])
-    return [1.0 if asked and kept else 0.0]
+setup = folder_setup()
+evaluate = moved_evaluator(paths)
 
 
 @cb.solve_task
 async def solve(task: cb.Task, session: cb.Session) -> None:
     meta = task.metadata
-
-    async def done() -> bool:
-        return await shows_moved(session, meta)
-
     # On a busy host the type-ahead sometimes misses the file, so ctrl+x cuts nothing and the paste
     # moves nothing; a person would look, go back and try again, and so does the oracle.
     for attempt in range(3):
         await paste_into(session, meta["folder"], meta["name"], meta["target"], cut=True)
         try:
-            await wait_for(done, "the move", timeout=8.0)
+            await until(shows_moved, session, meta, "the move", timeout=8.0)
             return
         except cb.TaskError:
             if attempt == 2:
@@ -120,12 +102,7 @@ async def empty_file_at_target(task: cb.Task, session: cb.Session) -> None:
 
 @cb.wrong_way
 async def neighbour_deleted(task: cb.Task, session: cb.Session) -> None:
-    meta = task.metadata
-    await paste_into(session, meta["folder"], meta["name"], meta["target"], cut=True)
-    await act(session, Wait(1.0))
-    await parent_folder(session, meta["folder"])
-    names = [path.split("/", 1)[1] for path in meta["files"] if path.count("/") == 1]
-    await trash_file(session, meta["folder"], next(name for name in names if name != meta["name"]))
+    await paste_then_trash_a_neighbour(session, task.metadata, cut=True)
 
 
 @cb.wrong_way
@@ -135,7 +112,4 @@ async def copied_and_original_hidden(task: cb.Task, session: cb.Session) -> None
     await paste_into(session, meta["folder"], meta["name"], meta["target"], cut=False)
     await wait_path(session, f"{meta['folder']}/{meta['target']}/{meta['name']}", lambda text: text is not None)
     await parent_folder(session, meta["folder"])
-    await select_file(session, meta["folder"], meta["name"])
-    await act(session, key("f2"))
-    await submit_dialog(session, "Rename File", "." + meta["name"])
-    await wait_path(session, f"{meta['folder']}/.{meta['name']}", lambda text: text is not None)
+    await hide(session, meta["folder"], meta["name"])

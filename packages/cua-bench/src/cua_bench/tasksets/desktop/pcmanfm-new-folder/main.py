@@ -22,15 +22,12 @@ from cua_bench.tasksets.desktop._common import (
     key,
     listing,
     loaders,
-    paste_into,
-    remember_files,
     sentence,
-    start,
     submit_dialog,
     wait_for,
     window,
-    write_files,
 )
+from cua_bench.tasksets.desktop._pcmanfm import folder_setup, paste_into, until
 
 NAME = "pcmanfm-new-folder"
 FOLDERS = ("Documents", "Projects", "Pictures", "Music", "Work")
@@ -58,18 +55,7 @@ async def created(session: cb.Session, meta: dict[str, object]) -> bool:
     return found is not None and found.get(str(meta["new"])) == "d"
 
 
-async def wait_created(session: cb.Session, meta: dict[str, object]) -> None:
-    async def done() -> bool:
-        return await created(session, meta)
-
-    await wait_for(done, "the new folder")
-
-
-@cb.setup_task
-async def setup(task: cb.Task, session: cb.Session) -> None:
-    await write_files(session, task.metadata["files"])
-    await start(session, "pcmanfm", task.metadata["folder"], title=task.metadata["folder"])
-    await remember_files(task, session)
+setup = folder_setup()
 
 
 @cb.evaluate_task
@@ -87,7 +73,7 @@ async def solve(task: cb.Task, session: cb.Session) -> None:
     await act(session, key("ctrl+shift+n"))
     await submit_dialog(session, "Creating New Folder", meta["new"])
 
-    await wait_created(session, meta)
+    await until(created, session, meta, "the new folder")
 
 
 # The wrong ways wait for their damage to be done, as the oracle waits for its folder: one that
@@ -109,7 +95,7 @@ async def others_deleted(task: cb.Task, session: cb.Session) -> None:
     await act(session, key("ctrl+shift+n"))
     await submit_dialog(session, "Creating New Folder", meta["new"])
 
-    await wait_created(session, meta)
+    await until(created, session, meta, "the new folder")
 
 
 @cb.wrong_way

@@ -12,31 +12,28 @@ from __future__ import annotations
 import random
 
 import cua_bench as cb
+from cua_bench.tasksets._builders import Meta
 from cua_bench.tasksets.desktop._common import (
     act,
     distinct,
-    file_changes,
     file_name,
-    files_since_setup,
-    in_terminal,
     key,
     listing,
     loaders,
-    moved,
-    no_window,
     read_text,
-    remember_files,
-    select_file,
     sentence,
     shell,
-    start,
-    submit_dialog,
-    terminal_here,
-    trash_file,
-    wait_for,
     wait_path,
     window,
-    write_files,
+)
+from cua_bench.tasksets.desktop._pcmanfm import (
+    carry_to_parent,
+    folder_setup,
+    in_folder_terminal,
+    moved_evaluator,
+    rename_file,
+    trash_file,
+    until,
 )
 
 NAME = "pcmanfm-rename-file"
@@ -71,42 +68,23 @@ async def renamed(session: cb.Session, meta: dict[str, object]) -> bool:
     )
 
 
-async def wait_renamed(session: cb.Session, meta: dict[str, object]) -> None:
-    async def done() -> bool:
-        return await renamed(session, meta)
-
-    await wait_for(done, "the rename")
+def paths(meta: Meta) -> list[str]:
+    """The old name, and the new."""
+    return [f"{meta['folder']}/{meta['old']}", f"{meta['folder']}/{meta['new']}"]
 
 
-@cb.setup_task
-async def setup(task: cb.Task, session: cb.Session) -> None:
-    await write_files(session, task.metadata["files"])
-    await start(session, "pcmanfm", task.metadata["folder"], title=task.metadata["folder"])
-    await remember_files(task, session)
+setup = folder_setup()
+evaluate = moved_evaluator(paths)
 
 
-@cb.evaluate_task
-async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
-    meta = task.metadata
-    old, new = f"{meta['folder']}/{meta['old']}", f"{meta['folder']}/{meta['new']}"
-    before, after = await files_since_setup(task, session)
-    asked = moved(before, after, old, new)
-    kept = not file_changes(before, after, expect=[old, new])
-    return [1.0 if asked and kept else 0.0]
-
-
-async def rename(session: cb.Session, meta: dict[str, str]) -> None:
-    await select_file(session, meta["folder"], meta["old"])
-    await act(session, key("f2"))
-    await submit_dialog(session, "Rename File", meta["new"])
+async def rename(session: cb.Session, meta: Meta) -> None:
+    await rename_file(session, meta["folder"], meta["old"], meta["new"])
+    await until(renamed, session, meta, "the rename")
 
 
 @cb.solve_task
 async def solve(task: cb.Task, session: cb.Session) -> None:
-    meta = task.metadata
-    await rename(session, meta)
-
-    await wait_renamed(session, meta)
+    await rename(session, task.metadata)
 
 
 # The wrong ways wait for each step of their damage, as the oracle waits for its rename: one that
@@ -117,9 +95,7 @@ async def solve(task: cb.Task, session: cb.Session) -> None:
 @cb.wrong_way
 async def backup_left_in_home(task: cb.Task, session: cb.Session) -> None:
     meta = task.metadata
-    await select_file(session, meta["folder"], meta["old"])
-    await act(session, key("ctrl+c"), key("alt+up"))
-    await no_window(session, meta["folder"])
+    await carry_to_parent(session, meta["folder"], meta["old"], cut=False)
     await act(session, key("ctrl+v"))
     copied = meta["files"][f"{meta['folder']}/{meta['old']}"]
     await wait_path(session, meta["old"], lambda text: text == copied)  # the copy pasted in home
@@ -127,15 +103,11 @@ async def backup_left_in_home(task: cb.Task, session: cb.Session) -> None:
     await window(session, meta["folder"])
     await rename(session, meta)
 
-    await wait_renamed(session, meta)
-
 
 @cb.wrong_way
 async def neighbour_deleted(task: cb.Task, session: cb.Session) -> None:
     meta = task.metadata
     await rename(session, meta)
-
-    await wait_renamed(session, meta)
     neighbour = next(path for path in meta["files"] if path != f"{meta['folder']}/{meta['old']}")
     await trash_file(session, meta["folder"], neighbour.split("/", 1)[1])
 
@@ -144,8 +116,7 @@ async def neighbour_deleted(task: cb.Task, session: cb.Session) -> None:
 async def hidden_backup_from_terminal(task: cb.Task, session: cb.Session) -> None:
     """F4 opens a terminal in the folder; ``cp`` keeps a hidden backup, then the rename."""
     meta = task.metadata
-    await terminal_here(session)
-    await in_terminal(
+    await in_folder_terminal(
         session,
         f"cp -- {shell(meta['old'])} {shell('.' + meta['old'])} && mv -- {shell(meta['old'])} {shell(meta['new'])}",
     )

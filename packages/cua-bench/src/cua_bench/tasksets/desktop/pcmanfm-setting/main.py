@@ -29,7 +29,6 @@ from cua_bench.tasksets.desktop._common import (
     file_changes,
     file_name,
     files_since_setup,
-    in_terminal,
     key,
     loaders,
     read_text,
@@ -37,12 +36,11 @@ from cua_bench.tasksets.desktop._common import (
     sentence,
     shell,
     start,
-    terminal_here,
-    trash_file,
     wait_for,
     wait_path,
     write_files,
 )
+from cua_bench.tasksets.desktop._pcmanfm import in_folder_terminal, trash_file
 from cua_core.actions import Wait
 
 NAME = "pcmanfm-setting"
@@ -179,8 +177,7 @@ async def config_edited_in_a_terminal(task: cb.Task, session: cb.Session) -> Non
     does not read its config again, so its window goes on showing the old setting."""
     meta = task.metadata
     option = SETTINGS[meta["setting"]][0]
-    await terminal_here(session)
-    await in_terminal(session, f"sed -i 's/^{option}=.*/{option}={int(meta['value'])}/' ~/{shell(CONFIG)}")
+    await in_folder_terminal(session, f"sed -i 's/^{option}=.*/{option}={int(meta['value'])}/' ~/{shell(CONFIG)}")
 
 
 @cb.wrong_way
@@ -189,5 +186,4 @@ async def hidden_file_deleted(task: cb.Task, session: cb.Session) -> None:
     (snapshots that skipped dot files never saw it go)."""
     meta = task.metadata
     await solve(task, session)
-    await terminal_here(session)
-    await in_terminal(session, f"rm -- {shell(hidden_file(meta))}")
+    await in_folder_terminal(session, f"rm -- {shell(hidden_file(meta))}")

@@ -15,19 +15,8 @@ import random
 from typing import Any
 
 import cua_bench as cb
-from cua_bench.tasksets.sim._widgets_common import (
-    CATEGORIES,
-    CITIES,
-    click_in,
-    disturb,
-    launch_form,
-    press,
-    remember,
-    score,
-    select_option,
-    splits,
-    submitted_once,
-)
+from cua_bench.tasksets.sim._forms import choice
+from cua_bench.tasksets.sim._widgets_common import CATEGORIES, CITIES, select_option, splits
 
 FAMILY = "choose-dropdown"
 TITLE = "Preferences"
@@ -60,42 +49,15 @@ def make(rng: random.Random, difficulty: str) -> cb.Task:
 train_variants, test_variants = splits(FAMILY, make)
 
 
-@cb.setup_task
-async def setup(task: cb.Task, session: cb.Session) -> None:
-    await launch_form(session, task, TITLE, [*task.metadata["boxes"], {"type": "button", "name": "Submit"}])
-    remember(task, session)
-
-
-@cb.evaluate_task
-async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
-    return score(submitted_once(task, session, TITLE, {task.metadata["target"]: task.metadata["answer"]}))
-
-
-@cb.solve_task
-async def solve(task: cb.Task, session: cb.Session) -> None:
-    await select_option(session, task.metadata["target"], task.metadata["answer"])
-    await click_in(session, "button", "Submit", within=("window", TITLE))
-
-
-@cb.wrong_way
-async def picks_a_neighbouring_option(task: cb.Task, session: cb.Session) -> None:
-    """The option next to the asked-for one in the named list, then Submit."""
-    meta = task.metadata
-    options = next(box["options"] for box in meta["boxes"] if box["name"] == meta["target"])
-    index = options.index(meta["answer"])
-    await select_option(session, meta["target"], options[index - 1 if index else 1])
-    await press(session, TITLE, "Submit")
-
-
-@cb.wrong_way
-async def oracle_then_changes_a_list(task: cb.Task, session: cb.Session) -> None:
-    """The option submitted, then another option picked in a list: the window no longer holds what was sent."""
-    await solve(task, session)
-    await disturb(session, TITLE)
-
-
-@cb.wrong_way
-async def oracle_then_submits_again(task: cb.Task, session: cb.Session) -> None:
-    """The option submitted, then Submit pressed once more: the same values sent twice."""
-    await solve(task, session)
-    await press(session, TITLE, "Submit")
+FORM = choice(TITLE, "boxes", select_option)
+setup, evaluate, solve = FORM.functions()
+picks_a_neighbouring_option = FORM.picks_a_neighbour(
+    "picks_a_neighbouring_option", "The option next to the asked-for one in the named list, then Submit."
+)
+oracle_then_changes_a_list = FORM.oracle_then_disturbs(
+    "oracle_then_changes_a_list",
+    "The option submitted, then another option picked in a list: the window no longer holds what was sent.",
+)
+oracle_then_submits_again = FORM.oracle_then_submits_again(
+    "oracle_then_submits_again", "The option submitted, then Submit pressed once more: the same values sent twice."
+)

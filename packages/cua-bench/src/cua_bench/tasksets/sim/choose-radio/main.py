@@ -18,18 +18,8 @@ import random
 from typing import Any
 
 import cua_bench as cb
-from cua_bench.tasksets.sim._widgets_common import (
-    CATEGORIES,
-    a,
-    click_in,
-    disturb,
-    launch_form,
-    press,
-    remember,
-    score,
-    splits,
-    submitted_once,
-)
+from cua_bench.tasksets.sim._forms import choice
+from cua_bench.tasksets.sim._widgets_common import CATEGORIES, a, click_in, splits
 
 FAMILY = "choose-radio"
 TITLE = "Quick survey"
@@ -68,42 +58,19 @@ def make(rng: random.Random, difficulty: str) -> cb.Task:
 train_variants, test_variants = splits(FAMILY, make)
 
 
-@cb.setup_task
-async def setup(task: cb.Task, session: cb.Session) -> None:
-    await launch_form(session, task, TITLE, [*task.metadata["groups"], {"type": "button", "name": "Submit"}])
-    remember(task, session)
+async def choose(session: cb.Session, group: str, option: str) -> None:
+    await click_in(session, "radio", option, within=("radiogroup", group))
 
 
-@cb.evaluate_task
-async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
-    return score(submitted_once(task, session, TITLE, {task.metadata["target"]: task.metadata["answer"]}))
-
-
-@cb.solve_task
-async def solve(task: cb.Task, session: cb.Session) -> None:
-    await click_in(session, "radio", task.metadata["answer"], within=("radiogroup", task.metadata["target"]))
-    await click_in(session, "button", "Submit", within=("window", TITLE))
-
-
-@cb.wrong_way
-async def picks_a_neighbouring_option(task: cb.Task, session: cb.Session) -> None:
-    """The option next to the asked-for one in the named group, then Submit."""
-    meta = task.metadata
-    options = next(group["options"] for group in meta["groups"] if group["name"] == meta["target"])
-    index = options.index(meta["answer"])
-    await click_in(session, "radio", options[index - 1 if index else 1], within=("radiogroup", meta["target"]))
-    await press(session, TITLE, "Submit")
-
-
-@cb.wrong_way
-async def oracle_then_changes_a_group(task: cb.Task, session: cb.Session) -> None:
-    """The option submitted, then another option clicked: the window no longer holds what was sent."""
-    await solve(task, session)
-    await disturb(session, TITLE)
-
-
-@cb.wrong_way
-async def oracle_then_submits_again(task: cb.Task, session: cb.Session) -> None:
-    """The option submitted, then Submit pressed once more: the same values sent twice."""
-    await solve(task, session)
-    await press(session, TITLE, "Submit")
+FORM = choice(TITLE, "groups", choose)
+setup, evaluate, solve = FORM.functions()
+picks_a_neighbouring_option = FORM.picks_a_neighbour(
+    "picks_a_neighbouring_option", "The option next to the asked-for one in the named group, then Submit."
+)
+oracle_then_changes_a_group = FORM.oracle_then_disturbs(
+    "oracle_then_changes_a_group",
+    "The option submitted, then another option clicked: the window no longer holds what was sent.",
+)
+oracle_then_submits_again = FORM.oracle_then_submits_again(
+    "oracle_then_submits_again", "The option submitted, then Submit pressed once more: the same values sent twice."
+)

@@ -11,22 +11,12 @@ sent twice). Chance is 1/2^n: one of the 2^n ways to tick n boxes.
 from __future__ import annotations
 
 import random
+from typing import Any
 
 import cua_bench as cb
-from cua_bench.tasksets.sim._widgets_common import (
-    CATEGORIES,
-    a,
-    click,
-    click_in,
-    disturb,
-    launch_form,
-    node_in,
-    press,
-    remember,
-    score,
-    splits,
-    submitted_once,
-)
+from cua_bench.tasksets._builders import Meta
+from cua_bench.tasksets.sim._forms import Form
+from cua_bench.tasksets.sim._widgets_common import CATEGORIES, a, click, node_in, press, splits
 
 FAMILY = "click-checkboxes"
 TITLE = "Choose items"
@@ -53,31 +43,28 @@ def make(rng: random.Random, difficulty: str) -> cb.Task:
 train_variants, test_variants = splits(FAMILY, make)
 
 
-@cb.setup_task
-async def setup(task: cb.Task, session: cb.Session) -> None:
-    meta = task.metadata
+def inputs(meta: Meta) -> list[dict[str, Any]]:
     names, columns = meta["names"], meta["columns"]
     boxes = [{"type": "checkbox", "name": n, "checked": n in meta["checked"]} for n in names]
-    rows = [{"type": "row", "items": boxes[i : i + columns]} for i in range(0, len(boxes), columns)]
-    await launch_form(session, task, TITLE, [*rows, {"type": "button", "name": "Submit"}], width=150 * columns + 40)
-    remember(task, session)
+    return [{"type": "row", "items": boxes[i : i + columns]} for i in range(0, len(boxes), columns)]
 
 
-@cb.evaluate_task
-async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
-    matches = set(task.metadata["matches"])
-    return score(submitted_once(task, session, TITLE, {n: n in matches for n in task.metadata["names"]}))
+def asked(meta: Meta) -> dict[str, Any]:
+    matches = set(meta["matches"])
+    return {n: n in matches for n in meta["names"]}
 
 
-@cb.solve_task
-async def solve(task: cb.Task, session: cb.Session) -> None:
+async def fill(task: cb.Task, session: cb.Session) -> None:
     matches = set(task.metadata["matches"])
     window = await session.find(role="window", name=TITLE)
     for name in task.metadata["names"]:
         box = node_in(window, "checkbox", name)
         if ("checked" in box["states"]) != (name in matches):
             await click(session, box)
-    await click_in(session, "button", "Submit", within=("window", TITLE))
+
+
+FORM = Form(TITLE, inputs, asked, fill, width=lambda meta: 150 * meta["columns"] + 40)
+setup, evaluate, solve = FORM.functions()
 
 
 @cb.wrong_way
@@ -91,15 +78,11 @@ async def ticks_every_box(task: cb.Task, session: cb.Session) -> None:
     await press(session, TITLE, "Submit")
 
 
-@cb.wrong_way
-async def oracle_then_toggles_a_box(task: cb.Task, session: cb.Session) -> None:
-    """The right boxes submitted, then one box clicked: the window no longer holds what was sent."""
-    await solve(task, session)
-    await disturb(session, TITLE)
-
-
-@cb.wrong_way
-async def oracle_then_submits_again(task: cb.Task, session: cb.Session) -> None:
-    """The right boxes submitted, then Submit pressed once more: the same values sent twice."""
-    await solve(task, session)
-    await press(session, TITLE, "Submit")
+oracle_then_toggles_a_box = FORM.oracle_then_disturbs(
+    "oracle_then_toggles_a_box",
+    "The right boxes submitted, then one box clicked: the window no longer holds what was sent.",
+)
+oracle_then_submits_again = FORM.oracle_then_submits_again(
+    "oracle_then_submits_again",
+    "The right boxes submitted, then Submit pressed once more: the same values sent twice.",
+)

@@ -12,22 +12,12 @@ from __future__ import annotations
 
 import random
 import string
+from typing import Any
 
 import cua_bench as cb
-from cua_bench.tasksets.sim._widgets_common import (
-    CATEGORIES,
-    FIELD_NAMES,
-    FIRST_NAMES,
-    click_in,
-    disturb,
-    launch_form,
-    press,
-    remember,
-    score,
-    splits,
-    submitted_once,
-    type_text,
-)
+from cua_bench.tasksets._builders import Meta
+from cua_bench.tasksets.sim._forms import Form
+from cua_bench.tasksets.sim._widgets_common import CATEGORIES, FIELD_NAMES, FIRST_NAMES, press, splits, type_text
 
 FAMILY = "enter-text"
 TITLE = "Enter text"
@@ -60,25 +50,21 @@ def make(rng: random.Random, difficulty: str) -> cb.Task:
 train_variants, test_variants = splits(FAMILY, make)
 
 
-@cb.setup_task
-async def setup(task: cb.Task, session: cb.Session) -> None:
-    values = task.metadata["values"]
-    widgets = [{"type": "textfield", "name": f, "value": values[f]} for f in task.metadata["fields"]]
-    await launch_form(session, task, TITLE, [*widgets, {"type": "button", "name": "Submit"}])
-    remember(task, session)
+def inputs(meta: Meta) -> list[dict[str, Any]]:
+    return [{"type": "textfield", "name": f, "value": meta["values"][f]} for f in meta["fields"]]
 
 
-@cb.evaluate_task
-async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
-    meta = task.metadata
-    return score(submitted_once(task, session, TITLE, {meta["target"]: meta["text"]}))
+def asked(meta: Meta) -> dict[str, Any]:
+    return {meta["target"]: meta["text"]}
 
 
-@cb.solve_task
-async def solve(task: cb.Task, session: cb.Session) -> None:
+async def fill(task: cb.Task, session: cb.Session) -> None:
     meta = task.metadata
     await type_text(session, "textbox", meta["target"], meta["text"], replace=bool(meta["values"][meta["target"]]))
-    await click_in(session, "button", "Submit", within=("window", TITLE))
+
+
+FORM = Form(TITLE, inputs, asked, fill)
+setup, evaluate, solve = FORM.functions()
 
 
 @cb.wrong_way
@@ -90,15 +76,10 @@ async def drops_the_last_character(task: cb.Task, session: cb.Session) -> None:
     await press(session, TITLE, "Submit")
 
 
-@cb.wrong_way
-async def oracle_then_edits_a_field(task: cb.Task, session: cb.Session) -> None:
-    """The text submitted, then a letter typed into a field: the window no longer holds what was sent."""
-    await solve(task, session)
-    await disturb(session, TITLE)
-
-
-@cb.wrong_way
-async def oracle_then_submits_again(task: cb.Task, session: cb.Session) -> None:
-    """The text submitted, then Submit pressed once more: the same values sent twice."""
-    await solve(task, session)
-    await press(session, TITLE, "Submit")
+oracle_then_edits_a_field = FORM.oracle_then_disturbs(
+    "oracle_then_edits_a_field",
+    "The text submitted, then a letter typed into a field: the window no longer holds what was sent.",
+)
+oracle_then_submits_again = FORM.oracle_then_submits_again(
+    "oracle_then_submits_again", "The text submitted, then Submit pressed once more: the same values sent twice."
+)

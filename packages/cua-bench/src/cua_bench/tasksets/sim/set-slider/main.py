@@ -15,16 +15,9 @@ from typing import Any
 
 import cua_bench as cb
 from cua_bench.session import find, walk
-from cua_bench.tasksets.sim._widgets_common import (
-    click_in,
-    disturb,
-    launch_form,
-    press,
-    remember,
-    score,
-    splits,
-    submitted_once,
-)
+from cua_bench.tasksets._builders import Meta
+from cua_bench.tasksets.sim._forms import Form, target_answer
+from cua_bench.tasksets.sim._widgets_common import press, splits
 from cua_core.actions import Click, KeyPress, Point
 
 FAMILY = "set-slider"
@@ -52,24 +45,11 @@ def make(rng: random.Random, difficulty: str) -> cb.Task:
 train_variants, test_variants = splits(FAMILY, make)
 
 
-@cb.setup_task
-async def setup(task: cb.Task, session: cb.Session) -> None:
-    widgets = []
-    for spec in task.metadata["sliders"]:  # each slider's range is shown under it, as a scale would be
+def inputs(meta: Meta) -> list[dict[str, Any]]:
+    widgets: list[dict[str, Any]] = []
+    for spec in meta["sliders"]:  # each slider's range is shown under it, as a scale would be
         widgets += [spec, {"type": "label", "text": f"{spec['name']}: {spec['min']} to {spec['max']}"}]
-    await launch_form(session, task, TITLE, [*widgets, {"type": "button", "name": "Submit"}], width=520)
-    remember(task, session)
-
-
-@cb.evaluate_task
-async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
-    return score(submitted_once(task, session, TITLE, {task.metadata["target"]: task.metadata["answer"]}))
-
-
-@cb.solve_task
-async def solve(task: cb.Task, session: cb.Session) -> None:
-    await _slide(task, session)
-    await click_in(session, "button", "Submit", within=("window", TITLE))
+    return widgets
 
 
 async def _slide(task: cb.Task, session: cb.Session) -> None:
@@ -87,6 +67,10 @@ async def _slide(task: cb.Task, session: cb.Session) -> None:
         await session.apply([KeyPress(("right" if current < answer else "left",))])
 
 
+FORM = Form(TITLE, inputs, target_answer, _slide, width=520)
+setup, evaluate, solve = FORM.functions()
+
+
 @cb.wrong_way
 async def one_step_off(task: cb.Task, session: cb.Session) -> None:
     """The slider set to the value, then one arrow key more (away from the end it may be at), then Submit."""
@@ -96,15 +80,10 @@ async def one_step_off(task: cb.Task, session: cb.Session) -> None:
     await press(session, TITLE, "Submit")
 
 
-@cb.wrong_way
-async def oracle_then_moves_a_slider(task: cb.Task, session: cb.Session) -> None:
-    """The value submitted, then a slider moved: the window no longer holds what was sent."""
-    await solve(task, session)
-    await disturb(session, TITLE)
-
-
-@cb.wrong_way
-async def oracle_then_submits_again(task: cb.Task, session: cb.Session) -> None:
-    """The value submitted, then Submit pressed once more: the same values sent twice."""
-    await solve(task, session)
-    await press(session, TITLE, "Submit")
+oracle_then_moves_a_slider = FORM.oracle_then_disturbs(
+    "oracle_then_moves_a_slider",
+    "The value submitted, then a slider moved: the window no longer holds what was sent.",
+)
+oracle_then_submits_again = FORM.oracle_then_submits_again(
+    "oracle_then_submits_again", "The value submitted, then Submit pressed once more: the same values sent twice."
+)
