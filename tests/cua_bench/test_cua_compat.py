@@ -22,8 +22,9 @@ from click.testing import CliRunner
 
 import cua_bench as cb
 from cua_bench.cli import main
+from cua_bench.commands import CommandFailed, CommandResult
 from cua_bench.runner import RunConfig, Runner
-from cua_bench.session import CommandFailed, CommandResult, NotSupported, Session
+from cua_bench.session import NotSupported, Session
 from cua_bench.sim import SimSession
 from cua_bench.task_computer import TaskComputer, task_computer
 from cua_bench.tasks import TaskError, load_task_module

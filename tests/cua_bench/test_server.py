@@ -87,7 +87,7 @@ class FakeSession(Session):
 TASK = """
 import cua_bench as cb
 from cua_core.actions import Click
-from cua_bench.session import center
+from cua_bench.nodes import center
 
 @cb.tasks_config
 def load():
@@ -247,7 +247,7 @@ def test_the_env_server_does_not_import_cua_data() -> None:
 KEYBOARD_TASK = """
 import cua_bench as cb
 from cua_core.actions import Click, Point, TypeText
-from cua_bench.session import center
+from cua_bench.nodes import center
 
 @cb.tasks_config
 def load():

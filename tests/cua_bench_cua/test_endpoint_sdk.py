@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from cua_bench.client import EnvClient
-from cua_bench.session import center, find
+from cua_bench.nodes import center, find
 from cua_core.actions import to_pixels
 
 pytestmark = pytest.mark.slow

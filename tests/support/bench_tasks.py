@@ -12,7 +12,7 @@ PRESS = """
 import asyncio, os
 import cua_bench as cb
 from cua_core.actions import Click
-from cua_bench.session import center
+from cua_bench.nodes import center
 
 NAMES = ["Alpha", "Bravo", "Charlie"]
 

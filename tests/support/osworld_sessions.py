@@ -10,7 +10,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from cua_bench.session import CommandResult, NotSupported, Session
+from cua_bench.commands import CommandResult
+from cua_bench.session import NotSupported, Session
 from cua_core.actions import Action
 
 __all__ = ["LocalShell"]

@@ -7,8 +7,8 @@ import os
 import subprocess
 from pathlib import Path
 
+from cua_bench.commands import CommandResult
 from cua_bench.filestate import Snapshot, shell_snapshot
-from cua_bench.session import CommandResult
 
 
 class Home:

@@ -30,12 +30,12 @@ import pytest
 from support.folder_server import serve_folder
 from support.osworld_sessions import LocalShell
 
+from cua_bench.commands import CommandResult
 from cua_bench.osworld import chrome, chrome_pages, getters, on_computer
 from cua_bench.osworld.config import Context, run_steps
 from cua_bench.osworld.getters import get
 from cua_bench.osworld.loader import PlatformError, Step, TaskSkipped, load_tasks
 from cua_bench.osworld.support import SHELL_GETTERS, check_support
-from cua_bench.session import CommandResult
 
 CHROMIUM = shutil.which("chromium")
 NAMES = ("chrome_open_tabs", "chrome_close_tabs", "open_tabs_info", "active_tab_info", "active_tab_url_parse",

@@ -14,6 +14,7 @@ import pytest
 from PIL import Image
 from support.folder_server import serve_folder
 
+from cua_bench.commands import CommandResult
 from cua_bench.osworld import getters
 from cua_bench.osworld.apps import APPS, apps_lacking, host_reach, needed_apps
 from cua_bench.osworld.config import Context, has_shell, program_of, run_steps
@@ -21,7 +22,7 @@ from cua_bench.osworld.getters import get
 from cua_bench.osworld.loader import PlatformError, Step, TaskSkipped, load_task
 from cua_bench.osworld.support import check_support
 from cua_bench.osworld.taskset import task_module
-from cua_bench.session import CommandResult, NotSupported, Session
+from cua_bench.session import NotSupported, Session
 from cua_bench.sim import SimDesktop, SimSession
 from cua_core.actions import Action, Click, KeyPress
 from cua_core.errors import SecurityError

@@ -24,12 +24,13 @@ from typing import Any
 import pytest
 from support.osworld_sessions import LocalShell
 
+from cua_bench.commands import CommandResult
 from cua_bench.osworld.config import Context
 from cua_bench.osworld.getters import get
 from cua_bench.osworld.loader import PlatformError, TaskSkipped, load_task, load_tasks
 from cua_bench.osworld.relative_time import CLOCK_COMMAND, PHRASES, fill_in
 from cua_bench.osworld.support import check_support
-from cua_bench.session import CommandResult, NotSupported
+from cua_bench.session import NotSupported
 
 D = dt.date
 ISO = "{Year}-{Month0D}-{Day0D}"

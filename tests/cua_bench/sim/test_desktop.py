@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from PIL import Image
 
-from cua_bench.session import center, find, walk
+from cua_bench.nodes import center, find, walk
 from cua_bench.sim import Label, SimDesktop, TextField
 from cua_core.actions import (
     ACTIONS,

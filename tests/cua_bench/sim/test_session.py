@@ -8,7 +8,8 @@ import io
 import pytest
 from PIL import Image
 
-from cua_bench.session import NotSupported, Session, center, find
+from cua_bench.nodes import center, find
+from cua_bench.session import NotSupported, Session
 from cua_bench.sim import SimDesktop, SimSession
 from cua_core.actions import Click, Pinch, Point, TypeText
 

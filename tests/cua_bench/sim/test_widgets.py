@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from cua_bench.session import center, find
+from cua_bench.nodes import center, find
 from cua_bench.sim import (
     Button,
     Checkbox,

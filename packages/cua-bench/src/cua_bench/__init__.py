@@ -5,17 +5,9 @@ from typing import TYPE_CHECKING, Any
 from cua_bench.agents.base import Agent
 from cua_bench.backends.base import Backend, BackendError, Computer, ProcessBackend
 from cua_bench.client import AsyncEnvClient, EnvClient
-from cua_bench.session import (
-    CommandFailed,
-    CommandResult,
-    DesktopSession,
-    MobileSession,
-    NotSupported,
-    Session,
-    center,
-    find,
-    find_all,
-)
+from cua_bench.commands import CommandFailed, CommandResult
+from cua_bench.nodes import center, find, find_all
+from cua_bench.session import DesktopSession, MobileSession, NotSupported, Session
 from cua_bench.spec import EpisodeSpec, Observes
 from cua_bench.tasks import (
     Task,

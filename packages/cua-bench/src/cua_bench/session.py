@@ -14,78 +14,22 @@ ours (``result.returncode``). ``DesktopSession`` is another name for ``Session``
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Hashable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Hashable, Sequence
 from typing import Any, ClassVar
 
 import numpy as np
 
+from cua_bench.commands import CommandFailed, CommandResult
 from cua_bench.html_windows import HtmlWindows
-from cua_core.actions import Action, Point
+from cua_bench.nodes import find
+from cua_core.actions import Action
 from cua_core.errors import CuaError
 
-__all__ = [
-    "CommandFailed",
-    "CommandResult",
-    "DesktopSession",
-    "MobileSession",
-    "NotSupported",
-    "Session",
-    "center",
-    "find",
-    "find_all",
-    "walk",
-]
+__all__ = ["DesktopSession", "MobileSession", "NotSupported", "Session"]
 
 
 class NotSupported(CuaError):
     """The backend cannot do this (e.g. a shell on the embedded desktop); the message says what can."""
-
-
-_RESULT_KEYS = ("success", "stdout", "stderr", "return_code", "returncode")
-
-
-@dataclass(eq=False)
-class CommandResult(Mapping[str, Any]):
-    """A finished command. Also a read-only mapping with Cua Bench's keys (``success``, ``stdout``,
-    ``stderr``, ``return_code``) and ``returncode``, so code written for Cua's dict works as is."""
-
-    returncode: int
-    stdout: str
-    stderr: str
-
-    @property
-    def return_code(self) -> int:
-        return self.returncode
-
-    @property
-    def success(self) -> bool:
-        return self.returncode == 0
-
-    def __getitem__(self, key: str) -> Any:
-        if key not in _RESULT_KEYS:
-            raise KeyError(f"{key!r}: a command result has {', '.join(_RESULT_KEYS)}")
-        return getattr(self, key)
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(_RESULT_KEYS)
-
-    def __len__(self) -> int:
-        return len(_RESULT_KEYS)
-
-    def __repr__(self) -> str:
-        return f"CommandResult(returncode={self.returncode}, stdout={self.stdout!r}, stderr={self.stderr!r})"
-
-
-class CommandFailed(CuaError, RuntimeError):
-    """``run_command(..., check=True)`` of a command that exited non-zero (a ``RuntimeError``, as in Cua)."""
-
-    def __init__(self, command: str, result: CommandResult) -> None:
-        super().__init__(
-            f"command exited with code {result.returncode}: {command}\nstdout: {result.stdout}\nstderr: {result.stderr}"
-        )
-        self.command = command
-        self.result = result
 
 
 class Session(HtmlWindows, ABC):
@@ -446,41 +390,3 @@ class Session(HtmlWindows, ABC):
 # Cua Bench's names for the handle its tasks annotate (``session: cb.DesktopSession``).
 DesktopSession = Session
 MobileSession = Session
-
-
-def walk(nodes: Sequence[dict[str, Any]]) -> Iterator[dict[str, Any]]:
-    """Every node, depth first, front window first."""
-    for node in nodes:
-        yield node
-        yield from walk(node.get("children") or [])
-
-
-def find_all(
-    nodes: Sequence[dict[str, Any]], role: str | None = None, name: str | None = None, **match: Any
-) -> list[dict[str, Any]]:
-    """Nodes with this role and name (exact), and every other given key equal (e.g. value=...)."""
-    found = []
-    for node in walk(nodes):
-        if role is not None and node.get("role") != role:
-            continue
-        if name is not None and node.get("name") != name:
-            continue
-        if all(node.get(k) == v for k, v in match.items()):
-            found.append(node)
-    return found
-
-
-def find(
-    nodes: Sequence[dict[str, Any]], role: str | None = None, name: str | None = None, **match: Any
-) -> dict[str, Any]:
-    found = find_all(nodes, role, name, **match)
-    if not found:
-        wanted = ", ".join(f"{k}={v!r}" for k, v in {"role": role, "name": name, **match}.items() if v is not None)
-        raise LookupError(f"no accessibility node with {wanted}")
-    return found[0]
-
-
-def center(node: dict[str, Any]) -> Point:
-    """The middle of a node's bounds, as an action coordinate."""
-    left, top, right, bottom = node["bounds"]
-    return Point((left + right) / 2, (top + bottom) / 2)

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 import cua_bench
-from cua_bench.session import center, find_all
+from cua_bench.nodes import center, find_all
 from cua_bench.sim import SimSession, form_values
 from cua_bench.tasks import Task, load_task_module
 from cua_bench.tasksets.sim._desktop_common import Screen

@@ -10,7 +10,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import cua_bench
-from cua_bench.session import center
+from cua_bench.nodes import center
 from cua_bench.sim import SimDesktop, SimSession
 from cua_bench.tasks import Task, load_task_module
 from cua_bench.tasksets.sim._desktop_common import Screen, holders, snapshot_files

@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 
 import cua_bench as cb
-from cua_bench.session import Session, walk
+from cua_bench.nodes import walk
+from cua_bench.session import Session
 from cua_bench.sim import Button, SimSession
 from cua_bench.tasks import TaskModule
 from cua_bench.taskset import task_folders

@@ -10,7 +10,7 @@ from typing import Any
 
 from cua_bench.agents.base import Agent, SkipEpisode
 from cua_bench.hookspecs import hookimpl
-from cua_bench.session import center, walk
+from cua_bench.nodes import center, walk
 from cua_bench.spec import EpisodeSpec, Observes
 from cua_bench.tasks import Task
 from cua_core.actions import Action, Click, Done, Drag, KeyPress, Point, Scroll, TypeText

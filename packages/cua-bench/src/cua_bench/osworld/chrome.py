@@ -26,9 +26,9 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 from urllib.parse import ParseResult, parse_qs, urlparse, urlunparse
 
+from cua_bench.nodes import walk
 from cua_bench.osworld.loader import PlatformError
 from cua_bench.osworld.remote import on_computer
-from cua_bench.session import walk
 
 if TYPE_CHECKING:
     from cua_bench.osworld.config import Context

@@ -28,10 +28,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from cua_bench.commands import CommandResult
 from cua_bench.osworld.chrome import CHROME_STEPS
 from cua_bench.osworld.loader import PlatformError, Step, TaskSkipped, substitute
 from cua_bench.osworld.sources import classify, read_source
-from cua_bench.session import CommandResult, NotSupported, Session
+from cua_bench.session import NotSupported, Session
 from cua_bench.tasks import TaskError
 from cua_core.actions import Click, KeyPress, Point
 

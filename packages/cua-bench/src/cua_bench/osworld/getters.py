@@ -27,6 +27,7 @@ from typing import Any
 from urllib.parse import unquote, urlparse
 
 from cua_bench.a11y_xml import to_osworld_xml
+from cua_bench.nodes import walk
 from cua_bench.osworld.chrome import CHROME_GETTERS
 from cua_bench.osworld.chrome_pages import PAGE_GETTERS
 from cua_bench.osworld.config import (
@@ -43,7 +44,7 @@ from cua_bench.osworld.relative_time import RELATIVE_TIME_GETTERS
 from cua_bench.osworld.remote import on_computer
 from cua_bench.osworld.slides import SLIDE_GETTERS
 from cua_bench.osworld.sources import classify, read_source
-from cua_bench.session import NotSupported, walk
+from cua_bench.session import NotSupported
 
 __all__ = ["GETTERS", "TERMINAL_APP", "get"]
 

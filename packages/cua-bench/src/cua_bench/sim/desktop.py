@@ -384,6 +384,6 @@ class SimDesktop:
         return nodes
 
     def iter_nodes(self) -> Iterator[dict[str, Any]]:
-        from cua_bench.session import walk
+        from cua_bench.nodes import walk
 
         yield from walk(self.a11y())

@@ -13,7 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from cua_bench.session import CommandResult, NotSupported, Session
+from cua_bench.commands import CommandResult
+from cua_bench.session import NotSupported, Session
 from cua_bench.sim.desktop import SimDesktop
 from cua_bench.sim.geometry import Rect, normalised_bounds
 from cua_core.actions import Action

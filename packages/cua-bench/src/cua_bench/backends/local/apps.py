@@ -23,7 +23,8 @@ from pathlib import Path
 
 from cua_bench.backend_kit.desktop import APP_ALIASES
 from cua_bench.backends.local.procs import MARKER, kill_marked, pdeathsig, spawn, wait_gone
-from cua_bench.session import CommandResult, NotSupported
+from cua_bench.commands import CommandResult
+from cua_bench.session import NotSupported
 
 __all__ = ["APP_ALIASES", "WHOLE_MACHINE", "Apps", "child_env", "remove_env_root", "tmp_link", "whole_machine"]
 

@@ -48,8 +48,9 @@ from cua_bench.backends.local.settle import SettleConfig, Settler
 from cua_bench.backends.local.themed import themed_document
 from cua_bench.backends.local.themed.provider import SimulatedProvider
 from cua_bench.backends.local.windows import Windows, parse_id
+from cua_bench.commands import CommandResult
 from cua_bench.html_windows import JavaScriptError
-from cua_bench.session import CommandResult, NotSupported, Session
+from cua_bench.session import NotSupported, Session
 from cua_core.actions import Action, CursorPosition, Done, Fail, Screenshot, Wait
 from cua_core.errors import CuaError
 

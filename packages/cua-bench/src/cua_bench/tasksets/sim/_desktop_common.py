@@ -18,7 +18,7 @@ import string
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from cua_bench.session import center, find_all, walk
+from cua_bench.nodes import center, find_all, walk
 from cua_bench.sim import EditorApp, FileRecord, Origin, SimDesktop, TextArea, TextField, Widget, Window, input_widgets
 from cua_bench.sim.geometry import Rect
 from cua_bench.sim.provenance import SAVE

@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import cua_bench as cb
-from cua_bench.session import center, find, find_all, walk
+from cua_bench.nodes import center, find, find_all, walk
 from cua_bench.sim import Menu, MenuBar, MenuItem, Rect, SimDesktop, Window
 from cua_bench.sim.apps import form_values
 from cua_bench.sim.popups import MenuPopup, PopupItem

@@ -18,7 +18,7 @@ import re
 from typing import Any
 
 import cua_bench as cb
-from cua_bench.session import center, walk
+from cua_bench.nodes import center, walk
 from cua_bench.tasksets.desktop._common import (
     ADJECTIVES,
     ENDINGS,

@@ -20,7 +20,7 @@ import math
 import random
 
 import cua_bench as cb
-from cua_bench.session import find_all
+from cua_bench.nodes import find_all
 from cua_bench.sim.provenance import DELETE, FILE_BROWSER
 from cua_bench.tasksets.sim._desktop_common import (
     DOCS,

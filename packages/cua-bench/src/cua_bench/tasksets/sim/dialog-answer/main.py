@@ -17,7 +17,7 @@ from __future__ import annotations
 import random
 
 import cua_bench as cb
-from cua_bench.session import find_all
+from cua_bench.nodes import find_all
 from cua_bench.sim import Label, Rect
 from cua_bench.tasksets.sim._widgets_common import (
     as_before_but,

@@ -14,7 +14,7 @@ import random
 from typing import Any
 
 import cua_bench as cb
-from cua_bench.session import center
+from cua_bench.nodes import center
 from cua_bench.sim import TITLE_HEIGHT, Draggable, DropTarget
 from cua_bench.tasksets.sim._widgets_common import (
     CATEGORIES,

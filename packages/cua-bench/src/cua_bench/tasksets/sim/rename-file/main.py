@@ -21,7 +21,7 @@ import random
 from typing import Any
 
 import cua_bench as cb
-from cua_bench.session import find_all
+from cua_bench.nodes import find_all
 from cua_bench.sim.provenance import FILE_BROWSER, RENAME
 from cua_bench.tasksets.sim._desktop_common import (
     DOCS,

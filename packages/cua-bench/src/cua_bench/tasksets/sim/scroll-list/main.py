@@ -13,7 +13,7 @@ import random
 from typing import Any
 
 import cua_bench as cb
-from cua_bench.session import find
+from cua_bench.nodes import find
 from cua_bench.sim import ListView
 from cua_bench.tasksets.sim._widgets_common import (
     CITIES,

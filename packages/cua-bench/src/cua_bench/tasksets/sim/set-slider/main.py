@@ -14,7 +14,7 @@ import random
 from typing import Any
 
 import cua_bench as cb
-from cua_bench.session import find, walk
+from cua_bench.nodes import find, walk
 from cua_bench.tasksets._builders import Meta
 from cua_bench.tasksets.sim._forms import Form, target_answer
 from cua_bench.tasksets.sim._widgets_common import press, splits
