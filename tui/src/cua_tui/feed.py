@@ -16,9 +16,7 @@ from typing import Any
 
 from textual.message import Message
 
-from cua_core.errors import CuaError
-from cua_core.events import Event, Subscriber
-from cua_core.rpc import RpcClient
+from cua_core import CuaError, Event, RpcClient, Subscriber
 from cua_pool.client import controller_target
 from cua_pool.config import client_security, resolve
 

@@ -12,7 +12,7 @@ from cua_bench.adversary import MUTATIONS, waivers
 from cua_bench.client import EnvClient
 from cua_bench.registry import backends
 from cua_bench.tasks import load_task_module
-from cua_core.errors import CuaError
+from cua_core import CuaError
 
 __all__ = ["MutationTally", "check_task", "play_mutations"]
 

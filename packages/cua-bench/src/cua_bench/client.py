@@ -24,10 +24,7 @@ from typing import Any
 from cua_bench.bundles import PREFIX, Bundle, bundle_of
 from cua_bench.frames import FrameError, FrameReader
 from cua_bench.spec import SPEC_VERSION, EpisodeSpec
-from cua_core.actions import Action, action_to_dict
-from cua_core.errors import CuaError, RemoteError
-from cua_core.rpc import AsyncRpcClient, RpcClient
-from cua_core.security import ClientSecurity
+from cua_core import Action, AsyncRpcClient, ClientSecurity, CuaError, RemoteError, RpcClient, action_to_dict
 
 __all__ = ["FRAME_MODES", "AsyncEnvClient", "EnvClient", "StepResult"]
 

@@ -7,7 +7,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from cua_core.errors import CuaError
+from cua_core import CuaError
 
 __all__ = ["CommandFailed", "CommandResult"]
 

@@ -14,8 +14,7 @@ from PIL import Image
 from cua_bench.backends.base import Backend
 from cua_bench.client import EnvClient
 from cua_bench.registry import backends
-from cua_core.actions import Click, Done, Point
-from cua_core.errors import CuaError, RpcError
+from cua_core import Click, CuaError, Done, Point, RpcError
 
 __all__ = ["CONFORMANCE_TASK", "check_backend"]
 

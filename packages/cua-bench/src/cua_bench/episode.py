@@ -25,8 +25,7 @@ from cua_bench.agents.base import Agent, StopEpisode
 from cua_bench.client import EnvClient
 from cua_bench.spec import EpisodeSpec, Observes
 from cua_bench.tasks import Task
-from cua_core.actions import Action, Done, Fail, action_from_dict
-from cua_core.errors import ActionError, CuaError
+from cua_core import Action, ActionError, CuaError, Done, Fail, action_from_dict
 
 __all__ = ["AgentError", "EpisodeOutcome", "StepRecord", "run_episode"]
 

@@ -18,7 +18,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from cua_core.errors import CuaError
+from cua_core import CuaError
 
 __all__ = [
     "CACHES",

@@ -23,10 +23,11 @@ import time
 from typing import Any, Literal, cast
 
 from cua_bench.types import Snapshot, WindowSnapshot
-from cua_core.actions import (
+from cua_core import (
     ACTIONS,
     Action,
     Click,
+    CuaError,
     Done,
     Drag,
     KeyPress,
@@ -37,7 +38,6 @@ from cua_core.actions import (
     from_pixels,
     split_key_combo,
 )
-from cua_core.errors import CuaError
 
 __all__ = ["HTML_WINDOWS", "ElementNotFound", "HtmlWindows", "JavaScriptError", "cua_actions", "rect_script"]
 

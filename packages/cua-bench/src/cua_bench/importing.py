@@ -13,7 +13,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from cua_core.errors import CuaError
+from cua_core import CuaError
 
 __all__ = ["FileImportError", "import_file", "load_named"]
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from cua_core.actions import Point
+from cua_core import Point
 
 __all__ = ["center", "find", "find_all", "walk"]
 

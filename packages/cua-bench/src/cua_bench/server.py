@@ -40,10 +40,7 @@ from cua_bench.tasks import Task, TaskError, TaskModule, load_task_module
 from cua_bench.taskset import locate_task
 from cua_bench.views import fit, scale_png, scale_rgb
 from cua_bench.witnessed import PrefixDone, ReadingSession, RecordingSession
-from cua_core.actions import Action, Done, Fail, action_from_dict, action_to_dict
-from cua_core.errors import ActionError
-from cua_core.rpc import RpcServer
-from cua_core.security import ServerSecurity
+from cua_core import Action, ActionError, Done, Fail, RpcServer, ServerSecurity, action_from_dict, action_to_dict
 
 __all__ = ["EnvServer", "main"]
 

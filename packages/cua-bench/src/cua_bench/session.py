@@ -22,8 +22,7 @@ import numpy as np
 from cua_bench.commands import CommandFailed, CommandResult
 from cua_bench.html_windows import HtmlWindows
 from cua_bench.nodes import find
-from cua_core.actions import Action
-from cua_core.errors import CuaError
+from cua_core import Action, CuaError
 
 __all__ = ["DesktopSession", "MobileSession", "NotSupported", "Session"]
 

@@ -22,7 +22,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from cua_core.errors import CuaError
+from cua_core import CuaError
 
 if TYPE_CHECKING:
     from cua_bench.runner import RunConfig

@@ -35,7 +35,7 @@ from types import ModuleType
 from typing import Any, Protocol, TypeVar, overload
 
 from cua_bench.importing import FileImportError, import_file
-from cua_core.errors import CuaError
+from cua_core import CuaError
 
 __all__ = [
     "REPLACE_COMPUTER",

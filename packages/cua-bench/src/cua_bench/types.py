@@ -14,7 +14,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias
 
-from cua_core.errors import CuaError
+from cua_core import CuaError
 
 __all__ = [
     "ACTION_TYPES",

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from cua_bench.adversary import Adversary
 from cua_bench.session import Session
-from cua_core.actions import Action, action_to_dict
+from cua_core import Action, action_to_dict
 
 if TYPE_CHECKING:
     from cua_bench.server import EnvServer

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from cua_core.plugins import Registry
+from cua_core import Registry
 from cua_data.errors import StoreError
 from cua_data.markers import check_apart, layout_of, require_dataset
 from cua_data.reader import DatasetReader, row_id

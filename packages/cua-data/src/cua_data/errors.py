@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from cua_core.errors import CuaError
+from cua_core import CuaError
 
 __all__ = ["SampleError", "StoreError"]
 

@@ -13,8 +13,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, cast
 
-from cua_core.actions import (
+from cua_core import (
     Action,
+    ActionError,
     Click,
     CursorPosition,
     Drag,
@@ -36,7 +37,6 @@ from cua_core.actions import (
     TypeText,
     Wait,
 )
-from cua_core.errors import ActionError
 
 __all__ = [
     "LITE_KEY_NAMES",

@@ -13,7 +13,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from cua_core.errors import ActionError
+from cua_core import ActionError
 from cua_data.errors import SampleError
 from cua_data.lite_actions import from_lite_tool_call
 

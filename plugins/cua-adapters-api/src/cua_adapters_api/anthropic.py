@@ -44,8 +44,9 @@ from cua_adapters_api.common import (
     with_modifiers,
 )
 from cua_adapters_api.keys import parse_xdotool_keys, xdotool_chord
-from cua_core.actions import (
+from cua_core import (
     Action,
+    ActionError,
     Click,
     CursorPosition,
     Done,
@@ -61,7 +62,6 @@ from cua_core.actions import (
     Wait,
 )
 from cua_core.actions.checks import describe
-from cua_core.errors import ActionError
 from cua_data.adapters import Adapter, AdapterParseError, HistoryPolicy, ParsedOutput
 from cua_data.adapters.base import RawOutput
 

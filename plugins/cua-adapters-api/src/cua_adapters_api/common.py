@@ -9,8 +9,9 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
-from cua_core.actions import (
+from cua_core import (
     Action,
+    ActionError,
     Click,
     Drag,
     KeyDown,
@@ -24,7 +25,6 @@ from cua_core.actions import (
     to_pixels,
 )
 from cua_core.actions.checks import describe, is_real
-from cua_core.errors import ActionError
 from cua_data.adapters import AdapterParseError, RawOutput
 
 __all__ = [

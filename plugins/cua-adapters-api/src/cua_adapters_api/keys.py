@@ -17,8 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from cua_core.actions import normalize_key, split_key_combo
-from cua_core.errors import ActionError
+from cua_core import ActionError, normalize_key, split_key_combo
 
 __all__ = ["cua_key_name", "parse_cua_keys", "parse_xdotool_chord", "parse_xdotool_keys", "xdotool_chord"]
 

@@ -52,8 +52,9 @@ from cua_adapters_api.common import (
     xy_point,
 )
 from cua_adapters_api.keys import cua_key_name, parse_cua_keys
-from cua_core.actions import (
+from cua_core import (
     Action,
+    ActionError,
     Click,
     Done,
     Drag,
@@ -69,7 +70,6 @@ from cua_core.actions import (
 )
 from cua_core.actions.checks import describe, is_integer
 from cua_core.actions.records import MAX_SCROLL_AMOUNT
-from cua_core.errors import ActionError
 from cua_data.adapters import Adapter, AdapterParseError, HistoryPolicy, ParsedOutput
 from cua_data.adapters.base import RawOutput
 

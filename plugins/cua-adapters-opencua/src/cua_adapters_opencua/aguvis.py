@@ -25,8 +25,8 @@ from typing import ClassVar
 from cua_adapters_opencua import prompts
 from cua_adapters_opencua.code import CodeStyle, read_code, relative_xy, write_code
 from cua_adapters_opencua.options import choice, pixels
+from cua_core import ActionError
 from cua_core import actions as ua
-from cua_core.errors import ActionError
 from cua_data.adapters import Adapter, AdapterParseError, HistoryPolicy, ParsedOutput, Turn, smart_resize
 from cua_data.adapters.base import RawOutput
 

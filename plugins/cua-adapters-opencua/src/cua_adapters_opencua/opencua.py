@@ -31,8 +31,8 @@ from PIL import Image
 from cua_adapters_opencua import prompts
 from cua_adapters_opencua.code import CodeStyle, absolute_xy, coordinates_of, read_code, relative_xy, write_code
 from cua_adapters_opencua.options import choice, pixels
+from cua_core import ActionError
 from cua_core import actions as ua
-from cua_core.errors import ActionError
 from cua_data.adapters import (
     Adapter,
     AdapterParseError,

@@ -14,7 +14,7 @@ from typing import ClassVar
 
 from cua_adapters_qwen.toolcall import QwenToolCallAdapter
 from cua_adapters_qwen.tools import computer_use_tool, mobile_use_tool, tools_block
-from cua_core.actions import Point, from_pixels, to_pixels
+from cua_core import Point, from_pixels, to_pixels
 
 __all__ = ["Qwen25VLAdapter"]
 

@@ -23,8 +23,7 @@ from typing import Any, ClassVar
 
 from cua_adapters_qwen.toolcall import QwenToolCallAdapter
 from cua_adapters_qwen.tools import FN_CALL_TEMPLATE, mobile_use_tool, tools_block
-from cua_core.actions import Point, to_pixels
-from cua_core.errors import ActionError
+from cua_core import ActionError, Point, to_pixels
 
 __all__ = ["OVERSHOOT", "Qwen3VLAdapter"]
 

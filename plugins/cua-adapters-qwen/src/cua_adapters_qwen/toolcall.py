@@ -18,10 +18,12 @@ from abc import abstractmethod
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from cua_core.actions import (
+from cua_core import (
     SYSTEM_BUTTONS,
     Action,
+    ActionError,
     Click,
+    CuaError,
     Done,
     Drag,
     Fail,
@@ -39,7 +41,6 @@ from cua_core.actions import (
     Wait,
     split_key_combo,
 )
-from cua_core.errors import ActionError, CuaError
 from cua_data.adapters import Adapter, AdapterParseError, HistoryPolicy, ParsedOutput, smart_resize
 from cua_data.adapters.base import RawOutput
 

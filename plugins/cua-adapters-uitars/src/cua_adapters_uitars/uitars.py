@@ -30,8 +30,8 @@ from typing import Any, ClassVar
 
 from cua_adapters_uitars import prompts
 from cua_adapters_uitars.grammar import Call, quote, read_box, read_output
+from cua_core import ActionError
 from cua_core import actions as ua
-from cua_core.errors import ActionError
 from cua_data.adapters import Adapter, AdapterParseError, HistoryPolicy, ParsedOutput, smart_resize
 from cua_data.adapters.base import RawOutput
 

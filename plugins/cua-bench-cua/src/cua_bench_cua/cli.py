@@ -18,7 +18,7 @@ from typing import Any
 
 import click
 
-from cua_bench.client import AsyncEnvClient
+from cua_bench import AsyncEnvClient
 from cua_bench.registry import backends
 from cua_bench_cua.commands import Commands
 from cua_bench_cua.endpoint import CuaEndpoint, check_bind

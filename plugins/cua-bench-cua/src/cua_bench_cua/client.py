@@ -18,7 +18,7 @@ from typing import Any
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import WebSocketException
 
-from cua_core.errors import CuaError
+from cua_core import CuaError
 
 __all__ = ["URL_ENV", "CommandError", "ComputerServer", "ServerUnreachable", "server_url"]
 

@@ -20,9 +20,10 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any, Protocol
 
-from cua_core.actions import (
+from cua_core import (
     Action,
     Click,
+    CuaError,
     Drag,
     KeyDown,
     KeyPress,
@@ -38,7 +39,6 @@ from cua_core.actions import (
     from_pixels,
     to_pixels,
 )
-from cua_core.errors import CuaError
 
 log = logging.getLogger(__name__)
 

@@ -26,7 +26,7 @@ from websockets.http11 import Request
 from websockets.server import ServerProtocol
 
 from cua_bench_cua.commands import Commands, Reply
-from cua_core.errors import CuaError
+from cua_core import CuaError
 
 __all__ = ["CuaEndpoint", "EndpointError", "check_bind"]
 

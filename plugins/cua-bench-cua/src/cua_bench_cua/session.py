@@ -25,9 +25,10 @@ from typing import Any
 from cua_bench import CommandResult, NotSupported, Session
 from cua_bench.backend_kit import APP_ALIASES
 from cua_bench_cua.client import CommandError, ComputerServer, call_once
-from cua_core.actions import (
+from cua_core import (
     Action,
     Click,
+    CuaError,
     CursorPosition,
     Drag,
     HoldKey,
@@ -44,7 +45,6 @@ from cua_core.actions import (
     Wait,
     to_pixels,
 )
-from cua_core.errors import CuaError
 
 __all__ = ["CuaSession"]
 

@@ -11,8 +11,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.widgets import DataTable, Footer, Header, Input, Static
 
-from cua_core.errors import CuaError
-from cua_core.rpc import RpcClient
+from cua_core import CuaError, RpcClient
 from cua_tui.model import Env, Model
 from cua_tui.pixels import placeholder, render_png
 from cua_tui.screens.common import FilteredTable, ViewScreen, age

@@ -9,7 +9,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import DataTable, Footer, Header, Input, Label, Static
 
-from cua_core.errors import CuaError
+from cua_core import CuaError
 from cua_tui.model import JOB_DONE, Model
 from cua_tui.screens.common import FilteredTable, ViewScreen, age
 from cua_tui.screens.dialogs import Confirm

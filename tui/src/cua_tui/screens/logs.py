@@ -12,7 +12,7 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Input, Log, Static
 
-from cua_core.errors import CuaError, RemoteError
+from cua_core import CuaError, RemoteError
 from cua_tui.screens.common import app_of
 
 __all__ = ["LogsScreen"]

@@ -9,7 +9,7 @@ from typing import Any
 from cua_bench.adversary.channels import channels
 from cua_bench.adversary.hands import NotApplicable, hands_for
 from cua_bench.adversary.mutations import MUTATIONS, State
-from cua_core.errors import CuaError
+from cua_core import CuaError
 
 __all__ = ["Adversary"]
 

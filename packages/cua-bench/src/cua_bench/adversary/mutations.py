@@ -11,7 +11,7 @@ from typing import Any
 from cua_bench.adversary.channels import Channel
 from cua_bench.adversary.hands import Hands, NotApplicable, SimHands
 from cua_bench.filestate import CACHES, TRASH, Snapshot
-from cua_core.errors import CuaError
+from cua_core import CuaError
 
 __all__ = ["MUTATIONS", "Mutation", "State", "waivers"]
 

@@ -13,8 +13,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from cua_bench.spec import Observes
-from cua_core.actions import Action
-from cua_core.errors import CuaError
+from cua_core import Action, CuaError
 
 if TYPE_CHECKING:
     from cua_bench.tasks import Task

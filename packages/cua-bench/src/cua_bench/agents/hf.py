@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from cua_bench.agents.model import ModelAgent
 from cua_bench.hookspecs import hookimpl
-from cua_core.errors import CuaError
+from cua_core import CuaError
 from cua_core.plugins import Register
 
 if TYPE_CHECKING:

@@ -29,8 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from cua_bench.agents.base import Agent, StopEpisode, StopRun
 from cua_bench.spec import Observes
-from cua_core.actions import Action, action_to_dict
-from cua_core.errors import CuaError
+from cua_core import Action, CuaError, action_to_dict
 from cua_core.options import typed_options
 
 if TYPE_CHECKING:

@@ -20,7 +20,7 @@ import urllib.parse
 from typing import Any
 
 from cua_bench.agents.base import StopRun
-from cua_core.errors import CuaError
+from cua_core import CuaError
 
 __all__ = ["Breaker", "ModelServerError", "ServerDown", "connection_problem", "key_problem", "probe"]
 

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 from cua_bench.agents.model import ModelAgent
 from cua_bench.agents.model_server import Breaker, ModelServerError, ServerDown, connection_problem, key_problem, probe
 from cua_bench.hookspecs import hookimpl
-from cua_core.errors import CuaError
+from cua_core import CuaError
 from cua_core.plugins import Register
 
 if TYPE_CHECKING:

@@ -3,7 +3,7 @@ backend contract (``cua_bench.Backend``) builds on the kit rather than the other
 
 from __future__ import annotations
 
-from cua_core.errors import CuaError
+from cua_core import CuaError
 
 __all__ = ["BackendError"]
 

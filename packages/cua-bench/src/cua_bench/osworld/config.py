@@ -34,7 +34,7 @@ from cua_bench.osworld.loader import PlatformError, Step, TaskSkipped, substitut
 from cua_bench.osworld.sources import classify, read_source
 from cua_bench.session import NotSupported, Session
 from cua_bench.tasks import TaskError
-from cua_core.actions import Click, KeyPress, Point
+from cua_core import Click, KeyPress, Point
 
 __all__ = [
     "PASSWORD_ENV",

@@ -27,7 +27,7 @@ from cua_bench.sim.render import LINE_HEIGHT, Theme, draw_text, text_width
 from cua_bench.sim.router import EventRouter
 from cua_bench.sim.widget import A11yContext, Widget
 from cua_bench.sim.windows import TASKBAR_HEIGHT, TITLE_HEIGHT, Dialog, Window
-from cua_core.actions import Action, Point, from_pixels
+from cua_core import Action, Point, from_pixels
 
 __all__ = ["TASKBAR_HEIGHT", "SimDesktop"]
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from cua_core.actions import normalize_key, split_key_combo
+from cua_core import normalize_key, split_key_combo
 
 __all__ = ["MODIFIERS", "KeyEvent", "MouseEvent", "ScrollEvent", "char_event", "parse_shortcut"]
 

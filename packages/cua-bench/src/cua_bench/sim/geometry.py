@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from cua_core.actions import COORD_MAX
+from cua_core import COORD_MAX
 
 __all__ = ["Rect", "normalised_bounds"]
 

@@ -11,7 +11,7 @@ import logging
 from typing import TYPE_CHECKING
 
 from cua_bench.sim.events import MODIFIERS, KeyEvent, char_event
-from cua_core.actions import (
+from cua_core import (
     ACTIONS,
     Action,
     Click,

@@ -17,7 +17,7 @@ from cua_bench.commands import CommandResult
 from cua_bench.session import NotSupported, Session
 from cua_bench.sim.desktop import SimDesktop
 from cua_bench.sim.geometry import Rect, normalised_bounds
-from cua_core.actions import Action
+from cua_core import Action
 
 __all__ = ["SimSession"]
 

@@ -31,8 +31,7 @@ from typing import Any, ClassVar
 import numpy as np
 from PIL import Image
 
-from cua_core.actions import Action, format_action
-from cua_core.errors import CuaError
+from cua_core import Action, CuaError, format_action
 from cua_data.adapters.history import HistoryPolicy
 from cua_data.png import encode_png
 

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from PIL import Image
 
-from cua_core.actions import Action, Done
+from cua_core import Action, Done
 from cua_data.adapters.base import Adapter, Prompt, Turn
 from cua_data.lite_actions import from_lite_tool_call
 from cua_data.schema import LiteSample

@@ -10,8 +10,8 @@ from typing import Any
 
 from PIL import Image
 
+from cua_core import Action
 from cua_core import actions as ua
-from cua_core.actions import Action
 from cua_data.errors import StoreError
 from cua_data.lite_actions import to_lite_tool_call
 from cua_data.schema import LiteSample, Metadata

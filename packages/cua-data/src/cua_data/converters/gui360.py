@@ -21,9 +21,20 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from cua_core.actions import Action, Click, Done, Drag, KeyDown, KeyPress, KeyUp, Scroll, TypeText, from_pixels
-from cua_core.actions.keys import normalize_key
-from cua_core.errors import ActionError
+from cua_core import (
+    Action,
+    ActionError,
+    Click,
+    Done,
+    Drag,
+    KeyDown,
+    KeyPress,
+    KeyUp,
+    Scroll,
+    TypeText,
+    from_pixels,
+    normalize_key,
+)
 from cua_core.plugins import Register
 from cua_data.convert import ConversionReport, Converted, Converter
 from cua_data.converters.build import (

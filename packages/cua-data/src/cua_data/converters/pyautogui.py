@@ -16,8 +16,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
 
+from cua_core import ActionError
 from cua_core import actions as ua
-from cua_core.errors import ActionError
 
 _SWIPE_TRAVEL = 500.0  # a phone scroll with no start point swipes through the centre, half a screen
 _SWIPE_SCROLL_AMOUNT = 3  # ScaleCUA's web swipe carries no wheel count

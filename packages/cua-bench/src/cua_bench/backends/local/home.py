@@ -21,7 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from cua_core.errors import SecurityError
+from cua_core import SecurityError
 
 __all__ = ["USER_HOME", "clear_dir", "env_path", "restore_home"]
 

@@ -12,7 +12,7 @@ import logging
 from typing import Any
 
 from cua_bench.backends.local.keys import NAMED_KEYSYMS, Keyboard, char_keysym
-from cua_core.actions import (
+from cua_core import (
     ACTIONS,
     Action,
     Click,

@@ -51,8 +51,7 @@ from cua_bench.backends.local.windows import Windows, parse_id
 from cua_bench.commands import CommandResult
 from cua_bench.html_windows import JavaScriptError
 from cua_bench.session import NotSupported, Session
-from cua_core.actions import Action, CursorPosition, Done, Fail, Screenshot, Wait
-from cua_core.errors import CuaError
+from cua_core import Action, CuaError, CursorPosition, Done, Fail, Screenshot, Wait
 
 __all__ = ["LaunchError", "LocalSession"]
 

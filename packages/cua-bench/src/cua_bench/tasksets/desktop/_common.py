@@ -24,8 +24,7 @@ from typing import Any, TypeVar
 from cua_bench.filestate import TRASH, Snapshot, changes, holders, shell_snapshot
 from cua_bench.session import Session
 from cua_bench.tasks import Task, TaskError, tasks_config
-from cua_core.actions import Action, Click, KeyPress, Point, TypeText, Wait
-from cua_core.errors import CuaError
+from cua_core import Action, Click, CuaError, KeyPress, Point, TypeText, Wait
 
 __all__ = [
     "ADJECTIVES",

@@ -19,7 +19,7 @@ from cua_bench.tasks import Task, evaluate_task, setup_task, solve_task
 from cua_bench.tasksets._builders import Evaluator, Meta, TaskFn, wrong_way
 from cua_bench.tasksets.desktop._common import act, key, save_and_wait
 from cua_bench.tasksets.desktop._sheets import Want, goto, open_workbook, scored
-from cua_core.actions import TypeText
+from cua_core import TypeText
 
 __all__ = ["Entry", "WorkbookEdit", "enter", "type_at"]
 

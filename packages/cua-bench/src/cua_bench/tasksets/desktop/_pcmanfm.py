@@ -36,7 +36,7 @@ from cua_bench.tasksets.desktop._common import (
     window,
     write_files,
 )
-from cua_core.actions import TypeText, Wait
+from cua_core import TypeText, Wait
 
 __all__ = [
     "carry_to_parent",

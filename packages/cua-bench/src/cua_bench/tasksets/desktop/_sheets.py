@@ -48,8 +48,7 @@ from cua_bench.tasksets.desktop._workbook import (
     parse,
     with_extra_sheet,
 )
-from cua_core.actions import TypeText, Wait
-from cua_core.errors import CuaError
+from cua_core import CuaError, TypeText, Wait
 
 __all__ = [
     "ITEMS",

@@ -27,7 +27,7 @@ from cua_bench.tasks import Task, TaskError
 from cua_bench.tasksets.desktop._common import PATIENCE, Match, act, click_at, env_var, key, no_window, wait_for, window
 from cua_bench.tasksets.desktop._devtools import DevTools, Navigation
 from cua_bench.tasksets.desktop._webserver import Fields, Request, WebServer, fields
-from cua_core.actions import TypeText, Wait
+from cua_core import TypeText, Wait
 
 __all__ = [
     "CHROMIUM_FLAGS",

@@ -23,7 +23,7 @@ from cua_bench.sim import EditorApp, FileRecord, Origin, SimDesktop, TextArea, T
 from cua_bench.sim.geometry import Rect
 from cua_bench.sim.provenance import SAVE
 from cua_bench.tasks import Task, TaskError, tasks_config
-from cua_core.actions import Action, Click, Drag, KeyPress, Point, Scroll, TypeText
+from cua_core import Action, Click, Drag, KeyPress, Point, Scroll, TypeText
 
 __all__ = [
     "DOCS",

@@ -25,7 +25,7 @@ from cua_bench.nodes import center, find, find_all, walk
 from cua_bench.sim import Menu, MenuBar, MenuItem, Rect, SimDesktop, Window
 from cua_bench.sim.apps import form_values
 from cua_bench.sim.popups import MenuPopup, PopupItem
-from cua_core.actions import Action, Click, KeyPress, Scroll, TypeText
+from cua_core import Action, Click, KeyPress, Scroll, TypeText
 
 __all__ = [
     "CATEGORIES",

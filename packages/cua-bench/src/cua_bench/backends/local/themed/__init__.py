@@ -47,7 +47,7 @@ from cua_bench.backends.local.chromium import (
 from cua_bench.backends.local.procs import MARKER, kill_marked, spawn
 from cua_bench.html_windows import JavaScriptError
 from cua_bench.session import NotSupported
-from cua_core.errors import CuaError
+from cua_core import CuaError
 
 __all__ = ["FONTS", "LOOKS", "ThemedDesktop", "look_of", "next_handle", "themed_document"]
 

@@ -30,7 +30,7 @@ from cua_bench.tasksets.desktop._web import (
     start_chromium,
     start_web,
 )
-from cua_core.actions import TypeText, Wait
+from cua_core import TypeText, Wait
 
 NAME = "chromium-click-link"
 PAGE = "News"

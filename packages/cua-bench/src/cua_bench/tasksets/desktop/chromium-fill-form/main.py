@@ -30,7 +30,7 @@ from cua_bench.tasksets.desktop._web import (
     start_chromium,
     start_web,
 )
-from cua_core.actions import Action, TypeText
+from cua_core import Action, TypeText
 
 NAME = "chromium-fill-form"
 PAGE = "Registration"

@@ -28,7 +28,7 @@ from cua_bench.tasksets.desktop._web import (
     start_web,
 )
 from cua_bench.tasksets.desktop._webserver import fields
-from cua_core.actions import TypeText, Wait
+from cua_core import TypeText, Wait
 
 NAME = "chromium-open-url"
 PAGE = "Intranet"

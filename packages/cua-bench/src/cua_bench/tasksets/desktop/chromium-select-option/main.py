@@ -28,7 +28,7 @@ from cua_bench.tasksets.desktop._web import (
     start_chromium,
     start_web,
 )
-from cua_core.actions import TypeText
+from cua_core import TypeText
 
 NAME = "chromium-select-option"
 PAGE = "Order"

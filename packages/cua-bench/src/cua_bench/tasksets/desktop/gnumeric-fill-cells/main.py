@@ -26,7 +26,7 @@ from cua_bench.tasksets.desktop._common import (
 )
 from cua_bench.tasksets.desktop._common import save_as as save_file_as
 from cua_bench.tasksets.desktop._sheets import ITEMS, Cell, export_csv, goto, scored
-from cua_core.actions import TypeText
+from cua_core import TypeText
 
 NAME = "gnumeric-fill-cells"
 HEADERS = (["item", "qty"], ["product", "count"], ["name", "stock"], ["item", "units"])

@@ -37,8 +37,7 @@ from cua_bench.tasksets.desktop._sheets import (
     others_unchanged,
     price,
 )
-from cua_core.actions import TypeText, Wait
-from cua_core.errors import CuaError
+from cua_core import CuaError, TypeText, Wait
 
 NAME = "gnumeric-save-csv"
 SAVE_DIALOG = "Save the current workbook as"

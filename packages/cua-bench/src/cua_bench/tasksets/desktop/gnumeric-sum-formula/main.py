@@ -18,7 +18,7 @@ from cua_bench.tasksets._builders import Meta
 from cua_bench.tasksets.desktop._common import OUTPUT_IS_THE_WORK, WORDS, act, key, loaders
 from cua_bench.tasksets.desktop._gnumeric import Entry, WorkbookEdit, enter
 from cua_bench.tasksets.desktop._sheets import ITEMS, Cell, Formula, Want, cell_name, cells, price, refers_to
-from cua_core.actions import TypeText
+from cua_core import TypeText
 
 NAME = "gnumeric-sum-formula"
 WAIVED = OUTPUT_IS_THE_WORK

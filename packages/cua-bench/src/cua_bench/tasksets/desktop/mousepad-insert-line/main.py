@@ -31,7 +31,7 @@ from cua_bench.tasksets.desktop._common import (
     start,
     write_files,
 )
-from cua_core.actions import TypeText
+from cua_core import TypeText
 
 NAME = "mousepad-insert-line"
 WAIVED = OUTPUT_IS_THE_WORK

@@ -46,7 +46,7 @@ from cua_bench.tasksets.desktop._common import (
     window,
     write_files,
 )
-from cua_core.actions import Click, TypeText
+from cua_core import Click, TypeText
 
 NAME = "mousepad-replace-all"
 WAIVED = OUTPUT_IS_THE_WORK

@@ -31,7 +31,7 @@ from cua_bench.tasksets.desktop._common import (
 from cua_bench.tasksets.desktop._common import (
     save_as as save_file_as,
 )
-from cua_core.actions import TypeText
+from cua_core import TypeText
 
 NAME = "mousepad-save-as"
 WAIVED = OUTPUT_IS_THE_WORK

@@ -39,7 +39,7 @@ from cua_bench.tasksets.desktop._common import (
     wait_path,
     write_files,
 )
-from cua_core.actions import Wait
+from cua_core import Wait
 
 NAME = "mousepad-setting"
 KEYFILE = ".config/glib-2.0/settings/keyfile"

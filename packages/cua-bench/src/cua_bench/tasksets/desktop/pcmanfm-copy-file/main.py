@@ -23,7 +23,7 @@ from cua_bench.tasksets.desktop._pcmanfm import (
     paste_then_trash_a_neighbour,
     until,
 )
-from cua_core.actions import Wait
+from cua_core import Wait
 
 NAME = "pcmanfm-copy-file"
 FOLDERS = ("Documents", "Projects", "Shared", "Work")

@@ -26,7 +26,7 @@ from cua_bench.tasksets.desktop._common import (
     sentence,
 )
 from cua_bench.tasksets.desktop._pcmanfm import carry_to_parent, change_evaluator, folder_setup, hide, trash_file, until
-from cua_core.actions import Wait
+from cua_core import Wait
 
 NAME = "pcmanfm-delete-file"
 FOLDERS = ("Documents", "Downloads", "Desktop", "Temp")

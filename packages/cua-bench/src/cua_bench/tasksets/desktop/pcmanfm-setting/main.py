@@ -41,7 +41,7 @@ from cua_bench.tasksets.desktop._common import (
     write_files,
 )
 from cua_bench.tasksets.desktop._pcmanfm import in_folder_terminal, trash_file
-from cua_core.actions import Wait
+from cua_core import Wait
 
 NAME = "pcmanfm-setting"
 CONFIG = ".config/pcmanfm/default/pcmanfm.conf"

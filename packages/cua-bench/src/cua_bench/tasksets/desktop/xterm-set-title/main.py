@@ -24,7 +24,7 @@ from cua_bench.tasksets.desktop._common import (
     wait_for,
     window,
 )
-from cua_core.actions import TypeText
+from cua_core import TypeText
 
 NAME = "xterm-set-title"
 PIDFILE = '"$TMPDIR/setup-xterm.pid"'

@@ -28,7 +28,7 @@ from cua_bench.tasksets.sim._widgets_common import (
     splits,
     window_by_title,
 )
-from cua_core.actions import KeyPress
+from cua_core import KeyPress
 
 FAMILY = "click-button"
 TITLE = "Click the button"

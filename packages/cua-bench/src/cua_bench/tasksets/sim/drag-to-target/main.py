@@ -25,7 +25,7 @@ from cua_bench.tasksets.sim._widgets_common import (
     splits,
     window_by_title,
 )
-from cua_core.actions import Drag
+from cua_core import Drag
 
 FAMILY = "drag-to-target"
 TITLE = "Sort the items"

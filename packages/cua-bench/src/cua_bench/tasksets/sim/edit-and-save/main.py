@@ -35,7 +35,7 @@ from cua_bench.tasksets.sim._desktop_common import (
     seed_files,
     snapshot_files,
 )
-from cua_core.actions import Action, KeyPress, TypeText
+from cua_core import Action, KeyPress, TypeText
 
 FAMILY = "edit-and-save"
 NEW_WORDS = [

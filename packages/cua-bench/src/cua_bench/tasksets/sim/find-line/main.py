@@ -36,7 +36,7 @@ from cua_bench.tasksets.sim._desktop_common import (
     snapshot_files,
     window,
 )
-from cua_core.actions import KeyPress, TypeText
+from cua_core import KeyPress, TypeText
 
 FAMILY = "find-line"
 LINES = {"easy": 12, "medium": 40, "hard": 120}

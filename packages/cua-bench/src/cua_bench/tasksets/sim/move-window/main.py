@@ -35,7 +35,7 @@ from cua_bench.tasksets.sim._desktop_common import (
     window,
     window_changes,
 )
-from cua_core.actions import Point
+from cua_core import Point
 
 FAMILY = "move-window"
 CORNERS = ("top-left", "top-right", "bottom-left", "bottom-right")

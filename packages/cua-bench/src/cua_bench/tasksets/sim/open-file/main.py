@@ -42,7 +42,7 @@ from cua_bench.tasksets.sim._desktop_common import (
     seed_files,
     snapshot_files,
 )
-from cua_core.actions import Point
+from cua_core import Point
 
 FAMILY = "open-file"
 SUBFOLDERS = ("projects", "letters", "receipts", "school", "taxes", "travel", "work")

@@ -27,7 +27,7 @@ from cua_bench.tasksets.sim._widgets_common import (
     splits,
     window_by_title,
 )
-from cua_core.actions import KeyPress
+from cua_core import KeyPress
 
 FAMILY = "scroll-list"
 SURNAMES = ["Adams", "Baker", "Clark", "Diaz", "Ellis", "Flores", "Grant", "Hayes", "Iqbal", "Jensen", "Kowalski"]

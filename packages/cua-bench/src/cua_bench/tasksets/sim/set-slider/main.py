@@ -18,7 +18,7 @@ from cua_bench.nodes import find, walk
 from cua_bench.tasksets._builders import Meta
 from cua_bench.tasksets.sim._forms import Form, target_answer
 from cua_bench.tasksets.sim._widgets_common import press, splits
-from cua_core.actions import Click, KeyPress, Point
+from cua_core import Click, KeyPress, Point
 
 FAMILY = "set-slider"
 TITLE = "Settings"

@@ -32,7 +32,7 @@ from cua_bench.tasksets.sim._widgets_common import (
     splits,
     submitted_once,
 )
-from cua_core.actions import Action, KeyPress, TypeText
+from cua_core import Action, KeyPress, TypeText
 
 FAMILY = "tab-focus"
 TITLE = "Keyboard only"
