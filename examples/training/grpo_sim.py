@@ -78,8 +78,8 @@ FAMILIES: dict[str, dict[str, Any]] = {
 
 def random_baseline(config: TrainConfig) -> float:
     """The untrained policy, sampling, on the held-out variants: for ``pixel`` a uniformly random click."""
+    from cua_bench_rl.build import build_policy
     from cua_bench_rl.loader import evaluate
-    from cua_bench_rl.train import build_policy
     from cua_bench_rl.workers import EnvWorkers
 
     policy = build_policy(config)
@@ -128,8 +128,8 @@ def bc_baseline(config: TrainConfig, minutes: float, batch: int = 16) -> float:
     import torch
 
     from cua_bench import make
+    from cua_bench_rl.build import build_policy
     from cua_bench_rl.loader import episode_spec, evaluate
-    from cua_bench_rl.train import build_policy
     from cua_bench_rl.workers import EnvWorkers
     from cua_core.actions import action_from_dict
 

@@ -409,7 +409,7 @@ def test_real_sim_rollouts_persist_and_load_back_pixel_for_pixel(tmp_path: Path)
     import re
 
     from cua_bench import Observes
-    from cua_bench.session import center, find
+    from cua_bench.nodes import center, find
     from cua_bench_rl.loader import RolloutLoader
     from cua_bench_rl.rollouts import Decision
     from cua_bench_rl.workers import EnvWorkers

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -51,6 +52,17 @@ def test_resume_differences_leave_out_budgets() -> None:
     stored = TrainConfig(group_size=8, steps=10)
     assert TrainConfig(group_size=8, steps=50, minutes=3).differences(stored) == []
     assert TrainConfig(group_size=4).differences(stored) == ["group_size: 8 -> 4"]
+
+
+def test_a_typed_option_equals_what_config_json_recorded_of_it() -> None:
+    # check_settings types lora_targets=q_proj as a tuple; config.json holds a list; resuming is no change
+    typed = TrainConfig(trainer_options={"lora": True, "lora_targets": ("q_proj",)})
+    recorded = TrainConfig.from_dict(json.loads(json.dumps(typed.to_dict())))
+    assert recorded.trainer_options["lora_targets"] == ["q_proj"] and typed.differences(recorded) == []
+    other = TrainConfig(trainer_options={"lora": True, "lora_targets": ("v_proj",)})
+    assert other.differences(recorded) == [
+        "trainer_options: {'lora': True, 'lora_targets': ['q_proj']} -> {'lora': True, 'lora_targets': ['v_proj']}"
+    ]
 
 
 def test_episodes_are_the_first_variants_of_a_split_from_benchs_resolver() -> None:

@@ -16,7 +16,7 @@ import pytest
 from PIL import Image
 
 from cua_bench.client import EnvClient
-from cua_bench.session import center, find
+from cua_bench.nodes import center, find
 from cua_bench.spec import EpisodeSpec
 from cua_core.actions import action_to_dict
 from cua_core.actions.coords import Point

@@ -16,7 +16,7 @@ import pytest
 from support.bench_tasks import make_taskset
 
 from cua_bench import Observes
-from cua_bench.session import center, find
+from cua_bench.nodes import center, find
 from cua_bench.spec import EpisodeSpec
 from cua_bench_rl import events as rl_events
 from cua_bench_rl.loader import RolloutError, RolloutLoader, evaluate

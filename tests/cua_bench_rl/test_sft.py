@@ -16,7 +16,7 @@ from click.testing import CliRunner
 from hypothesis import given
 from hypothesis import strategies as st
 
-from cua_bench_rl.checkpoint_store import FolderCheckpoints, checkpoint_store
+from cua_bench_rl.checkpoints import FolderCheckpoints, checkpoints_in
 from cua_bench_rl.cli import main
 from cua_bench_rl.sft import SFTConfig, load_examples, micro_batches, oracle_dataset, preflight
 from cua_bench_rl.world import World
@@ -76,7 +76,7 @@ def test_folder_checkpoints_keep_the_newest_and_survive_a_kill_mid_write(tmp_pat
     script = textwrap.dedent(
         f"""
         import os, sys
-        from cua_bench_rl.checkpoint_store import FolderCheckpoints
+        from cua_bench_rl.checkpoints import FolderCheckpoints
         class Slow:
             def __reduce__(self):
                 print("writing", flush=True); os.kill(os.getpid(), 9)
@@ -92,7 +92,7 @@ def test_folder_checkpoints_keep_the_newest_and_survive_a_kill_mid_write(tmp_pat
 
 def test_outside_a_pool_job_checkpoints_go_to_the_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("CUA_POOL_SPACE", raising=False)
-    assert isinstance(checkpoint_store(tmp_path), FolderCheckpoints)
+    assert isinstance(checkpoints_in(tmp_path), FolderCheckpoints)
 
 
 def test_world_from_the_launchers_variables() -> None:
@@ -152,3 +152,48 @@ def test_mistakes_are_found_before_any_rank_starts(oracle: Path, tmp_path: Path)
     )
     assert result.exit_code == 2 and "'x' is not KEY=VALUE" in result.output
     assert os.path.isdir(oracle)  # nothing already written was touched
+
+
+def test_a_trainers_options_are_typed_by_its_options_before_a_job_is_submitted(
+    oracle: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from cua_bench_rl import cli_sft
+
+    (tmp_path / "model").mkdir()
+    (tmp_path / "model" / "config.json").write_text("{}")
+    good = {"data": str(oracle), "model": str(tmp_path / "model")}
+    assert preflight(config(**good, options={"timeout_s": "30"})).options == {"timeout_s": 30.0}
+    submitted: list[dict[str, object]] = []
+    monkeypatch.setattr(cli_sft, "_on_pool", lambda settings, nodes, retries: submitted.append(settings) or 0)
+    args = ["sft", "--data", good["data"], "--model", good["model"], "--trainer", "ddp", "--nodes", "2"]
+    result = CliRunner().invoke(
+        main, [*args, "--trainer-option", "link_delay_ms=5", "--trainer-option", "timeout_s=30"]
+    )
+    assert result.exit_code == 0, result.output
+    assert submitted[0]["options"] == {"link_delay_ms": 5.0, "timeout_s": 30.0}  # what every rank of the job gets
+
+
+@pytest.mark.parametrize("nodes", [[], ["--nodes", "2"]], ids=["here", "pool"])
+@pytest.mark.parametrize(
+    ("trainer", "option", "says"),
+    [
+        ("ddp", "link_dealy_ms=5", "sft --trainer ddp: unknown trainer option 'link_dealy_ms'; did you mean "
+         "'link_delay_ms'? (its trainer options: link_delay_ms, link_jitter_ms, timeout_s)"),
+        ("ddp", "timeout_s=soon", "sft --trainer ddp: --trainer-option timeout_s=soon: timeout_s must be a number"),
+        ("mlx", "timeout_s=30", "sft --trainer mlx: unknown trainer option 'timeout_s' (its trainer options: "
+         "link_delay_ms, link_jitter_ms)"),
+    ],
+)  # fmt: skip
+def test_an_sft_trainers_bad_option_is_refused_before_anything_starts(
+    nodes: list[str], trainer: str, option: str, says: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Before, an unknown option failed inside ``fit``, on every rank, once the ranks (or the job) had started.
+    Now no folder is written and no process launched; the data and model are not even looked at yet."""
+    launched: list[object] = []
+    monkeypatch.setattr(subprocess, "run", lambda *args, **kwargs: launched.append(args))
+    monkeypatch.setattr(subprocess, "Popen", lambda *args, **kwargs: launched.append(args))
+    output = tmp_path / "out"
+    args = ["sft", "--data", str(tmp_path / "no-data"), "--model", str(tmp_path / "no-model"), "--trainer", trainer]
+    result = CliRunner().invoke(main, [*args, "--trainer-option", option, "--output", str(output), *nodes])
+    assert result.exit_code == 1 and says in result.output, result.output
+    assert not output.exists() and not launched and list(tmp_path.iterdir()) == []

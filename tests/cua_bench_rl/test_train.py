@@ -135,6 +135,10 @@ print(result.exit_code, "torch" in sys.modules, result.output.strip().splitlines
     [
         (["--trainer-option", "lr=abc"], "--trainer-option lr=abc: lr must be a number (float)"),
         (["--trainer-option", "lrr=3"], "unknown trainer option 'lrr'; did you mean 'lr'?"),
+        # grpo's Config (GRPOConfig) checks its choices and ranges; the trainer's class imports no torch
+        (["--trainer-option", "advantage_scale=groups"], "advantage_scale must be one of group, batch, none"),
+        (["--trainer-option", "micro_batch=0"], "trainer options: micro_batch must be at least 1, got 0"),
+        (["--trainer", "grop"], "no trainer 'grop'; installed: grpo"),
         (["--env", "nosuchbackend:click-button"], "unknown backend 'nosuchbackend' (known backends: sim, local"),
         (["--env", "sim:clik-button"], "no installed taskset has a task 'clik-button'; did you mean sim/click-button?"),
         (["--env", "sim:sim/clik-button"], "no task matches 'clik-button'; did you mean 'click-button'?"),

@@ -16,7 +16,7 @@ pytest.importorskip("peft")
 import torch
 from click.testing import CliRunner
 
-from cua_bench_rl.checkpoint_store import FolderCheckpoints
+from cua_bench_rl.checkpoints import FolderCheckpoints
 from cua_bench_rl.cli import main
 from cua_bench_rl.sft import SFTConfig, oracle_dataset, run_sft
 from cua_core.errors import CuaError
@@ -105,7 +105,7 @@ def test_a_resumed_run_continues_the_same_run(tiny: tuple[str, str, str], tmp_pa
 
 def test_unknown_trainer_option(tiny: tuple[str, str, str], tmp_path: Path) -> None:
     model, one, _ = tiny
-    with pytest.raises(CuaError, match=r"unknown trainer option.*link_dealy_ms.*known: link_delay_ms"):
+    with pytest.raises(CuaError, match=r"unknown trainer option.*link_dealy_ms.*its trainer options: link_delay_ms"):
         run_sft(settings(model, one, tmp_path, steps=1, options={"link_dealy_ms": 5}))
 
 

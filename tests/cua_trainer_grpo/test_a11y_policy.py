@@ -15,9 +15,9 @@ from cua_bench.spec import EpisodeSpec
 from cua_bench_rl.loader import evaluate
 from cua_bench_rl.registry import policies
 from cua_bench_rl.rollouts import Decision, Taken, Turn
-from cua_bench_rl.trainer import TrainerConfig
 from cua_bench_rl.workers import EnvWorkers
 from cua_core.actions import Click, Done, KeyPress, TypeText
+from cua_trainer_grpo import GRPOConfig
 from cua_trainer_grpo.policies.a11y import A11yPolicy
 from cua_trainer_grpo.policies.a11y_features import read_turn
 from cua_trainer_grpo.trainer import GRPOTrainer
@@ -169,7 +169,7 @@ def test_grpo_teaches_it_to_sign_in_and_stop() -> None:
     with 8, 1 run in 6 over seeds 0-5 never found the signal and stayed at 0; with 16, 6 in 6 passed.)"""
     torch.manual_seed(0)
     policy = A11yPolicy(seed=0, explore=0.1)
-    trainer = GRPOTrainer(policy, TrainerConfig(lr=2e-3, entropy_coef=0.1, micro_batch=512))
+    trainer = GRPOTrainer(policy, GRPOConfig(lr=2e-3, entropy_coef=0.1, micro_batch=512))
     train = [EpisodeSpec(LOGIN, v, "train") for v in range(2, 200, 3)]  # easy: index 1000 + v divisible by 3
     held_out = [EpisodeSpec(LOGIN, v, "test") for v in range(0, 36, 3)]  # easy test variants
     pick = random.Random(0)

@@ -9,16 +9,16 @@ from typing import Any
 import pytest
 import torch
 
-from cua_bench_rl.trainer import TrainerConfig
 from cua_core.errors import CuaError
+from cua_trainer_grpo import GRPOConfig
 from cua_trainer_grpo.trainer import GRPOTrainer
 
 REWARDS = [[1.0, 0.0, 0.0, 1.0], [0.5, 1.0, 0.0, 0.0]]
 
 
-def config(lora: bool, **changes: Any) -> TrainerConfig:
+def config(lora: bool, **changes: Any) -> GRPOConfig:
     extra = {"lora": True, "lora_rank": 2, "lora_targets": ("proj",)} if lora else {}
-    return TrainerConfig(**{"lr": 0.05, "epochs_per_batch": 2, **extra, **changes})
+    return GRPOConfig(**{"lr": 0.05, "epochs_per_batch": 2, **extra, **changes})
 
 
 @pytest.mark.parametrize("lora", [False, True], ids=["full", "lora"])
@@ -67,7 +67,7 @@ def test_two_steps_saved_and_one_resumed_equal_three_uninterrupted(
     ids=["rank", "lora-off", "targets"],
 )
 def test_a_checkpoint_that_cannot_fit_is_refused_naming_the_setting(
-    linear_policy: Any, make_groups: Any, tmp_path: Path, saved: TrainerConfig, loading: TrainerConfig, field: str
+    linear_policy: Any, make_groups: Any, tmp_path: Path, saved: GRPOConfig, loading: GRPOConfig, field: str
 ) -> None:
     GRPOTrainer(linear_policy(), saved).save(tmp_path)
     policy = linear_policy()

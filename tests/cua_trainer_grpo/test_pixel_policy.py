@@ -17,9 +17,9 @@ from cua_bench.spec import EpisodeSpec
 from cua_bench_rl.loader import evaluate
 from cua_bench_rl.registry import policies
 from cua_bench_rl.rollouts import Decision, Taken
-from cua_bench_rl.trainer import TrainerConfig
 from cua_bench_rl.workers import EnvWorkers
 from cua_core.actions import Click, Done, Point
+from cua_trainer_grpo import GRPOConfig
 from cua_trainer_grpo.policies.pixel import PixelClickPolicy, correlate, instruction_words
 from cua_trainer_grpo.trainer import GRPOTrainer
 
@@ -136,7 +136,7 @@ def test_grpo_teaches_it_to_click_the_named_button() -> None:
     run is examples/training/grpo_sim.py (bench/rl.py)."""
     torch.manual_seed(0)
     policy = PixelClickPolicy(seed=0)
-    trainer = GRPOTrainer(policy, TrainerConfig(lr=2e-3, entropy_coef=0.01, micro_batch=256))
+    trainer = GRPOTrainer(policy, GRPOConfig(lr=2e-3, entropy_coef=0.01, micro_batch=256))
     train = [EpisodeSpec(CLICK, v, "train") for v in range(200)]
     held_out = [EpisodeSpec(CLICK, v, "test") for v in range(50)]
     with EnvWorkers("sim", 4) as workers:

@@ -28,6 +28,28 @@ def test_loading_the_plugin_imports_neither_torch_nor_transformers() -> None:
     subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
 
 
+def test_the_trainer_class_and_its_config_load_without_torch() -> None:
+    """``cua-bench-rl train`` types ``--trainer-option`` by ``GRPOTrainer.Config`` before anything heavy loads."""
+    code = (
+        "import sys\n"
+        "from cua_bench_rl.registry import trainers\n"
+        "config = trainers()['grpo'].Config.from_dict({'lr': '3e-4', 'lora': 'true', 'lora_targets': 'q_proj,v_proj'})\n"
+        "assert (config.lr, config.lora, config.lora_targets) == (3e-4, True, ('q_proj', 'v_proj')), config\n"
+        "heavy = [m for m in ('torch', 'transformers', 'peft') if m in sys.modules]\n"
+        "assert not heavy, heavy\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
+
+
+def test_the_configs_choices_are_the_maths_own() -> None:
+    """GRPOConfig checks the choices without torch; cua_bench_rl.grpo (torch) is what runs them."""
+    from cua_bench_rl import grpo
+    from cua_trainer_grpo import config
+
+    assert config.ADVANTAGE_SCALES == grpo.SCALES and config.LOSS_NORMS == grpo.NORMS
+    assert config.BASELINES == grpo.BASELINES and config.IMPORTANCE == grpo.IMPORTANCE
+
+
 def test_server_urls_and_adapter_names() -> None:
     assert server_root("http://h:8000/v1") == server_root("http://h:8000/v1/") == "http://h:8000"
     assert server_root("http://h:30000") == "http://h:30000"

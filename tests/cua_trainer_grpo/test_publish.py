@@ -14,8 +14,8 @@ import torch
 from support.model_server import ModelServer, completion, model_server
 from support.served_vlm import ServedTinyModel, served_tiny_model
 
-from cua_bench_rl.trainer import TrainerConfig
 from cua_core.errors import CuaError
+from cua_trainer_grpo import GRPOConfig
 from cua_trainer_grpo.policies.vlm import QwenVLPolicy
 from cua_trainer_grpo.publish import InProcessPublisher, ServerPublisher
 from cua_trainer_grpo.trainer import GRPOTrainer
@@ -27,7 +27,7 @@ REWARDS = [[1.0, 0.0, 0.0, 1.0]]
 def test_in_process_publishing_copies_into_a_stable_rollout_copy(linear_policy: Any, make_groups: Any) -> None:
     policy = linear_policy()
     groups = make_groups(policy, REWARDS)
-    trainer = GRPOTrainer(policy, TrainerConfig(lr=0.1))
+    trainer = GRPOTrainer(policy, GRPOConfig(lr=0.1))
     rollout = copy.deepcopy(policy)
     publisher = InProcessPublisher(rollout, lock=threading.Lock())
     trainer.train_step(groups)
@@ -97,7 +97,7 @@ def test_a_published_lora_adapter_is_what_the_vllm_shaped_server_serves(
 ) -> None:
     server, model = tiny_server
     policy = QwenVLPolicy(str(tiny_vl))
-    GRPOTrainer(policy, TrainerConfig(lora=True, lora_rank=4))
+    GRPOTrainer(policy, GRPOConfig(lora=True, lora_rank=4))
     publisher = ServerPublisher(server.base_url, tmp_path / "policy", keep=1)
     base = served(server, "base")
     assert served(server, publisher.model_name) == 404  # nothing loaded under that name yet
@@ -122,7 +122,7 @@ def test_a_published_lora_adapter_is_what_the_vllm_shaped_server_serves(
 
 def test_a_vllm_without_load_inplace_gets_the_adapter_unloaded_and_loaded_again(tiny_vl: Path, tmp_path: Path) -> None:
     policy = QwenVLPolicy(str(tiny_vl))
-    GRPOTrainer(policy, TrainerConfig(lora=True, lora_rank=4))
+    GRPOTrainer(policy, GRPOConfig(lora=True, lora_rank=4))
     with served_tiny_model(tiny_vl, old_vllm=True) as (server, model):
         publisher = ServerPublisher(server.base_url, tmp_path / "policy")
         move(policy, "lora_B", seed=1)
@@ -151,7 +151,7 @@ def test_full_weights_reach_an_sglang_shaped_server_from_disk(
 
 def test_servers_that_cannot_or_will_not_reload_are_errors_naming_the_fix(tiny_vl: Path, tmp_path: Path) -> None:
     policy = QwenVLPolicy(str(tiny_vl))
-    GRPOTrainer(policy, TrainerConfig(lora=True, lora_rank=4))
+    GRPOTrainer(policy, GRPOConfig(lora=True, lora_rank=4))
     no_reload_api = model_server(lambda body: (200, completion("")))
     with no_reload_api as server, pytest.raises(CuaError, match="VLLM_ALLOW_RUNTIME_LORA_UPDATING"):
         ServerPublisher(server.base_url, tmp_path / "a").publish(policy)

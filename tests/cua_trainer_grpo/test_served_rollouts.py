@@ -18,8 +18,8 @@ from support.served_vlm import served_tiny_model
 from cua_bench.spec import EpisodeSpec
 from cua_bench_rl.config import TrainConfig
 from cua_bench_rl.rollouts import Taken, Turn
-from cua_bench_rl.trainer import TrainerConfig
 from cua_core.errors import CuaError
+from cua_trainer_grpo import GRPOConfig
 from cua_trainer_grpo.policies.vlm import QwenVLPolicy
 from cua_trainer_grpo.trainer import GRPOTrainer
 
@@ -79,7 +79,7 @@ def move(policy: QwenVLPolicy, seed: int) -> None:
 def test_each_published_version_is_what_every_copy_asks_the_server_for(tiny_vl: Path, tmp_path: Path) -> None:
     with served_tiny_model(tiny_vl) as (server, _):
         policy = QwenVLPolicy(str(tiny_vl), server=server.base_url, publish_dir=str(tmp_path / "policy"), **OPTIONS)
-        GRPOTrainer(policy, TrainerConfig(lora=True, lora_rank=4))
+        GRPOTrainer(policy, GRPOConfig(lora=True, lora_rank=4))
         rollout = copy.deepcopy(policy)
         assert rollout.served is policy.served  # one server
         rollout.load_published(policy.state_dict_for_publish(), 0)
@@ -117,7 +117,7 @@ def test_a_server_that_would_bias_the_ratios_is_refused_with_the_fix(
 def test_a_server_that_does_not_load_the_published_weights_is_refused(tiny_vl: Path, tmp_path: Path) -> None:
     with served_tiny_model(tiny_vl, ignore_loads=True) as (server, _):
         policy = QwenVLPolicy(str(tiny_vl), server=server.base_url, publish_dir=str(tmp_path / "p"), **OPTIONS)
-        GRPOTrainer(policy, TrainerConfig(lora=True, lora_rank=4))
+        GRPOTrainer(policy, GRPOConfig(lora=True, lora_rank=4))
         rollout = copy.deepcopy(policy)
         rollout.load_published(policy.state_dict_for_publish(), 0)
         rollout.act([turn("e0", 0)])  # version 0: the adapter changes nothing yet

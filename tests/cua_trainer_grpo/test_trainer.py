@@ -10,8 +10,8 @@ import pytest
 import torch
 
 from cua_bench_rl.registry import trainers
-from cua_bench_rl.trainer import TrainerConfig
 from cua_core.errors import CuaError
+from cua_trainer_grpo import GRPOConfig
 from cua_trainer_grpo.trainer import GRPOTrainer
 
 REWARDS = [[1.0, 0.0, 0.0, 1.0], [0.0, 0.0, 0.0, 0.0], [0.5, 1.0, 0.0, 0.0]]
@@ -29,7 +29,7 @@ def test_a_step_drops_zero_spread_groups_and_reports_its_figures(linear_policy: 
     policy = linear_policy()
     groups = make_groups(policy, REWARDS)
     before = weights(policy)
-    trainer = GRPOTrainer(policy, TrainerConfig(lr=0.05))
+    trainer = GRPOTrainer(policy, GRPOConfig(lr=0.05))
     figures = trainer.train_step(groups)
     assert (figures["groups_used"], figures["groups_dropped"]) == (2, 1)
     assert figures["turns"] == 2 * 4 * 2 and figures["tokens"] == 2 * 4 * (1 + 2)
@@ -44,7 +44,7 @@ def test_a_step_drops_zero_spread_groups_and_reports_its_figures(linear_policy: 
 def test_a_step_where_every_group_is_dropped_takes_no_optimiser_step(linear_policy: Any, make_groups: Any) -> None:
     policy = linear_policy()
     before = weights(policy)
-    trainer = GRPOTrainer(policy, TrainerConfig(lr=0.05))
+    trainer = GRPOTrainer(policy, GRPOConfig(lr=0.05))
     figures = trainer.train_step(make_groups(policy, [[1.0, 1.0], [0.0, 0.0]]))
     assert (figures["groups_used"], figures["groups_dropped"], figures["optimizer_steps"]) == (0, 2, 0)
     # The version counts optimiser steps: a call that moved nothing is not one (it was, 24 of 68 steps once).
@@ -66,7 +66,7 @@ def test_accumulated_micro_batches_give_the_gradient_of_the_whole_batch(
     results = []
     for micro, accumulation in ((16, 1), (1, 16), (3, 6)):
         policy = linear_policy()
-        trainer = GRPOTrainer(policy, TrainerConfig(lr=0.05, micro_batch=micro, grad_accumulation=accumulation,
+        trainer = GRPOTrainer(policy, GRPOConfig(lr=0.05, micro_batch=micro, grad_accumulation=accumulation,
                                                     loss_norm=norm, max_grad_norm=0.0))  # fmt: skip
         figures = trainer.train_step(groups)
         assert figures["optimizer_steps"] == 1
@@ -81,7 +81,7 @@ def test_accumulated_micro_batches_give_the_gradient_of_the_whole_batch(
 def test_updates_split_a_batch_and_later_epochs_move_the_ratio(linear_policy: Any, make_groups: Any) -> None:
     policy = linear_policy()
     groups = make_groups(policy, REWARDS)
-    trainer = GRPOTrainer(policy, TrainerConfig(lr=0.5, micro_batch=4, grad_accumulation=2, epochs_per_batch=3))
+    trainer = GRPOTrainer(policy, GRPOConfig(lr=0.5, micro_batch=4, grad_accumulation=2, epochs_per_batch=3))
     figures = trainer.train_step(groups)
     assert figures["optimizer_steps"] == 3 * 2  # 16 turns / (4 x 2) per update, three passes
     assert figures["ratio_mean"] != pytest.approx(1.0, abs=1e-4)
@@ -91,7 +91,7 @@ def test_updates_split_a_batch_and_later_epochs_move_the_ratio(linear_policy: An
 def test_lora_trains_the_adapter_only(linear_policy: Any, make_groups: Any) -> None:
     policy = linear_policy()
     groups = make_groups(policy, REWARDS)
-    trainer = GRPOTrainer(policy, TrainerConfig(lr=0.05, lora=True, lora_rank=2, lora_targets=("proj",)))
+    trainer = GRPOTrainer(policy, GRPOConfig(lr=0.05, lora=True, lora_rank=2, lora_targets=("proj",)))
     trainable = {n for n, p in trainer.module.named_parameters() if p.requires_grad}
     assert trainable and all("lora_" in n for n in trainable)
     before = weights(policy)
@@ -108,9 +108,9 @@ def test_lora_trains_the_adapter_only(linear_policy: Any, make_groups: Any) -> N
 
 def test_lora_without_targets_or_with_wrong_ones_says_how_to_fix_it(linear_policy: Any) -> None:
     with pytest.raises(CuaError, match="lora_targets"):
-        GRPOTrainer(linear_policy(), TrainerConfig(lora=True))
+        GRPOTrainer(linear_policy(), GRPOConfig(lora=True))
     with pytest.raises(CuaError, match="linear layers are named: proj"):
-        GRPOTrainer(linear_policy(), TrainerConfig(lora=True, lora_targets=("q_proj",)))
+        GRPOTrainer(linear_policy(), GRPOConfig(lora=True, lora_targets=("q_proj",)))
 
 
 def test_kl_to_a_frozen_copy_grows_as_the_policy_moves(linear_policy: Any, make_groups: Any) -> None:
@@ -118,7 +118,7 @@ def test_kl_to_a_frozen_copy_grows_as_the_policy_moves(linear_policy: Any, make_
     groups = make_groups(policy, REWARDS)
     reference = copy.deepcopy(policy)
     frozen = weights(reference)
-    trainer = GRPOTrainer(policy, TrainerConfig(lr=0.2, kl_coef=0.1), reference=reference)
+    trainer = GRPOTrainer(policy, GRPOConfig(lr=0.2, kl_coef=0.1), reference=reference)
     kls = [trainer.train_step(groups)["kl"] for _ in range(3)]
     assert kls[0] == pytest.approx(0.0, abs=1e-7) and kls[2] > kls[1] > 0
     assert all(torch.equal(frozen[k], v) for k, v in reference.state_dict().items())
@@ -128,7 +128,7 @@ def test_kl_to_a_frozen_copy_grows_as_the_policy_moves(linear_policy: Any, make_
 def test_kl_with_lora_compares_with_the_adapter_switched_off(linear_policy: Any, make_groups: Any) -> None:
     policy = linear_policy()
     groups = make_groups(policy, REWARDS)
-    config = TrainerConfig(lr=0.2, kl_coef=0.1, lora=True, lora_targets=("proj",))
+    config = GRPOConfig(lr=0.2, kl_coef=0.1, lora=True, lora_targets=("proj",))
     trainer = GRPOTrainer(policy, config)
     assert trainer.reference is None  # no copy of the model: the base is the reference
     kls = [trainer.train_step(groups)["kl"] for _ in range(3)]
@@ -139,9 +139,9 @@ def test_entropy_bonus_needs_a_policy_that_scores_entropy(
     linear_policy: Any, entropy_policy: Any, make_groups: Any
 ) -> None:
     with pytest.raises(CuaError, match="logprobs_and_entropy"):
-        GRPOTrainer(linear_policy(), TrainerConfig(entropy_coef=0.01))
+        GRPOTrainer(linear_policy(), GRPOConfig(entropy_coef=0.01))
     policy = entropy_policy(choices=4)
-    figures = GRPOTrainer(policy, TrainerConfig(entropy_coef=0.01)).train_step(make_groups(policy, REWARDS))
+    figures = GRPOTrainer(policy, GRPOConfig(entropy_coef=0.01)).train_step(make_groups(policy, REWARDS))
     assert 0 < figures["entropy"] <= math.log(4) + 1e-6
     assert figures["loss"] == pytest.approx(figures["pg_loss"] - 0.01 * figures["entropy"], abs=1e-6)
 
@@ -151,25 +151,25 @@ def test_scores_that_do_not_line_up_with_the_tokens_are_named(linear_policy: Any
     groups = make_groups(policy, REWARDS[:1])
     policy.logprobs = lambda taken: [torch.zeros(5, requires_grad=True) for _ in taken]  # type: ignore[method-assign]
     with pytest.raises(CuaError, match=r"turn 0 \(episode g0e0, step 0\) has 1 tokens but its scores are \[5\]"):
-        GRPOTrainer(policy, TrainerConfig()).train_step(groups)
+        GRPOTrainer(policy, GRPOConfig()).train_step(groups)
 
 
 def test_a_policy_without_trainable_parameters_is_refused(linear_policy: Any) -> None:
     policy = linear_policy()
     policy.requires_grad_(False)
     with pytest.raises(CuaError, match="no trainable parameters"):
-        GRPOTrainer(policy, TrainerConfig())
+        GRPOTrainer(policy, GRPOConfig())
 
 
 def test_rloo_and_gspo_are_trainer_options(linear_policy: Any, make_groups: Any) -> None:
     policy = linear_policy()
     before = weights(policy)
-    config = TrainerConfig(lr=0.05, advantage_baseline="leave_one_out", advantage_scale="none", importance="sequence")
+    config = GRPOConfig(lr=0.05, advantage_baseline="leave_one_out", advantage_scale="none", importance="sequence")
     figures = GRPOTrainer(policy, config).train_step(make_groups(policy, [[1.0, 0.0], [0.0, 0.0]]))
     assert figures["optimizer_steps"] == 1 and figures["groups_used"] == 1
     assert not all(torch.equal(before[k], v) for k, v in policy.state_dict().items())
     with pytest.raises(ValueError, match="importance must be one of token, sequence, got 'turn'"):
-        TrainerConfig(importance="turn")
+        GRPOConfig(importance="turn")
 
 
 def test_answers_cut_off_at_the_token_limit_are_left_out(linear_policy: Any, make_groups: Any) -> None:
@@ -177,7 +177,7 @@ def test_answers_cut_off_at_the_token_limit_are_left_out(linear_policy: Any, mak
     groups = make_groups(policy, [[1.0, 0.0]])
     for taken in groups[0].episodes[0].turns:  # the rewarded episode's answers were all cut off
         taken.decision.truncated = True
-    figures = GRPOTrainer(policy, TrainerConfig(lr=0.05)).train_step(groups)
+    figures = GRPOTrainer(policy, GRPOConfig(lr=0.05)).train_step(groups)
     assert (figures["turns"], figures["turns_truncated"]) == (2, 2)  # only the other episode's two turns
-    kept = GRPOTrainer(policy, TrainerConfig(lr=0.05, mask_truncated=False)).train_step(groups)
+    kept = GRPOTrainer(policy, GRPOConfig(lr=0.05, mask_truncated=False)).train_step(groups)
     assert (kept["turns"], kept["turns_truncated"]) == (4, 0)

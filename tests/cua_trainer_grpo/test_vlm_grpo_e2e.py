@@ -20,16 +20,16 @@ import torch
 from cua_bench.spec import EpisodeSpec
 from cua_bench_rl.loader import RolloutLoader, episode_spec
 from cua_bench_rl.rollouts import Group, Turn
-from cua_bench_rl.trainer import TrainerConfig
 from cua_bench_rl.workers import EnvWorkers, client_for
 from cua_core.actions import Click, Point, action_from_dict
+from cua_trainer_grpo import GRPOConfig
 from cua_trainer_grpo.policies.vlm import QwenVLPolicy
 from cua_trainer_grpo.publish import InProcessPublisher
 from cua_trainer_grpo.trainer import GRPOTrainer
 
 TASK = EpisodeSpec("sim/click-button", 2, "train")
 OPTIONS = {"max_size": "320x200", "max_new_tokens": 40}
-CONFIG = TrainerConfig(lr=5e-4, lora=True, lora_rank=8, lora_alpha=16, micro_batch=4, grad_accumulation=2)
+CONFIG = GRPOConfig(lr=5e-4, lora=True, lora_rank=8, lora_alpha=16, micro_batch=4, grad_accumulation=2)
 
 
 def first_turn(workers: EnvWorkers, policy: QwenVLPolicy) -> tuple[Turn, Click]:

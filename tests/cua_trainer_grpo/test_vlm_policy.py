@@ -19,9 +19,9 @@ from cua_bench.spec import EpisodeSpec
 from cua_bench.tasks import Task
 from cua_bench_rl.registry import policies
 from cua_bench_rl.rollouts import Decision, Taken, Turn
-from cua_bench_rl.trainer import TrainerConfig
 from cua_core.actions import Click, Point
 from cua_core.errors import CuaError
+from cua_trainer_grpo import GRPOConfig
 from cua_trainer_grpo.policies.vlm import QwenVLPolicy
 from cua_trainer_grpo.trainer import GRPOTrainer
 
@@ -143,7 +143,7 @@ def test_options_are_checked_with_the_fix_named(tiny_vl: Path) -> None:
 
 def test_lora_publishes_the_adapter_alone_into_a_rollout_copy(tiny_vl: Path, tmp_path: Path) -> None:
     trained = QwenVLPolicy(str(tiny_vl), max_new_tokens=4)
-    GRPOTrainer(trained, TrainerConfig(lora=True, lora_rank=4))
+    GRPOTrainer(trained, GRPOConfig(lora=True, lora_rank=4))
     rollout = copy.deepcopy(trained)
     with torch.no_grad():
         for name, param in trained.model.named_parameters():

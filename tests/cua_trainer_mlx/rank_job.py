@@ -14,7 +14,7 @@ import numpy as np
 from cua_trainer_mlx.checkpoint import trainable_weights
 from cua_trainer_mlx.trainer import MLXTrainer
 
-from cua_bench_rl.checkpoint_store import FolderCheckpoints
+from cua_bench_rl.checkpoints import FolderCheckpoints
 from cua_bench_rl.sft import SFTConfig
 from cua_bench_rl.world import World
 

@@ -16,7 +16,7 @@ import pytest
 from cua_trainer_mlx.checkpoint import trainable_weights
 from cua_trainer_mlx.trainer import MLXTrainer, join_world
 
-from cua_bench_rl.checkpoint_store import FolderCheckpoints
+from cua_bench_rl.checkpoints import FolderCheckpoints
 from cua_bench_rl.world import World
 from cua_core.errors import CuaError
 

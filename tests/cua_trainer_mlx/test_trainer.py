@@ -15,7 +15,7 @@ from cua_trainer_mlx.data import encode
 from cua_trainer_mlx.model import apply_lora, load_text_model, lora_parameters
 from cua_trainer_mlx.trainer import MLXTrainer
 
-from cua_bench_rl.checkpoint_store import FolderCheckpoints
+from cua_bench_rl.checkpoints import FolderCheckpoints
 from cua_bench_rl.registry import sft_trainers
 from cua_bench_rl.sft import SFTConfig, load_examples, run_sft
 from cua_bench_rl.world import World

@@ -9,7 +9,7 @@ from pathlib import Path
 import torch
 from cua_trainer_trl.sft import TRLSFTTrainer
 
-from cua_bench_rl.checkpoint_store import checkpoint_store
+from cua_bench_rl.checkpoints import checkpoints_in
 from cua_bench_rl.sft import SFTConfig, preflight
 from cua_bench_rl.world import World
 
@@ -19,7 +19,7 @@ config = SFTConfig(
 )
 preflight(config)
 world = World.from_env()
-trainer = TRLSFTTrainer(config, world, checkpoint_store(Path(output) / "checkpoints"))
+trainer = TRLSFTTrainer(config, world, checkpoints_in(Path(output) / "checkpoints"))
 result = trainer.fit()
 lora = {n: p for n, p in trainer.model.named_parameters() if p.requires_grad}
 summary = {

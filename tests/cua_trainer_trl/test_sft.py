@@ -15,7 +15,7 @@ import pytest
 from cua_trainer_trl.sft import TRLSFTTrainer, ordered_rows
 from safetensors.torch import load_file
 
-from cua_bench_rl.checkpoint_store import FolderCheckpoints
+from cua_bench_rl.checkpoints import FolderCheckpoints
 from cua_bench_rl.registry import sft_trainers
 from cua_bench_rl.sft import SFTConfig, SFTResult, SFTStep, load_examples, micro_batches, preflight, run_sft
 from cua_bench_rl.world import World
@@ -102,11 +102,16 @@ def test_trl_settings_the_sft_flags_own_are_refused(one_trajectory: Path, tiny_v
     examples = load_examples(config(one_trajectory, tiny_vl, tmp_path))
     assert len(examples) == 2
     cfg = config(one_trajectory, tiny_vl, tmp_path, options={"learning_rate": 1.0})
-    with pytest.raises(CuaError, match="learning_rate"):
+    with pytest.raises(CuaError, match="learning_rate are set by the sft settings"):
         run_sft(cfg)
     cfg = config(one_trajectory, tiny_vl, tmp_path, options={"no_such_field": 1})
-    with pytest.raises(CuaError, match=r"not trl\.SFTConfig fields"):
+    with pytest.raises(CuaError, match=r"sft --trainer trl: unknown trainer option 'no_such_field'"):
         run_sft(cfg)
+    # The other trl.SFTConfig fields, typed by their annotations before anything starts.
+    typed = preflight(config(one_trajectory, tiny_vl, tmp_path, options={"bf16": "false", "eval_steps": "5"}))
+    assert typed.options == {"bf16": False, "eval_steps": 5.0}
+    with pytest.raises(CuaError, match=r"--trainer-option bf16=maybe: bf16 must be true or false"):
+        preflight(config(one_trajectory, tiny_vl, tmp_path, options={"bf16": "maybe"}))
 
 
 @pytest.mark.slow

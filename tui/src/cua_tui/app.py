@@ -20,9 +20,7 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
-from cua_core import CuaError
-from cua_core.addresses import check_address
-from cua_core.events import BusAddresses, ensure_forwarder
+from cua_core import BusAddresses, CuaError, check_address, ensure_forwarder
 from cua_tui.backfill import scan_runs
 from cua_tui.feed import BusBatch, ControllerLink, ControllerSnapshot, ControllerUpdate, read_bus
 from cua_tui.model import Model, Run

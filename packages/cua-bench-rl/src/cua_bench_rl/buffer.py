@@ -41,13 +41,20 @@ from typing import Any, TextIO
 
 from cua_bench_rl.records import episode_to_sample, sample_to_episode
 from cua_bench_rl.rollouts import Group, spec_of_key
-from cua_data.errors import SampleError, StoreError
-from cua_data.images import ImageStore
-from cua_data.layout import TMP_MARK, Partition, partition_path
-from cua_data.markers import DATASET_MARKER, layout_of, write_marker
-from cua_data.reader import DatasetReader
-from cua_data.schema import LiteSample
-from cua_data.writer import DatasetWriter
+from cua_data import (
+    DATASET_MARKER,
+    TMP_MARK,
+    DatasetReader,
+    DatasetWriter,
+    ImageStore,
+    LiteSample,
+    Partition,
+    SampleError,
+    StoreError,
+    layout_of,
+    partition_path,
+    write_marker,
+)
 
 __all__ = ["INDEX_FILE", "ReplayBuffer"]
 

@@ -25,9 +25,7 @@ from click.decorators import FC
 from cua_bench_rl import cli_pipeline, cli_sft
 from cua_bench_rl.config import TrainConfig, layered_settings
 from cua_bench_rl.sampling import SAMPLINGS
-from cua_core.command import CONTEXT, CuaGroup
-from cua_core.errors import CuaError
-from cua_core.options import parse_pairs
+from cua_core import CONTEXT, CuaError, CuaGroup, parse_pairs
 
 __all__ = ["main"]
 
@@ -155,7 +153,7 @@ def train(
 @click.option("--output", type=click.Path(file_okay=False, path_type=Path), required=True, help="The merged model.")
 def export(folder: Path, merge: bool, output: Path) -> None:
     """Write a trained model folder (OUTPUT/model of sft or train) as a full model: `export PATH --merge`."""
-    from cua_data.model_folder import merged
+    from cua_data import merged
 
     if output.resolve() == folder.resolve():
         raise click.BadParameter("give another folder than the adapter's own", param_hint="--output")

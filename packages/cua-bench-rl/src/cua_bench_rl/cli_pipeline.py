@@ -15,7 +15,7 @@ from typing import Any
 import click
 from click.core import ParameterSource
 
-from cua_core.errors import CuaError
+from cua_core import CuaError
 
 __all__ = ["register"]
 

@@ -18,7 +18,7 @@ import click
 from click.core import ParameterSource
 
 from cua_bench_rl.world import World
-from cua_core.errors import CuaError
+from cua_core import CuaError
 
 __all__ = ["register"]
 
@@ -67,9 +67,10 @@ def register(main: click.Group, parse_options: Any) -> None:
                 settings[key] = str(Path(settings[key]).resolve())
         if trainer_option:
             settings["options"] = parse_options(trainer_option, "--trainer-option")
-        config = SFTConfig.from_dict(settings)
+        # Every mistake (a wrong path, name or --trainer-option) fails here, before a job is submitted or a
+        # rank starts; the trainer's options go on typed by its Options.
+        config = preflight(SFTConfig.from_dict(settings))
         if nodes is not None:
-            preflight(config)  # a wrong path or name fails here, before the job is submitted
             ctx.exit(_on_pool(config.to_dict(), nodes, retries))
 
         def show(step: SFTStep) -> None:

@@ -17,9 +17,8 @@ from typing import Any
 
 import yaml
 
-from cua_bench.spec import EpisodeSpec
-from cua_core.errors import CuaError
-from cua_core.options import typed_options
+from cua_bench import EpisodeSpec
+from cua_core import CuaError, typed_options
 
 __all__ = ["RESUMABLE", "TrainConfig", "full_task_name", "load_config_file", "parse_env"]
 
@@ -91,7 +90,7 @@ class TrainConfig:
     policy: str = "pixel-click"  # a registered policy (cua-bench-rl list)
     policy_options: dict[str, Any] = field(default_factory=dict)
     trainer: str = "grpo"
-    trainer_options: dict[str, Any] = field(default_factory=dict)  # TrainerConfig fields
+    trainer_options: dict[str, Any] = field(default_factory=dict)  # fields of the trainer's Config (grpo: GRPOConfig)
     train_split: str = "train"
     eval_split: str = "test"
     train_variants: int | None = None  # the first K variants of the train split; None: all
@@ -199,9 +198,16 @@ class TrainConfig:
         return asdict(self)
 
     def differences(self, stored: TrainConfig) -> list[str]:
-        """Settings that change what is trained and differ from ``stored``: ``name: stored -> now``."""
-        now, before = self.to_dict(), stored.to_dict()
+        """Settings that change what is trained and differ from ``stored``: ``name: stored -> now``. Compared as
+        ``config.json`` records them: a typed option's tuple (``lora_targets``) equals the list stored."""
+        now, before = _recorded(self.to_dict()), _recorded(stored.to_dict())
         return [f"{k}: {before[k]!r} -> {now[k]!r}" for k in now if k not in RESUMABLE and now[k] != before[k]]
+
+
+def _recorded(settings: dict[str, Any]) -> dict[str, Any]:
+    """``settings`` as ``config.json`` holds them (tuples as lists)."""
+    recorded: dict[str, Any] = json.loads(json.dumps(settings, default=repr))
+    return recorded
 
 
 def load_config_file(path: Path) -> dict[str, Any]:

@@ -64,17 +64,12 @@ from typing import Any
 import numpy as np
 from PIL import Image
 
-from cua_bench import Observes
-from cua_bench.backends.base import Backend, BackendError, Computer
-from cua_bench.client import EnvClient
-from cua_bench.spec import EpisodeSpec
+from cua_bench import Backend, BackendError, Computer, EnvClient, EpisodeSpec, Observes
 from cua_bench_rl.buffer import ReplayBuffer as _GroupBuffer
 from cua_bench_rl.loader import RolloutLoader, TurnBatch, episode_spec
 from cua_bench_rl.rollouts import Decision, Group, Rollout, Taken, Turn, spec_of_key
 from cua_bench_rl.workers import EnvWorkers, client_for
-from cua_core.actions import Action, action_from_dict, parse_actions
-from cua_core.actions.coords import COORD_MAX, from_pixels
-from cua_core.errors import ActionError, RpcError
+from cua_core import COORD_MAX, Action, ActionError, RpcError, action_from_dict, from_pixels, parse_actions
 
 __all__ = [
     "CBEnvWorkerClient",

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from cua_bench import events as bench_events
-from cua_core.topics import check_payload
+from cua_core import check_payload
 
 __all__ = [
     "BUS_TOPICS",

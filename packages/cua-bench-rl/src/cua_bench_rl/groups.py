@@ -13,7 +13,7 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from cua_bench.spec import EpisodeSpec
+from cua_bench import EpisodeSpec
 from cua_bench_rl.rollouts import Group, Rollout
 
 __all__ = ["Filling", "Schedule", "Slot", "TaskSource", "task_source"]

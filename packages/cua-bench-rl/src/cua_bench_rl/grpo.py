@@ -19,7 +19,6 @@ import torch
 from torch import Tensor
 
 from cua_bench_rl.rollouts import Group, Taken
-from cua_bench_rl.trainer import BASELINES, IMPORTANCE  # kept beside the options that name them
 
 __all__ = [
     "BASELINES",
@@ -33,8 +32,12 @@ __all__ = [
     "policy_loss",
 ]
 
+# What the maths can do. A trainer's options name these (cua-trainer-grpo's GRPOConfig checks them
+# without torch, its tests hold them equal to these).
 SCALES = ("group", "batch", "none")
 NORMS = ("token", "sequence")
+BASELINES = ("mean", "leave_one_out")  # mean (GRPO) | leave_one_out (RLOO)
+IMPORTANCE = ("token", "sequence")  # one ratio per token (GRPO, DAPO) | per sequence (GSPO)
 _NOT_TRAINED = ("aborted", "failed")
 
 

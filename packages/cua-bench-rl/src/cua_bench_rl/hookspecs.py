@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 import pluggy
 
-from cua_core.plugins import Register
+from cua_core import Register
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -25,7 +25,10 @@ def cua_bench_rl_register_trainers(register: Register[type[Trainer]]) -> None:
 
     Call ``register(name, trainer_class, description="...")`` once per trainer, where
     ``trainer_class`` subclasses :class:`cua_bench_rl.trainer.Trainer` and is built as
-    ``trainer_class(policy, config, reference=None)``.
+    ``trainer_class(policy, config, reference=None)``, ``config`` an instance of its ``Config`` (a
+    :class:`cua_bench_rl.trainer.TrainerConfig` subclass: its ``--trainer-option``s). ``--trainer-option`` is
+    checked against ``trainer_class.Config`` before anything heavy loads, so importing the class should not
+    import torch (import it in the methods that use it).
     """
 
 
@@ -35,7 +38,7 @@ def cua_bench_rl_register_sft_trainers(register: Register[type[SFTTrainer]]) -> 
 
     Call ``register(name, trainer_class, description="...")`` where ``trainer_class`` subclasses
     :class:`cua_bench_rl.sft.SFTTrainer` and is built as ``trainer_class(config, world, store)`` on
-    every rank of the run.
+    every rank of the run; its ``Options`` (a dataclass) are the ``--trainer-option``s it takes.
     """
 
 

@@ -35,17 +35,14 @@ import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 
-from cua_bench import Observes
-from cua_bench.client import EnvClient
-from cua_bench.episode import StepRecord
+from cua_bench import EnvClient, EpisodeSpec, Observes, StepRecord
 from cua_bench.events import Publishes, env_steps
-from cua_bench.spec import EpisodeSpec
 from cua_bench.tasks import REPLACE_COMPUTER
 from cua_bench_rl.groups import Schedule, Slot, TaskSource, task_source
 from cua_bench_rl.policy import Policy
 from cua_bench_rl.rollouts import Decision, Group, Rollout, Taken, Turn
 from cua_bench_rl.workers import EnvWorkers, client_for
-from cua_core.errors import CuaError, RpcTimeout
+from cua_core import CuaError, RpcTimeout
 
 __all__ = ["RolloutError", "RolloutLoader", "TurnBatch", "episode_spec", "evaluate"]
 

@@ -37,9 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from cua_bench_rl import events
-from cua_core.errors import CuaError
-from cua_core.events import BestEffortPublisher
-from cua_core.options import typed_options
+from cua_core import BestEffortPublisher, CuaError, typed_options
 from cua_data import StoreError, resolve_dataset
 
 __all__ = ["PipelineConfig", "run_pipeline"]
@@ -122,9 +120,9 @@ def _read_json(path: Path) -> Any:
 
 class _Pipeline:
     def __init__(self, config: PipelineConfig, folder: Path, resume: bool) -> None:
+        from cua_bench_rl.build import check_settings
         from cua_bench_rl.config import TrainConfig, full_task_name, parse_env
         from cua_bench_rl.sft import SFTConfig
-        from cua_bench_rl.train import check_settings
 
         self.config, self.folder = config, folder
         self.backend, self.tasks = parse_env(config.env)
@@ -141,7 +139,12 @@ class _Pipeline:
         # The GRPO and SFT settings are checked and typed now, before any stage runs, so a typo does not
         # cost a baseline: the GRPO stage's as ``train`` checks them (its policy and trainer options too).
         check_settings(TrainConfig.from_dict(self._grpo_settings("<sft model>")))
-        typed_options(SFTConfig, config.sft, label="pipeline: sft", what="setting", complete=False)
+        sft = typed_options(SFTConfig, config.sft, label="pipeline: sft", what="setting", complete=False)
+        if config.sft_steps and sft.get("options"):  # the SFT trainer's own, by its Options
+            from cua_bench_rl.registry import sft_trainers
+            from cua_bench_rl.sft import typed_trainer_options
+
+            typed_trainer_options(sft_trainers()[sft.get("trainer", SFTConfig.trainer)], sft["options"])
         folder.mkdir(parents=True, exist_ok=True)
         _write_json(folder / CONFIG_FILE, config.to_dict())
         self.done: dict[str, Any] = _read_json(folder / STAGES_FILE) or {}
@@ -187,8 +190,7 @@ class _Pipeline:
     def evaluate(self, name: str, model: str) -> dict[str, Any]:
         """The Runner with the hf agent on ``model``: trained tasks and held-out tasks, the eval split, and the
         policy's own view (screenshot kind and size) and answer length, so evaluation sees what training saw."""
-        from cua_bench import Observes
-        from cua_bench.runner import RunConfig, Runner
+        from cua_bench import Observes, RunConfig, Runner
 
         config, output = self.config, self.folder / name
         taskset = self.tasks[0].split("/")[0]

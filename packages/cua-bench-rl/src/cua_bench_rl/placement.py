@@ -22,11 +22,9 @@ from collections.abc import Sequence
 from importlib import resources
 from typing import Any, ClassVar
 
-from cua_bench.backends.base import Backend, BackendError, Computer
+from cua_bench import Backend, BackendError, Computer
 from cua_bench_rl.env_server_job import JOB_FILE, JOB_FN
-from cua_core.errors import CuaError, SecurityError
-from cua_core.rpc import RpcClient
-from cua_core.security import ClientSecurity, load_or_create_keypair
+from cua_core import ClientSecurity, CuaError, RpcClient, SecurityError, load_or_create_keypair
 
 __all__ = ["PoolBackend"]
 

@@ -20,14 +20,10 @@ from typing import Any
 import numpy as np
 from PIL import Image
 
-from cua_bench.spec import EpisodeSpec
+from cua_bench import EpisodeSpec
 from cua_bench_rl.rollouts import Decision, Rollout, Taken, Turn, spec_of_key
-from cua_core.actions import Action, action_from_dict, action_to_dict
-from cua_core.errors import ActionError
-from cua_data.errors import SampleError
-from cua_data.lite_actions import to_lite_action, to_lite_tool_call
-from cua_data.png import encode_png
-from cua_data.schema import LiteSample, Metadata, RLStep, RLTrace
+from cua_core import Action, ActionError, action_from_dict, action_to_dict
+from cua_data import LiteSample, Metadata, RLStep, RLTrace, SampleError, encode_png, to_lite_action, to_lite_tool_call
 
 __all__ = ["SOURCE", "episode_to_sample", "sample_to_episode"]
 

@@ -8,7 +8,7 @@ from typing import Any
 import pluggy
 
 from cua_bench_rl import hookspecs
-from cua_core.plugins import Registry, collect, is_callable, is_subclass_of, make_plugin_manager
+from cua_core import Registry, collect, is_callable, is_subclass_of, make_plugin_manager
 
 __all__ = ["plugin_manager", "policies", "sft_trainers", "trainers"]
 

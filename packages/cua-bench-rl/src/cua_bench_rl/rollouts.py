@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from cua_bench.spec import EpisodeSpec
-from cua_core.actions import Action
+from cua_bench import EpisodeSpec
+from cua_core import Action
 
 __all__ = ["Decision", "Group", "Rollout", "Taken", "Turn", "spec_of_key"]
 
@@ -67,7 +67,7 @@ class Decision:
     logprobs: list[float]
     text: str | None = None
     version: int = 0  # the policy version that sampled it (set by the dataloader)
-    # The answer hit the token limit before its end: the trainer leaves it out (TrainerConfig.mask_truncated),
+    # The answer hit the token limit before its end: the grpo trainer leaves it out (GRPOConfig.mask_truncated),
     # as a cut-off answer's reward says little about its tokens (DAPO's overlong filtering).
     truncated: bool = False
 

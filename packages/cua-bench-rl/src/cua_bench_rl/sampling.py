@@ -21,7 +21,7 @@ import threading
 from collections import deque
 from collections.abc import Sequence
 
-from cua_bench.spec import EpisodeSpec
+from cua_bench import EpisodeSpec
 from cua_bench_rl.rollouts import Group
 
 __all__ = ["SAMPLINGS", "DifficultySampler"]

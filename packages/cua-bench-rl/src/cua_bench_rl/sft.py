@@ -10,23 +10,23 @@ keeping sampler state), and what a step and a run report.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
-from cua_bench_rl.checkpoint_store import CheckpointStore, checkpoint_store
+from cua_bench_rl.checkpoints import Checkpoints, checkpoints_in
 from cua_bench_rl.world import World
-from cua_core.errors import CuaError
-from cua_core.options import typed_options
-from cua_data.adapters.base import Prompt
-from cua_data.model_folder import PromptSettings
+from cua_core import CuaError, typed_options
+from cua_data import Prompt, PromptSettings
 
 __all__ = [
     "Example",
+    "NoOptions",
     "SFTConfig",
     "SFTResult",
     "SFTStep",
@@ -38,6 +38,7 @@ __all__ = [
     "oracle_dataset",
     "preflight",
     "run_sft",
+    "typed_trainer_options",
 ]
 
 Example = tuple[Prompt, str]
@@ -46,7 +47,8 @@ Example = tuple[Prompt, str]
 
 @dataclass
 class SFTConfig:
-    """Every knob of an SFT run; ``options`` holds a trainer's own (``--trainer-option k=v``).
+    """Every knob of an SFT run; ``options`` holds a trainer's own (``--trainer-option k=v``), the fields of
+    its :attr:`SFTTrainer.Options` (typed by them once checked: :func:`preflight`).
 
     Every trainer optimises with AdamW at a constant ``lr``, no weight decay and no warm-up, so that
     one setting means the same run whichever trainer runs it.
@@ -140,20 +142,40 @@ class SFTResult:
         return {**asdict(self), "tokens_per_s": self.tokens_per_s}
 
 
+@dataclass(frozen=True)
+class NoOptions:
+    """The ``Options`` of an SFT trainer that takes no ``--trainer-option``."""
+
+
 class SFTTrainer(ABC):
     """Fine-tunes ``config.model`` on ``config.data``, resuming from ``store``'s newest state.
 
     Every rank of a gang builds one and calls :meth:`fit`; the trainer joins the framework's
     process group itself (torch.distributed, mlx.distributed) from ``world``. Rank 0 saves a
     checkpoint every ``checkpoint_every`` steps and at the end; every rank loads the newest at start.
+
+    ``Options`` is the trainer's own settings, as TRL's trainers own theirs: a dataclass whose fields are
+    its ``--trainer-option``s (names, types, defaults; ``__post_init__`` checks values). ``cua-bench-rl
+    sft`` types and checks ``config.options`` against it before any rank or job starts; the trainer reads
+    them as ``self.options``.
+
+    Args:
+        config: the run's settings (``config.options``: this trainer's ``Options`` fields).
+        world: this process's rank and world size.
+        store: where the run's checkpoints are kept (the pool's inside a ``cua run`` job).
+
+    Raises:
+        CuaError: ``config.options`` holds a key ``Options`` has no field for, or a value of the wrong type.
     """
 
     name: ClassVar[str]
+    Options: ClassVar[type[Any]] = NoOptions
 
-    def __init__(self, config: SFTConfig, world: World, store: CheckpointStore) -> None:
+    def __init__(self, config: SFTConfig, world: World, store: Checkpoints) -> None:
         self.config = config
         self.world = world
         self.store = store
+        self.options = self.Options(**typed_trainer_options(type(self), config.options))
 
     @abstractmethod
     def fit(self, on_step: Callable[[SFTStep], None] | None = None) -> SFTResult:
@@ -211,12 +233,41 @@ def _registry() -> Any:
     return sft_trainers()
 
 
-def preflight(config: SFTConfig) -> None:
-    """Every mistake a user can make in the settings, found before any rank starts."""
+def typed_trainer_options(trainer: type[SFTTrainer], options: Mapping[str, Any]) -> dict[str, Any]:
+    """``options`` (``--trainer-option``s) typed by ``trainer.Options`` and checked by it.
+
+    Args:
+        trainer: an SFT trainer class.
+        options: option name to value, text (``"30"``) or already of its field's type.
+
+    Returns:
+        The options given, each of its field's type (what ``config.options`` records).
+
+    Raises:
+        CuaError: a key ``Options`` has no field for (naming the closest and every field), a value not of
+            its field's type, or one ``Options.__post_init__`` refuses.
+    """
+    label = f"sft --trainer {trainer.name}"
+    typed = typed_options(trainer.Options, options, label=label, what="trainer option", flag="--trainer-option")
+    try:
+        trainer.Options(**typed)  # its own checks
+    except (TypeError, ValueError) as exc:
+        raise CuaError(f"{label}: {exc}") from exc
+    return typed
+
+
+def preflight(config: SFTConfig) -> SFTConfig:
+    """Every mistake a user can make in the settings, found before any rank starts, cheapest first: the
+    trainer, its options (typed by its ``Options``), the adapter, the model folder, the data.
+
+    Returns:
+        ``config`` with its trainer options typed, as ranks and a pool job get them.
+    """
     from cua_data import StoreError, resolve_dataset
     from cua_data.registry import adapters
 
-    _registry()[config.trainer]  # raises, naming what is installed and the closest spelling
+    trainer = _registry()[config.trainer]  # raises, naming what is installed and the closest spelling
+    config = dataclasses.replace(config, options=typed_trainer_options(trainer, config.options))
     adapters()[config.adapter]  # the same for adapters
     model = Path(config.model)
     if not (model / "config.json").is_file():
@@ -228,12 +279,12 @@ def preflight(config: SFTConfig) -> None:
         resolve_dataset(config.data)  # a dataset folder, or a run folder (its trajectories/), as every reader takes
     except StoreError as exc:
         raise CuaError(f"sft: --data {config.data!r}: {exc}") from exc
+    return config
 
 
 def load_examples(config: SFTConfig) -> list[Example]:
     """Every decision of every ``use`` trajectory in ``config.data``, as the adapter renders it."""
-    from cua_data import DatasetReader
-    from cua_data.adapters import HistoryPolicy, as_image
+    from cua_data import DatasetReader, HistoryPolicy, as_image
     from cua_data.adapters.sft import sft_examples
     from cua_data.registry import adapters
 
@@ -281,9 +332,9 @@ def micro_batches(count: int, config: SFTConfig, world: World, step: int) -> lis
 
 def run_sft(config: SFTConfig, on_step: Callable[[SFTStep], None] | None = None) -> SFTResult:
     """This process's part of an SFT run: checks, then the trainer's ``fit`` (every rank calls this)."""
-    preflight(config)
+    config = preflight(config)
     world = World.from_env()
-    store = checkpoint_store(Path(config.output) / "checkpoints")
+    store = checkpoints_in(Path(config.output) / "checkpoints")
     trainer_class = _registry()[config.trainer]
     return trainer_class(config, world, store).fit(on_step)  # type: ignore[no-any-return]
 
@@ -291,7 +342,7 @@ def run_sft(config: SFTConfig, on_step: Callable[[SFTStep], None] | None = None)
 def oracle_dataset(folder: Path, *, tasks: Sequence[str] = ("click-button", "login"), variants: int = 16) -> Path:
     """LiteSample trajectories of the sim taskset's oracle on ``tasks`` (train split): SFT data that
     needs nothing downloaded. Returns the dataset folder (``folder/trajectories``); reuses a finished one."""
-    from cua_bench.runner import RunConfig, Runner
+    from cua_bench import RunConfig, Runner
 
     summary = folder / "summary.json"
     if not summary.exists():

@@ -37,7 +37,7 @@ def finetune(
     world = World.from_env()
     targets: tuple[str, ...] = ATTENTION
     if model is None:
-        from cua_data.tiny_models import build_tiny_qwen25_vl
+        from cua_data import build_tiny_qwen25_vl
 
         model = str(build_tiny_qwen25_vl(Path(f"tiny-qwen2.5-vl-rank{world.rank}")))
         if trainer != "mlx":  # mlx-lm puts LoRA in the decoder layers only

@@ -21,11 +21,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
-from cua_bench.backends.base import Backend, BackendError, Computer
-from cua_bench.client import EnvClient
-from cua_core.errors import CuaError, RpcError
-from cua_core.rpc import RpcClient
-from cua_core.security import ClientSecurity, load_or_create_keypair
+from cua_bench import Backend, BackendError, Computer, EnvClient
+from cua_core import ClientSecurity, CuaError, RpcClient, RpcError, load_or_create_keypair
 
 __all__ = ["EnvWorkers", "Worker", "client_for", "security_for"]
 

@@ -11,7 +11,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from cua_core.errors import CuaError
+from cua_core import CuaError
 
 __all__ = ["World"]
 

@@ -26,7 +26,7 @@ from cua_bench.run_marker import marker_alive, read_run_marker
 from cua_bench.runner import RunConfig, episodes_of
 from cua_bench.summary import load_results
 from cua_bench.taskset import default_split, select_tasks, task_folders
-from cua_core.command import CONTEXT, CuaGroup
+from cua_core import CONTEXT, CuaGroup
 
 __all__ = ["main"]
 

@@ -16,7 +16,7 @@ import click
 from cua_bench.registry import resolve_task, tasksets
 from cua_bench.tasks import TaskError, load_task_module
 from cua_bench.taskset import task_folders, task_name
-from cua_core.command import CONTEXT, CuaGroup
+from cua_core import CONTEXT, CuaGroup
 
 __all__ = ["Unsupported", "dataset", "task", "unsupported_command"]
 

@@ -26,9 +26,7 @@ from cua_bench.spec import EpisodeSpec, Observes
 from cua_bench.summary import EpisodeResult, format_summary, load_results, summarize
 from cua_bench.tasks import load_task_module
 from cua_bench.taskset import default_split, locate_task, select_tasks, task_folders
-from cua_core import ActionError, CuaError, format_action, parse_actions
-from cua_core.command import CONTEXT, CuaGroup
-from cua_core.options import parse_pairs
+from cua_core import CONTEXT, ActionError, CuaError, CuaGroup, format_action, parse_actions, parse_pairs
 
 __all__ = ["main"]
 

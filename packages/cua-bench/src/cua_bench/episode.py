@@ -90,7 +90,7 @@ class EpisodeOutcome:
 def _png(screenshot: Any) -> bytes:
     if isinstance(screenshot, bytes | memoryview):
         return bytes(screenshot)
-    from cua_data.png import encode_png  # cua-data only when recording
+    from cua_data import encode_png  # cua-data only when recording
 
     return encode_png(screenshot)
 
@@ -155,7 +155,7 @@ def run_episode(
     the_task = Task.from_dict(info["task"])
     trajectory = None
     if record:
-        from cua_data.converters.build import Trajectory  # cua-data only when recording
+        from cua_data import Trajectory  # cua-data only when recording
 
         trajectory = Trajectory("desktop", the_task.description)
         trajectory.add_screenshot(_recorded(obs))  # type: ignore[arg-type]  # record=True: the server sent one

@@ -12,8 +12,7 @@ import dataclasses
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
-from cua_core import Action, action_to_dict
-from cua_core.topics import check_payload
+from cua_core import Action, action_to_dict, check_payload
 
 if TYPE_CHECKING:
     from cua_bench.episode import StepRecord

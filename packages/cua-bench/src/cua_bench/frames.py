@@ -55,8 +55,7 @@ from typing import Any
 
 import numpy as np
 
-from cua_core import CuaError
-from cua_core.addresses import runtime_dir
+from cua_core import CuaError, runtime_dir
 
 __all__ = ["HOLD", "SLOTS", "FrameError", "FrameReader", "FrameWriter", "shm_dir"]
 

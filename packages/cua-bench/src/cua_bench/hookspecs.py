@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 import pluggy
 
-from cua_core.plugins import Register
+from cua_core import Register
 
 __all__ = ["hookimpl", "hookspec"]
 

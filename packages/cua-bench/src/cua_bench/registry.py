@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 import pluggy
 
 from cua_bench import hookspecs
-from cua_core.plugins import Registry, collect, is_callable, is_subclass_of, make_plugin_manager
+from cua_core import Registry, collect, is_callable, is_subclass_of, make_plugin_manager
 
 if TYPE_CHECKING:
     from cua_bench.tasks import TaskFormat

@@ -40,8 +40,7 @@ from cua_bench.spec import EpisodeSpec, Observes
 from cua_bench.summary import EpisodeResult, load_results, summarize
 from cua_bench.tasks import REPLACE_COMPUTER, TASK_FOLDER, TRACEBACK_NOTE
 from cua_bench.taskset import locate_task, resolve_episodes
-from cua_core import CuaError, Done, Fail, ProtocolError, RemoteError, RpcTimeout
-from cua_core.events import BestEffortPublisher
+from cua_core import BestEffortPublisher, CuaError, Done, Fail, ProtocolError, RemoteError, RpcTimeout
 from cua_data import DatasetWriter, LiteSample, Metadata
 
 __all__ = ["RunConfig", "RunHalted", "Runner"]

@@ -6,8 +6,7 @@ import argparse
 
 from zmq.utils import z85
 
-from cua_core import AllowList, ServerSecurity, load_or_create_keypair
-from cua_core.addresses import is_local
+from cua_core import AllowList, ServerSecurity, is_local, load_or_create_keypair
 
 __all__ = ["curve_from_flags"]
 

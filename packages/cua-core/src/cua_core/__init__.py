@@ -1,5 +1,7 @@
 """cua-core: the bus (ZeroMQ + msgpack events and RPC), the unified action space, plugin loading."""
 
+from typing import TYPE_CHECKING, Any
+
 from cua_core.actions import (
     ACTIONS,
     COORD_MAX,
@@ -83,11 +85,58 @@ from cua_core.security import (
 
 __version__ = "0.1.0"
 
+# What command lines and plugins of other packages use of cua_core's subsystems, imported on first use so
+# that importing cua_core stays as light as it was.
+if TYPE_CHECKING:
+    from cua_core.actions.checks import is_integer, is_real
+    from cua_core.actions.records import MAX_SCROLL_AMOUNT
+    from cua_core.addresses import check_address, ipc_address, is_local, runtime_dir
+    from cua_core.command import CONTEXT, CuaGroup
+    from cua_core.events import BestEffortPublisher, ensure_forwarder
+    from cua_core.options import OptionError, convert, parse_pairs, typed_options
+    from cua_core.plugins import Register, is_callable, is_subclass_of
+    from cua_core.security import config_dir
+    from cua_core.topics import check_payload
+
+_LAZY = {
+    "BestEffortPublisher": "cua_core.events",
+    "CONTEXT": "cua_core.command",
+    "CuaGroup": "cua_core.command",
+    "MAX_SCROLL_AMOUNT": "cua_core.actions.records",
+    "OptionError": "cua_core.options",
+    "Register": "cua_core.plugins",
+    "check_address": "cua_core.addresses",
+    "check_payload": "cua_core.topics",
+    "config_dir": "cua_core.security",
+    "convert": "cua_core.options",
+    "ensure_forwarder": "cua_core.events",
+    "ipc_address": "cua_core.addresses",
+    "is_callable": "cua_core.plugins",
+    "is_integer": "cua_core.actions.checks",
+    "is_local": "cua_core.addresses",
+    "is_real": "cua_core.actions.checks",
+    "is_subclass_of": "cua_core.plugins",
+    "parse_pairs": "cua_core.options",
+    "runtime_dir": "cua_core.addresses",
+    "typed_options": "cua_core.options",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 __all__ = [
     "ACTIONS",
+    "CONTEXT",
     "COORD_MAX",
     "KEY_ALIASES",
     "KEY_NAMES",
+    "MAX_SCROLL_AMOUNT",
     "MOUSE_BUTTONS",
     "OSWORLD_ACTION_TYPES",
     "PROTOCOL_VERSION",
@@ -99,10 +148,12 @@ __all__ = [
     "AsyncPublisher",
     "AsyncRpcClient",
     "AsyncSubscriber",
+    "BestEffortPublisher",
     "BusAddresses",
     "Click",
     "ClientSecurity",
     "CuaError",
+    "CuaGroup",
     "CursorPosition",
     "Done",
     "Drag",
@@ -121,11 +172,13 @@ __all__ = [
     "MouseDown",
     "MouseMove",
     "MouseUp",
+    "OptionError",
     "Pinch",
     "PluginError",
     "Point",
     "ProtocolError",
     "Publisher",
+    "Register",
     "Registry",
     "RemoteError",
     "RpcClient",
@@ -150,18 +203,32 @@ __all__ = [
     "action_from_dict",
     "action_to_dict",
     "action_to_pixels",
+    "check_address",
+    "check_payload",
     "collect",
+    "config_dir",
+    "convert",
     "decode",
     "encode",
+    "ensure_forwarder",
     "format_action",
     "from_osworld",
     "from_pixels",
+    "ipc_address",
+    "is_callable",
+    "is_integer",
+    "is_local",
+    "is_real",
+    "is_subclass_of",
     "load_or_create_keypair",
     "make_plugin_manager",
     "normalize_key",
     "parse_action",
     "parse_actions",
+    "parse_pairs",
+    "runtime_dir",
     "split_key_combo",
     "to_osworld",
     "to_pixels",
+    "typed_options",
 ]

@@ -1,5 +1,7 @@
 """cua-data: LiteSample rows, their Parquet + image store, converters and the torch Dataset."""
 
+from typing import TYPE_CHECKING, Any
+
 # The converters subpackage first: importing it later (as the registry does) would rebind the
 # package attribute ``converters`` from the function below to the subpackage.
 from cua_data import converters as _builtin_converters  # noqa: F401
@@ -16,30 +18,124 @@ from cua_data.writer import DatasetWriter, WriteReport
 
 __version__ = "0.1.0"
 
+# What command lines and plugins of other packages use of cua_data's subsystems, imported on first use so
+# that importing cua_data stays as light as it was.
+if TYPE_CHECKING:
+    from cua_data.adapters import (
+        Adapter,
+        AdapterParseError,
+        HistoryPolicy,
+        ParsedOutput,
+        Prompt,
+        RawOutput,
+        Turn,
+        as_image,
+        data_url,
+        merge_roles,
+        smart_resize,
+    )
+    from cua_data.converters.build import Trajectory
+    from cua_data.converters.pyautogui import CodeContext, parse_code
+    from cua_data.hookspecs import hookimpl
+    from cua_data.layout import TMP_MARK, partition_path
+    from cua_data.lite_actions import to_lite_action
+    from cua_data.markers import DATASET_MARKER, layout_of, write_marker
+    from cua_data.model_folder import PromptSettings, merged, prompt_settings, read_settings, write_model_folder
+    from cua_data.png import encode_png
+    from cua_data.tiny_models import build_tiny_qwen25_vl
+
+_LAZY = {
+    "Adapter": "cua_data.adapters",
+    "AdapterParseError": "cua_data.adapters",
+    "CodeContext": "cua_data.converters.pyautogui",
+    "DATASET_MARKER": "cua_data.markers",
+    "HistoryPolicy": "cua_data.adapters",
+    "ParsedOutput": "cua_data.adapters",
+    "Prompt": "cua_data.adapters",
+    "PromptSettings": "cua_data.model_folder",
+    "RawOutput": "cua_data.adapters",
+    "TMP_MARK": "cua_data.layout",
+    "Trajectory": "cua_data.converters.build",
+    "Turn": "cua_data.adapters",
+    "as_image": "cua_data.adapters",
+    "build_tiny_qwen25_vl": "cua_data.tiny_models",
+    "data_url": "cua_data.adapters",
+    "encode_png": "cua_data.png",
+    "hookimpl": "cua_data.hookspecs",
+    "layout_of": "cua_data.markers",
+    "merge_roles": "cua_data.adapters",
+    "merged": "cua_data.model_folder",
+    "parse_code": "cua_data.converters.pyautogui",
+    "partition_path": "cua_data.layout",
+    "prompt_settings": "cua_data.model_folder",
+    "read_settings": "cua_data.model_folder",
+    "smart_resize": "cua_data.adapters",
+    "to_lite_action": "cua_data.lite_actions",
+    "write_marker": "cua_data.markers",
+    "write_model_folder": "cua_data.model_folder",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 __all__ = [
+    "DATASET_MARKER",
     "PLATFORMS",
     "SPLITS",
     "TASK_TYPES",
+    "TMP_MARK",
+    "Adapter",
+    "AdapterParseError",
+    "CodeContext",
     "ConversionReport",
     "Converted",
     "DatasetReader",
     "DatasetWriter",
+    "HistoryPolicy",
     "ImageStore",
     "LiteSample",
     "Metadata",
+    "ParsedOutput",
     "Partition",
+    "Prompt",
+    "PromptSettings",
     "RLStep",
     "RLTrace",
+    "RawOutput",
     "SampleError",
     "StoreError",
+    "Trajectory",
+    "Turn",
     "WriteReport",
     "__version__",
+    "as_image",
+    "build_tiny_qwen25_vl",
     "converters",
+    "data_url",
+    "encode_png",
     "export_hub",
     "find_partitions",
     "from_lite_tool_call",
+    "hookimpl",
     "import_hub",
+    "layout_of",
+    "merge_roles",
+    "merged",
+    "parse_code",
+    "partition_path",
+    "prompt_settings",
+    "read_settings",
     "resolve_dataset",
     "run_conversion",
+    "smart_resize",
+    "to_lite_action",
     "to_lite_tool_call",
+    "write_marker",
+    "write_model_folder",
 ]

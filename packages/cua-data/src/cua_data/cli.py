@@ -12,8 +12,7 @@ from typing import Any
 
 import click
 
-from cua_core import ActionError, CuaError, format_action
-from cua_core.command import CONTEXT, CuaGroup
+from cua_core import CONTEXT, ActionError, CuaError, CuaGroup, format_action
 from cua_data.convert import DUPLICATE, converters, run_conversion
 from cua_data.errors import SampleError
 from cua_data.hub import export_hub, import_hub

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 import pluggy
 
-from cua_core.plugins import Register
+from cua_core import Register
 
 if TYPE_CHECKING:
     from cua_data.adapters.base import Adapter

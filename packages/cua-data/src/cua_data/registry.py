@@ -7,7 +7,7 @@ from typing import Any
 
 import pluggy
 
-from cua_core.plugins import Registry, collect, is_callable, is_subclass_of, make_plugin_manager
+from cua_core import Registry, collect, is_callable, is_subclass_of, make_plugin_manager
 from cua_data import hookspecs
 
 __all__ = ["adapters", "converters", "plugin_manager"]

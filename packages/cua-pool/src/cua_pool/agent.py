@@ -22,9 +22,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from cua_core.errors import CuaError, RemoteError, SecurityError
-from cua_core.rpc import RpcClient, RpcServer
-from cua_core.security import ClientSecurity
+from cua_core import ClientSecurity, CuaError, RemoteError, RpcClient, RpcServer, SecurityError
 from cua_pool.facts import check_supported, host_facts, load
 from cua_pool.registry import space_runtimes
 from cua_pool.spaces import Handle, Space, SpaceRuntime

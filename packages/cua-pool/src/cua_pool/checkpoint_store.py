@@ -15,6 +15,9 @@ KEEP = 3  # the newest few: enough to fall back if the newest is damaged, bounde
 
 
 class CheckpointStore:
+    """The controller's side of job checkpoints: each job's bytes by step, on the controller's disk, with a row
+    per checkpoint. A job reaches it through its host agent as :class:`cua_pool.Checkpoints`."""
+
     def __init__(self, store: Store, root: Path) -> None:
         self.store = store
         self.root = root

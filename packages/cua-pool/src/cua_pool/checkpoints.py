@@ -13,12 +13,19 @@ import pickle
 from pathlib import Path
 from typing import Any
 
-from cua_core.rpc import RpcClient
+from cua_core import RpcClient
 
 __all__ = ["Checkpoints", "checkpoints"]
 
 
 class Checkpoints:
+    """A job's checkpoints, seen from inside the job: ``save(state, step)``, ``latest()``, ``load(step=None)``.
+
+    This is the store cua-bench-rl's SFT trainers get in a ``cua run`` job: it implements
+    ``cua_bench_rl.checkpoints.Checkpoints`` by its methods (the pool never imports cua-bench-rl). The
+    controller keeps the bytes (:class:`cua_pool.checkpoint_store.CheckpointStore`).
+    """
+
     def __init__(self, space: Path, token: str) -> None:
         self.space = space
         self.token = token

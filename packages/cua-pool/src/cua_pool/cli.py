@@ -18,8 +18,7 @@ from typing import Any
 
 import click
 
-from cua_core.command import CONTEXT, CuaGroup
-from cua_core.errors import CuaError
+from cua_core import CONTEXT, CuaError, CuaGroup
 from cua_pool.client import stop_spaces
 from cua_pool.config import (
     LOCAL,
@@ -329,7 +328,7 @@ def host_start() -> None:
 @click.pass_obj
 def host_remove(obj: Context) -> None:
     """Leave the pool: stop the agent and its spaces, and forget this host's settings."""
-    from cua_core.rpc import RpcClient
+    from cua_core import RpcClient
 
     config = host_config()
     if config is None:

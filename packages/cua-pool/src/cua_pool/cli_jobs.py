@@ -15,7 +15,7 @@ from typing import Any
 
 import click
 
-from cua_core.errors import CuaError, RemoteError, RpcTimeout
+from cua_core import CuaError, RemoteError, RpcTimeout
 from cua_pool.controller import DEFAULT_MAX_RESTARTS
 
 __all__ = ["register"]
@@ -130,7 +130,7 @@ def check_function(path: Path, fn: str) -> None:
 
 def check_runtime(runtime: str) -> None:
     """The runtime must be one this computer's plugins register; a typo would fail on the host."""
-    from cua_core.errors import PluginError
+    from cua_core import PluginError
     from cua_pool.registry import space_runtimes
 
     try:
@@ -263,245 +263,257 @@ def follow(
             return str(reply["state"]), str(reply.get("reason") or ""), printer.lines
 
 
-def register(main: click.Group) -> None:
-    @main.command("run", context_settings={"ignore_unknown_options": False})
-    @click.argument("target")
-    @click.argument("args", nargs=-1)
-    @click.option("--nodes", default="1", show_default=True, help="N, or MIN:MAX hosts, all-or-nothing.")
-    @click.option("--accelerator", type=click.Choice(["cpu", "gpu", "apple"]), default="cpu", show_default=True)
-    @click.option("--gpus", type=click.IntRange(min=1), default=1, show_default=True, help="GPUs per member (gpu).")
-    @click.option(
-        "--retries",
-        type=click.IntRange(min=0),
-        default=0,
-        show_default=True,
-        help="Restarts when the job itself fails (a member exits non-zero).",
-    )
-    @click.option(
-        "--max-restarts",
-        type=click.IntRange(min=0),
-        default=DEFAULT_MAX_RESTARTS,
-        show_default=True,
-        help="Gang restarts when one of its computers is lost (0: fail instead).",
-    )
-    @click.option("--env", "env", multiple=True, help="KEY=VALUE for every member (repeatable).")
-    @click.option("--memory-mb", type=click.IntRange(min=16), help="Address-space limit per member, MiB.")
-    @click.option(
-        "--runtime", default="process", show_default=True, help="Space runtime: process, docker, or a plugin's."
-    )
-    @click.option("--image", help="Container image for --runtime docker (it needs python3).")
-    @click.option("--detach", is_flag=True, help="Print the job id and return; the job runs on.")
-    @click.pass_context
-    def run(
-        ctx: click.Context,
-        target: str,
-        args: tuple[str, ...],
-        nodes: str,
-        accelerator: str,
-        gpus: int,
-        retries: int,
-        max_restarts: int,
-        env: tuple[str, ...],
-        memory_mb: int | None,
-        runtime: str,
-        image: str | None,
-        detach: bool,
-    ) -> None:
-        """Run FILE::FUNCTION [ARGS...] in spaces; stream its logs (rank 0's return value is kept)."""
-        path, fn = parse_target(target)
-        lo, hi = parse_nodes(nodes)
-        check_runtime(runtime)
-        source = ctx.get_parameter_source
-        if source("gpus") is click.core.ParameterSource.COMMANDLINE and accelerator != "gpu":
-            raise click.BadParameter(f"--gpus applies to --accelerator gpu, not {accelerator}", param_hint="--gpus")
-        if image and runtime == "process":
-            raise click.BadParameter("--image needs a container runtime: add --runtime docker", param_hint="--image")
-        params = {
-            "file": path.name,
-            "fn": fn,
-            "code": pack_code(path),
-            "args": [parse_arg(a) for a in args],
-            "env": {**parse_env(env), **({"CUA_POOL_IMAGE": image} if image else {})},
-            "nodes_min": lo,
-            "nodes_max": hi,
-            "accelerator": accelerator,
-            "gpus": gpus,
-            "retries": retries,
-            "max_restarts": max_restarts,
-            "limits": {"memory_mb": memory_mb} if memory_mb else {},
-            "runtime": runtime,
-        }
-        with _client(ctx) as client:
-            from cua_pool.gangs import never_fits
+@click.command("run", context_settings={"ignore_unknown_options": False})
+@click.argument("target")
+@click.argument("args", nargs=-1)
+@click.option("--nodes", default="1", show_default=True, help="N, or MIN:MAX hosts, all-or-nothing.")
+@click.option("--accelerator", type=click.Choice(["cpu", "gpu", "apple"]), default="cpu", show_default=True)
+@click.option("--gpus", type=click.IntRange(min=1), default=1, show_default=True, help="GPUs per member (gpu).")
+@click.option(
+    "--retries",
+    type=click.IntRange(min=0),
+    default=0,
+    show_default=True,
+    help="Restarts when the job itself fails (a member exits non-zero).",
+)
+@click.option(
+    "--max-restarts",
+    type=click.IntRange(min=0),
+    default=DEFAULT_MAX_RESTARTS,
+    show_default=True,
+    help="Gang restarts when one of its computers is lost (0: fail instead).",
+)
+@click.option("--env", "env", multiple=True, help="KEY=VALUE for every member (repeatable).")
+@click.option("--memory-mb", type=click.IntRange(min=16), help="Address-space limit per member, MiB.")
+@click.option("--runtime", default="process", show_default=True, help="Space runtime: process, docker, or a plugin's.")
+@click.option("--image", help="Container image for --runtime docker (it needs python3).")
+@click.option("--detach", is_flag=True, help="Print the job id and return; the job runs on.")
+@click.pass_context
+def run(
+    ctx: click.Context,
+    target: str,
+    args: tuple[str, ...],
+    nodes: str,
+    accelerator: str,
+    gpus: int,
+    retries: int,
+    max_restarts: int,
+    env: tuple[str, ...],
+    memory_mb: int | None,
+    runtime: str,
+    image: str | None,
+    detach: bool,
+) -> None:
+    """Run FILE::FUNCTION [ARGS...] in spaces; stream its logs (rank 0's return value is kept)."""
+    path, fn = parse_target(target)
+    lo, hi = parse_nodes(nodes)
+    check_runtime(runtime)
+    source = ctx.get_parameter_source
+    if source("gpus") is click.core.ParameterSource.COMMANDLINE and accelerator != "gpu":
+        raise click.BadParameter(f"--gpus applies to --accelerator gpu, not {accelerator}", param_hint="--gpus")
+    if image and runtime == "process":
+        raise click.BadParameter("--image needs a container runtime: add --runtime docker", param_hint="--image")
+    params = {
+        "file": path.name,
+        "fn": fn,
+        "code": pack_code(path),
+        "args": [parse_arg(a) for a in args],
+        "env": {**parse_env(env), **({"CUA_POOL_IMAGE": image} if image else {})},
+        "nodes_min": lo,
+        "nodes_max": hi,
+        "accelerator": accelerator,
+        "gpus": gpus,
+        "retries": retries,
+        "max_restarts": max_restarts,
+        "limits": {"memory_mb": memory_mb} if memory_mb else {},
+        "runtime": runtime,
+    }
+    _submit(ctx, params, detach)
 
-            spec = {"nodes_min": lo, "accelerator": accelerator, "gpu_count": gpus if accelerator == "gpu" else 0}
-            never = never_fits(spec, _call(client, "pool.computers", {}))
-            if never:
-                raise click.ClickException(f"this job could never start in this pool: {never}")
-            reply = _call(client, "job.submit", params)
-            job = reply["id"]
-            waiting = Waiting(job)
-            if detach:
-                click.echo(job)
-                waiting(str(reply.get("state", "")), str(reply.get("reason") or ""))
-                return
-            click.echo(f"job {job} submitted; `cua jobs logs {job} -f` to follow, Ctrl-C leaves it running", err=True)
+
+def _submit(ctx: click.Context, params: dict[str, Any], detach: bool) -> None:
+    """Submit a job (once the pool could ever place it) and, unless ``detach``, stream its logs to its end:
+    exit status 1 when it did not succeed, 130 on Ctrl-C (the job runs on)."""
+    with _client(ctx) as client:
+        from cua_pool.gangs import never_fits
+
+        accelerator = params["accelerator"]
+        gpus = params["gpus"] if accelerator == "gpu" else 0
+        spec = {"nodes_min": params["nodes_min"], "accelerator": accelerator, "gpu_count": gpus}
+        never = never_fits(spec, _call(client, "pool.computers", {}))
+        if never:
+            raise click.ClickException(f"this job could never start in this pool: {never}")
+        reply = _call(client, "job.submit", params)
+        job = reply["id"]
+        waiting = Waiting(job)
+        if detach:
+            click.echo(job)
             waiting(str(reply.get("state", "")), str(reply.get("reason") or ""))
-            try:
-                state = follow(client, job, None, 0, True, waiting)[0]
-            except KeyboardInterrupt:
-                click.echo(f"\nleft job {job} running; `cua jobs logs {job} -f` follows it again", err=True)
-                ctx.exit(130)  # it has not finished: a script must not take this for a success
-        click.echo(f"job {job} {state}", err=True)
-        if state != "succeeded":
-            ctx.exit(1)
+            return
+        click.echo(f"job {job} submitted; `cua jobs logs {job} -f` to follow, Ctrl-C leaves it running", err=True)
+        waiting(str(reply.get("state", "")), str(reply.get("reason") or ""))
+        try:
+            state = follow(client, job, None, 0, True, waiting)[0]
+        except KeyboardInterrupt:
+            click.echo(f"\nleft job {job} running; `cua jobs logs {job} -f` follows it again", err=True)
+            ctx.exit(130)  # it has not finished: a script must not take this for a success
+    click.echo(f"job {job} {state}", err=True)
+    if state != "succeeded":
+        ctx.exit(1)
 
-    @main.group("jobs", invoke_without_command=True)
-    @click.option("--json", "as_json", is_flag=True)
-    @click.pass_context
-    def jobs(ctx: click.Context, as_json: bool) -> None:
-        """List jobs (newest first); subcommands show, follow, cancel and fetch one."""
-        if ctx.invoked_subcommand is not None:
-            return
-        with _client(ctx) as client:
-            rows = _call(client, "job.list", {})
-        if as_json:
-            click.echo(json.dumps(rows))
-            return
-        if not rows:
-            click.echo("no jobs in this pool yet; `cua run FILE::FUNCTION` submits one", err=True)
-            return
-        width = max(11, *(len(j["id"]) + 1 for j in rows))
-        click.echo(f"{'ID':<{width}} {'STATE':<11} {'NODES':<6} {'ACCEL':<6} {'TRY':<4} {'AGE':>7}  TARGET")
-        for j in rows:
-            nodes = str(j["nodes_min"]) if j["nodes_min"] == j["nodes_max"] else f"{j['nodes_min']}:{j['nodes_max']}"
-            age = _age(j["submitted"])
-            click.echo(
-                f"{j['id']:<{width}} {j['state']:<11} {nodes:<6} {j['accelerator']:<6} {j['attempt']:<4} {age:>7}  "
-                f"{j['file']}::{j['fn']}"
-            )
 
-    @jobs.command("show")
-    @click.argument("job")
-    @click.option("--json", "as_json", is_flag=True)
-    @click.pass_context
-    def show(ctx: click.Context, job: str, as_json: bool) -> None:
-        """A job's members and attempts."""
-        with _client(ctx) as client:
-            info = _call(client, "job.show", {"job": job})
-        if as_json:
-            click.echo(json.dumps(info))
-            return
-        j = info["job"]
+@click.group("jobs", invoke_without_command=True)
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_context
+def jobs(ctx: click.Context, as_json: bool) -> None:
+    """List jobs (newest first); subcommands show, follow, cancel and fetch one."""
+    if ctx.invoked_subcommand is not None:
+        return
+    with _client(ctx) as client:
+        rows = _call(client, "job.list", {})
+    if as_json:
+        click.echo(json.dumps(rows))
+        return
+    if not rows:
+        click.echo("no jobs in this pool yet; `cua run FILE::FUNCTION` submits one", err=True)
+        return
+    width = max(11, *(len(j["id"]) + 1 for j in rows))
+    click.echo(f"{'ID':<{width}} {'STATE':<11} {'NODES':<6} {'ACCEL':<6} {'TRY':<4} {'AGE':>7}  TARGET")
+    for j in rows:
+        nodes = str(j["nodes_min"]) if j["nodes_min"] == j["nodes_max"] else f"{j['nodes_min']}:{j['nodes_max']}"
+        age = _age(j["submitted"])
         click.echo(
-            f"job {j['id']}  {j['file']}::{j['fn']}  {j['state']}  attempt {j['attempt']}  "
-            f"(retries {j['failures']}/{j['retries']} for the job's failures, "
-            f"restarts {j['restarts']}/{j['max_restarts']} for lost computers)"
+            f"{j['id']:<{width}} {j['state']:<11} {nodes:<6} {j['accelerator']:<6} {j['attempt']:<4} {age:>7}  "
+            f"{j['file']}::{j['fn']}"
         )
-        if j["reason"]:
-            click.echo(f"  reason: {j['reason']}")
-        for a in info["attempts"]:
-            extra = f"  ({a['reason']})" if a["reason"] else ""
-            click.echo(
-                f"  attempt {a['n']}: {a['state']}, world {a['world_size']}, "
-                f"master {a['master_addr']}:{a['master_port']}{extra}"
-            )
-            for m in (m for m in info["members"] if m["attempt"] == a["n"]):
-                code = "" if m["exit_code"] is None else f" exit {m['exit_code']}"
-                gpus = f" gpus {m['gpus']}" if m["gpus"] else ""
-                click.echo(f"    rank {m['rank']} on {m['host_name']}: {m['state']}{code}{gpus}")
 
-    @jobs.command("logs")
-    @click.argument("job")
-    @click.option("-f", "--follow", "follow_live", is_flag=True, help="Keep printing until the job ends.")
-    @click.option("--rank", type=click.IntRange(min=0), help="Only this rank, without prefixes.")
-    @click.option(
-        "--since", type=click.IntRange(min=0), default=0, help="Start at this byte offset of each rank's log."
+
+@jobs.command("show")
+@click.argument("job")
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_context
+def show(ctx: click.Context, job: str, as_json: bool) -> None:
+    """A job's members and attempts."""
+    with _client(ctx) as client:
+        info = _call(client, "job.show", {"job": job})
+    if as_json:
+        click.echo(json.dumps(info))
+        return
+    j = info["job"]
+    click.echo(
+        f"job {j['id']}  {j['file']}::{j['fn']}  {j['state']}  attempt {j['attempt']}  "
+        f"(retries {j['failures']}/{j['retries']} for the job's failures, "
+        f"restarts {j['restarts']}/{j['max_restarts']} for lost computers)"
     )
-    @click.pass_context
-    def logs(ctx: click.Context, job: str, follow_live: bool, rank: int | None, since: int) -> None:
-        """A job's logs: every rank's lines prefixed `[rank R host]`, or one rank's."""
-        with _client(ctx) as client:
-            state, reason, printed = follow(
-                client, job, rank, since, follow_live, Waiting(job) if follow_live else None
-            )
-        if not printed and not follow_live:  # an empty answer would look like a job that printed nothing
-            where = f"rank {rank}" if rank is not None else "any rank"
-            since_text = f" from byte {since}" if since else ""
-            why = f": {reason}" if reason and state not in ("running", "succeeded") else ""
-            click.echo(f"no log lines from {where}{since_text} of job {job} ({state}{why})", err=True)
-        if follow_live and state != "succeeded":
-            ctx.exit(1)  # as `cua run`: following to the end reports how the job ended
-
-    @jobs.command("cancel")
-    @click.argument("job")
-    @click.option(
-        "--timeout",
-        type=click.FloatRange(min=0),
-        default=15.0,
-        show_default=True,
-        help="Wait this long for every member.",
-    )
-    @click.pass_context
-    def cancel(ctx: click.Context, job: str, timeout: float) -> None:
-        """Stop every member of a job (SIGTERM, then SIGKILL after a grace period)."""
-        with _client(ctx) as client:
-            reply = _call(client, "job.cancel", {"job": job})
-            if reply["state"] in ("succeeded", "failed") or reply.get("was") in DONE:
-                raise click.ClickException(f"job {reply['id']} had already {reply['state']}; nothing to cancel")
-            deadline = time.monotonic() + timeout
-            state = reply["state"]
-            while state not in DONE and time.monotonic() < deadline:
-                time.sleep(0.1)
-                state = _call(client, "job.show", {"job": reply["id"]})["job"]["state"]
-        click.echo(f"job {reply['id']}: {state}")
-        if state not in DONE:
-            raise click.ClickException(f"job {reply['id']} still has members running after {timeout:g} s")
-
-    @jobs.command("result")
-    @click.argument("job")
-    @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Write the value here.")
-    @click.pass_context
-    def result(ctx: click.Context, job: str, output: Path | None) -> None:
-        """Rank 0's return value: JSON printed (or written with -o); a pickled value needs -o."""
-        with _client(ctx) as client:
-            reply = _call(client, "job.result", {"job": job})
-        if reply["format"] is None:
-            raise click.ClickException(_no_result(reply["id"], reply["state"]))
-        if output is not None:
-            output.write_bytes(bytes(reply["data"]))
-            click.echo(f"wrote {len(reply['data'])} bytes ({reply['format']}) to {output}", err=True)
-        elif reply["format"] == "json":
-            click.echo(bytes(reply["data"]).decode())
-        else:
-            raise click.ClickException(
-                f"job {reply['id']}'s result is a pickle ({len(reply['data'])} bytes); save it with -o FILE"
-            )
-
-    @main.command("computers")
-    @click.option("--json", "as_json", is_flag=True)
-    @click.pass_context
-    def computers(ctx: click.Context, as_json: bool) -> None:
-        """The pool's hosts: state, os/arch, load, jobs, accelerators."""
-        with _client(ctx) as client:
-            rows = _call(client, "pool.computers", {})
-        if as_json:
-            click.echo(json.dumps(rows))
-            return
-        if not rows:
-            click.echo("no hosts in this pool yet; `cua host setup --share spaces` on a computer adds it", err=True)
-            return
+    if j["reason"]:
+        click.echo(f"  reason: {j['reason']}")
+    for a in info["attempts"]:
+        extra = f"  ({a['reason']})" if a["reason"] else ""
         click.echo(
-            f"{'NAME':<16} {'STATE':<8} {'OS/ARCH':<16} {'CPUS':>4} {'LOAD':>5} {'SPACES':>7}  "
-            f"{'ACCELERATORS':<20} JOBS"
+            f"  attempt {a['n']}: {a['state']}, world {a['world_size']}, "
+            f"master {a['master_addr']}:{a['master_port']}{extra}"
         )
-        for h in rows:
-            accel = ",".join(a.get("name", a["kind"]) for a in h["accelerators"]) or "-"
-            spaces = f"{h['spaces']}/{h['max_spaces']}"
-            click.echo(
-                f"{h['name']:<16} {h['state']:<8} {h['os'] + '/' + h['arch']:<16} {h['cpus']:>4} {h['load']:>5.2f} "
-                f"{spaces:>7}  {accel:<20} {','.join(h['jobs']) or '-'}"
-            )
+        for m in (m for m in info["members"] if m["attempt"] == a["n"]):
+            code = "" if m["exit_code"] is None else f" exit {m['exit_code']}"
+            gpus = f" gpus {m['gpus']}" if m["gpus"] else ""
+            click.echo(f"    rank {m['rank']} on {m['host_name']}: {m['state']}{code}{gpus}")
+
+
+@jobs.command("logs")
+@click.argument("job")
+@click.option("-f", "--follow", "follow_live", is_flag=True, help="Keep printing until the job ends.")
+@click.option("--rank", type=click.IntRange(min=0), help="Only this rank, without prefixes.")
+@click.option("--since", type=click.IntRange(min=0), default=0, help="Start at this byte offset of each rank's log.")
+@click.pass_context
+def logs(ctx: click.Context, job: str, follow_live: bool, rank: int | None, since: int) -> None:
+    """A job's logs: every rank's lines prefixed `[rank R host]`, or one rank's."""
+    with _client(ctx) as client:
+        state, reason, printed = follow(client, job, rank, since, follow_live, Waiting(job) if follow_live else None)
+    if not printed and not follow_live:  # an empty answer would look like a job that printed nothing
+        where = f"rank {rank}" if rank is not None else "any rank"
+        since_text = f" from byte {since}" if since else ""
+        why = f": {reason}" if reason and state not in ("running", "succeeded") else ""
+        click.echo(f"no log lines from {where}{since_text} of job {job} ({state}{why})", err=True)
+    if follow_live and state != "succeeded":
+        ctx.exit(1)  # as `cua run`: following to the end reports how the job ended
+
+
+@jobs.command("cancel")
+@click.argument("job")
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0),
+    default=15.0,
+    show_default=True,
+    help="Wait this long for every member.",
+)
+@click.pass_context
+def cancel(ctx: click.Context, job: str, timeout: float) -> None:
+    """Stop every member of a job (SIGTERM, then SIGKILL after a grace period)."""
+    with _client(ctx) as client:
+        reply = _call(client, "job.cancel", {"job": job})
+        if reply["state"] in ("succeeded", "failed") or reply.get("was") in DONE:
+            raise click.ClickException(f"job {reply['id']} had already {reply['state']}; nothing to cancel")
+        deadline = time.monotonic() + timeout
+        state = reply["state"]
+        while state not in DONE and time.monotonic() < deadline:
+            time.sleep(0.1)
+            state = _call(client, "job.show", {"job": reply["id"]})["job"]["state"]
+    click.echo(f"job {reply['id']}: {state}")
+    if state not in DONE:
+        raise click.ClickException(f"job {reply['id']} still has members running after {timeout:g} s")
+
+
+@jobs.command("result")
+@click.argument("job")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Write the value here.")
+@click.pass_context
+def result(ctx: click.Context, job: str, output: Path | None) -> None:
+    """Rank 0's return value: JSON printed (or written with -o); a pickled value needs -o."""
+    with _client(ctx) as client:
+        reply = _call(client, "job.result", {"job": job})
+    if reply["format"] is None:
+        raise click.ClickException(_no_result(reply["id"], reply["state"]))
+    if output is not None:
+        output.write_bytes(bytes(reply["data"]))
+        click.echo(f"wrote {len(reply['data'])} bytes ({reply['format']}) to {output}", err=True)
+    elif reply["format"] == "json":
+        click.echo(bytes(reply["data"]).decode())
+    else:
+        raise click.ClickException(
+            f"job {reply['id']}'s result is a pickle ({len(reply['data'])} bytes); save it with -o FILE"
+        )
+
+
+@click.command("computers")
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_context
+def computers(ctx: click.Context, as_json: bool) -> None:
+    """The pool's hosts: state, os/arch, load, jobs, accelerators."""
+    with _client(ctx) as client:
+        rows = _call(client, "pool.computers", {})
+    if as_json:
+        click.echo(json.dumps(rows))
+        return
+    if not rows:
+        click.echo("no hosts in this pool yet; `cua host setup --share spaces` on a computer adds it", err=True)
+        return
+    click.echo(
+        f"{'NAME':<16} {'STATE':<8} {'OS/ARCH':<16} {'CPUS':>4} {'LOAD':>5} {'SPACES':>7}  {'ACCELERATORS':<20} JOBS"
+    )
+    for h in rows:
+        accel = ",".join(a.get("name", a["kind"]) for a in h["accelerators"]) or "-"
+        spaces = f"{h['spaces']}/{h['max_spaces']}"
+        click.echo(
+            f"{h['name']:<16} {h['state']:<8} {h['os'] + '/' + h['arch']:<16} {h['cpus']:>4} {h['load']:>5.2f} "
+            f"{spaces:>7}  {accel:<20} {','.join(h['jobs']) or '-'}"
+        )
+
+
+def register(main: click.Group) -> None:
+    """Add ``run``, ``jobs`` (with ``show``, ``logs``, ``cancel``, ``result``) and ``computers`` to ``main``."""
+    for command in (run, jobs, computers):
+        main.add_command(command)
 
 
 def _no_result(job: str, state: str) -> str:

@@ -8,8 +8,7 @@ import time
 import uuid
 from typing import Any
 
-from cua_core.errors import CuaError
-from cua_core.rpc import RpcClient
+from cua_core import CuaError, RpcClient
 from cua_pool.config import LOCAL, client_config, client_security, host_config, resolve, save_host_config
 from cua_pool.daemons import running_pid, spawn_and_wait, starting
 from cua_pool.paths import controller_home, host_home, local_controller_address

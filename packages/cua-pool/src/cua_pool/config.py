@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from cua_core.security import AllowList, ClientSecurity, KeyPair, ServerSecurity, config_dir, load_or_create_keypair
+from cua_core import AllowList, ClientSecurity, KeyPair, ServerSecurity, config_dir, load_or_create_keypair
 from cua_pool.paths import host_home, local_controller_address, pool_home
 
 __all__ = [

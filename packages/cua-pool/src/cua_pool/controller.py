@@ -17,9 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from cua_core.events import BusAddresses, Publisher
-from cua_core.rpc import RpcServer
-from cua_core.security import ServerSecurity
+from cua_core import BusAddresses, Publisher, RpcServer, ServerSecurity
 from cua_pool import events
 from cua_pool.checkpoint_store import CheckpointStore
 from cua_pool.gangs import Gangs

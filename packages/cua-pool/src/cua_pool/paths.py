@@ -9,8 +9,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from cua_core.addresses import ipc_address
-from cua_core.security import config_dir
+from cua_core import config_dir, ipc_address
 
 __all__ = ["controller_home", "host_home", "local_controller_address", "pool_home"]
 

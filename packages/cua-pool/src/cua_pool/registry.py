@@ -7,7 +7,7 @@ from typing import Any
 
 import pluggy
 
-from cua_core.plugins import Registry, collect, is_callable, make_plugin_manager
+from cua_core import Registry, collect, is_callable, make_plugin_manager
 from cua_pool import hookspecs
 
 __all__ = ["BUILTIN", "plugin_manager", "space_runtimes"]

@@ -30,7 +30,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from cua_core.errors import RemoteError
+from cua_core import RemoteError
 from cua_pool.controller import MAX_CODE
 
 __all__ = ["ACTIONS", "space_job"]

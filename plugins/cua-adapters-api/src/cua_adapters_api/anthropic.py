@@ -62,8 +62,7 @@ from cua_core import (
     Wait,
 )
 from cua_core.actions.checks import describe
-from cua_data.adapters import Adapter, AdapterParseError, HistoryPolicy, ParsedOutput
-from cua_data.adapters.base import RawOutput
+from cua_data import Adapter, AdapterParseError, HistoryPolicy, ParsedOutput, RawOutput
 
 __all__ = ["ACTIONS", "AnthropicAdapter"]
 

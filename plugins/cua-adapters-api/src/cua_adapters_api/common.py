@@ -25,7 +25,7 @@ from cua_core import (
     to_pixels,
 )
 from cua_core.actions.checks import describe, is_real
-from cua_data.adapters import AdapterParseError, RawOutput
+from cua_data import AdapterParseError, RawOutput
 
 __all__ = [
     "Frame",

@@ -29,7 +29,7 @@ from PIL import Image
 from cua_adapters_api.anthropic import content_blocks
 from cua_adapters_api.common import check_size
 from cua_adapters_api.openai_computer import output_items
-from cua_data.adapters import AdapterParseError, Prompt, data_url
+from cua_data import AdapterParseError, Prompt, data_url
 
 __all__ = ["anthropic_request", "anthropic_tool", "openai_request", "openai_tool"]
 

@@ -53,6 +53,7 @@ from cua_adapters_api.common import (
 )
 from cua_adapters_api.keys import cua_key_name, parse_cua_keys
 from cua_core import (
+    MAX_SCROLL_AMOUNT,
     Action,
     ActionError,
     Click,
@@ -69,9 +70,7 @@ from cua_core import (
     Wait,
 )
 from cua_core.actions.checks import describe, is_integer
-from cua_core.actions.records import MAX_SCROLL_AMOUNT
-from cua_data.adapters import Adapter, AdapterParseError, HistoryPolicy, ParsedOutput
-from cua_data.adapters.base import RawOutput
+from cua_data import Adapter, AdapterParseError, HistoryPolicy, ParsedOutput, RawOutput
 
 __all__ = ["ACTIONS", "WAIT_SECONDS", "OpenAIComputerAdapter", "output_items"]
 

@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 from cua_adapters_api.anthropic import AnthropicAdapter
 from cua_adapters_api.openai_computer import OpenAIComputerAdapter
-from cua_data.hookspecs import hookimpl
+from cua_data import hookimpl
 
 
 @hookimpl

@@ -27,8 +27,7 @@ from cua_adapters_opencua.code import CodeStyle, read_code, relative_xy, write_c
 from cua_adapters_opencua.options import choice, pixels
 from cua_core import ActionError
 from cua_core import actions as ua
-from cua_data.adapters import Adapter, AdapterParseError, HistoryPolicy, ParsedOutput, Turn, smart_resize
-from cua_data.adapters.base import RawOutput
+from cua_data import Adapter, AdapterParseError, HistoryPolicy, ParsedOutput, RawOutput, Turn, smart_resize
 
 __all__ = ["AguvisAdapter"]
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from cua_core import ActionError
 from cua_core import actions as ua
-from cua_data.converters.pyautogui import CodeContext, parse_code
+from cua_data import CodeContext, parse_code
 
 __all__ = ["CodeStyle", "absolute_xy", "coordinates_of", "read_code", "relative_xy", "write_code"]
 

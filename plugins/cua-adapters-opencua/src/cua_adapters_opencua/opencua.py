@@ -33,7 +33,7 @@ from cua_adapters_opencua.code import CodeStyle, absolute_xy, coordinates_of, re
 from cua_adapters_opencua.options import choice, pixels
 from cua_core import ActionError
 from cua_core import actions as ua
-from cua_data.adapters import (
+from cua_data import (
     Adapter,
     AdapterParseError,
     HistoryPolicy,

@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 from cua_adapters_opencua.aguvis import AguvisAdapter
 from cua_adapters_opencua.opencua import OpenCUAAdapter
-from cua_data.hookspecs import hookimpl
+from cua_data import hookimpl
 
 
 @hookimpl

@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 from cua_adapters_qwen.qwen3 import Qwen3VLAdapter
 from cua_adapters_qwen.qwen25 import Qwen25VLAdapter
-from cua_data.hookspecs import hookimpl
+from cua_data import hookimpl
 
 
 @hookimpl

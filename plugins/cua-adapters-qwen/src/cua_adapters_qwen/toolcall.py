@@ -41,8 +41,7 @@ from cua_core import (
     Wait,
     split_key_combo,
 )
-from cua_data.adapters import Adapter, AdapterParseError, HistoryPolicy, ParsedOutput, smart_resize
-from cua_data.adapters.base import RawOutput
+from cua_data import Adapter, AdapterParseError, HistoryPolicy, ParsedOutput, RawOutput, smart_resize
 
 __all__ = ["COMPUTER_ACTIONS", "MOBILE_ACTIONS", "PLATFORMS", "QwenToolCallAdapter"]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from cua_adapters_uitars.uitars import UITars15Adapter, UITarsAdapter
-from cua_data.hookspecs import hookimpl
+from cua_data import hookimpl
 
 
 @hookimpl

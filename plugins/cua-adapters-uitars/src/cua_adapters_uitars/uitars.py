@@ -32,8 +32,7 @@ from cua_adapters_uitars import prompts
 from cua_adapters_uitars.grammar import Call, quote, read_box, read_output
 from cua_core import ActionError
 from cua_core import actions as ua
-from cua_data.adapters import Adapter, AdapterParseError, HistoryPolicy, ParsedOutput, smart_resize
-from cua_data.adapters.base import RawOutput
+from cua_data import Adapter, AdapterParseError, HistoryPolicy, ParsedOutput, RawOutput, smart_resize
 
 __all__ = ["CALL_USER_REASON", "SCROLL_CLICKS", "WAIT_SECONDS", "UITars15Adapter", "UITarsAdapter"]
 

@@ -18,8 +18,7 @@ from cua_bench import Backend, BackendError, Computer, ProcessBackend, Session
 from cua_bench.backend_kit import APP_ALIASES, Capabilities, Option, hookimpl, provisioning
 from cua_bench_cua.client import DEFAULT_URL, URL_ENV, CommandError, ServerUnreachable, call_once, server_url
 from cua_bench_cua.session import TYPING_ENV, CuaSession
-from cua_core.addresses import runtime_dir
-from cua_core.plugins import Register
+from cua_core import Register, runtime_dir
 
 __all__ = ["CuaBackend"]
 

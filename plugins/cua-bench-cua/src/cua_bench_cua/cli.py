@@ -22,7 +22,7 @@ from cua_bench import AsyncEnvClient
 from cua_bench.registry import backends
 from cua_bench_cua.commands import Commands
 from cua_bench_cua.endpoint import CuaEndpoint, check_bind
-from cua_core.command import CONTEXT, CuaGroup
+from cua_core import CONTEXT, CuaGroup
 
 __all__ = ["main", "serve_endpoint"]
 

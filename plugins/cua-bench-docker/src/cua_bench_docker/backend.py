@@ -50,8 +50,7 @@ from cua_bench.backend_kit import (
 )
 from cua_bench_docker.daemon import connect
 from cua_bench_docker.image import VARIANTS, BuildResult, build_image, image_exists
-from cua_core.addresses import runtime_dir
-from cua_core.plugins import Register
+from cua_core import Register, runtime_dir
 
 __all__ = ["LABEL", "DockerBackend", "DockerSettings"]
 

@@ -6,8 +6,9 @@ variables a pool gang or torchrun sets (gloo on CPU, NCCL on GPU); each optimise
 ``grad_accumulation`` micro-batches and exchanges gradients once, on the last (``no_sync`` on the
 others): on a slow link that is the knob that decides how much of a step is spent waiting.
 
-Options (``--trainer-option``): ``link_delay_ms`` and ``link_jitter_ms`` add a delay to each gradient
-exchange, to emulate a slow link's latency where the kernel has no ``tc netem`` (bench/training.py).
+Options (``--trainer-option``, :class:`DDPOptions`): ``link_delay_ms`` and ``link_jitter_ms`` add a delay
+to each gradient exchange, to emulate a slow link's latency where the kernel has no ``tc netem``
+(bench/training.py); ``timeout_s`` is the process group's timeout.
 """
 
 from __future__ import annotations
@@ -16,9 +17,10 @@ import contextlib
 import random
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import torch
 import torch.distributed as dist
@@ -33,23 +35,29 @@ from cua_bench_rl.sft import (
     load_examples,
     micro_batches,
 )
-from cua_core.errors import CuaError
+from cua_core import CuaError
+from cua_data import write_model_folder
 from cua_data.adapters.sft import collate, load_processor
-from cua_data.model_folder import write_model_folder
 
-__all__ = ["DDPTrainer"]
+__all__ = ["DDPOptions", "DDPTrainer"]
 
-_OPTIONS = {"link_delay_ms", "link_jitter_ms", "timeout_s"}
+
+@dataclass(frozen=True)
+class DDPOptions:
+    """The ddp trainer's ``--trainer-option``s."""
+
+    link_delay_ms: float = 0.0  # slept before each gradient exchange: an emulated link latency
+    link_jitter_ms: float = 0.0  # the delay varies by up to this much either way
+    timeout_s: float = 120.0  # torch.distributed's process-group timeout
 
 
 class DDPTrainer(SFTTrainer):
     name = "ddp"
+    Options: ClassVar[type[DDPOptions]] = DDPOptions
+    options: DDPOptions
 
     def fit(self, on_step: Callable[[SFTStep], None] | None = None) -> SFTResult:
         config, world = self.config, self.world
-        unknown = sorted(set(config.options) - _OPTIONS)
-        if unknown:
-            raise CuaError(f"ddp: unknown trainer option(s) {', '.join(unknown)}; known: {', '.join(sorted(_OPTIONS))}")
         if config.threads:
             torch.set_num_threads(config.threads)
         examples = load_examples(config)
@@ -65,13 +73,13 @@ class DDPTrainer(SFTTrainer):
         trainable.to(device)
         calls = [0]  # all-reduce calls since the last micro-batch (one per gradient bucket)
         exchanges = 0  # micro-batches whose backward exchanged gradients: one per step when no_sync works
-        with _process_group(world, device, float(config.options.get("timeout_s", 120))):
+        with _process_group(world, device, self.options.timeout_s):
             net: torch.nn.Module = trainable
             ddp: DistributedDataParallel | None = None
             if world.size > 1:
                 _agree_on_start(start, world.size, device)
                 ddp = DistributedDataParallel(trainable, device_ids=[device.index] if device.type == "cuda" else None)
-                ddp.register_comm_hook(None, _counting_hook(calls, config.options))
+                ddp.register_comm_hook(None, _counting_hook(calls, self.options))
                 net = ddp
             net.train()
             losses: list[float] = []
@@ -207,13 +215,12 @@ def _agree_on_start(start: int, size: int, device: torch.device) -> None:
     check_same_start("ddp", [int(s.item()) for s in steps])
 
 
-def _counting_hook(counter: list[int], options: dict[str, Any]) -> Any:
+def _counting_hook(counter: list[int], options: DDPOptions) -> Any:
     """DDP's own all-reduce, counted; the emulated link delay (module docstring) is paid once per
     exchange, on its first bucket, as a link's latency would be."""
     from torch.distributed.algorithms.ddp_comm_hooks import default_hooks
 
-    delay = float(options.get("link_delay_ms", 0)) / 1000
-    jitter = float(options.get("link_jitter_ms", 0)) / 1000
+    delay, jitter = options.link_delay_ms / 1000, options.link_jitter_ms / 1000
     rng = random.Random(0)
 
     def hook(state: Any, bucket: Any) -> torch.futures.Future[torch.Tensor]:

@@ -20,15 +20,17 @@ from typing import Any
 import numpy as np
 import torch
 
-from cua_core.errors import CuaError
+from cua_core import CuaError
 
 __all__ = [
     "FORMAT",
     "STATE_FILE",
     "check_compatible",
+    "load_optimizer",
     "load_rng",
     "load_weights",
     "read_meta",
+    "save_optimizer",
     "save_rng",
     "save_weights",
 ]
@@ -113,6 +115,18 @@ def load_weights(folder: Path, module: torch.nn.Module, lora: bool) -> None:
         load_model(module, str(path), strict=True)
     except RuntimeError as exc:
         raise CuaError(f"checkpoint {folder}: the saved weights do not fit this model: {exc}") from exc
+
+
+def save_optimizer(folder: Path, optimizer: torch.optim.Optimizer) -> None:
+    torch.save(optimizer.state_dict(), folder / OPTIMIZER_FILE)
+
+
+def load_optimizer(folder: Path, optimizer: torch.optim.Optimizer) -> None:
+    state = torch.load(folder / OPTIMIZER_FILE, weights_only=True)
+    try:
+        optimizer.load_state_dict(state)
+    except ValueError as exc:
+        raise CuaError(f"checkpoint {folder}: the optimiser state does not fit this model: {exc}") from exc
 
 
 def save_rng(folder: Path) -> None:

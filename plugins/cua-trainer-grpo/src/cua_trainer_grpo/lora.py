@@ -11,15 +11,15 @@ from typing import Any
 
 import torch
 
-from cua_bench_rl.policy import Policy
-from cua_bench_rl.trainer import TrainerConfig
-from cua_core.errors import CuaError
+from cua_bench_rl import Policy
+from cua_core import CuaError
+from cua_trainer_grpo.config import GRPOConfig
 from cua_trainer_grpo.policies import SuggestsLoraTargets, TakesTrainable
 
 __all__ = ["lora_targets", "wrap_lora"]
 
 
-def lora_targets(policy: Policy, config: TrainerConfig) -> tuple[str, ...]:
+def lora_targets(policy: Policy, config: GRPOConfig) -> tuple[str, ...]:
     """The configured targets, else the policy's suggestion; an error naming both ways when neither."""
     if config.lora_targets:
         return tuple(config.lora_targets)
@@ -33,7 +33,7 @@ def lora_targets(policy: Policy, config: TrainerConfig) -> tuple[str, ...]:
     )
 
 
-def wrap_lora(policy: Policy, config: TrainerConfig) -> tuple[Any, tuple[str, ...]]:
+def wrap_lora(policy: Policy, config: GRPOConfig) -> tuple[Any, tuple[str, ...]]:
     """(the peft model around ``policy.trainable()``, the target module names used)."""
     import peft
 

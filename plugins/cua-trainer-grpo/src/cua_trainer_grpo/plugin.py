@@ -11,11 +11,10 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from cua_bench_rl.hookspecs import hookimpl
-from cua_core.plugins import Register
+from cua_core import Register
 
 if TYPE_CHECKING:
-    from cua_bench_rl.policy import Policy
-    from cua_bench_rl.trainer import Trainer
+    from cua_bench_rl import Policy, Trainer
 
 
 @hookimpl

@@ -22,8 +22,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from cua_bench_rl.policy import Policy
-from cua_core.errors import CuaError
+from cua_bench_rl import Policy
+from cua_core import CuaError
 from cua_trainer_grpo.policies import SavesPretrained
 from cua_trainer_grpo.reload import lora_name
 

@@ -25,7 +25,7 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-from cua_core.errors import CuaError
+from cua_core import CuaError
 
 __all__ = ["lora_name", "reload_weights", "server_root"]
 

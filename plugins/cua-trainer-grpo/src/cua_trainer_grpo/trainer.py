@@ -13,6 +13,10 @@ checkpoints count), including a call whose groups all had zero spread: that call
 optimiser step and says so (``groups_used=0``, ``optimizer_steps=0``).
 
 Dropout is switched off (``eval()``) while scoring, so the first pass's ratio is 1 up to float noise.
+
+Importing this module loads no torch (each method imports what it uses): the plugin registers
+``GRPOTrainer`` when the trainers are listed, and ``cua-bench-rl train`` checks ``--trainer-option``
+against ``GRPOTrainer.Config`` (:class:`cua_trainer_grpo.config.GRPOConfig`) before anything heavy loads.
 """
 
 from __future__ import annotations
@@ -24,18 +28,15 @@ import math
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
-import torch
-
-from cua_bench_rl.grpo import flatten, group_advantages, pad, policy_loss
-from cua_bench_rl.policy import Policy
-from cua_bench_rl.rollouts import Group, Taken
-from cua_bench_rl.trainer import Trainer, TrainerConfig
-from cua_core.errors import CuaError
-from cua_trainer_grpo import checkpoint
-from cua_trainer_grpo.lora import wrap_lora
+from cua_bench_rl import Group, Policy, Taken, Trainer
+from cua_core import CuaError
+from cua_trainer_grpo.config import GRPOConfig
 from cua_trainer_grpo.policies import ScoresEntropy
+
+if TYPE_CHECKING:
+    import torch
 
 __all__ = ["GRPOTrainer"]
 
@@ -52,8 +53,14 @@ class GRPOTrainer(Trainer):
     """
 
     name: ClassVar[str] = "grpo"
+    Config: ClassVar[type[GRPOConfig]] = GRPOConfig
+    config: GRPOConfig
 
-    def __init__(self, policy: Policy, config: TrainerConfig, reference: Policy | None = None) -> None:
+    def __init__(self, policy: Policy, config: GRPOConfig, reference: Policy | None = None) -> None:
+        import torch
+
+        from cua_trainer_grpo.lora import wrap_lora
+
         super().__init__(policy, config, reference)
         module = policy.trainable()
         if not isinstance(module, torch.nn.Module):
@@ -95,6 +102,8 @@ class GRPOTrainer(Trainer):
         return len(set(group.rewards)) > 1
 
     def train_step(self, groups: Sequence[Group]) -> dict[str, float]:
+        from cua_bench_rl.grpo import flatten, group_advantages
+
         if not groups:
             raise ValueError("train_step needs at least one group")
         started = time.monotonic()
@@ -156,6 +165,8 @@ class GRPOTrainer(Trainer):
 
     def _update(self, update: list[tuple[Taken, float]]) -> tuple[float | None, dict[str, float], float]:
         """One optimiser step over ``update``; (grad norm or None when not finite, weighted figures, weight)."""
+        import torch
+
         config = self.config
         by_tokens = config.loss_norm == "token"
         total = sum(len(t.decision.tokens) for t, _ in update) if by_tokens else len(update)
@@ -181,6 +192,10 @@ class GRPOTrainer(Trainer):
         return norm, sums, 1.0
 
     def _micro_batch(self, micro: list[tuple[Taken, float]]) -> tuple[torch.Tensor, dict[str, float]]:
+        import torch
+
+        from cua_bench_rl.grpo import pad, policy_loss
+
         config = self.config
         taken = [t for t, _ in micro]
         entropies: list[Any] | None = None
@@ -234,6 +249,8 @@ class GRPOTrainer(Trainer):
     # -- checkpoints ------------------------------------------------------------------------
 
     def _meta(self) -> dict[str, Any]:
+        from cua_trainer_grpo import checkpoint
+
         policy = type(self.policy)
         return {
             "format": checkpoint.FORMAT,
@@ -249,23 +266,23 @@ class GRPOTrainer(Trainer):
         }
 
     def save(self, folder: Path) -> None:
+        from cua_trainer_grpo import checkpoint
+
         folder = Path(folder)
         folder.mkdir(parents=True, exist_ok=True)
         checkpoint.save_weights(folder, self.module, self.config.lora)
-        torch.save(self.optimizer.state_dict(), folder / checkpoint.OPTIMIZER_FILE)
+        checkpoint.save_optimizer(folder, self.optimizer)
         checkpoint.save_rng(folder)
         checkpoint.write_json(folder / checkpoint.STATE_FILE, self._meta())  # last: its presence marks a whole save
 
     def load(self, folder: Path) -> None:
+        from cua_trainer_grpo import checkpoint
+
         folder = Path(folder)
         saved = checkpoint.read_meta(folder)
         checkpoint.check_compatible(saved, self._meta(), folder)
         checkpoint.load_weights(folder, self.module, self.config.lora)
-        state = torch.load(folder / checkpoint.OPTIMIZER_FILE, weights_only=True)
-        try:
-            self.optimizer.load_state_dict(state)
-        except ValueError as exc:
-            raise CuaError(f"checkpoint {folder}: the optimiser state does not fit this model: {exc}") from exc
+        checkpoint.load_optimizer(folder, self.optimizer)
         for group in self.optimizer.param_groups:  # settings that may change on resume apply from now
             group["lr"], group["weight_decay"] = self.config.lr, self.config.weight_decay
         checkpoint.load_rng(folder)
@@ -274,6 +291,8 @@ class GRPOTrainer(Trainer):
 
 def _check_scores(policy: object, taken: Sequence[Taken], scores: Sequence[Any], what: str) -> None:
     """A policy's scores must line up with the decisions' tokens; say which turn does not."""
+    import torch
+
     if len(scores) != len(taken):
         raise CuaError(f"{type(policy).__name__}.{what} returned {len(scores)} tensors for {len(taken)} turns")
     for i, (t, s) in enumerate(zip(taken, scores, strict=True)):

@@ -15,7 +15,7 @@ import json
 from pathlib import Path
 from typing import Any, cast
 
-from cua_core.errors import CuaError
+from cua_core import CuaError
 
 __all__ = ["PeftFiles", "flatten", "restore", "snapshot", "trainable_weights", "write_adapter"]
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from cua_bench_rl.sft import Example
-from cua_core.errors import CuaError
+from cua_core import CuaError
 
 __all__ = ["Encoded", "batch", "encode", "text_messages"]
 

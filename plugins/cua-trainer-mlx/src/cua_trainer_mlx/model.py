@@ -15,7 +15,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from cua_core.errors import CuaError
+from cua_core import CuaError
 
 __all__ = ["apply_lora", "load_text_model", "lora_parameters", "model_overrides"]
 

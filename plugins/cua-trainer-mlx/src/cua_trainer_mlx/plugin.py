@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from cua_bench_rl.hookspecs import hookimpl
-from cua_core.plugins import Register
+from cua_core import Register
 
 if TYPE_CHECKING:
-    from cua_bench_rl.sft import SFTTrainer
+    from cua_bench_rl import SFTTrainer
 
 
 @hookimpl

@@ -19,8 +19,8 @@ Ranks: a pool gang (or ``mlx.launch --backend ring``) sets ``MLX_RANK`` and ``ML
 At world size 1 no group is joined and ``MLX_HOSTFILE`` is dropped from the environment, because
 mlx's ring backend hangs on a one-entry hostfile, which a pool gang of one gets.
 
-Options (``--trainer-option``): ``link_delay_ms`` and ``link_jitter_ms`` add a delay to each
-gradient exchange, as the ddp trainer's do (bench/training.py). ``config.threads`` is not used: mlx
+Options (``--trainer-option``, :class:`MLXOptions`): ``link_delay_ms`` and ``link_jitter_ms`` add a delay
+to each gradient exchange, as the ddp trainer's do (bench/training.py). ``config.threads`` is not used: mlx
 has no setting for its CPU thread count; pin a rank to cores with ``taskset`` instead.
 """
 
@@ -32,9 +32,10 @@ import os
 import random
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from cua_bench_rl.sft import (
     SFTResult,
@@ -46,20 +47,29 @@ from cua_bench_rl.sft import (
     micro_batches,
 )
 from cua_bench_rl.world import World
-from cua_core.errors import CuaError
-from cua_data.model_folder import write_model_folder
+from cua_core import CuaError
+from cua_data import write_model_folder
 from cua_trainer_mlx.checkpoint import PeftFiles, flatten, restore, snapshot, write_adapter
 from cua_trainer_mlx.data import Encoded, batch, encode
 from cua_trainer_mlx.model import apply_lora, load_text_model, lora_parameters
 
-__all__ = ["MLXTrainer", "join_world"]
+__all__ = ["MLXOptions", "MLXTrainer", "join_world"]
 
-_OPTIONS = {"link_delay_ms", "link_jitter_ms"}
 _LOSS = "__step_loss__"  # the key the step's loss travels under in the gradient exchange
+
+
+@dataclass(frozen=True)
+class MLXOptions:
+    """The mlx trainer's ``--trainer-option``s."""
+
+    link_delay_ms: float = 0.0  # slept before each gradient exchange: an emulated link latency
+    link_jitter_ms: float = 0.0  # the delay varies by up to this much either way
 
 
 class MLXTrainer(SFTTrainer):
     name = "mlx"
+    Options: ClassVar[type[MLXOptions]] = MLXOptions
+    options: MLXOptions
     model: Any = None  # the mlx model with its LoRA layers, once fit() has built it (to inspect or reuse)
 
     def fit(self, on_step: Callable[[SFTStep], None] | None = None) -> SFTResult:
@@ -68,9 +78,6 @@ class MLXTrainer(SFTTrainer):
         from mlx.nn.utils import average_gradients, value_and_grad
 
         config, world = self.config, self.world
-        unknown = sorted(set(config.options) - _OPTIONS)
-        if unknown:
-            raise CuaError(f"mlx: unknown trainer option(s) {', '.join(unknown)}; known: {', '.join(sorted(_OPTIONS))}")
         if not config.lora:
             raise CuaError("mlx: this trainer trains LoRA adapters only; set lora=true, or use --trainer ddp")
         group = join_world(world)
@@ -86,7 +93,7 @@ class MLXTrainer(SFTTrainer):
         if group is not None:
             _agree_on_start(start, group)
         loss_and_grad = value_and_grad(model, _loss)
-        delay = _link_delay(config.options)
+        delay = _link_delay(self.options)
 
         losses: list[float] = []
         tokens = exchanges = 0
@@ -198,10 +205,9 @@ def _tokens(rows: list[Encoded], config: Any, world: World, step: int) -> int:
     return count
 
 
-def _link_delay(options: dict[str, Any]) -> Callable[[], None]:
+def _link_delay(options: MLXOptions) -> Callable[[], None]:
     """A sleep before each exchange, emulating a slow link's latency (see the module docstring)."""
-    delay = float(options.get("link_delay_ms", 0)) / 1000
-    jitter = float(options.get("link_jitter_ms", 0)) / 1000
+    delay, jitter = options.link_delay_ms / 1000, options.link_jitter_ms / 1000
     rng = random.Random(0)
 
     def sleep() -> None:

@@ -13,10 +13,10 @@ from typing import Any
 
 import transformers
 
-from cua_bench_rl.checkpoint_store import CheckpointStore
-from cua_bench_rl.sft import SFTConfig, SFTStep
+from cua_bench_rl import SFTConfig, SFTStep
+from cua_bench_rl.checkpoints import Checkpoints
 from cua_bench_rl.world import World
-from cua_core.errors import CuaError
+from cua_core import CuaError
 
 __all__ = ["StoreCallback", "trainable_state"]
 
@@ -36,7 +36,7 @@ class StoreCallback(transformers.TrainerCallback):
 
     def __init__(
         self,
-        store: CheckpointStore,
+        store: Checkpoints,
         world: World,
         config: SFTConfig,
         start: int,

@@ -15,8 +15,8 @@ import inspect
 from collections.abc import Sequence
 from typing import Any
 
-from cua_bench.spec import EpisodeSpec, Observes
-from cua_core.errors import CuaError
+from cua_bench import EpisodeSpec, Observes
+from cua_core import CuaError
 
 __all__ = ["make_adapter_for", "parse_env", "task_dataset"]
 
@@ -86,7 +86,7 @@ def task_dataset(
     from cua_bench_rl.config import full_task_name
     from cua_bench_rl.loader import episode_spec
     from cua_bench_rl.workers import EnvWorkers, client_for
-    from cua_data.adapters import as_image
+    from cua_data import as_image
 
     backend, task = parse_env(env)
     if tasks is not None:

@@ -37,10 +37,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from cua_bench.spec import EpisodeSpec
+from cua_bench import EpisodeSpec
+from cua_bench_rl import Decision, Rollout, Turn
 from cua_bench_rl.loader import RolloutError
-from cua_bench_rl.rollouts import Decision, Rollout, Turn
-from cua_core.errors import CuaError
+from cua_core import CuaError
 from cua_trainer_trl.prompts import images_of, task_of, turn_frame
 
 __all__ = ["CuaRollout", "RolloutFunc", "env_reward", "rollout_func"]
@@ -247,7 +247,7 @@ class CuaRollout:
     ) -> list[Decision]:
         import numpy as np
 
-        from cua_data.adapters import as_image
+        from cua_data import as_image
 
         active: list[_Row] = []
         for turn in turns:
@@ -272,7 +272,7 @@ class CuaRollout:
         import torch
         import transformers
 
-        from cua_data.adapters import AdapterParseError
+        from cua_data import AdapterParseError
 
         processor = trainer.processing_class
         tokenizer = getattr(processor, "tokenizer", processor)

@@ -12,12 +12,19 @@ computers, so the state ``{trainable weights, optimizer, step}`` goes to ``self.
 (:mod:`cua_trainer_trl.callbacks`), and a resumed run trains the remaining steps as a fresh TRL run
 whose step numbers are offset by the checkpoint's. The learning rate is constant (no scheduler state
 to carry over).
+
+Options (``--trainer-option``): the fields of ``trl.SFTConfig``, typed by their annotations, less those
+the sft settings decide (:data:`_OWN`: ``learning_rate`` is ``--lr``...), which are refused naming them.
+``TRLSFTTrainer.Options`` is made from ``trl.SFTConfig`` when first read, so listing the trainers (which
+imports this module) does not import trl.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import time
+import typing
 from collections.abc import Callable
 from importlib import import_module
 from pathlib import Path
@@ -34,7 +41,7 @@ from cua_bench_rl.sft import (
     micro_batches,
 )
 from cua_bench_rl.world import World
-from cua_core.errors import CuaError
+from cua_core import CuaError
 
 __all__ = ["TRLSFTTrainer", "ordered_rows"]
 
@@ -112,25 +119,63 @@ def _trl() -> Any:
     return import_module("trl")
 
 
-def _trl_args(config: Any, world: World, steps: int, output: Path) -> Any:
+class _NotGiven:
+    """The default of every field of the trl trainer's ``Options``: the field was not given."""
+
+    def __repr__(self) -> str:
+        return "not given"
+
+
+_NOT_GIVEN = _NotGiven()
+
+
+def _refuse_own(options: Any) -> None:
+    """``Options.__post_init__``: the settings the sft flags decide may not come as --trainer-option."""
+    clash = sorted(name for name in _OWN if getattr(options, name) is not _NOT_GIVEN)
+    if clash:
+        raise ValueError(
+            f"option(s) {', '.join(clash)} are set by the sft settings (--steps, --lr, --micro-batch...); "
+            "give SFTConfig fields other than those as --trainer-option key=value"
+        )
+
+
+@functools.cache
+def _options_class() -> type[Any]:
+    """A dataclass with ``trl.SFTConfig``'s fields and their annotations (Any where one cannot be resolved:
+    cua_core.options then reads the value as JSON, else as text), each defaulting to "not given"."""
+    config = _trl().SFTConfig
+    try:
+        hints = typing.get_type_hints(config)
+    except Exception:  # an annotation trl's own module cannot resolve: each field as written
+        hints = {}
+    fields = [
+        (f.name, hints.get(f.name, Any if isinstance(f.type, str) else f.type), dataclasses.field(default=_NOT_GIVEN))
+        for f in dataclasses.fields(config)
+        if f.init
+    ]
+    made = dataclasses.make_dataclass(
+        "TRLOptions", fields, namespace={"__module__": __name__, "__post_init__": _refuse_own}, frozen=True
+    )
+    made.__doc__ = "The trl trainer's --trainer-options: trl.SFTConfig's fields (those the sft settings set: refused)."
+    return made
+
+
+class _FromTRL:
+    """``TRLSFTTrainer.Options``: :func:`_options_class`, made when first read (importing trl costs seconds)."""
+
+    def __get__(self, instance: object, owner: type | None = None) -> type[Any]:
+        return _options_class()
+
+
+def _given(options: Any) -> dict[str, Any]:
+    """The fields of the trl trainer's ``Options`` that were given, by name."""
+    found = {f.name: getattr(options, f.name) for f in dataclasses.fields(options)}
+    return {name: value for name, value in found.items() if value is not _NOT_GIVEN}
+
+
+def _trl_args(config: Any, options: dict[str, Any], steps: int, output: Path) -> Any:
     import torch
 
-    trl = _trl()
-
-    options = dict(config.options)
-    clash = sorted(set(options) & _OWN)
-    known = {f.name for f in dataclasses.fields(trl.SFTConfig)}
-    unknown = sorted(set(options) - known)
-    if clash or unknown:
-        raise CuaError(
-            f"sft --trainer trl: option(s) {', '.join(clash + unknown)} "
-            + (
-                "are set by the sft settings (--steps, --lr, --micro-batch...)"
-                if clash
-                else "are not trl.SFTConfig fields"
-            )
-            + "; give SFTConfig fields other than those as --trainer-option key=value"
-        )
     settings: dict[str, Any] = {
         "disable_tqdm": True,
         "dataloader_num_workers": 0,
@@ -142,7 +187,7 @@ def _trl_args(config: Any, world: World, steps: int, output: Path) -> Any:
     }
     if "gradient_checkpointing" not in options:  # the old name of the same setting: the user's wins
         settings.setdefault("activation_checkpointing", False)  # TRL turns it on; tiny and CPU runs lose time to it
-    return trl.SFTConfig(
+    return _trl().SFTConfig(
         output_dir=str(output),
         max_steps=steps,
         learning_rate=config.lr,
@@ -169,6 +214,7 @@ class TRLSFTTrainer(SFTTrainer):
     """
 
     name: ClassVar[str] = "trl"
+    Options = _FromTRL()  # a class made from trl.SFTConfig when first read
     model: Any = None  # set by fit: the trained model
     wrapper: str = ""  # set by fit: the class TRL wrapped the model in (DistributedDataParallel under a gang)
 
@@ -223,7 +269,7 @@ class TRLSFTTrainer(SFTTrainer):
         if start < config.steps:
             trainer = _CountingTrainer(
                 model=model,
-                args=_trl_args(config, world, config.steps - start, output / "trl"),
+                args=_trl_args(config, _given(self.options), config.steps - start, output / "trl"),
                 train_dataset=datasets.Dataset.from_dict({"example": rows}),
                 data_collator=collator,
                 processing_class=processor,
@@ -243,7 +289,7 @@ class TRLSFTTrainer(SFTTrainer):
             result.exchanges = trainer.state.global_step * (world.size > 1)
         self.model = model  # the trained model (peft-wrapped with LoRA), for callers that keep training or score
         if world.main:
-            from cua_data.model_folder import write_model_folder
+            from cua_data import write_model_folder
 
             result.adapter = str(
                 write_model_folder(output / "model", model, config.model, processor, config.prompt_settings())

@@ -13,8 +13,7 @@ from cua_bench.hookspecs import hookimpl
 from cua_bench.nodes import center, walk
 from cua_bench.spec import EpisodeSpec, Observes
 from cua_bench.tasks import Task
-from cua_core import Action, Click, Done, Drag, KeyPress, Point, Scroll, TypeText
-from cua_core.plugins import Register
+from cua_core import Action, Click, Done, Drag, KeyPress, Point, Register, Scroll, TypeText
 
 __all__ = ["NoopAgent", "OracleAgent", "RandomA11yAgent", "RandomAgent", "ReplayAgent"]
 

@@ -20,12 +20,11 @@ from typing import TYPE_CHECKING, Any
 
 from cua_bench.agents.model import ModelAgent
 from cua_bench.hookspecs import hookimpl
-from cua_core import CuaError
-from cua_core.plugins import Register
+from cua_core import CuaError, Register
 
 if TYPE_CHECKING:
     from cua_bench.agents.base import Agent
-    from cua_data.adapters import Prompt
+    from cua_data import Prompt
 
 __all__ = ["HFAgent", "HFEngine", "engine"]
 
@@ -141,7 +140,7 @@ class HFAgent(ModelAgent):
     ) -> None:
         # A folder our trainers wrote records how its training prompts were rendered; evaluating it
         # with other ones would score prompts it never saw, so a mismatch is refused, naming both.
-        from cua_data.model_folder import prompt_settings
+        from cua_data import prompt_settings
 
         try:
             settings = prompt_settings(model, adapter, history, adapter_options)

@@ -14,8 +14,7 @@ from typing import Any
 
 from cua_bench.agents.base import Agent
 from cua_bench.importing import load_named
-from cua_core import CuaError
-from cua_core.options import typed_options
+from cua_core import CuaError, typed_options
 
 __all__ = ["AgentSpec", "agent_factory", "check_options", "load_agent_class"]
 

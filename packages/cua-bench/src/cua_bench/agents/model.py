@@ -29,19 +29,18 @@ from typing import TYPE_CHECKING, Any
 
 from cua_bench.agents.base import Agent, StopEpisode, StopRun
 from cua_bench.spec import Observes
-from cua_core import Action, CuaError, action_to_dict
-from cua_core.options import typed_options
+from cua_core import Action, CuaError, action_to_dict, typed_options
 
 if TYPE_CHECKING:
     from cua_bench.tasks import Task
-    from cua_data.adapters import Adapter, ParsedOutput, Prompt, RawOutput, Turn
+    from cua_data import Adapter, ParsedOutput, Prompt, RawOutput, Turn
 
 __all__ = ["AdapterMismatch", "ModelAgent", "OutputWatch", "make_adapter"]
 
 
 def make_adapter(name: str, history: str = "full", options: dict[str, Any] | None = None) -> Adapter:
     """An adapter from its registered name, a history policy spec (``last=3,images=2``) and its options."""
-    from cua_data.adapters import HistoryPolicy
+    from cua_data import HistoryPolicy
     from cua_data.registry import adapters
 
     registry = adapters()
@@ -172,7 +171,7 @@ class ModelAgent(Agent):
 
     def take(self, raw: RawOutput, observation: dict[str, Any]) -> list[Action]:
         """Parse ``raw`` for the screen of ``observation``; remember the turn for the next prompt."""
-        from cua_data.adapters import AdapterParseError, Turn
+        from cua_data import AdapterParseError, Turn
 
         size = (int(observation["width"]), int(observation["height"]))
         text = raw if isinstance(raw, str) else json.dumps(raw)

@@ -29,8 +29,7 @@ from typing import TYPE_CHECKING, Any
 from cua_bench.agents.model import ModelAgent
 from cua_bench.agents.model_server import Breaker, ModelServerError, ServerDown, connection_problem, key_problem, probe
 from cua_bench.hookspecs import hookimpl
-from cua_core import CuaError
-from cua_core.plugins import Register
+from cua_core import CuaError, Register
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -38,7 +37,7 @@ if TYPE_CHECKING:
     from PIL import Image
 
     from cua_bench.agents.base import Agent
-    from cua_data.adapters import Prompt
+    from cua_data import Prompt
 
 __all__ = ["ModelServerError", "OpenAIAgent"]
 
@@ -141,7 +140,7 @@ class OpenAIAgent(ModelAgent):
         kept = self.encoded.get(id(image))
         if kept is not None and kept[0] is image:
             return kept[1]
-        from cua_data.adapters import data_url  # not at import: env servers load this module too
+        from cua_data import data_url  # not at import: env servers load this module too
 
         part = {"type": "image_url", "image_url": {"url": data_url(image, self.image_format)}}
         self.encoded[id(image)] = (image, part)

@@ -24,8 +24,7 @@ from cua_bench.backend_kit.errors import BackendError
 from cua_bench.backend_kit.options import Option, check_options, options_env, resolve_options
 from cua_bench.backend_kit.ready import read_ready_line, ready_address
 from cua_bench.session import Session
-from cua_core import RpcClient, RpcError
-from cua_core.addresses import ipc_address
+from cua_core import RpcClient, RpcError, ipc_address
 
 __all__ = ["TASK_SETTINGS", "Backend", "BackendError", "Computer", "ProcessBackend"]
 

@@ -12,7 +12,7 @@ from cua_bench.backend_kit.options import Option
 from cua_bench.backends.base import Backend, ProcessBackend
 from cua_bench.hookspecs import hookimpl
 from cua_bench.session import Session
-from cua_core.plugins import Register
+from cua_core import Register
 
 
 class SimBackend(ProcessBackend):

@@ -37,7 +37,7 @@ from cua_bench.osworld.sources import default_mirror
 from cua_bench.osworld.support import METRICS_ENV, check_support, host_reason
 from cua_bench.session import Session
 from cua_bench.tasks import REPLACE_COMPUTER, Task, TaskFormat, TaskModule
-from cua_core.plugins import Register
+from cua_core import Register
 
 __all__ = ["SETUP_FAILURES", "TASKS_ENV", "OSWorldFormat", "task_module"]
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from cua_bench.hookspecs import hookimpl
-from cua_core.plugins import Register
+from cua_core import Register
 
 SIM = Path(__file__).parent / "sim"
 DESKTOP = Path(__file__).parent / "desktop"

@@ -30,12 +30,12 @@ from cua_core import (
     KeyDown,
     KeyPress,
     KeyUp,
+    Register,
     Scroll,
     TypeText,
     from_pixels,
     normalize_key,
 )
-from cua_core.plugins import Register
 from cua_data.convert import ConversionReport, Converted, Converter
 from cua_data.converters.build import (
     EpisodeError,

@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from cua_core.plugins import Register
+from cua_core import Register
 from cua_data.convert import ConversionReport, Converted, Converter
 from cua_data.converters.build import (
     EpisodeError,

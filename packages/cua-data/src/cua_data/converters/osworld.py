@@ -21,8 +21,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from cua_core import ActionError, Done, Fail, Wait, from_osworld
-from cua_core.plugins import Register
+from cua_core import ActionError, Done, Fail, Register, Wait, from_osworld
 from cua_data.convert import ConversionReport, Converted, Converter
 from cua_data.converters.build import EpisodeError, Step, episode, find_image, image_size, read_image
 from cua_data.converters.pyautogui import CodeContext, ParsedCode, Unmapped, parse_code

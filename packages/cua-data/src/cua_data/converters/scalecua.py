@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from cua_core.plugins import Register
+from cua_core import Register
 from cua_data.convert import ConversionReport, Converted, Converter
 from cua_data.converters.build import (
     EpisodeError,

@@ -14,7 +14,7 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-from cua_core.plugins import Register
+from cua_core import Register
 from cua_pool import runner
 from cua_pool.hookspecs import hookimpl
 from cua_pool.spaces import Handle, Space, SpaceRuntime

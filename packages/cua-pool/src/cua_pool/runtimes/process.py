@@ -28,9 +28,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from cua_core.addresses import runtime_dir
-from cua_core.plugins import Register
-from cua_core.security import config_dir
+from cua_core import Register, config_dir, runtime_dir
 from cua_pool import runner
 from cua_pool.hookspecs import hookimpl
 from cua_pool.paths import pool_home

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-from cua_bench_rl.rollouts import Taken
+from cua_bench_rl import Taken
 
 __all__ = ["SavesPretrained", "ScoresEntropy", "SuggestsLoraTargets", "TakesTrainable"]
 

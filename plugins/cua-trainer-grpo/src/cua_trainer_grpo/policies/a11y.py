@@ -28,8 +28,7 @@ import torch
 from torch import nn
 
 from cua_bench import Observes
-from cua_bench_rl.policy import Policy
-from cua_bench_rl.rollouts import Decision, Taken, Turn
+from cua_bench_rl import Decision, Policy, Taken, Turn
 from cua_trainer_grpo.policies import a11y_features as feat
 from cua_trainer_grpo.policies.scoring import (
     choose,

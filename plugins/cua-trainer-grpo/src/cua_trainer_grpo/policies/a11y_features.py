@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from cua_core.actions import Action, Click, Done, KeyPress, Point, TypeText
+from cua_core import Action, Click, Done, KeyPress, Point, TypeText
 
 __all__ = [
     "ACTIONABLE",

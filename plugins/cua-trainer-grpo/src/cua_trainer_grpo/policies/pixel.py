@@ -32,9 +32,8 @@ from PIL import Image
 from torch import nn
 
 from cua_bench import Observes
-from cua_bench_rl.policy import Policy
-from cua_bench_rl.rollouts import Decision, Taken, Turn
-from cua_core.actions import Click, Done, Point
+from cua_bench_rl import Decision, Policy, Taken, Turn
+from cua_core import Click, Done, Point
 from cua_trainer_grpo.policies.scoring import choose, entropy_of, log_softmax_masked, picked, seed_or_drawn
 
 __all__ = ["PixelClickPolicy", "instruction_words"]

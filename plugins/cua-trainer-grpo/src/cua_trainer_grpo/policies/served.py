@@ -37,12 +37,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from cua_core.errors import CuaError
+from cua_core import CuaError
 
 if TYPE_CHECKING:
     from cua_bench.agents.openai import OpenAIAgent
-    from cua_bench_rl.policy import Policy
-    from cua_data.adapters import Prompt
+    from cua_bench_rl import Policy
+    from cua_data import Prompt
 
 __all__ = ["Sampled", "ServedSampler"]
 

@@ -33,11 +33,9 @@ import torch
 
 from cua_bench import Observes
 from cua_bench.agents.model import ModelAgent
-from cua_bench_rl.policy import Policy
-from cua_bench_rl.rollouts import Decision, Taken, Turn
-from cua_core.actions import Action
-from cua_core.errors import CuaError
-from cua_data.model_folder import PromptSettings, prompt_settings, read_settings, write_model_folder
+from cua_bench_rl import Decision, Policy, Taken, Turn
+from cua_core import Action, CuaError
+from cua_data import PromptSettings, prompt_settings, read_settings, write_model_folder
 from cua_trainer_grpo.policies.served import Sampled, ServedSampler
 
 __all__ = ["QwenVLPolicy"]
@@ -217,7 +215,7 @@ class QwenVLPolicy(Policy):
 
     def _parse(self, text: str | None, shot: Any, observation: dict[str, Any]) -> tuple[list[Action], str | None]:
         """The adapter's actions for ``text`` in the frame of the screenshot the model saw, or why not."""
-        from cua_data.adapters import AdapterParseError, as_image
+        from cua_data import AdapterParseError, as_image
 
         size = as_image(shot).size if shot is not None else (int(observation["width"]), int(observation["height"]))
         try:

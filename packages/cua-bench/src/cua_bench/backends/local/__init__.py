@@ -46,8 +46,7 @@ from cua_bench.backends.local.procs import env_base, env_root, env_roots, kill_m
 from cua_bench.backends.local.settle import SettleConfig
 from cua_bench.hookspecs import hookimpl
 from cua_bench.session import Session
-from cua_core.addresses import runtime_dir
-from cua_core.plugins import Register
+from cua_core import Register, runtime_dir
 
 __all__ = ["LocalBackend"]
 
