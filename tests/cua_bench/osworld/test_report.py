@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from cua_bench.cli import main, osworld_report
+from cua_bench.cli import main
+from cua_bench.cli_osworld import osworld_report
 from cua_bench.osworld import build_report, check_support, format_report, getters, load_task, official, support
 from cua_bench.osworld.apps import APPS, BACKEND_PACKAGES, needed_apps, programs_in
 
