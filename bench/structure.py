@@ -111,6 +111,12 @@ def static_all(init: Path) -> set[str] | None:
     return names
 
 
+def _sub_all(dist: Distribution, sub: str) -> set[str] | None:
+    base = dist.folder / "src" / dist.name / sub
+    init = base / "__init__.py" if base.is_dir() else base.with_suffix(".py")
+    return static_all(init) if init.is_file() else None
+
+
 def private_cross_imports(dists: list[Distribution]) -> list[CrossImport]:
     owner = {d.name: d for d in dists}
     public = {d.name: static_all(d.folder / "src" / d.name / "__init__.py") or set() for d in dists}
@@ -123,7 +129,15 @@ def private_cross_imports(dists: list[Distribution]) -> list[CrossImport]:
                 elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
                     top = node.module.split(".")[0]
                     if node.module != top:
-                        targets = [node.module]
+                        # A subpackage the package names in its __all__ (cua_bench.backend_kit) is public
+                        # too, for the names in its own __all__.
+                        rest = node.module.partition(".")[2]
+                        inner = _sub_all(owner[top], rest) if top in owner and rest in public.get(top, ()) else None
+                        if inner is None:
+                            targets = [node.module]
+                        else:
+                            hidden = [a.name for a in node.names if a.name not in inner]
+                            targets = [f"{node.module}.{name} (not in __all__)" for name in hidden]
                     else:
                         hidden = [a.name for a in node.names if a.name not in public.get(top, ())]
                         targets = [f"{top}.{name} (not in __all__)" for name in hidden]

@@ -149,3 +149,15 @@ def test_contract_docstrings_need_a_google_section(tree: Path, monkeypatch: pyte
 
     # Thing's docstring has Args:, its method size has none.
     assert structure.contract_docstring_counts(structure.distributions(tree)) == (1, 2, ["aa.gone.Missing"])
+
+
+def test_a_subpackage_the_package_names_in_its_all_is_public_for_its_own_all(tree: Path) -> None:
+    (tree / "packages/aa/src/aa/kit").mkdir()
+    (tree / "packages/aa/src/aa/kit/__init__.py").write_text('__all__ = ["tool"]\n\ntool = 1\nspare = 2\n')
+    init = tree / "packages/aa/src/aa/__init__.py"
+    init.write_text(init.read_text().replace('__all__ = ["Thing"]', '__all__ = ["Thing", "kit"]'))
+    (tree / "plugins/bb/src/bb/kit_use.py").write_text("from aa.kit import tool\nfrom aa.kit import spare\n")
+    found = structure.private_cross_imports(structure.distributions(tree))
+    assert [(c.path.name, c.line, c.target) for c in found if c.path.name == "kit_use.py"] == [
+        ("kit_use.py", 2, "aa.kit.spare (not in __all__)"),
+    ]

@@ -2,6 +2,7 @@
 
 from typing import TYPE_CHECKING, Any
 
+from cua_bench import backend_kit  # the public backend kit: backends import it by name
 from cua_bench.agents.base import Agent
 from cua_bench.backends.base import Backend, BackendError, Computer, ProcessBackend
 from cua_bench.client import AsyncEnvClient, EnvClient
@@ -103,6 +104,7 @@ __all__ = [
     "TypeAction",
     "WaitAction",
     "__version__",
+    "backend_kit",
     "center",
     "check_backend",
     "check_task",
