@@ -249,7 +249,7 @@ def test_an_address_from_create_workers_keeps_what_connecting_to_it_needs() -> N
     """A server beyond this host needs its CURVE key (computer.info): given only the address, the
     dataloader and the client find the computer create_workers started."""
     from cua_bench.workers import cleanup_workers, create_workers
-    from cua_bench_rl.cua_workers import _Given
+    from cua_bench_rl.cua_workers.dataloader import _Given
 
     async def run() -> None:
         workers = await create_workers(1, backend="sim", width=640, height=400)
