@@ -12,10 +12,9 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from cua_bench.run_marker import marker_alive, read_run_marker
+from cua_bench import load_results, marker_alive, read_run_marker
 from cua_bench.settings import SETTINGS_FILE
-from cua_bench.summary import load_results
-from cua_bench_rl.curves import read_curve
+from cua_bench_rl import read_curve
 from cua_tui.model import Run
 
 __all__ = ["find_run_folders", "read_run", "scan_runs"]

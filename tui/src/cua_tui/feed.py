@@ -17,7 +17,7 @@ from typing import Any
 from textual.message import Message
 
 from cua_core import CuaError, Event, RpcClient, Subscriber
-from cua_pool.client import controller_target
+from cua_pool import controller_target
 from cua_pool.config import client_security, resolve
 
 __all__ = ["BusBatch", "ControllerLink", "ControllerSnapshot", "read_bus"]

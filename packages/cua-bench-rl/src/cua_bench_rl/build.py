@@ -29,7 +29,7 @@ __all__ = ["build_policy", "build_trainer", "check_settings"]
 
 def _named(spec: str, registry: Callable[[], Any], *, kind: str, base: type) -> Callable[..., Any]:
     """What ``spec`` names: a registered ``kind``, or ``FILE.py:Class`` / ``module:Class``."""
-    from cua_bench.importing import load_named
+    from cua_bench import load_named
 
     if ":" in spec:
         return load_named(spec, flag=f"--{kind}", base=base)

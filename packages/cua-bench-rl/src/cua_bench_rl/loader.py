@@ -35,9 +35,8 @@ import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 
-from cua_bench import EnvClient, EpisodeSpec, Observes, StepRecord
+from cua_bench import REPLACE_COMPUTER, EnvClient, EpisodeSpec, Observes, StepRecord
 from cua_bench.events import Publishes, env_steps
-from cua_bench.tasks import REPLACE_COMPUTER
 from cua_bench_rl.groups import Schedule, Slot, TaskSource, task_source
 from cua_bench_rl.policy import Policy
 from cua_bench_rl.rollouts import Decision, Group, Rollout, Taken, Turn

@@ -148,7 +148,7 @@ class PoolBackend(Backend):
     def _connect(self) -> RpcClient:
         """The controller's RPC; never starts a pool (provisioning must not leave daemons behind)."""
         try:
-            from cua_pool.client import controller_target
+            from cua_pool import controller_target
             from cua_pool.config import client_security as pool_security
             from cua_pool.config import resolve
         except ImportError as exc:

@@ -284,8 +284,7 @@ def preflight(config: SFTConfig) -> SFTConfig:
 
 def load_examples(config: SFTConfig) -> list[Example]:
     """Every decision of every ``use`` trajectory in ``config.data``, as the adapter renders it."""
-    from cua_data import DatasetReader, HistoryPolicy, as_image
-    from cua_data.adapters.sft import sft_examples
+    from cua_data import DatasetReader, HistoryPolicy, as_image, sft_examples
     from cua_data.registry import adapters
 
     reader = DatasetReader(config.data, task_type="use")

@@ -35,9 +35,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from cua_bench import EpisodeSpec
+from cua_bench import EpisodeSpec, write_run_marker
 from cua_bench.events import ENV_CLOSED
-from cua_bench.run_marker import write_run_marker
 from cua_bench_rl import events
 from cua_bench_rl.build import build_policy, build_trainer, check_settings
 from cua_bench_rl.checkpoints import newest_checkpoint, save_checkpoint

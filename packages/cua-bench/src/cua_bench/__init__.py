@@ -1,6 +1,6 @@
 """cua-bench: verifiable computer-use tasks, the env server and client, backends, the runner."""
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from cua_bench import backend_kit  # the public backend kit: backends import it by name
 from cua_bench.agents.base import Agent
@@ -36,19 +36,37 @@ from cua_bench.types import (
     WaitAction,
     repr_to_action,
 )
+from cua_core import lazy_getattr
 
 if TYPE_CHECKING:
+    from cua_bench.agents.model import ModelAgent, make_adapter
+    from cua_bench.agents.openai import OpenAIAgent
     from cua_bench.checks import check_task
     from cua_bench.conformance import check_backend
     from cua_bench.episode import EpisodeOutcome, StepRecord, run_episode
+    from cua_bench.importing import load_named
     from cua_bench.make_env import make
+    from cua_bench.run_marker import marker_alive, read_run_marker, write_run_marker
     from cua_bench.runner import RunConfig, Runner
+    from cua_bench.settings import load_settings
+    from cua_bench.summary import load_results
+    from cua_bench.tasks import REPLACE_COMPUTER
 
 __version__ = "0.1.0"
 
 # Imported on first use: the env server imports this package, and the runner's dependencies
 # (cua-data, pyarrow) would cost every environment ~30 MiB it never uses.
 _LAZY = {
+    "OpenAIAgent": "cua_bench.agents.openai",
+    "ModelAgent": "cua_bench.agents.model",
+    "make_adapter": "cua_bench.agents.model",
+    "REPLACE_COMPUTER": "cua_bench.tasks",
+    "load_named": "cua_bench.importing",
+    "read_run_marker": "cua_bench.run_marker",
+    "write_run_marker": "cua_bench.run_marker",
+    "marker_alive": "cua_bench.run_marker",
+    "load_results": "cua_bench.summary",
+    "load_settings": "cua_bench.settings",
     "RunConfig": "cua_bench.runner",
     "Runner": "cua_bench.runner",
     "check_task": "cua_bench.checks",
@@ -60,15 +78,11 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        import importlib
-
-        return getattr(importlib.import_module(_LAZY[name]), name)
-    raise AttributeError(f"module 'cua_bench' has no attribute {name!r}")
+__getattr__ = lazy_getattr(__name__, _LAZY)
 
 
 __all__ = [
+    "REPLACE_COMPUTER",
     "Action",
     "Agent",
     "AsyncEnvClient",
@@ -89,9 +103,11 @@ __all__ = [
     "KeyAction",
     "MiddleClickAction",
     "MobileSession",
+    "ModelAgent",
     "MoveToAction",
     "NotSupported",
     "Observes",
+    "OpenAIAgent",
     "ProcessBackend",
     "RightClickAction",
     "RunConfig",
@@ -111,12 +127,19 @@ __all__ = [
     "evaluate_task",
     "find",
     "find_all",
+    "load_named",
+    "load_results",
+    "load_settings",
     "load_task_module",
     "make",
+    "make_adapter",
+    "marker_alive",
+    "read_run_marker",
     "repr_to_action",
     "run_episode",
     "setup_task",
     "solve_task",
     "tasks_config",
+    "write_run_marker",
     "wrong_way",
 ]

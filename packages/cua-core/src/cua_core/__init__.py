@@ -1,6 +1,6 @@
 """cua-core: the bus (ZeroMQ + msgpack events and RPC), the unified action space, plugin loading."""
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from cua_core.actions import (
     ACTIONS,
@@ -73,6 +73,7 @@ from cua_core.events import (
     Publisher,
     Subscriber,
 )
+from cua_core.lazy import lazy_getattr
 from cua_core.plugins import Registry, collect, make_plugin_manager
 from cua_core.rpc import AsyncRpcClient, RpcClient, RpcServer
 from cua_core.security import (
@@ -122,12 +123,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        import importlib
-
-        return getattr(importlib.import_module(_LAZY[name]), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_getattr(__name__, _LAZY)
 
 
 __all__ = [
@@ -220,6 +216,7 @@ __all__ = [
     "is_local",
     "is_real",
     "is_subclass_of",
+    "lazy_getattr",
     "load_or_create_keypair",
     "make_plugin_manager",
     "normalize_key",

@@ -1,6 +1,8 @@
 """cua-data: LiteSample rows, their Parquet + image store, converters and the torch Dataset."""
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from cua_core import lazy_getattr
 
 # The converters subpackage first: importing it later (as the registry does) would rebind the
 # package attribute ``converters`` from the function below to the subpackage.
@@ -34,6 +36,7 @@ if TYPE_CHECKING:
         merge_roles,
         smart_resize,
     )
+    from cua_data.adapters.sft import collate, load_processor, sft_examples
     from cua_data.converters.build import Trajectory
     from cua_data.converters.pyautogui import CodeContext, parse_code
     from cua_data.hookspecs import hookimpl
@@ -45,6 +48,9 @@ if TYPE_CHECKING:
     from cua_data.tiny_models import build_tiny_qwen25_vl
 
 _LAZY = {
+    "collate": "cua_data.adapters.sft",
+    "load_processor": "cua_data.adapters.sft",
+    "sft_examples": "cua_data.adapters.sft",
     "Adapter": "cua_data.adapters",
     "AdapterParseError": "cua_data.adapters",
     "CodeContext": "cua_data.converters.pyautogui",
@@ -76,12 +82,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        import importlib
-
-        return getattr(importlib.import_module(_LAZY[name]), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_getattr(__name__, _LAZY)
 
 
 __all__ = [
@@ -116,6 +117,7 @@ __all__ = [
     "__version__",
     "as_image",
     "build_tiny_qwen25_vl",
+    "collate",
     "converters",
     "data_url",
     "encode_png",
@@ -125,6 +127,7 @@ __all__ = [
     "hookimpl",
     "import_hub",
     "layout_of",
+    "load_processor",
     "merge_roles",
     "merged",
     "parse_code",
@@ -133,6 +136,7 @@ __all__ = [
     "read_settings",
     "resolve_dataset",
     "run_conversion",
+    "sft_examples",
     "smart_resize",
     "to_lite_action",
     "to_lite_tool_call",

@@ -1,5 +1,8 @@
 """cua-pool: your computers as a pool — a controller, host agents, spaces, jobs, gangs and logs."""
 
+from typing import TYPE_CHECKING
+
+from cua_core import lazy_getattr
 from cua_pool.agent import HostAgent
 from cua_pool.checkpoints import Checkpoints, checkpoints
 from cua_pool.controller import Controller
@@ -8,6 +11,21 @@ from cua_pool.space_job import space_job
 from cua_pool.spaces import Handle, Space, SpaceRuntime
 
 __version__ = "0.1.0"
+
+# Imported on first use: what other packages' code uses of these modules, without the cost of
+# importing them with the package.
+if TYPE_CHECKING:
+    from cua_pool.client import controller_target
+    from cua_pool.config import client_security
+
+_LAZY = {
+    "controller_target": "cua_pool.client",
+    "client_security": "cua_pool.config",
+}
+
+
+__getattr__ = lazy_getattr(__name__, _LAZY)
+
 
 __all__ = [
     "Checkpoints",
@@ -18,6 +36,8 @@ __all__ = [
     "SpaceRuntime",
     "__version__",
     "checkpoints",
+    "client_security",
+    "controller_target",
     "space_job",
     "space_runtimes",
 ]

@@ -26,7 +26,7 @@ import torch
 import torch.distributed as dist
 from torch.nn.parallel import DistributedDataParallel
 
-from cua_bench_rl.sft import (
+from cua_bench_rl import (
     SFTResult,
     SFTStep,
     SFTTrainer,
@@ -36,8 +36,7 @@ from cua_bench_rl.sft import (
     micro_batches,
 )
 from cua_core import CuaError
-from cua_data import write_model_folder
-from cua_data.adapters.sft import collate, load_processor
+from cua_data import collate, load_processor, write_model_folder
 
 __all__ = ["DDPOptions", "DDPTrainer"]
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from cua_bench_rl.hookspecs import hookimpl
+from cua_bench_rl import hookimpl
 from cua_core import Register
 
 if TYPE_CHECKING:

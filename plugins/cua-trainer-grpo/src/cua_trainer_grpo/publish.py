@@ -106,7 +106,7 @@ class ServerPublisher:
         return lora_name(self.folder / "v0")
 
     def publish(self, policy: Policy, version: int | None = None) -> int:
-        from cua_bench_rl.registry import plugin_manager
+        from cua_bench_rl import plugin_manager
 
         new = _next_version(self.version, version)
         target = self.folder / f"v{new}"

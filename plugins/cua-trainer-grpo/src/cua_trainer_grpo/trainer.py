@@ -102,7 +102,7 @@ class GRPOTrainer(Trainer):
         return len(set(group.rewards)) > 1
 
     def train_step(self, groups: Sequence[Group]) -> dict[str, float]:
-        from cua_bench_rl.grpo import flatten, group_advantages
+        from cua_bench_rl import flatten, group_advantages
 
         if not groups:
             raise ValueError("train_step needs at least one group")
@@ -194,7 +194,7 @@ class GRPOTrainer(Trainer):
     def _micro_batch(self, micro: list[tuple[Taken, float]]) -> tuple[torch.Tensor, dict[str, float]]:
         import torch
 
-        from cua_bench_rl.grpo import pad, policy_loss
+        from cua_bench_rl import pad, policy_loss
 
         config = self.config
         taken = [t for t, _ in micro]

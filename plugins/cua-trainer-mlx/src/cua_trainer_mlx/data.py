@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from cua_bench_rl.sft import Example
+from cua_bench_rl import Example
 from cua_core import CuaError
 
 __all__ = ["Encoded", "batch", "encode", "text_messages"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from cua_bench_rl.hookspecs import hookimpl
+from cua_bench_rl import hookimpl
 from cua_core import Register
 
 if TYPE_CHECKING:

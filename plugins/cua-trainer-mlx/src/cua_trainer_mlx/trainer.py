@@ -37,16 +37,16 @@ from functools import partial
 from pathlib import Path
 from typing import Any, ClassVar
 
-from cua_bench_rl.sft import (
+from cua_bench_rl import (
     SFTResult,
     SFTStep,
     SFTTrainer,
+    World,
     check_resumable,
     check_same_start,
     load_examples,
     micro_batches,
 )
-from cua_bench_rl.world import World
 from cua_core import CuaError
 from cua_data import write_model_folder
 from cua_trainer_mlx.checkpoint import PeftFiles, flatten, restore, snapshot, write_adapter

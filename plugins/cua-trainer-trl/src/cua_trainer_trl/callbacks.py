@@ -13,9 +13,7 @@ from typing import Any
 
 import transformers
 
-from cua_bench_rl import SFTConfig, SFTStep
-from cua_bench_rl.checkpoints import Checkpoints
-from cua_bench_rl.world import World
+from cua_bench_rl import Checkpoints, SFTConfig, SFTStep, World
 from cua_core import CuaError
 
 __all__ = ["StoreCallback", "trainable_state"]

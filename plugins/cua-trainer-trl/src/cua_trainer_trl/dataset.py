@@ -28,7 +28,7 @@ def parse_env(env: str) -> tuple[str, str | None]:
     a bare name is the installed taskset's task of that name (``sim:login`` is ``sim/login``,
     ``docker:xterm-create-file`` is ``desktop/xterm-create-file``), or name it in full.
     """
-    from cua_bench_rl.config import full_task_name
+    from cua_bench_rl import full_task_name
 
     if not isinstance(env, str) or not env.partition(":")[0].strip():
         raise CuaError(f"env={env!r}: expected BACKEND or BACKEND:TASK, like 'sim:click-button'")
@@ -49,7 +49,7 @@ def pixel_budget(processor: Any) -> dict[str, int]:
 
 def make_adapter_for(processor: Any, adapter: str, options: dict[str, Any] | None = None) -> Any:
     """The cua adapter ``adapter``, its pixel budget defaulting to ``processor``'s (as the ``hf`` agent does)."""
-    from cua_bench.agents.model import make_adapter
+    from cua_bench import make_adapter
     from cua_data.registry import adapters
 
     chosen = dict(options or {})
@@ -83,9 +83,7 @@ def task_dataset(
     """
     import datasets
 
-    from cua_bench_rl.config import full_task_name
-    from cua_bench_rl.loader import episode_spec
-    from cua_bench_rl.workers import EnvWorkers, client_for
+    from cua_bench_rl import EnvWorkers, client_for, episode_spec, full_task_name
     from cua_data import as_image
 
     backend, task = parse_env(env)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from cua_bench import EpisodeSpec
-from cua_bench_rl.rollouts import spec_of_key
+from cua_bench_rl import spec_of_key
 from cua_core import CuaError
 
 __all__ = ["images_of", "task_of", "turn_frame"]

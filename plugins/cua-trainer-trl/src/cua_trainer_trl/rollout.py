@@ -38,8 +38,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cua_bench import EpisodeSpec
-from cua_bench_rl import Decision, Rollout, Turn
-from cua_bench_rl.loader import RolloutError
+from cua_bench_rl import Decision, Rollout, RolloutError, Turn
 from cua_core import CuaError
 from cua_trainer_trl.prompts import images_of, task_of, turn_frame
 
@@ -131,7 +130,7 @@ class CuaRollout:
     # -- lifecycle ------------------------------------------------------------------------------
 
     def _env_workers(self) -> Any:
-        from cua_bench_rl.workers import EnvWorkers
+        from cua_bench_rl import EnvWorkers
 
         if self._workers is None:
             if isinstance(self._workers_arg, EnvWorkers):
@@ -157,7 +156,7 @@ class CuaRollout:
 
     def __call__(self, prompts: list[Any], trainer: Any) -> dict[str, Any]:
         from cua_bench import Observes
-        from cua_bench_rl.loader import RolloutLoader
+        from cua_bench_rl import RolloutLoader
         from cua_trainer_trl.dataset import make_adapter_for
 
         scored_at = float(trainer.args.temperature)

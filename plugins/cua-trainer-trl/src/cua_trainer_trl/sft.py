@@ -30,17 +30,17 @@ from importlib import import_module
 from pathlib import Path
 from typing import Any, ClassVar
 
-from cua_bench_rl.sft import (
+from cua_bench_rl import (
     Example,
     SFTResult,
     SFTStep,
     SFTTrainer,
+    World,
     check_resumable,
     check_same_start,
     load_examples,
     micro_batches,
 )
-from cua_bench_rl.world import World
 from cua_core import CuaError
 
 __all__ = ["TRLSFTTrainer", "ordered_rows"]
@@ -72,7 +72,7 @@ def _load(config: Any) -> tuple[Any, Any]:
     import torch
     import transformers
 
-    from cua_data.adapters.sft import load_processor
+    from cua_data import load_processor
 
     auto: Any = transformers.AutoModelForImageTextToText  # untyped library: Any keeps mypy strict here
     try:
@@ -223,7 +223,7 @@ class TRLSFTTrainer(SFTTrainer):
         import torch
         import transformers
 
-        from cua_data.adapters.sft import collate
+        from cua_data import collate
         from cua_trainer_trl.callbacks import StoreCallback
 
         config, world = self.config, self.world

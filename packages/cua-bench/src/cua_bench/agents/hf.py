@@ -48,7 +48,7 @@ class HFEngine:
             import torch
             from transformers import AutoModelForImageTextToText
 
-            from cua_data.adapters.sft import load_processor
+            from cua_data import load_processor
         except ImportError as exc:
             raise CuaError(
                 "the hf agent needs torch and transformers: "

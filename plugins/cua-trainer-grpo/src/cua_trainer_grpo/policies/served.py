@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Any
 from cua_core import CuaError
 
 if TYPE_CHECKING:
-    from cua_bench.agents.openai import OpenAIAgent
+    from cua_bench import OpenAIAgent
     from cua_bench_rl import Policy
     from cua_data import Prompt
 
@@ -141,7 +141,7 @@ class ServedSampler:
     def _client(self) -> OpenAIAgent:
         client = getattr(self._local, "client", None)
         if client is None:
-            from cua_bench.agents.openai import OpenAIAgent
+            from cua_bench import OpenAIAgent
 
             client = OpenAIAgent(
                 model=self.model, adapter=self.adapter, base_url=self.base_url, timeout=self.timeout,

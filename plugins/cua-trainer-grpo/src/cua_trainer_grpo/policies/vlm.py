@@ -31,8 +31,7 @@ from typing import Any
 
 import torch
 
-from cua_bench import Observes
-from cua_bench.agents.model import ModelAgent
+from cua_bench import ModelAgent, Observes
 from cua_bench_rl import Decision, Policy, Taken, Turn
 from cua_core import Action, CuaError
 from cua_data import PromptSettings, prompt_settings, read_settings, write_model_folder
@@ -130,7 +129,7 @@ class QwenVLPolicy(Policy):
     ) -> None:
         import transformers
 
-        from cua_data.adapters.sft import load_processor
+        from cua_data import load_processor
         from cua_data.registry import adapters
 
         if screenshot not in ("rgb", "png"):
