@@ -130,7 +130,7 @@ class _Frames:
         if mode == "auto":
             mode = "shm" if self.address.startswith("ipc://") else "socket"
         if mode != "shm" or self.refused is not None:
-            return False  # the parameter stays out: servers older than shared frames keep working
+            return False  # the parameter stays out: the server sends frames on the socket
         if self.reader is None:
             try:
                 self.reader, self.held = FrameReader(owner=_socket_owner(self.address)), False
