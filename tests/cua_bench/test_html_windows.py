@@ -35,6 +35,9 @@ PROBE = """
           onclick="window.__clicks = (window.__clicks || 0) + 1">A</button>
   <button id="b" style="position: absolute; left: 200px; top: 120px; width: 80px; height: 30px"
           oncontextmenu="window.__right = true; return false">B</button>
+  <select id="pick" style="position: absolute; left: 30px; top: 200px; width: 120px">
+    <option>one</option><option disabled>off</option><option>two</option><option>three</option>
+  </select>
 </div>
 """
 
@@ -103,6 +106,18 @@ def test_the_window_calls_in_process(root: Path) -> None:
         assert await session.execute_javascript(pid, "window.__clicks") == 3
         await session.right_click_element(pid, "#b")
         assert await session.execute_javascript(pid, "window.__right") is True
+
+        # A drop-down: clicked open, the click returns once its popup is open; an option is chosen
+        # through the popup (Home, Down past the disabled one, Enter) and returns once it has closed.
+        is_open = "document.getElementById('pick').matches(':open')"
+        await session.click_element(pid, "#pick")
+        assert await session.execute_javascript(pid, is_open) is True
+        await session.click_element(pid, "#pick option:nth-child(4)")
+        assert await session.execute_javascript(pid, is_open) is False
+        assert await session.execute_javascript(pid, "document.getElementById('pick').value") == "three"
+        await session.click_element(pid, "#pick option:nth-child(3)")  # the popup closed: clicked open first
+        assert await session.execute_javascript(pid, "document.getElementById('pick').value") == "two"
+        assert await session.execute_javascript(pid, is_open) is False
 
         site = session.tmp / "site"  # folder=: its index.html, on the machine of the env
         site.mkdir()

@@ -67,13 +67,19 @@ def rect_script(selector: str) -> str:
     )
 
 
+# Whether a drop-down's popup is open: ``:open`` where Chromium has it (133 on), else whether the select
+# has the focus (its popup open after the oracle's click on it).
+HAS_OPEN = "CSS.supports('selector(:open)')"
+POPUP_OPEN = f"({HAS_OPEN} ? sel.matches(':open') : document.activeElement === sel)"
+
+
 def target_script(selector: str) -> str:
     """JavaScript saying how to click the first match, as Playwright (which Cua's oracles were written
     against) would: an element outside the page's viewport is scrolled into view first. An ``<option>`` of
     a drop-down has no box in the page (Chromium draws its popup apart): for it the answer is ``{option,
-    open, select}``, its place among the select's enabled options, whether the select has focus (its popup
-    open after the oracle's click on it) and the select's rect. A list box's options are in the page and
-    are clicked as any element is."""
+    open, select}``, its place among the select's enabled options, whether the select's popup is open
+    and the select's rect. A list box's options are in the page and are clicked as any element is; a
+    drop-down itself is a rect with ``dropdown`` true."""
     rect = "{x: r.left * s, y: r.top * s, width: r.width * s, height: r.height * s}"
     return (
         f"(() => {{ const e = document.querySelector({json.dumps(selector)}); if (!e) return null; "
@@ -83,11 +89,11 @@ def target_script(selector: str) -> str:
         "if (sel && !sel.multiple && sel.size <= 1) { "
         "const r = sel.getBoundingClientRect(); "
         "return {option: Array.from(sel.options).filter(o => !o.disabled).indexOf(e), "
-        f"open: document.activeElement === sel, select: {rect}}}; }} "
+        f"open: {POPUP_OPEN}, select: {rect}}}; }} "
         "let r = e.getBoundingClientRect(); "
         "if (r.top < 0 || r.left < 0 || r.bottom > innerHeight || r.right > innerWidth) { "
         "e.scrollIntoView({block: 'center', inline: 'center'}); r = e.getBoundingClientRect(); } "
-        f"return {rect}; }})()"
+        f"return Object.assign({rect}, {{dropdown: e.tagName === 'SELECT' && !e.multiple && e.size <= 1}}); }})()"
     )
 
 
@@ -216,13 +222,33 @@ class HtmlWindows:
         target = await self._target(handle, selector)
         if "option" not in target:
             await self.execute_action(Click(target["centre"], button=button))
+            if target.get("dropdown") and button == "left":
+                await self._until_popup(handle, selector, True)
             return
         if target["option"] < 0:
             raise ElementNotFound(f"{selector!r} in window {handle} is a disabled option: it cannot be chosen")
         if not target["open"]:
             await self.execute_action(Click(target["centre"]))
+            # A busy Chromium opens the popup after the click has settled: keys sent before it opens
+            # change the closed select, and the popup that opens late then eats the oracle's next click.
+            await self._until_popup(handle, selector, True)
         for keys in [("home",), *[("down",)] * target["option"], ("enter",)]:
             await self.execute_action(KeyPress(keys))
+        await self._until_popup(handle, selector, False)
+
+    async def _until_popup(self, handle: int | str, selector: str, is_open: bool, timeout: float = 10.0) -> None:
+        """Wait until the popup of the drop-down holding ``selector`` is open (or closed). A Chromium
+        without ``:open`` cannot say, and one whose popup does not come within ``timeout`` gets the
+        keys anyway: on a focused closed drop-down they choose the same option."""
+        script = (
+            f"(() => {{ if (!{HAS_OPEN}) return null; const e = document.querySelector({json.dumps(selector)}); "
+            "const sel = e && e.closest('select'); return !!sel && sel.matches(':open'); })()"
+        )
+        deadline = time.monotonic() + timeout
+        while (answer := await self.execute_javascript(handle, script)) is not None and answer != is_open:
+            if time.monotonic() >= deadline:
+                return
+            await asyncio.sleep(0.05)
 
     async def right_click_element(self, handle: int | str, selector: str) -> None:
         await self.click_element(handle, selector, button="right")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import os
 import shutil
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -71,6 +72,15 @@ def form(colour: tuple[int, int, int]) -> str:
 
 def pixel(session: Any, x: float, y: float) -> tuple[int, ...]:
     return tuple(int(v) for v in session.frame()[int(y), int(x)])
+
+
+async def drawn(session: Any, x: float, y: float, colour: tuple[int, ...], timeout: float = 15.0) -> tuple[int, ...]:
+    """The pixel once it shows ``colour``, or as it is after ``timeout``: a busy Chromium repaints after
+    the settle's grace has passed (the next observation shows it, not this one)."""
+    deadline = time.monotonic() + timeout
+    while (now := pixel(session, x, y)) != colour and time.monotonic() < deadline:
+        await asyncio.sleep(0.05)
+    return now
 
 
 async def centre(session: Any, handle: int, selector: str) -> tuple[int, int]:
@@ -148,9 +158,9 @@ def test_a_cua_task_on_the_simulated_desktop(session: Any, theme: str) -> None:
 
         # Overlap: the front window covers the back one; a click on the back one's page raises it.
         overlap = (origin[0] + 20, origin[1] + 20)  # inside both windows' pages
-        assert pixel(session, *overlap) == GREEN
+        assert await drawn(session, *overlap, GREEN) == GREEN
         await session.click_element(first, "#go")
-        assert pixel(session, *overlap) == RED
+        assert await drawn(session, *overlap, RED) == RED
         assert [(w["title"], w["focused"]) for w in await session.windows()] == [("First", True), ("Second", False)]
         assert await session.execute_javascript(first, "window.__clicks") == 1
 
