@@ -20,6 +20,11 @@ def test_a_lazy_name_is_imported_when_asked_for_and_another_is_an_attribute_erro
         getattr_("loads")
 
 
+def test_a_submodule_entry_is_the_submodule_itself() -> None:
+    getattr_ = lazy_getattr("json", {"decoder": "json.decoder"})
+    assert getattr_("decoder") is importlib.import_module("json.decoder")
+
+
 @pytest.mark.parametrize("package", PACKAGES)
 def test_every_name_in_all_resolves(package: str) -> None:
     module = importlib.import_module(package)

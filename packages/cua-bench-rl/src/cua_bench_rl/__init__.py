@@ -17,6 +17,7 @@ from cua_core import lazy_getattr
 # Imported on first use: what other packages' code uses of these modules, without the cost of
 # importing them with the package.
 if TYPE_CHECKING:
+    from cua_bench_rl import cua_workers, events
     from cua_bench_rl.checkpoints import Checkpoints
     from cua_bench_rl.config import full_task_name
     from cua_bench_rl.curves import read_curve
@@ -51,6 +52,10 @@ _LAZY = {
     "pad": "cua_bench_rl.grpo",
     "policy_loss": "cua_bench_rl.grpo",
     "read_curve": "cua_bench_rl.curves",
+    # Public submodules: Cua's RL worker API (``cua_bench.workers`` resolves its names here) and the
+    # bus topics.
+    "cua_workers": "cua_bench_rl.cua_workers",
+    "events": "cua_bench_rl.events",
 }
 
 
@@ -79,7 +84,9 @@ __all__ = [
     "check_resumable",
     "check_same_start",
     "client_for",
+    "cua_workers",
     "episode_spec",
+    "events",
     "flatten",
     "full_task_name",
     "group_advantages",

@@ -39,6 +39,7 @@ from cua_bench.types import (
 from cua_core import lazy_getattr
 
 if TYPE_CHECKING:
+    from cua_bench import events, registry, server, settings, taskset
     from cua_bench.agents.model import ModelAgent, make_adapter
     from cua_bench.agents.openai import OpenAIAgent
     from cua_bench.checks import check_task
@@ -75,6 +76,13 @@ _LAZY = {
     "StepRecord": "cua_bench.episode",
     "run_episode": "cua_bench.episode",
     "make": "cua_bench.make_env",
+    # Public submodules: what other packages use of the bus topics, plugin registries, env server,
+    # settings file and task sets, by module.
+    "events": "cua_bench.events",
+    "registry": "cua_bench.registry",
+    "server": "cua_bench.server",
+    "settings": "cua_bench.settings",
+    "taskset": "cua_bench.taskset",
 }
 
 
@@ -125,6 +133,7 @@ __all__ = [
     "check_backend",
     "check_task",
     "evaluate_task",
+    "events",
     "find",
     "find_all",
     "load_named",
@@ -135,11 +144,15 @@ __all__ = [
     "make_adapter",
     "marker_alive",
     "read_run_marker",
+    "registry",
     "repr_to_action",
     "run_episode",
+    "server",
+    "settings",
     "setup_task",
     "solve_task",
     "tasks_config",
+    "taskset",
     "write_run_marker",
     "wrong_way",
 ]

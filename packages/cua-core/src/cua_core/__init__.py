@@ -89,6 +89,7 @@ __version__ = "0.1.0"
 # What command lines and plugins of other packages use of cua_core's subsystems, imported on first use so
 # that importing cua_core stays as light as it was.
 if TYPE_CHECKING:
+    from cua_core import options
     from cua_core.actions.checks import is_integer, is_real
     from cua_core.actions.records import MAX_SCROLL_AMOUNT
     from cua_core.addresses import check_address, ipc_address, is_local, runtime_dir
@@ -117,6 +118,7 @@ _LAZY = {
     "is_local": "cua_core.addresses",
     "is_real": "cua_core.actions.checks",
     "is_subclass_of": "cua_core.plugins",
+    "options": "cua_core.options",
     "parse_pairs": "cua_core.options",
     "runtime_dir": "cua_core.addresses",
     "typed_options": "cua_core.options",
@@ -199,6 +201,7 @@ __all__ = [
     "action_from_dict",
     "action_to_dict",
     "action_to_pixels",
+    "actions",
     "check_address",
     "check_payload",
     "collect",
@@ -220,6 +223,7 @@ __all__ = [
     "load_or_create_keypair",
     "make_plugin_manager",
     "normalize_key",
+    "options",
     "parse_action",
     "parse_actions",
     "parse_pairs",

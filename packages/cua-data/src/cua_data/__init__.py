@@ -23,6 +23,7 @@ __version__ = "0.1.0"
 # What command lines and plugins of other packages use of cua_data's subsystems, imported on first use so
 # that importing cua_data stays as light as it was.
 if TYPE_CHECKING:
+    from cua_data import registry
     from cua_data.adapters import (
         Adapter,
         AdapterParseError,
@@ -79,6 +80,7 @@ _LAZY = {
     "to_lite_action": "cua_data.lite_actions",
     "write_marker": "cua_data.markers",
     "write_model_folder": "cua_data.model_folder",
+    "registry": "cua_data.registry",  # a public submodule: the adapter and converter registries
 }
 
 
@@ -134,6 +136,7 @@ __all__ = [
     "partition_path",
     "prompt_settings",
     "read_settings",
+    "registry",
     "resolve_dataset",
     "run_conversion",
     "sft_examples",

@@ -15,12 +15,16 @@ __version__ = "0.1.0"
 # Imported on first use: what other packages' code uses of these modules, without the cost of
 # importing them with the package.
 if TYPE_CHECKING:
+    from cua_pool import config, events
     from cua_pool.client import controller_target
     from cua_pool.config import client_security
 
 _LAZY = {
     "controller_target": "cua_pool.client",
     "client_security": "cua_pool.config",
+    # Public submodules: the client's configuration and the bus topics.
+    "config": "cua_pool.config",
+    "events": "cua_pool.events",
 }
 
 
@@ -37,7 +41,9 @@ __all__ = [
     "__version__",
     "checkpoints",
     "client_security",
+    "config",
     "controller_target",
+    "events",
     "space_job",
     "space_runtimes",
 ]

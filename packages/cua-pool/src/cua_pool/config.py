@@ -17,6 +17,7 @@ __all__ = [
     "client_security",
     "host_config",
     "keypair",
+    "resolve",
     "save_client_config",
     "save_host_config",
     "server_security",
@@ -73,6 +74,7 @@ def server_security() -> ServerSecurity:
 
 
 def resolve(address: str) -> str:
+    """The controller's address: ``LOCAL`` is this machine's controller socket, anything else as given."""
     return local_controller_address() if address == LOCAL else address
 
 

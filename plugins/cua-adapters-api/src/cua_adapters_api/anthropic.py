@@ -61,7 +61,7 @@ from cua_core import (
     TypeText,
     Wait,
 )
-from cua_core.actions.checks import describe
+from cua_core.actions import describe
 from cua_data import Adapter, AdapterParseError, HistoryPolicy, ParsedOutput, RawOutput
 
 __all__ = ["ACTIONS", "AnthropicAdapter"]

@@ -24,7 +24,7 @@ from cua_core import (
     from_pixels,
     to_pixels,
 )
-from cua_core.actions.checks import describe, is_real
+from cua_core.actions import describe, is_real
 from cua_data import AdapterParseError, RawOutput
 
 __all__ = [

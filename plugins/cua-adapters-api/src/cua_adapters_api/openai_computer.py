@@ -69,7 +69,7 @@ from cua_core import (
     TypeText,
     Wait,
 )
-from cua_core.actions.checks import describe, is_integer
+from cua_core.actions import describe, is_integer
 from cua_data import Adapter, AdapterParseError, HistoryPolicy, ParsedOutput, RawOutput
 
 __all__ = ["ACTIONS", "WAIT_SECONDS", "OpenAIComputerAdapter", "output_items"]

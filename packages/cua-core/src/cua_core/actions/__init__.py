@@ -7,6 +7,7 @@ a reason the agent can read, never a crash in an environment.
 
 from __future__ import annotations
 
+from cua_core.actions.checks import describe, is_integer, is_real
 from cua_core.actions.coords import COORD_MAX, Point, from_pixels, to_pixels
 from cua_core.actions.dicts import action_from_dict, action_to_dict, action_to_pixels
 from cua_core.actions.keys import KEY_ALIASES, KEY_NAMES, normalize_key, split_key_combo
@@ -82,9 +83,12 @@ __all__ = [
     "action_from_dict",
     "action_to_dict",
     "action_to_pixels",
+    "describe",
     "format_action",
     "from_osworld",
     "from_pixels",
+    "is_integer",
+    "is_real",
     "normalize_key",
     "parse_action",
     "parse_actions",

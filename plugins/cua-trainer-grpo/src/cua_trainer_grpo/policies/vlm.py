@@ -224,7 +224,7 @@ class QwenVLPolicy(Policy):
 
     def render(self, turn: Turn) -> Any:
         """The adapter's prompt for ``turn``: what ``act`` generated from and ``logprobs`` scores against."""
-        from cua_data.adapters import Turn as AdapterTurn
+        from cua_data import Turn as AdapterTurn
 
         past = []
         feedback: list[str] = []
