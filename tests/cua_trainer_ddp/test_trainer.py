@@ -109,6 +109,12 @@ def test_unknown_trainer_option(tiny: tuple[str, str, str], tmp_path: Path) -> N
         run_sft(settings(model, one, tmp_path, steps=1, options={"link_dealy_ms": 5}))
 
 
+def test_lora_targets_the_model_lacks_name_the_flag_that_fixes_it(tiny: tuple[str, str, str], tmp_path: Path) -> None:
+    model, one, _ = tiny
+    with pytest.raises(CuaError, match=r"LoRA targets no_such_proj match no module .*set --lora-targets NAME,NAME"):
+        run_sft(settings(model, one, tmp_path, steps=1, lora_targets=("no_such_proj",)))
+
+
 def test_two_ranks_under_torchrun_exchange_once_per_step(tiny: tuple[str, str, str], tmp_path: Path) -> None:
     model, _, some = tiny
     command = [sys.executable, "-m", "torch.distributed.run", "--nproc-per-node", "2", "--master-port", "29611"]

@@ -182,7 +182,7 @@ def _wrap_lora(model: Any, config: Any) -> Any:
     except ValueError as exc:
         raise CuaError(
             f"ddp: LoRA targets {', '.join(config.lora_targets)} match no module of {config.model!r} ({exc}); "
-            "set --trainer-option lora_targets=[...] or lora=false"
+            "set --lora-targets NAME,NAME (module names of the model) or --full"
         ) from exc
 
 
