@@ -20,7 +20,7 @@ from cua_bench_rl.rollouts import Decision, Taken
 from cua_bench_rl.workers import EnvWorkers
 from cua_core.actions import Click, Done, Point
 from cua_trainer_grpo import GRPOConfig
-from cua_trainer_grpo.policies.pixel import PixelClickPolicy, correlate, instruction_words
+from cua_trainer_grpo.policies.pixel import PixelClickPolicy, correlate, fast_length, instruction_words
 from cua_trainer_grpo.trainer import GRPOTrainer
 
 CLICK = "sim/click-button"
@@ -42,6 +42,8 @@ def test_correlate_is_a_per_screen_convolution() -> None:
         padded = torch.nn.functional.pad(features, (w // 2, w - 1 - w // 2, h // 2, h - 1 - h // 2))
         direct = torch.nn.functional.conv2d(padded.reshape(1, 15, *padded.shape[2:]), filters, groups=3)[0]
         assert torch.allclose(correlate(features, filters), direct, atol=1e-4)
+    # The transforms run at lengths with no prime factor above 5 (17 + 4 = 21 -> 24, 29 + 20 = 49 -> 50).
+    assert [fast_length(n) for n in (1, 7, 21, 49, 103, 174)] == [1, 8, 24, 50, 108, 180]
 
 
 def test_it_reads_the_instruction_as_lowercase_words() -> None:
