@@ -135,9 +135,19 @@ _json = st.recursive(
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
     max_leaves=8,
 )
+
+
+def _names_a_task(task: str) -> bool:
+    try:
+        EpisodeSpec(task)
+    except ValueError:
+        return False
+    return True
+
+
 _task = st.builds(
     EpisodeSpec,
-    st.text(min_size=1),
+    st.text(min_size=1).filter(_names_a_task) | st.builds(lambda t: "/" + t, st.text(min_size=1)).filter(_names_a_task),
     st.integers(0, 10_000),
     st.sampled_from([None, "train", "test", "validation"]),
     st.sampled_from([Observes(), Observes("png", (64, 40), "nodes"), Observes("none", a11y="osworld")]),
@@ -213,9 +223,19 @@ def test_every_non_image_field_round_trips(played: Rollout) -> None:
 def test_a_key_names_its_episode_and_one_from_before_episode_specs_too(spec: EpisodeSpec) -> None:
     """``spec_of_key`` reads ``EpisodeSpec.key`` and the ``task@split:variant`` written before it, and
     cannot take one for the other: what a resumed buffer or an old TRL dataset holds is read as written."""
-    assert spec_of_key(spec.key) == spec  # as specs compare: task, variant, split
+    # A task given by its path is named by its folder: the key keeps the name, not where the folder was.
+    named = spec.with_(task=spec.name) if spec.task.startswith("/") else spec
+    assert spec_of_key(spec.key) == named  # as specs compare: task, variant, split
     if spec.split is not None:
         assert spec_of_key(f"{spec.task}@{spec.split}:{spec.variant}") == spec
+
+
+def test_a_task_that_names_nothing_is_refused() -> None:
+    """Hypothesis found "/" (and "/0" keyed as "0"): a spec whose task has no name has no key to parse."""
+    for task in ("/", "//", "a/.json"):
+        with pytest.raises(ValueError, match="names no task"):
+            EpisodeSpec(task)
+    assert spec_of_key(EpisodeSpec("/tasks/press-a", 2, "test").key) == EpisodeSpec("press-a", 2, "test")
 
 
 def test_a_row_from_before_episode_specs_reads_its_old_key(tmp_path: Path) -> None:

@@ -123,6 +123,8 @@ class EpisodeSpec:
     def __post_init__(self) -> None:
         if not isinstance(self.task, str) or not self.task:
             raise ValueError(f"an episode needs a task (a name like sim/click-button, or a path), got {self.task!r}")
+        if not self.name:  # "/", "a/.json": nothing to name the episode by (its key would not parse)
+            raise ValueError(f"task {self.task!r} names no task: give a name like sim/click-button, or a folder's path")
         if isinstance(self.variant, bool) or not isinstance(self.variant, int) or self.variant < 0:
             raise ValueError(f"variant must be an index >= 0, got {self.variant!r}")
         if self.split is not None and (not isinstance(self.split, str) or not self.split or "/" in self.split):
