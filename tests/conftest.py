@@ -18,6 +18,9 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 # Shared by the tests of a module, and cheap: no reason to keep its tests on one worker.
 _CHEAP_MODULE_FIXTURES = {"root"}
+# Fixtures that listen on localhost:8000, the one port Cua's SDK talks to (tests/cua_bench_cua): tests
+# using them on two workers at once found the port taken (a CI run failed so).
+_PORT_8000 = {"endpoint", "sdk"}
 
 
 @pytest.hookimpl(tryfirst=True)  # before xdist reads the marks to group the tests
@@ -26,7 +29,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     stays on one of them. Tests of the Docker engine share one worker (the engine and its images are
     made once per worker session), and so do the tests of a module with a module-scoped fixture (a
     pool in network namespaces, a trained model): set up twice, it would cost more than it saves.
-    A module that touches the same host files as another says so with its own ``xdist_group``."""
+    Tests that listen on localhost:8000 share one worker too. A module that touches the same host files
+    as another says so with its own ``xdist_group``."""
     for item in items:
         if item.get_closest_marker("xdist_group") is not None:
             continue
@@ -36,8 +40,11 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             for name, defs in (info.name2fixturedefs.items() if info is not None else ())
             if defs and defs[-1].scope in ("package", "module", "class") and name not in _CHEAP_MODULE_FIXTURES
         ]
-        if "docker_host" in getattr(item, "fixturenames", ()):
+        fixtures = set(getattr(item, "fixturenames", ()))
+        if "docker_host" in fixtures:
             item.add_marker(pytest.mark.xdist_group("docker"))
+        elif fixtures & _PORT_8000:
+            item.add_marker(pytest.mark.xdist_group("localhost-8000"))
         elif shared:
             item.add_marker(pytest.mark.xdist_group(_module(item)))
     # xdist hands out groups first (largest first), then single tests in this order: the modules with
