@@ -207,7 +207,7 @@ def model_cases(tmp: Path, urls: dict[str, str]) -> list[Case]:
 
 
 def mutated(tmp: Path, rng: random.Random, per_template: int) -> list[Case]:
-    from cua_bench.tasksets import SIM
+    from cua_bench_tasks_sim import FOLDER as SIM
 
     good = {**GOOD, "task": "click-button"}
     cases: list[Case] = []

@@ -117,6 +117,20 @@ def _sub_all(dist: Distribution, sub: str) -> set[str] | None:
     return static_all(init) if init.is_file() else None
 
 
+def _public_sub_all(dist: Distribution, names: set[str], dotted: str) -> set[str] | None:
+    """The ``__all__`` of ``dist``'s submodule ``dotted`` when each step down is named in its parent's
+    ``__all__`` (``names``: the package's own), else None: the submodule is private."""
+    parts = dotted.split(".")
+    for depth, part in enumerate(parts, 1):
+        if part not in names:
+            return None
+        inner = _sub_all(dist, "/".join(parts[:depth]))
+        if inner is None:
+            return None
+        names = inner
+    return names
+
+
 def private_cross_imports(dists: list[Distribution]) -> list[CrossImport]:
     owner = {d.name: d for d in dists}
     public = {d.name: static_all(d.folder / "src" / d.name / "__init__.py") or set() for d in dists}
@@ -129,10 +143,10 @@ def private_cross_imports(dists: list[Distribution]) -> list[CrossImport]:
                 elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
                     top = node.module.split(".")[0]
                     if node.module != top:
-                        # A subpackage the package names in its __all__ (cua_bench.backend_kit) is public
-                        # too, for the names in its own __all__.
+                        # A submodule the package names in its __all__ (cua_bench.backend_kit) is public
+                        # too, for the names in its own __all__; and so on down (cua_bench.sim.provenance).
                         rest = node.module.partition(".")[2]
-                        inner = _sub_all(owner[top], rest) if top in owner and rest in public.get(top, ()) else None
+                        inner = _public_sub_all(owner[top], public.get(top, set()), rest) if top in owner else None
                         if inner is None:
                             targets = [node.module]
                         else:

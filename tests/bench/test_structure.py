@@ -161,3 +161,20 @@ def test_a_subpackage_the_package_names_in_its_all_is_public_for_its_own_all(tre
     assert [(c.path.name, c.line, c.target) for c in found if c.path.name == "kit_use.py"] == [
         ("kit_use.py", 2, "aa.kit.spare (not in __all__)"),
     ]
+
+
+def test_a_submodule_is_public_only_when_each_step_down_is_named_in_its_parents_all(tree: Path) -> None:
+    (tree / "packages/aa/src/aa/kit").mkdir()
+    (tree / "packages/aa/src/aa/kit/__init__.py").write_text('__all__ = ["deep"]\n')
+    (tree / "packages/aa/src/aa/kit/deep.py").write_text('__all__ = ["tool"]\n\ntool = 1\nspare = 2\n')
+    (tree / "packages/aa/src/aa/kit/hidden.py").write_text('__all__ = ["tool"]\n\ntool = 1\n')
+    init = tree / "packages/aa/src/aa/__init__.py"
+    init.write_text(init.read_text().replace('__all__ = ["Thing"]', '__all__ = ["Thing", "kit"]'))
+    (tree / "plugins/bb/src/bb/deep_use.py").write_text(
+        "from aa.kit.deep import tool\nfrom aa.kit.deep import spare\nfrom aa.kit.hidden import tool\n"
+    )
+    found = structure.private_cross_imports(structure.distributions(tree))
+    assert [(c.line, c.target) for c in found if c.path.name == "deep_use.py"] == [
+        (2, "aa.kit.deep.spare (not in __all__)"),
+        (3, "aa.kit.hidden"),  # kit's __all__ does not name it
+    ]

@@ -100,7 +100,7 @@ def test_waivers_need_a_known_mutation_and_a_reason() -> None:
 WEAK_TASK = '''
 """A delete judged only by the path being gone: what the red team beat with a hidden rename."""
 import cua_bench as cb
-from cua_bench.tasksets.sim._desktop_common import DOCS, Screen, desktop, fresh, seed_files
+from cua_bench_tasks_sim._desktop_common import DOCS, Screen, desktop, fresh, seed_files
 {waived}
 
 @cb.tasks_config(split="test")

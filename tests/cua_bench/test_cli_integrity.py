@@ -12,7 +12,7 @@ from click.testing import CliRunner, Result
 from support.bench_tasks import make_taskset
 
 from cua_bench.cli import main
-from cua_bench.tasksets import SIM
+from cua_bench_tasks_sim import FOLDER as SIM
 
 
 def cli(*args: object, env: dict[str, str] | None = None) -> Result:

@@ -14,7 +14,7 @@ import pytest
 import cua_bench
 from cua_bench import Agent, EpisodeSpec, Observes, StepRecord, Task, center, find, run_episode
 from cua_bench.runner import RunConfig, Runner
-from cua_bench.tasksets import SIM
+from cua_bench_tasks_sim import FOLDER as SIM
 from cua_core.actions import Action, Click, Done, TypeText
 from cua_core.errors import CuaError
 

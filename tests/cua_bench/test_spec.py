@@ -12,11 +12,10 @@ from PIL import Image
 
 import cua_bench
 from cua_bench import Agent, EnvClient, EpisodeSpec, Observes, RunConfig, Runner
+from cua_bench_tasks_sim import FOLDER as SIM
 from cua_core.actions import Action, Done
 from cua_core.errors import CuaError
 from cua_core.rpc import RpcServer
-
-SIM = Path(cua_bench.__file__).parent / "tasksets" / "sim"
 
 
 def test_a_spec_travels_whole_and_its_key_names_the_episode_not_how_it_is_seen() -> None:

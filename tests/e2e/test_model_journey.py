@@ -15,7 +15,7 @@ import pytest
 
 import cua_bench
 from cua_bench.runner import RunConfig, Runner
-from cua_bench.tasksets import SIM
+from cua_bench_tasks_sim import FOLDER as SIM
 from cua_core.actions import action_from_dict
 from cua_data.adapters.sft import collate, load_processor
 from cua_data.registry import adapters

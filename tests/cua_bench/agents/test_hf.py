@@ -8,7 +8,7 @@ import pytest
 
 from cua_bench.agents import hf
 from cua_bench.runner import RunConfig, Runner
-from cua_bench.tasksets import SIM
+from cua_bench_tasks_sim import FOLDER as SIM
 from cua_core.errors import CuaError
 from cua_data.tiny_models import build_tiny_qwen25_vl
 

@@ -17,7 +17,7 @@ from support.model_server import completion, model_server
 
 from cua_bench.runner import RunConfig, RunHalted, Runner
 from cua_bench.summary import format_summary
-from cua_bench.tasksets import SIM
+from cua_bench_tasks_sim import FOLDER as SIM
 from cua_core.actions import Click, Done, Point, action_to_dict
 from cua_data import DatasetReader
 from cua_data.registry import adapters

@@ -23,7 +23,7 @@ from cua_bench.agents.openai import OpenAIAgent
 from cua_bench.backends.base import Computer
 from cua_bench.backends.sim import SimBackend
 from cua_bench.runner import RunConfig, RunHalted, Runner
-from cua_bench.tasksets import SIM
+from cua_bench_tasks_sim import FOLDER as SIM
 from cua_core.actions import Click, Done, Point
 from cua_core.errors import CuaError
 from cua_data.registry import adapters

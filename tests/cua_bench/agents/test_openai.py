@@ -21,7 +21,7 @@ from support.model_server import ModelServer, completion, model_server, request_
 
 import cua_bench
 from cua_bench.runner import RunConfig, Runner
-from cua_bench.tasksets import SIM
+from cua_bench_tasks_sim import FOLDER as SIM
 from cua_core.actions import Done, action_from_dict
 from cua_data.registry import adapters
 

@@ -7,6 +7,7 @@ from cua_bench.agents.base import Agent
 from cua_bench.backends.base import Backend, BackendError, Computer, ProcessBackend
 from cua_bench.client import AsyncEnvClient, EnvClient
 from cua_bench.commands import CommandFailed, CommandResult
+from cua_bench.hookspecs import hookimpl
 from cua_bench.nodes import center, find, find_all
 from cua_bench.session import DesktopSession, MobileSession, NotSupported, Session
 from cua_bench.spec import EpisodeSpec, Observes
@@ -39,7 +40,7 @@ from cua_bench.types import (
 from cua_core import lazy_getattr
 
 if TYPE_CHECKING:
-    from cua_bench import events, registry, server, settings, taskset
+    from cua_bench import builders, events, filestate, gnumeric, nodes, registry, server, settings, sim, taskset
     from cua_bench.agents.model import ModelAgent, make_adapter
     from cua_bench.agents.openai import OpenAIAgent
     from cua_bench.checks import check_task
@@ -77,7 +78,13 @@ _LAZY = {
     "run_episode": "cua_bench.episode",
     "make": "cua_bench.make_env",
     # Public submodules: what other packages use of the bus topics, plugin registries, env server,
-    # settings file and task sets, by module.
+    # settings file and task sets, by module; and what taskset distributions build their tasks from
+    # (task builders, the file-state snapshot, Gnumeric's file format, tree nodes, the sim desktop).
+    "builders": "cua_bench.builders",
+    "filestate": "cua_bench.filestate",
+    "gnumeric": "cua_bench.gnumeric",
+    "nodes": "cua_bench.nodes",
+    "sim": "cua_bench.sim",
     "events": "cua_bench.events",
     "registry": "cua_bench.registry",
     "server": "cua_bench.server",
@@ -129,13 +136,17 @@ __all__ = [
     "WaitAction",
     "__version__",
     "backend_kit",
+    "builders",
     "center",
     "check_backend",
     "check_task",
     "evaluate_task",
     "events",
+    "filestate",
     "find",
     "find_all",
+    "gnumeric",
+    "hookimpl",
     "load_named",
     "load_results",
     "load_settings",
@@ -143,6 +154,7 @@ __all__ = [
     "make",
     "make_adapter",
     "marker_alive",
+    "nodes",
     "read_run_marker",
     "registry",
     "repr_to_action",
@@ -150,6 +162,7 @@ __all__ = [
     "server",
     "settings",
     "setup_task",
+    "sim",
     "solve_task",
     "tasks_config",
     "taskset",

@@ -22,7 +22,7 @@ BUILTIN = (
     "cua_bench.agents.builtin",
     "cua_bench.agents.openai",
     "cua_bench.agents.hf",
-    "cua_bench.tasksets",
+    "cua_bench.task_names",
     "cua_bench.osworld.taskset",
 )
 

@@ -89,9 +89,12 @@ class DockerSettings:
 
 
 def task_mounts(extra: str | None = None) -> list[str]:
-    """Host folders the container sees read-only at the same path: cua-bench's tasksets, the folders the
-    task layer's settings name (``TASK_SETTINGS``: OSWorld's file mirror), and ``CUA_DOCKER_MOUNTS``."""
-    folders = [str(Path(cua_bench.__file__).parent)]  # tasksets and the conformance task
+    """Host folders the container sees read-only at the same path: cua-bench's own (the conformance task),
+    every registered taskset's folder, the folders the task layer's settings name (``TASK_SETTINGS``:
+    OSWorld's file mirror), and ``CUA_DOCKER_MOUNTS``."""
+    registered = cua_bench.registry.tasksets()
+    folders = [str(Path(cua_bench.__file__).parent)]
+    folders += [str(Path(registered[name]).resolve()) for name in registered.names()]
     extra = os.environ.get("CUA_DOCKER_MOUNTS", "") if extra is None else extra
     for key, is_folder in TASK_SETTINGS.items():
         value = os.environ.get(key)

@@ -116,7 +116,9 @@ SERVER_DISTRIBUTIONS = (
     "jeepney",
     "websockets",  # Cua's HTML task windows: Chromium's DevTools protocol
 )
-OUR_PACKAGES = ("cua_core", "cua_data", "cua_bench")
+# cua-bench and the tasksets it brings, which register by entry point: each goes in with its
+# distribution's entry points, so the server inside finds the same tasksets by name as the host.
+OUR_PACKAGES = ("cua_core", "cua_data", "cua_bench", "cua_bench_tasks_sim", "cua_bench_tasks_desktop")
 
 Log = Callable[[str], None]
 
@@ -223,9 +225,21 @@ def _download_wheels(folder: Path, log: Log, pins: list[str]) -> None:
 
 
 def _copy_packages(folder: Path) -> None:
+    """Each package's source, and beside it a dist-info holding its distribution's name, version and
+    entry points (what ``importlib.metadata`` reads from a folder on ``sys.path``)."""
     for name in OUR_PACKAGES:
         source = Path(importlib.import_module(name).__file__ or "").parent
         shutil.copytree(source, folder / name, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+        try:
+            dist = metadata.distribution(name)  # each is its distribution's name with "_" for "-"
+        except metadata.PackageNotFoundError:
+            raise BackendError(f"{name} is importable but not installed: pip install it (-e is fine)") from None
+        info = folder / f"{dist.metadata['Name'].replace('-', '_')}-{dist.version}.dist-info"
+        info.mkdir()
+        (info / "METADATA").write_text(
+            f"Metadata-Version: 2.1\nName: {dist.metadata['Name']}\nVersion: {dist.version}\n"
+        )
+        (info / "entry_points.txt").write_text(dist.read_text("entry_points.txt") or "")
 
 
 def _computer(folder: Path, log: Log) -> None:

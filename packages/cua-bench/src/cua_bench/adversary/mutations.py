@@ -8,6 +8,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from cua_bench import gnumeric
 from cua_bench.adversary.channels import Channel
 from cua_bench.adversary.hands import Hands, NotApplicable, SimHands
 from cua_bench.filestate import CACHES, TRASH, Snapshot
@@ -303,9 +304,7 @@ def _workbook(data: bytes) -> bool:
 
 def _sheet_mutation(transform_name: str, label: str) -> Apply:
     async def apply(hands: Hands, state: State) -> list[str]:
-        from cua_bench.tasksets.desktop import _sheets  # the workbook format lives with its tasks
-
-        transform: Callable[[bytes], bytes | None] = getattr(_sheets, transform_name)
+        transform: Callable[[bytes], bytes | None] = getattr(gnumeric, transform_name)
         done = []
         for path in state.made():
             data = await hands.read(path)

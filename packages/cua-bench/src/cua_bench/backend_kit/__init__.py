@@ -33,6 +33,7 @@ from cua_bench.backend_kit.owners import (
 )
 from cua_bench.backend_kit.provisioning import provisioning
 from cua_bench.backend_kit.ready import READY, read_ready_line, ready_address, wait_ready
+from cua_bench.backends.local.procs import spawn
 from cua_bench.hookspecs import hookimpl
 
 __all__ = [
@@ -65,6 +66,7 @@ __all__ = [
     "resolve_options",
     "rootfs_tar",
     "serve_as",
+    "spawn",
     "stale",
     "wait_ready",
 ]

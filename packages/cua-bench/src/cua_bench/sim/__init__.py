@@ -9,16 +9,18 @@ wraps it as a task Session.
 
 from __future__ import annotations
 
+from cua_bench.sim import provenance
 from cua_bench.sim.apps import APPS, EditorApp, form_values, input_widgets, register_app
 from cua_bench.sim.controls import Button, Checkbox, Label, RadioGroup, Slider
 from cua_bench.sim.desktop import TASKBAR_HEIGHT, SimDesktop
 from cua_bench.sim.dnd import Draggable, DropTarget
-from cua_bench.sim.events import KeyEvent, MouseEvent, ScrollEvent
+from cua_bench.sim.events import KeyEvent, MouseEvent, ScrollEvent, char_event
 from cua_bench.sim.filebrowser import FileBrowser
 from cua_bench.sim.fs import VirtualFS
 from cua_bench.sim.geometry import Rect
 from cua_bench.sim.lists import Dropdown, ListView
 from cua_bench.sim.menus import Menu, MenuBar, MenuItem, open_context_menu
+from cua_bench.sim.popups import MenuPopup, PopupItem
 from cua_bench.sim.provenance import (
     ClickRecord,
     Clip,
@@ -59,8 +61,10 @@ __all__ = [
     "Menu",
     "MenuBar",
     "MenuItem",
+    "MenuPopup",
     "MouseEvent",
     "Origin",
+    "PopupItem",
     "Provenance",
     "RadioGroup",
     "Rect",
@@ -77,10 +81,12 @@ __all__ = [
     "Widget",
     "WidgetRef",
     "Window",
+    "char_event",
     "form_values",
     "input_widgets",
     "open_context_menu",
     "pasted_from",
+    "provenance",
     "register_app",
     "typed_into",
 ]
