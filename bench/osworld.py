@@ -50,10 +50,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from cua_bench.osworld import OSWorldTask, check_support, load_task
-from cua_bench.osworld.loader import OSWorldFormatError, find_task_files
-from cua_bench.osworld.sources import classify
-from cua_bench.osworld.support import LIVE_WEB_GETTERS, _urls
+from cua_bench_osworld import OSWorldTask, check_support, load_task
+from cua_bench_osworld.loader import OSWorldFormatError, find_task_files
+from cua_bench_osworld.sources import classify
+from cua_bench_osworld.support import LIVE_WEB_GETTERS, _urls
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))

@@ -91,6 +91,15 @@ def private_dirs(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Pa
     shutil.rmtree(runtime, ignore_errors=True)
 
 
+@pytest.fixture(scope="module")
+def root(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """Every local environment of a module lives under here, so leftovers are ours to find."""
+    path = tmp_path_factory.mktemp("desktop-envs")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("CUA_LOCAL_ROOT", str(path))
+        yield path
+
+
 FIXTURES = Path(__file__).resolve().parents[1].parent / "shared" / "fixtures"
 
 

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from cua_bench.a11y_xml import OSWORLD_NAMESPACES, to_osworld_xml
-from cua_bench.osworld.official import INSTALL_HINT, official_metrics
 from cua_bench.sim import SimDesktop, TextField
+from cua_bench_osworld.official import INSTALL_HINT, official_metrics
 
 ST, CP = (f"{{{OSWORLD_NAMESPACES[p]}}}" for p in ("st", "cp"))
 

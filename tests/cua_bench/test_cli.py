@@ -3,12 +3,17 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
+import click
 from click.testing import CliRunner
 from support.bench_tasks import make_taskset
 
-from cua_bench.cli import main
+from cua_bench import hookimpl
+from cua_bench.cli import PluggedGroup, main
+from cua_bench.registry import commands, plugin_manager
 from cua_bench.settings import load_settings
 
 
@@ -165,3 +170,49 @@ def test_replay_takes_a_run_folder_and_refuses_what_holds_no_dataset(tmp_path: P
     code, out = run("run", tasks, "--agent", "replay", "--agent-option", f"dataset={tmp_path / 'ts'}",
                     "--output", tmp_path / "nothing")  # fmt: skip
     assert code == 1 and "nor a run folder holding one" in out and not (tmp_path / "nothing").exists(), out
+
+
+class _CommandPlugin:
+    """A plugin that adds ``hello``, and one named as cua-bench's own ``run``."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    @hookimpl
+    def cua_bench_register_commands(self, register: Any) -> None:
+        @click.command(self.name)
+        def command() -> None:
+            click.echo("hello from a plugin")
+
+        register(self.name, command)
+
+
+def _group_with(plugin: _CommandPlugin) -> Iterator[PluggedGroup]:
+    pm = plugin_manager()
+    pm.register(plugin, name=f"test-{plugin.name}")
+    try:
+        group = PluggedGroup("cua-bench", commands={"run": click.Command("run", callback=lambda: None)})
+        yield group
+    finally:
+        pm.unregister(name=f"test-{plugin.name}")
+
+
+def test_a_plugin_adds_a_command_and_the_listing_shows_it() -> None:
+    for group in _group_with(_CommandPlugin("hello")):
+        assert not group.plugged  # nothing loaded while a built-in is asked for
+        assert CliRunner().invoke(group, ["run"]).exit_code == 0 and not group.plugged
+        shown = CliRunner().invoke(group, ["hello"])
+        assert shown.exit_code == 0 and "hello from a plugin" in shown.output
+        assert "hello" in CliRunner().invoke(group, ["--help"]).output
+
+
+def test_a_plugin_command_named_as_one_of_ours_is_refused_naming_the_plugin() -> None:
+    for group in _group_with(_CommandPlugin("run")):
+        refused = CliRunner().invoke(group, ["--help"])
+        assert refused.exit_code != 0
+        assert "plugin 'test-run' registers the command 'run', which cua-bench has" in refused.output
+
+
+def test_osworld_is_a_plugin_command() -> None:
+    assert commands().plugin_of("osworld") == "osworld"
+    assert "osworld" in run("--help")[1]

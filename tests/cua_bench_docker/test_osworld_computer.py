@@ -22,14 +22,14 @@ from support.docker import ours
 
 from cua_bench.client import EnvClient
 from cua_bench.conformance import CONFORMANCE_TASK
-from cua_bench.osworld.apps import APPS, BACKEND_PACKAGES, apps_missing_on, needed_apps
-from cua_bench.osworld.config import Context
-from cua_bench.osworld.getters import TERMINAL_APP, vm_terminal_output
-from cua_bench.osworld.loader import load_task, load_tasks
-from cua_bench.osworld.official import official_metrics
-from cua_bench.osworld.support import check_support
 from cua_bench_docker import DockerBackend, DockerSettings, build_image, connect
 from cua_bench_docker.image import COMPUTER_PACKAGES, OSWORLD_IMAGE, VARIANTS, image_exists
+from cua_bench_osworld.apps import APPS, BACKEND_PACKAGES, apps_missing_on, needed_apps
+from cua_bench_osworld.config import Context
+from cua_bench_osworld.getters import TERMINAL_APP, vm_terminal_output
+from cua_bench_osworld.loader import load_task, load_tasks
+from cua_bench_osworld.official import official_metrics
+from cua_bench_osworld.support import check_support
 from cua_core.actions import KeyPress, TypeText
 
 pytestmark = pytest.mark.timeout(900)  # the first test waits for the image builds (minutes)

@@ -28,7 +28,7 @@ VARIANTS = int(os.environ.get("CUA_DESKTOP_VARIANTS", "1"))
 
 def test_the_desktop_taskset_is_registered() -> None:
     assert "desktop" in tasksets().names()
-    assert DESKTOP.is_dir() and DESKTOP.name == "desktop"
+    assert DESKTOP.is_dir() and (DESKTOP / "xterm-copy-file" / "main.py").is_file()
 
 
 def test_at_least_30_tasks_with_20_test_variants_on_five_apps() -> None:

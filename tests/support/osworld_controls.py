@@ -26,9 +26,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from cua_bench.osworld.loader import OSWorldTask
-from cua_bench.osworld.sources import classify, mirror_path
-from cua_bench.osworld.support import _urls
+from cua_bench_osworld.loader import OSWorldTask
+from cua_bench_osworld.sources import classify, mirror_path
+from cua_bench_osworld.support import _urls
 
 __all__ = ["CONTROLS", "Control", "build_variant", "complete_mirror", "family_of"]
 
@@ -120,7 +120,7 @@ def _image(kind: str, fmt: str = "PNG") -> bytes:
 def _mimeapps(app: str) -> bytes:
     """Default apps (as ``xdg-mime query default`` reads them) opening every video type OSWorld's getter
     asks about with ``app``: a desktop with VLC installed answers vlc.desktop for any type left out."""
-    from cua_bench.osworld.getters import VIDEO_TYPES
+    from cua_bench_osworld.getters import VIDEO_TYPES
 
     return ("[Default Applications]\n" + "".join(f"video/{t}={app}\n" for t in VIDEO_TYPES)).encode()
 

@@ -14,6 +14,8 @@ from cua_bench.spec import EpisodeSpec, Observes
 from cua_bench.tasks import (
     Task,
     TaskError,
+    TaskFormat,
+    TaskModule,
     evaluate_task,
     load_task_module,
     setup_task,
@@ -40,7 +42,19 @@ from cua_bench.types import (
 from cua_core import lazy_getattr
 
 if TYPE_CHECKING:
-    from cua_bench import builders, events, filestate, gnumeric, nodes, registry, server, settings, sim, taskset
+    from cua_bench import (
+        a11y_xml,
+        builders,
+        events,
+        filestate,
+        gnumeric,
+        nodes,
+        registry,
+        server,
+        settings,
+        sim,
+        taskset,
+    )
     from cua_bench.agents.model import ModelAgent, make_adapter
     from cua_bench.agents.openai import OpenAIAgent
     from cua_bench.checks import check_task
@@ -80,6 +94,7 @@ _LAZY = {
     # Public submodules: what other packages use of the bus topics, plugin registries, env server,
     # settings file and task sets, by module; and what taskset distributions build their tasks from
     # (task builders, the file-state snapshot, Gnumeric's file format, tree nodes, the sim desktop).
+    "a11y_xml": "cua_bench.a11y_xml",
     "builders": "cua_bench.builders",
     "filestate": "cua_bench.filestate",
     "gnumeric": "cua_bench.gnumeric",
@@ -132,9 +147,12 @@ __all__ = [
     "StepRecord",
     "Task",
     "TaskError",
+    "TaskFormat",
+    "TaskModule",
     "TypeAction",
     "WaitAction",
     "__version__",
+    "a11y_xml",
     "backend_kit",
     "builders",
     "center",

@@ -15,12 +15,11 @@ from PIL import Image
 
 from cua_bench.backend_kit import export_options
 from cua_bench.checks import MutationTally, check_task
-from cua_bench.cli_osworld import osworld
 from cua_bench.client import EnvClient
 from cua_bench.conformance import check_backend
 from cua_bench.parity import run_parity
 from cua_bench.progress import Progress
-from cua_bench.registry import agents, backends, tasksets
+from cua_bench.registry import agents, backends, commands, tasksets
 from cua_bench.runner import RunConfig, RunHalted, Runner
 from cua_bench.settings import load_settings
 from cua_bench.spec import EpisodeSpec, Observes
@@ -41,7 +40,36 @@ BACKEND_OPTION = click.option(
 )
 
 
-@click.group(cls=CuaGroup, context_settings=CONTEXT)
+class PluggedGroup(CuaGroup):
+    """cua-bench's own commands, then those plugins register (``cua_bench_register_commands``): asked for
+    only when a name is not one of ours or the commands are listed, so a plain run loads no plugin early."""
+
+    plugged = False
+
+    def _plug(self) -> None:
+        if self.plugged:
+            return
+        self.plugged = True
+        registry = commands()
+        for name in registry.names():
+            if name in self.commands:
+                raise click.ClickException(
+                    f"plugin {registry.plugin_of(name)!r} registers the command {name!r}, which cua-bench has; "
+                    "rename it in the plugin"
+                )
+            self.add_command(registry[name], name)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands:
+            self._plug()
+        return super().get_command(ctx, cmd_name)
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        self._plug()
+        return super().list_commands(ctx)
+
+
+@click.group(cls=PluggedGroup, context_settings=CONTEXT)
 @click.version_option(package_name="cua-bench")
 def main() -> None:
     """Verifiable computer-use tasks on the embedded desktop and on real ones."""
@@ -533,9 +561,6 @@ def report(run_dir: Path, as_json: bool) -> None:
     for result in results.values():
         for failure in result.setup_failures:
             click.echo(f"setup failed: {result.key}: {failure}")
-
-
-main.add_command(osworld)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -20,6 +20,8 @@ __all__ = ["hookimpl", "hookspec"]
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    import click
+
     from cua_bench.agents.base import Agent
     from cua_bench.backends.base import Backend
     from cua_bench.tasks import TaskFormat
@@ -59,6 +61,14 @@ def cua_bench_register_tasksets(register: Register[str | Path]) -> None:
 @hookspec
 def cua_bench_register_task_formats(register: Register[TaskFormat]) -> None:
     """Add task formats: ``register(name, fmt, description=...)``; ``fmt`` is a ``cua_bench.tasks.TaskFormat``."""
+
+
+@hookspec
+def cua_bench_register_commands(register: Register[click.Command]) -> None:
+    """Add subcommands to ``cua-bench``: ``register(name, command, description=...)``; ``command`` is a
+    ``click.Command`` (a group gives ``cua-bench NAME SUB``). Asked for when the command line first
+    needs a name it does not hold, or lists its commands; a name cua-bench has is refused, naming the
+    plugin."""
 
 
 @hookspec(firstresult=True)

@@ -14,7 +14,7 @@ from cua_core import Registry, collect, is_callable, is_subclass_of, make_plugin
 if TYPE_CHECKING:
     from cua_bench.tasks import TaskFormat
 
-__all__ = ["agents", "backends", "plugin_manager", "resolve_task", "task_formats", "tasksets"]
+__all__ = ["agents", "backends", "commands", "plugin_manager", "resolve_task", "task_formats", "tasksets"]
 
 BUILTIN = (
     "cua_bench.backends.sim",
@@ -23,7 +23,6 @@ BUILTIN = (
     "cua_bench.agents.openai",
     "cua_bench.agents.hf",
     "cua_bench.task_names",
-    "cua_bench.osworld.taskset",
 )
 
 
@@ -47,6 +46,11 @@ def tasksets() -> Registry[str | Path]:
     return collect(plugin_manager(), "cua_bench_register_tasksets", kind="taskset", validate=_is_path, cache=False)
 
 
+def commands() -> Registry[Any]:
+    """The subcommands plugins add to ``cua-bench`` (``cua_bench_register_commands``)."""
+    return collect(plugin_manager(), "cua_bench_register_commands", kind="command", validate=_is_command)
+
+
 def task_formats() -> Registry[TaskFormat]:
     return collect(plugin_manager(), "cua_bench_register_task_formats", kind="task format", validate=_is_format)
 
@@ -55,6 +59,12 @@ def resolve_task(name: str) -> Path | None:
     """What a task name means here (``sim/click-button``), through the ``firstresult`` hook."""
     found = plugin_manager().hook.cua_bench_resolve_task(name=name)
     return Path(found) if found is not None else None
+
+
+def _is_command(obj: Any) -> str | None:
+    import click
+
+    return None if isinstance(obj, click.Command) else f"expected a click.Command, got {type(obj).__name__}"
 
 
 def _is_path(obj: Any) -> str | None:

@@ -116,9 +116,16 @@ SERVER_DISTRIBUTIONS = (
     "jeepney",
     "websockets",  # Cua's HTML task windows: Chromium's DevTools protocol
 )
-# cua-bench and the tasksets it brings, which register by entry point: each goes in with its
-# distribution's entry points, so the server inside finds the same tasksets by name as the host.
-OUR_PACKAGES = ("cua_core", "cua_data", "cua_bench", "cua_bench_tasks_sim", "cua_bench_tasks_desktop")
+# cua-bench and the tasksets and OSWorld plugin it brings, which register by entry point: each goes in
+# with its distribution's entry points, so the server inside finds the same tasksets by name as the host.
+OUR_PACKAGES = (
+    "cua_core",
+    "cua_data",
+    "cua_bench",
+    "cua_bench_tasks_sim",
+    "cua_bench_tasks_desktop",
+    "cua_bench_osworld",
+)
 
 Log = Callable[[str], None]
 

@@ -31,7 +31,7 @@ from cua_bench.backends.local.home import env_path
 from cua_bench.backends.local.procs import MARKER, alive
 from cua_bench.client import EnvClient
 from cua_bench.conformance import CONFORMANCE_TASK, check_backend
-from cua_bench.osworld.official import official_metrics
+from cua_bench_osworld.official import official_metrics
 from cua_core.actions import Click, Drag, KeyDown, KeyPress, KeyUp, Pinch, Point, Scroll, SystemButton, TypeText, Wait
 from cua_core.errors import RemoteError, SecurityError
 

@@ -28,8 +28,8 @@ from cua_bench.backends.local.isolate import UID_BASE, isolation_unavailable
 from cua_bench.cli import main
 from cua_bench.client import EnvClient
 from cua_bench.conformance import CONFORMANCE_TASK, check_backend
-from cua_bench.osworld.loader import load_task
-from cua_bench.osworld.support import check_support
+from cua_bench_osworld.loader import load_task
+from cua_bench_osworld.support import check_support
 
 # Both modules make /home/user/x on the host and look for /etc/cua-test: never two at once (pytest-xdist).
 pytestmark = pytest.mark.xdist_group("host-home")

@@ -18,9 +18,9 @@ from click.testing import CliRunner
 
 from cua_bench.backends.local import unavailable
 from cua_bench.cli import main
-from cua_bench.osworld.apps import host_reach
-from cua_bench.osworld.loader import load_task
-from cua_bench.osworld.support import check_support
+from cua_bench_osworld.apps import host_reach
+from cua_bench_osworld.loader import load_task
+from cua_bench_osworld.support import check_support
 
 # Both modules make /home/user/x on the host and look for /etc/cua-test: never two at once (pytest-xdist).
 pytestmark = pytest.mark.xdist_group("host-home")

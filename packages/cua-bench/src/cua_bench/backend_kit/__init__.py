@@ -4,9 +4,11 @@ A backend (``cua_bench.Backend``) provisions a computer, returns its env server'
 it down; the kit holds the parts every backend needs so that none reaches into another's modules:
 declared capabilities and options, liveness and owner labels for ``prune``, the ready handshake, a
 provisioning context manager that undoes a half-made computer, Debian root filesystems for images,
-and the settings of the local desktop's env server that a container or VM backend runs. Register a
-backend with ``hookimpl`` (``cua_bench_register_backends``), and import everything else a backend
-needs from ``cua_bench`` itself (``Backend``, ``ProcessBackend``, ``Computer``, ``Session`` ...).
+the settings of the local desktop's env server that a container or VM backend runs, whether local
+environments are isolated on this host (``isolating``), and starting a process that dies with its
+server (``spawn``). Register a backend with ``hookimpl`` (``cua_bench_register_backends``), and import
+everything else a backend needs from ``cua_bench`` itself (``Backend``, ``ProcessBackend``,
+``Computer``, ``Session`` ...).
 """
 
 from cua_bench.backend_kit.capabilities import OS_NAMES, Capabilities, capabilities_of
@@ -33,6 +35,7 @@ from cua_bench.backend_kit.owners import (
 )
 from cua_bench.backend_kit.provisioning import provisioning
 from cua_bench.backend_kit.ready import READY, read_ready_line, ready_address, wait_ready
+from cua_bench.backends.local.isolate import isolating
 from cua_bench.backends.local.procs import spawn
 from cua_bench.hookspecs import hookimpl
 
@@ -55,6 +58,7 @@ __all__ = [
     "debootstrap",
     "export_options",
     "hookimpl",
+    "isolating",
     "labels",
     "options_env",
     "owner",
