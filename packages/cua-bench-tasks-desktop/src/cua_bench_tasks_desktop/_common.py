@@ -21,7 +21,8 @@ import time
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any, TypeVar
 
-from cua_bench import Session, Task, TaskError, tasks_config
+from cua_bench import Session, Task, TaskError, setup_task, solve_task, tasks_config
+from cua_bench.builders import TaskFn
 from cua_bench.filestate import TRASH, Snapshot, changes, holders, shell_snapshot
 from cua_core import Action, Click, CuaError, KeyPress, Point, TypeText, Wait
 
@@ -41,6 +42,7 @@ __all__ = [
     "click_at",
     "digest",
     "distinct",
+    "edit_and_save",
     "env_var",
     "file_changes",
     "file_name",
@@ -53,6 +55,7 @@ __all__ = [
     "loaders",
     "moved",
     "no_window",
+    "open_in_mousepad",
     "output_text",
     "press",
     "read_text",
@@ -60,12 +63,15 @@ __all__ = [
     "same_text",
     "save_and_wait",
     "save_as",
+    "saved_text_is",
     "sentence",
     "shell",
     "snapshot_files",
     "start",
     "submit_dialog",
+    "terminal_over",
     "type_text",
+    "typed_until",
     "wait_for",
     "wait_path",
     "window",
@@ -453,3 +459,58 @@ async def save_as(session: Session, combo: str, dialog: str, path: str, app: str
             continue
     await submit_dialog(session, dialog, f"~/{path}")
     await window(session, file_title(path, app))
+
+
+# --- what the Mousepad edit tasks and the terminal tasks share ----------------------------------------
+
+
+async def open_in_mousepad(task: Task, session: Session, text: str) -> None:
+    """An edit task's setup: ``~/metadata["path"]`` holding ``text``, open in Mousepad, and the files
+    under home remembered for ``saved_text_is``."""
+    path = task.metadata["path"]
+    await write_files(session, {path: text})
+    await start(session, "mousepad", path, title=file_title(path, "Mousepad"))
+    await remember_files(task, session)
+
+
+async def saved_text_is(task: Task, session: Session, expected: str) -> list[float]:
+    """An edit task's reward: 1.0 when ``~/metadata["path"]`` is that file (one link) holding ``expected``
+    (``same_text``) and no other file under home changed since setup."""
+    before, after = await files_since_setup(task, session)
+    path = task.metadata["path"]
+    ok = same_text(await output_text(session, after, path), expected)
+    return [1.0 if ok and not file_changes(before, after, expect=[path]) else 0.0]
+
+
+async def edit_and_save(session: Session, path: str, *actions: Action) -> None:
+    """``actions`` in Mousepad, then ctrl+s and the wait for ``~/path`` to be saved."""
+    await act(session, *actions)
+    await save_and_wait(session, path, "Mousepad")
+
+
+def terminal_over(files: Callable[[dict[str, Any]], dict[str, str]]) -> TaskFn:
+    """A terminal task's setup, marked: the files ``files(metadata)`` names written, an xterm started,
+    and the files under home remembered. New at each call (see ``cua_bench.builders``)."""
+
+    @setup_task
+    async def setup(task: Task, session: Session) -> None:
+        await write_files(session, files(task.metadata))
+        await start(session, "xterm")
+        await remember_files(task, session)
+
+    return setup
+
+
+def typed_until(
+    command: Callable[[dict[str, Any]], str], done: Callable[[Session, dict[str, Any]], Awaitable[bool]], what: str
+) -> TaskFn:
+    """A terminal task's oracle, marked: ``command(metadata)`` typed into the terminal and run, then a
+    bounded wait until ``done(session, metadata)`` holds (``what`` names it when the wait gives up)."""
+
+    @solve_task
+    async def solve(task: Task, session: Session) -> None:
+        meta = task.metadata
+        await type_text(session, command(meta), enter=True)
+        await wait_for(lambda: done(session, meta), what)
+
+    return solve

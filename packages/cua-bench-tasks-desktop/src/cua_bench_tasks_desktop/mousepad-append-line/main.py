@@ -13,20 +13,13 @@ import cua_bench as cb
 from cua_bench_tasks_desktop._common import (
     OUTPUT_IS_THE_WORK,
     WORDS,
-    act,
-    file_changes,
+    edit_and_save,
     file_name,
-    file_title,
-    files_since_setup,
     key,
     loaders,
-    output_text,
-    remember_files,
-    same_text,
-    save_and_wait,
+    open_in_mousepad,
+    saved_text_is,
     sentence,
-    start,
-    write_files,
 )
 from cua_core import TypeText
 
@@ -53,38 +46,30 @@ load_train, load_test = loaders(NAME, build)
 @cb.setup_task
 async def setup(task: cb.Task, session: cb.Session) -> None:
     meta = task.metadata
-    await write_files(session, {meta["path"]: meta["text"]})
-    await start(session, "mousepad", meta["path"], title=file_title(meta["path"], "Mousepad"))
-    await remember_files(task, session)
+    await open_in_mousepad(task, session, meta["text"])
 
 
 @cb.evaluate_task
 async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
-    before, after = await files_since_setup(task, session)
-    meta = task.metadata
-    text = await output_text(session, after, meta["path"])
-    ok = same_text(text, meta["text"] + meta["line"])
-    ok = ok and not file_changes(before, after, expect=[meta["path"]])
-    return [1.0 if ok else 0.0]
+    return await saved_text_is(task, session, task.metadata["text"] + task.metadata["line"])
 
 
 @cb.solve_task
 async def solve(task: cb.Task, session: cb.Session) -> None:
     meta = task.metadata
-    await act(session, key("ctrl+end"), TypeText(meta["line"], press_enter=True))
-    await save_and_wait(session, meta["path"], "Mousepad")
+    await edit_and_save(session, meta["path"], key("ctrl+end"), TypeText(meta["line"], press_enter=True))
 
 
 @cb.wrong_way
 async def inserts_at_the_top(task: cb.Task, session: cb.Session) -> None:
     """The line added before the first line rather than after the last."""
-    await act(session, key("ctrl+home"), TypeText(task.metadata["line"], press_enter=True))
-    await save_and_wait(session, task.metadata["path"], "Mousepad")
+    await edit_and_save(
+        session, task.metadata["path"], key("ctrl+home"), TypeText(task.metadata["line"], press_enter=True)
+    )
 
 
 @cb.wrong_way
 async def oracle_then_deletes_the_first_line(task: cb.Task, session: cb.Session) -> None:
     """The line appended, then the first line deleted."""
     await solve(task, session)
-    await act(session, key("ctrl+home"), key("shift+down"), key("delete"))
-    await save_and_wait(session, task.metadata["path"], "Mousepad")
+    await edit_and_save(session, task.metadata["path"], key("ctrl+home"), key("shift+down"), key("delete"))

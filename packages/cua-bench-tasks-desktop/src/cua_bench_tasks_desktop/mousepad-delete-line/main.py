@@ -17,19 +17,14 @@ from cua_bench_tasks_desktop._common import (
     act,
     caret_to,
     distinct,
-    file_changes,
+    edit_and_save,
     file_name,
-    file_title,
-    files_since_setup,
     key,
     loaders,
-    output_text,
-    remember_files,
-    same_text,
+    open_in_mousepad,
     save_and_wait,
+    saved_text_is,
     sentence,
-    start,
-    write_files,
 )
 
 NAME = "mousepad-delete-line"
@@ -55,20 +50,14 @@ load_train, load_test = loaders(NAME, build)
 @cb.setup_task
 async def setup(task: cb.Task, session: cb.Session) -> None:
     meta = task.metadata
-    await write_files(session, {meta["path"]: "\n".join(meta["lines"]) + "\n"})
-    await start(session, "mousepad", meta["path"], title=file_title(meta["path"], "Mousepad"))
-    await remember_files(task, session)
+    await open_in_mousepad(task, session, "\n".join(meta["lines"]) + "\n")
 
 
 @cb.evaluate_task
 async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
-    before, after = await files_since_setup(task, session)
     meta = task.metadata
     expected = [line for i, line in enumerate(meta["lines"]) if i != meta["index"]]
-    text = await output_text(session, after, meta["path"])
-    ok = same_text(text, "\n".join(expected))
-    ok = ok and not file_changes(before, after, expect=[meta["path"]])
-    return [1.0 if ok else 0.0]
+    return await saved_text_is(task, session, "\n".join(expected))
 
 
 @cb.solve_task
@@ -110,5 +99,4 @@ async def text_deleted_line_left(task: cb.Task, session: cb.Session) -> None:
     meta = task.metadata
     text = "\n".join(meta["lines"]) + "\n"
     start_of_line = sum(len(line) + 1 for line in meta["lines"][: meta["index"]])
-    await act(session, *caret_to(text, start_of_line), key("shift+end"), key("delete"))
-    await save_and_wait(session, meta["path"], "Mousepad")
+    await edit_and_save(session, meta["path"], *caret_to(text, start_of_line), key("shift+end"), key("delete"))

@@ -17,21 +17,14 @@ from cua_bench_tasks_desktop._common import (
     NOUNS,
     OUTPUT_IS_THE_WORK,
     WORDS,
-    act,
     caret_to,
-    file_changes,
+    edit_and_save,
     file_name,
-    file_title,
-    files_since_setup,
     key,
     loaders,
-    output_text,
-    remember_files,
-    same_text,
-    save_and_wait,
+    open_in_mousepad,
+    saved_text_is,
     sentence,
-    start,
-    write_files,
 )
 from cua_core import TypeText
 
@@ -65,41 +58,33 @@ load_train, load_test = loaders(NAME, build)
 @cb.setup_task
 async def setup(task: cb.Task, session: cb.Session) -> None:
     meta = task.metadata
-    await write_files(session, {meta["path"]: meta["text"]})
-    await start(session, "mousepad", meta["path"], title=file_title(meta["path"], "Mousepad"))
-    await remember_files(task, session)
+    await open_in_mousepad(task, session, meta["text"])
 
 
 @cb.evaluate_task
 async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
-    before, after = await files_since_setup(task, session)
     meta = task.metadata
-    expected = meta["text"].replace(meta["old"], meta["new"])
-    text = await output_text(session, after, meta["path"])
-    ok = same_text(text, expected)
-    ok = ok and not file_changes(before, after, expect=[meta["path"]])
-    return [1.0 if ok else 0.0]
+    return await saved_text_is(task, session, meta["text"].replace(meta["old"], meta["new"]))
 
 
 @cb.solve_task
 async def solve(task: cb.Task, session: cb.Session) -> None:
     meta = task.metadata
     moves = caret_to(meta["text"], meta["text"].index(meta["old"]), select=len(meta["old"]))
-    await act(session, *moves, TypeText(meta["new"]))
-    await save_and_wait(session, meta["path"], "Mousepad")
+    await edit_and_save(session, meta["path"], *moves, TypeText(meta["new"]))
 
 
 @cb.wrong_way
 async def types_before_the_word(task: cb.Task, session: cb.Session) -> None:
     """The new word typed in front of the old one, which is left in place."""
     meta = task.metadata
-    await act(session, *caret_to(meta["text"], meta["text"].index(meta["old"])), TypeText(meta["new"] + " "))
-    await save_and_wait(session, meta["path"], "Mousepad")
+    await edit_and_save(
+        session, meta["path"], *caret_to(meta["text"], meta["text"].index(meta["old"])), TypeText(meta["new"] + " ")
+    )
 
 
 @cb.wrong_way
 async def oracle_then_deletes_the_last_line(task: cb.Task, session: cb.Session) -> None:
     """The word replaced, then the file's last line deleted."""
     await solve(task, session)
-    await act(session, key("ctrl+end"), key("shift+up"), key("delete"))
-    await save_and_wait(session, task.metadata["path"], "Mousepad")
+    await edit_and_save(session, task.metadata["path"], key("ctrl+end"), key("shift+up"), key("delete"))

@@ -14,22 +14,15 @@ import cua_bench as cb
 from cua_bench_tasks_desktop._common import (
     OUTPUT_IS_THE_WORK,
     WORDS,
-    act,
     caret_to,
     distinct,
-    file_changes,
+    edit_and_save,
     file_name,
-    file_title,
-    files_since_setup,
     key,
     loaders,
-    output_text,
-    remember_files,
-    same_text,
-    save_and_wait,
+    open_in_mousepad,
+    saved_text_is,
     sentence,
-    start,
-    write_files,
 )
 from cua_core import TypeText
 
@@ -57,21 +50,15 @@ load_train, load_test = loaders(NAME, build)
 @cb.setup_task
 async def setup(task: cb.Task, session: cb.Session) -> None:
     meta = task.metadata
-    await write_files(session, {meta["path"]: "\n".join(meta["lines"]) + "\n"})
-    await start(session, "mousepad", meta["path"], title=file_title(meta["path"], "Mousepad"))
-    await remember_files(task, session)
+    await open_in_mousepad(task, session, "\n".join(meta["lines"]) + "\n")
 
 
 @cb.evaluate_task
 async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
-    before, after = await files_since_setup(task, session)
     meta = task.metadata
     expected = list(meta["lines"])
     expected.insert(meta["after"] + 1, meta["line"])
-    text = await output_text(session, after, meta["path"])
-    ok = same_text(text, "\n".join(expected))
-    ok = ok and not file_changes(before, after, expect=[meta["path"]])
-    return [1.0 if ok else 0.0]
+    return await saved_text_is(task, session, "\n".join(expected))
 
 
 @cb.solve_task
@@ -82,8 +69,7 @@ async def solve(task: cb.Task, session: cb.Session) -> None:
 async def insert(session: cb.Session, meta: dict[str, Any], after: int) -> None:
     text = "\n".join(meta["lines"]) + "\n"
     below = sum(len(line) + 1 for line in meta["lines"][: after + 1])
-    await act(session, *caret_to(text, below), TypeText(meta["line"], press_enter=True))
-    await save_and_wait(session, meta["path"], "Mousepad")
+    await edit_and_save(session, meta["path"], *caret_to(text, below), TypeText(meta["line"], press_enter=True))
 
 
 @cb.wrong_way
@@ -96,5 +82,4 @@ async def inserts_one_line_too_low(task: cb.Task, session: cb.Session) -> None:
 async def oracle_then_deletes_the_last_line(task: cb.Task, session: cb.Session) -> None:
     """The line inserted, then the file's last line deleted."""
     await solve(task, session)
-    await act(session, key("ctrl+end"), key("shift+up"), key("delete"))
-    await save_and_wait(session, task.metadata["path"], "Mousepad")
+    await edit_and_save(session, task.metadata["path"], key("ctrl+end"), key("shift+up"), key("delete"))

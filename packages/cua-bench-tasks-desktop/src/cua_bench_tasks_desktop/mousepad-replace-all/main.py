@@ -28,23 +28,18 @@ from cua_bench_tasks_desktop._common import (
     WORDS,
     act,
     caret_to,
-    file_changes,
+    edit_and_save,
     file_name,
-    file_title,
-    files_since_setup,
     key,
     loaders,
     no_window,
-    output_text,
+    open_in_mousepad,
     press,
-    remember_files,
-    same_text,
     save_and_wait,
+    saved_text_is,
     sentence,
-    start,
     wait_for,
     window,
-    write_files,
 )
 from cua_core import Click, TypeText
 
@@ -94,17 +89,12 @@ def expected(meta: dict[str, str]) -> str:
 @cb.setup_task
 async def setup(task: cb.Task, session: cb.Session) -> None:
     meta = task.metadata
-    await write_files(session, {meta["path"]: meta["text"]})
-    await start(session, "mousepad", meta["path"], title=file_title(meta["path"], "Mousepad"))
-    await remember_files(task, session)
+    await open_in_mousepad(task, session, meta["text"])
 
 
 @cb.evaluate_task
 async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
-    before, after = await files_since_setup(task, session)
-    text = await output_text(session, after, task.metadata["path"])
-    ok = same_text(text, expected(task.metadata))
-    return [1.0 if ok and not file_changes(before, after, expect=[task.metadata["path"]]) else 0.0]
+    return await saved_text_is(task, session, expected(task.metadata))
 
 
 async def _replace_all_button(session: cb.Session, meta: dict[str, str]) -> dict[str, Any]:
@@ -153,8 +143,9 @@ async def replaces_only_the_first(task: cb.Task, session: cb.Session) -> None:
     """The first occurrence selected and retyped; the others are left."""
     meta = task.metadata
     index = _first_word(meta["text"], meta["old"])
-    await act(session, *caret_to(meta["text"], index, select=len(meta["old"])), TypeText(meta["new"]))
-    await save_and_wait(session, meta["path"], "Mousepad")
+    await edit_and_save(
+        session, meta["path"], *caret_to(meta["text"], index, select=len(meta["old"])), TypeText(meta["new"])
+    )
 
 
 async def _node(session: cb.Session, role: str, name: str, state: str | None = None) -> dict[str, Any] | None:
@@ -182,5 +173,4 @@ def _first_word(text: str, word: str) -> int:
 async def oracle_then_deletes_the_first_line(task: cb.Task, session: cb.Session) -> None:
     """Every occurrence replaced, then the first line deleted."""
     await solve(task, session)
-    await act(session, key("ctrl+home"), key("shift+down"), key("delete"))
-    await save_and_wait(session, task.metadata["path"], "Mousepad")
+    await edit_and_save(session, task.metadata["path"], key("ctrl+home"), key("shift+down"), key("delete"))

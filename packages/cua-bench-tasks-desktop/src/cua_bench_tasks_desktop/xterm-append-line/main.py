@@ -20,14 +20,12 @@ from cua_bench_tasks_desktop._common import (
     in_terminal,
     loaders,
     output_text,
-    remember_files,
     same_text,
     sentence,
     shell,
-    start,
+    terminal_over,
     type_text,
     wait_path,
-    write_files,
 )
 
 NAME = "xterm-append-line"
@@ -68,11 +66,7 @@ def command(meta: dict[str, str]) -> str:
     return f"echo {shell(meta['line'])} >> {shell(meta['path'])}"
 
 
-@cb.setup_task
-async def setup(task: cb.Task, session: cb.Session) -> None:
-    await write_files(session, {task.metadata["path"]: task.metadata["before"], **task.metadata["other"]})
-    await start(session, "xterm")
-    await remember_files(task, session)
+setup = terminal_over(lambda meta: {meta["path"]: meta["before"], **meta["other"]})
 
 
 @cb.evaluate_task

@@ -22,13 +22,10 @@ from cua_bench_tasks_desktop._common import (
     in_terminal,
     loaders,
     read_text,
-    remember_files,
     sentence,
     shell,
-    start,
-    type_text,
-    wait_for,
-    write_files,
+    terminal_over,
+    typed_until,
 )
 
 NAME = "xterm-copy-file"
@@ -66,11 +63,7 @@ async def copied(session: cb.Session, meta: dict[str, str]) -> bool:
     )
 
 
-@cb.setup_task
-async def setup(task: cb.Task, session: cb.Session) -> None:
-    await write_files(session, task.metadata["files"])
-    await start(session, "xterm")
-    await remember_files(task, session)
+setup = terminal_over(lambda meta: meta["files"])
 
 
 @cb.evaluate_task
@@ -82,15 +75,7 @@ async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
     return [1.0 if asked and kept else 0.0]
 
 
-@cb.solve_task
-async def solve(task: cb.Task, session: cb.Session) -> None:
-    meta = task.metadata
-    await type_text(session, command(meta), enter=True)
-
-    async def done() -> bool:
-        return await copied(session, meta)
-
-    await wait_for(done, "the copy")
+solve = typed_until(command, copied, "the copy")
 
 
 @cb.wrong_way

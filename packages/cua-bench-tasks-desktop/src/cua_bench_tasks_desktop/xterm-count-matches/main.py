@@ -19,13 +19,11 @@ from cua_bench_tasks_desktop._common import (
     in_terminal,
     loaders,
     output_text,
-    remember_files,
     same_text,
     shell,
-    start,
+    terminal_over,
     type_text,
     wait_path,
-    write_files,
 )
 
 NAME = "xterm-count-matches"
@@ -69,11 +67,7 @@ def right(text: str | None, count: int) -> bool:
     return same_text(text, str(count))
 
 
-@cb.setup_task
-async def setup(task: cb.Task, session: cb.Session) -> None:
-    await write_files(session, {task.metadata["log"]: task.metadata["text"]})
-    await start(session, "xterm")
-    await remember_files(task, session)
+setup = terminal_over(lambda meta: {meta["log"]: meta["text"]})
 
 
 @cb.evaluate_task

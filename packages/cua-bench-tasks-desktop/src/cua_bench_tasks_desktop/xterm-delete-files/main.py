@@ -20,13 +20,10 @@ from cua_bench_tasks_desktop._common import (
     in_terminal,
     listing,
     loaders,
-    remember_files,
     sentence,
     shell,
-    start,
-    type_text,
-    wait_for,
-    write_files,
+    terminal_over,
+    typed_until,
 )
 
 NAME = "xterm-delete-files"
@@ -73,11 +70,7 @@ async def cleaned(session: cb.Session, meta: dict[str, object]) -> bool:
     return found is not None and sorted(found) == kept
 
 
-@cb.setup_task
-async def setup(task: cb.Task, session: cb.Session) -> None:
-    await write_files(session, task.metadata["files"])
-    await start(session, "xterm")
-    await remember_files(task, session)
+setup = terminal_over(lambda meta: meta["files"])
 
 
 @cb.evaluate_task
@@ -89,15 +82,7 @@ async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
     return [1.0 if asked and kept else 0.0]
 
 
-@cb.solve_task
-async def solve(task: cb.Task, session: cb.Session) -> None:
-    meta = task.metadata
-    await type_text(session, command(meta), enter=True)
-
-    async def done() -> bool:
-        return await cleaned(session, meta)
-
-    await wait_for(done, "the files to go")
+solve = typed_until(command, cleaned, "the files to go")
 
 
 @cb.wrong_way

@@ -19,12 +19,10 @@ from cua_bench_tasks_desktop._common import (
     in_terminal,
     listing,
     loaders,
-    remember_files,
     shell,
-    start,
+    terminal_over,
     type_text,
     wait_for,
-    write_files,
 )
 
 NAME = "xterm-make-dirs"
@@ -61,11 +59,7 @@ async def made(session: cb.Session, meta: dict[str, object]) -> bool:
     return found is not None and all(found.get(path) == "d" for path in wanted)
 
 
-@cb.setup_task
-async def setup(task: cb.Task, session: cb.Session) -> None:
-    await write_files(session, {f"{task.metadata['root']}/README.txt": "Folders for the team.\n"})
-    await start(session, "xterm")
-    await remember_files(task, session)
+setup = terminal_over(lambda meta: {f"{meta['root']}/README.txt": "Folders for the team.\n"})
 
 
 @cb.evaluate_task

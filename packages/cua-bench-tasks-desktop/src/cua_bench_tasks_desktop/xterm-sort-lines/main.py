@@ -20,13 +20,11 @@ from cua_bench_tasks_desktop._common import (
     in_terminal,
     loaders,
     output_text,
-    remember_files,
     same_text,
     shell,
-    start,
+    terminal_over,
     type_text,
     wait_path,
-    write_files,
 )
 
 NAME = "xterm-sort-lines"
@@ -61,11 +59,7 @@ def expected(meta: dict[str, object]) -> str:
     return "\n".join(sorted(lines)) + "\n"
 
 
-@cb.setup_task
-async def setup(task: cb.Task, session: cb.Session) -> None:
-    await write_files(session, {task.metadata["source"]: "\n".join(task.metadata["lines"]) + "\n"})
-    await start(session, "xterm")
-    await remember_files(task, session)
+setup = terminal_over(lambda meta: {meta["source"]: "\n".join(meta["lines"]) + "\n"})
 
 
 @cb.evaluate_task
