@@ -121,6 +121,27 @@ def test_a_link_clicked_by_hand_is_a_click(chromium: tuple[FakeChromium, DevTool
     assert seen.clicked_link() and not seen.typed()
 
 
+def test_a_tab_that_committed_before_it_was_attached_is_the_source_of_its_next_navigation() -> None:
+    # Under load Chromium's first tab can load its page before it reads setAutoAttach: it is attached
+    # showing the page, with no frameNavigated for it (CI: a form sent by the page scored 0).
+    ours, theirs = socket.socketpair()
+    fake = FakeChromium(theirs)
+    tools = DevTools(ours).start()
+    try:
+        fake.history.append((f"{BASE}/", "typed"))
+        target = {"targetId": TAB, "type": "page", "url": f"{BASE}/"}
+        fake.event("Target.attachedToTarget", {"sessionId": SESSION, "targetInfo": target}, session=None)
+        fake.navigate(
+            f"{BASE}/submit", reason="formSubmissionPost", initiator="other", transition="form_submit", post="a=1"
+        )
+        [seen] = navigations(tools)
+        assert (seen.source, seen.method, seen.post) == (f"{BASE}/", "POST", "a=1")
+        assert seen.sent_form()
+    finally:
+        tools.close()
+        theirs.close()
+
+
 def test_javascript_in_the_address_bar_is_no_click(chromium: tuple[FakeChromium, DevTools]) -> None:
     fake, tools = chromium
     # javascript:location.href='...': the history entry is a "link" as a click's is; the reason is not.

@@ -199,6 +199,11 @@ class DevTools:
             with self._lock:
                 self._pages.add(session)
                 self._targets[session] = str(target.get("targetId", ""))
+                # What the tab shows as it is attached: a tab that committed its page before Chromium read
+                # setAutoAttach (the first tab, on a loaded machine) sends no frameNavigated for it, and its
+                # next navigation would have no source (CI: a form sent by the site's page scored 0).
+                if target.get("url"):
+                    self._showing.setdefault(session, str(target["url"]))
             for domain in ("Page.enable", "Network.enable"):
                 self._send(domain, session=session)
         self._send("Runtime.runIfWaitingForDebugger", session=session)
