@@ -16,7 +16,6 @@ import cua_bench as cb
 from cua_bench_tasks_desktop._common import act, key, loaders
 from cua_bench_tasks_desktop._web import (
     document,
-    focus_page,
     forged_form,
     form_posts,
     received,
@@ -91,11 +90,11 @@ async def solve(task: cb.Task, session: cb.Session) -> None:
 
 
 async def save(task: cb.Task, session: cb.Session, toggles: list[bool]) -> None:
-    """Tab through the boxes from the top, Space on each one in ``toggles``, then Tab to Save and Enter."""
-    await focus_page(session)
+    """From the first box, which has the focus (``autofocus``; the page shows its title once it does), Tab
+    through the boxes, Space on each one in ``toggles``, then Tab to Save and Enter."""
     moves = []
-    for toggle in toggles:
-        moves += [key("tab"), *[key("space")] * toggle]
+    for i, toggle in enumerate(toggles):
+        moves += [key("tab")] * (i > 0) + [key("space")] * toggle
     await act(session, *moves, key("tab"), key("enter"))
     await received(task)
 
