@@ -1,4 +1,5 @@
-"""The README's worked task example is a real task: check runs it, oracle 1.0 and doing nothing 0."""
+"""The README's worked task example is a real task (check runs it: oracle 1.0, doing nothing 0), and its
+plugin table names every hook."""
 
 from __future__ import annotations
 
@@ -19,3 +20,12 @@ def test_the_worked_task_example_passes_check(tmp_path: Path) -> None:
     (folder / "main.py").write_text(source.group(1))
     assert check_task(folder) == []  # the oracle 1.0, doing nothing 0, each wrong way 0
     assert source.group(1).count("@cb.wrong_way") >= 2
+
+
+def test_the_readme_names_every_hook() -> None:
+    from cua_bench import hookspecs
+
+    readme = README.read_text()
+    hooks = [name for name in vars(hookspecs) if name.startswith("cua_bench_")]
+    assert len(hooks) >= 6
+    assert [name for name in hooks if f"`{name}(" not in readme] == []
