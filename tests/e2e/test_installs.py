@@ -27,19 +27,20 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 READMES = [ROOT / "README.md", *sorted(ROOT.glob("packages/*/README.md")), *sorted(ROOT.glob("plugins/*/README.md"))]
-CORE = {"cua-core", "cua-data", "cua-bench", "cua-bench-rl", "cua-pool"}
+# cua-bench brings its tasksets and OSWorld's plugin, distributions of their own, by dependency.
+BENCH = {"cua-core", "cua-data", "cua-bench", "cua-bench-tasks-sim", "cua-bench-tasks-desktop", "cua-bench-osworld"}
+CORE = {*BENCH, "cua-bench-rl", "cua-pool"}
 
 # Each documented line, and the cua distributions it must install (and nothing else named cua*).
 DOCUMENTED = {
     "pip install .": {"cua", *CORE},
-    'pip install "./packages/cua-bench[docker]"': {"cua-core", "cua-data", "cua-bench", "cua-bench-docker"},
-    "pip install ./packages/cua-bench ./plugins/cua-adapters-qwen": {
-        "cua-core", "cua-data", "cua-bench", "cua-adapters-qwen",
-    },
+    'pip install "./packages/cua-bench"': BENCH,
+    'pip install "./packages/cua-bench[docker]"': {*BENCH, "cua-bench-docker"},
+    "pip install ./packages/cua-bench ./plugins/cua-adapters-qwen": {*BENCH, "cua-adapters-qwen"},
     "pip install './packages/cua-pool[docker]'": {"cua-core", "cua-pool"},
     "pip install ./tui": {*CORE, "cua-tui"},
-    'pip install "./packages/cua-bench[osworld]"': {"cua-core", "cua-data", "cua-bench"},
-    "pip install ./packages/cua-bench-rl": {"cua-core", "cua-data", "cua-bench", "cua-bench-rl"},
+    'pip install "./packages/cua-bench[osworld]"': BENCH,
+    "pip install ./packages/cua-bench-rl": {*BENCH, "cua-bench-rl"},
     "pip install -e packages/cua-data": {"cua-core", "cua-data"},
     "pip install -e plugins/cua-adapters-api": {"cua-core", "cua-data", "cua-adapters-api"},
     "pip install -e plugins/cua-adapters-opencua": {"cua-core", "cua-data", "cua-adapters-opencua"},

@@ -83,26 +83,41 @@ def _fails_before_anything_starts(runner: Runner, match: str) -> CuaError:
 # -- the preflight ------------------------------------------------------------------------------
 
 
-def test_a_refused_connection_is_one_line_within_three_seconds(tmp_path: Path) -> None:
-    started = time.monotonic()
+def _asked(monkeypatch: pytest.MonkeyPatch) -> list[object]:
+    """The probe's requests, counted: asked once means no retry and no backoff. How fast that is, is a
+    timing claim, measured by bench/cli.py (``fail_fast_s_p95``), not here: a loaded CI took 3.04 s."""
+    from cua_bench.agents import model_server
+
+    calls: list[object] = []
+    request = model_server._request
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        calls.append(args)
+        return request(*args, **kwargs)
+
+    monkeypatch.setattr(model_server, "_request", counted)
+    return calls
+
+
+def test_a_refused_connection_is_one_line_after_one_request(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    asked = _asked(monkeypatch)
     _fails_before_anything_starts(
         _runner(tmp_path, REFUSED),
         r"cannot reach the model server at http://127.0.0.1:9/v1: connection refused.*fix --base-url",
     )
-    assert time.monotonic() - started <= 3.0
+    assert len(asked) == 1
 
 
-def test_the_command_line_says_it_once_without_a_traceback(tmp_path: Path) -> None:
+def test_the_command_line_says_it_once_without_a_traceback(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from cua_bench.cli import main
 
+    asked = _asked(monkeypatch)
     args = ["run", "sim", "--tasks", "click-button", "--agent", "openai", "--model", "m", "--adapter", "qwen3-vl"]
-    started = time.monotonic()
     result = CliRunner().invoke(main, [*args, "--base-url", REFUSED, "--output", str(tmp_path / "run")])
-    seconds = time.monotonic() - started
     assert result.exit_code == 1 and "Traceback" not in result.output
     errors = [line for line in result.output.splitlines() if line.startswith("Error:")]
     assert len(errors) == 1 and "http://127.0.0.1:9/v1" in errors[0] and "connection refused" in errors[0]
-    assert seconds <= 3.0
+    assert len(asked) == 1
 
 
 def test_an_unknown_host_is_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
