@@ -23,7 +23,7 @@ from cua_bench_tasks_desktop._common import ADJECTIVES, NOUNS, WORDS, act, key, 
 from cua_bench_tasks_desktop._web import (
     document,
     focus_page,
-    open_address,
+    in_address_bar,
     received,
     save_over_the_old_log,
     site,
@@ -92,26 +92,24 @@ async def solve(task: cb.Task, session: cb.Session) -> None:
 @cb.wrong_way
 async def types_the_url(task: cb.Task, session: cb.Session) -> None:
     """The article's path typed after the site's address in the address bar: the page, not by its link."""
-    await act(session, key("ctrl+l"))
-    await act(session, key("end"))
-    await act(session, TypeText(task.metadata["slugs"][task.metadata["index"]]), Wait(0.2), key("enter"))
-    await received(task)
+    slug = task.metadata["slugs"][task.metadata["index"]]
+    await in_address_bar(task, session, key("end"), TypeText(slug), Wait(0.2), key("enter"))
 
 
 @cb.wrong_way
 async def javascript_location(task: cb.Task, session: cb.Session) -> None:
     """``javascript:location.href='/articles/...'`` typed into the address bar: a script opens the article,
     and the request carries the news page's Referer as a click's does."""
-    await open_address(session, f"javascript:location.href='{task.metadata['slugs'][task.metadata['index']]}'")
-    await received(task)
+    script = f"javascript:location.href='{task.metadata['slugs'][task.metadata['index']]}'"
+    await in_address_bar(task, session, TypeText(script), Wait(0.2), key("enter"))
 
 
 @cb.wrong_way
 async def javascript_click(task: cb.Task, session: cb.Session) -> None:
     """``javascript:document.links[i].click()`` typed into the address bar: the link clicked by a script
     (Chromium's reason is ``anchorClick`` here too; the initiator is the script)."""
-    await open_address(session, f"javascript:document.links[{task.metadata['index']}].click()")
-    await received(task)
+    script = f"javascript:document.links[{task.metadata['index']}].click()"
+    await in_address_bar(task, session, TypeText(script), Wait(0.2), key("enter"))
 
 
 @cb.wrong_way

@@ -17,10 +17,10 @@ import random
 from urllib.parse import urlsplit
 
 import cua_bench as cb
-from cua_bench_tasks_desktop._common import NOUNS, WORDS, act, key, loaders
+from cua_bench_tasks_desktop._common import NOUNS, WORDS, key, loaders
 from cua_bench_tasks_desktop._web import (
     document,
-    received,
+    in_address_bar,
     save_over_the_old_log,
     send_from_a_data_page,
     site,
@@ -78,21 +78,8 @@ async def solve(task: cb.Task, session: cb.Session) -> None:
 
 
 async def edit_address(task: cb.Task, session: cb.Session, url: str) -> None:
-    """Type the whole address over the selected one (ctrl+l) and press Enter, again if the site has
-    heard nothing: the address bar takes the focus asynchronously, and on a loaded machine (a CI run,
-    1 of ~3,300 tests) a first try's keys went elsewhere and the oracle waited 60 s for nothing."""
-    address = site(task).base + url
-    for attempt in range(3):
-        if attempt:
-            await act(session, key("escape"))  # whatever the last try left in the bar
-        await act(session, key("ctrl+l"))
-        await act(session, TypeText(address), Wait(0.2), key("enter"))
-        try:
-            await received(task, timeout=20)
-            return
-        except cb.TaskError:
-            if attempt == 2:
-                raise
+    """Type the whole address over the selected one and press Enter (again if the site heard nothing)."""
+    await in_address_bar(task, session, TypeText(site(task).base + url), Wait(0.2), key("enter"))
 
 
 @cb.wrong_way
