@@ -100,8 +100,14 @@ def test_a_rank_killed_with_kill_9_restarts_the_gang_and_training_resumes(net: N
     job = ctl.cua("run", target, str(steps), "--nodes", "2", "--retries", "2", "--detach").stdout.strip()
     job = job.splitlines()[-1]
     wait("step 3", lambda: "step 3 " in ctl.cua("jobs", "logs", job, "--rank", "0").stdout, timeout=300)
-    rank1 = ctl.cua("jobs", "logs", job, "--rank", "1").stdout
-    pid = int(re.search(r"rank 1 of 2, attempt 1, pid (\d+)", rank1).group(1))  # type: ignore[union-attr]
+    # Each rank's log reaches the controller on its own: rank 0 at step 3 does not mean rank 1's first
+    # line has arrived (a CI run read it too early).
+    started = wait(
+        "rank 1's first line",
+        lambda: re.search(r"rank 1 of 2, attempt 1, pid (\d+)", ctl.cua("jobs", "logs", job, "--rank", "1").stdout),
+        timeout=120,
+    )
+    pid = int(started.group(1))
     os.kill(pid, signal.SIGKILL)
     result = finished(ctl, job, timeout=420)
     assert result["attempt"] == 2 and result["world_size"] == 2
