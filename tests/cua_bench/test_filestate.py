@@ -75,6 +75,23 @@ def test_caches_are_left_out_of_changes_but_not_of_holders(home: Path) -> None:
     assert holders(after, before["docs/a.txt"].sha256) == [".cache/a.txt"]
 
 
+def test_a_cache_files_save_in_progress_is_not_a_change_but_its_look_alikes_are(home: Path) -> None:
+    """GLib saves recently-used.xbel as ``recently-used.xbel.XXXXXX`` renamed over it: a snapshot taken
+    mid-save saw that sibling "appear" and a CI oracle scored 0. The sibling of an ignored file is
+    ignored; a longer or shorter suffix, or the sibling of a file that is not a cache, is not."""
+    (home / ".local" / "share").mkdir(parents=True)
+    (home / ".local" / "share" / "recently-used.xbel").write_text("<xbel/>")
+    before = snap(home)
+    for name in ("recently-used.xbel.U4SYZ3", "recently-used.xbel.U4SYZ", "recently-used.xbel.U4SYZ3x"):
+        (home / ".local" / "share" / name).write_text("<xbel/>")
+    (home / "docs" / "a.txt.U4SYZ3").write_text("alpha\n")
+    assert changes(before, snap(home)) == [
+        ".local/share/recently-used.xbel.U4SYZ appeared",
+        ".local/share/recently-used.xbel.U4SYZ3x appeared",
+        "docs/a.txt.U4SYZ3 appeared",
+    ]
+
+
 def test_a_folder_made_for_an_expected_path_is_not_a_change(home: Path) -> None:
     before = snap(home)
     (home / ".local" / "share" / "Trash" / "files").mkdir(parents=True)

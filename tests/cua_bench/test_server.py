@@ -334,3 +334,36 @@ def test_check_runs_every_wrong_way(tmp_path: Path) -> None:
         "press test/0: the wrong way 'presses_twice' scores 1.0, not 0",
         "press test/1: the wrong way 'presses_twice' scores 1.0, not 0",
     ]
+
+
+def test_check_prints_why_the_evaluator_scored_a_failing_oracle_0(tmp_path: Path) -> None:
+    """An oracle that scored 0 on a loaded CI machine said only "scores 0.0 after 3 steps". What an
+    evaluator gives ``task.explain`` now travels with the played episode and check prints it."""
+    from support.bench_tasks import make_taskset
+
+    from cua_bench.checks import check_task
+
+    tasks = make_taskset(tmp_path / "ts", {"press": ("fast", 1)})
+    source = tasks / "press" / "main.py"
+    source.write_text(
+        source.read_text().replace(
+            "    return [1.0 if session.sim.find(",
+            "    clicks = session.sim.find(role='button', name=task.metadata['name']).clicks\n"
+            "    if clicks != 1:\n"
+            "        task.explain(f'{clicks} presses of {task.metadata[\"name\"]}, not 1')\n"
+            "    return [1.0 if session.sim.find(",
+        )
+        + textwrap.dedent("""
+            @cb.wrong_way
+            async def presses_twice(task, session):
+                button = await session.find(role="button", name=task.metadata["name"])
+                await session.apply([Click(center(button)), Click(center(button))])
+            """)
+    )
+    assert check_task(tasks / "press") == []  # the wrong way's 0 needs no word: it is what check wants
+    oracle = 'await session.apply([Click(center(await session.find(role="button", name=task.metadata["name"])))])'
+    source.write_text(source.read_text().replace(oracle, "pass"))
+    for name in [m for m in sys.modules if m.startswith("cua_bench_task_press")]:
+        del sys.modules[name]
+    (problem,) = check_task(tasks / "press")
+    assert problem.startswith("press test/0: the oracle scores 0.0 after 0 steps (0 presses of "), problem

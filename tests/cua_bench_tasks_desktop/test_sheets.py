@@ -19,6 +19,7 @@ from types import SimpleNamespace
 
 import pytest
 
+from cua_bench import TaskError
 from cua_bench.gnumeric import Value, parse, shift
 from cua_bench_tasks_desktop._sheets import (
     SHEET,
@@ -32,6 +33,7 @@ from cua_bench_tasks_desktop._sheets import (
     read_workbook,
     refers_to,
     with_extra_sheet,
+    workbook_differences,
 )
 from cua_bench_tasks_desktop._sheets import workbook_holds as sheet_holds
 
@@ -138,6 +140,17 @@ def test_the_right_workbook_holds() -> None:
 
 def test_a_number_stored_as_text_does_not_hold() -> None:
     assert not judged(gnumeric(("Sheet1", table(qty=cell(1, 1, "75", 60)))))
+
+
+def test_what_falls_short_is_named_cell_by_cell() -> None:
+    """``task.explain`` gets these, so a check that fails says which cell."""
+    book = parse(gnumeric(("Sheet1", table(qty=cell(1, 1, "75", 60), junk=cell(9, 9, "x", 60)))))
+    assert workbook_differences(book, {SHEET: ROWS}) == [
+        "Sheet1!J10 is not expected",
+        "Sheet1!B2 holds the text '75', not the number 75",
+    ]
+    assert workbook_differences(parse(b"item,qty\n"), {SHEET: ROWS}) == ["no Gnumeric workbook there"]
+    assert workbook_differences(parse(gnumeric(("Sheet1", table()))), {SHEET: ROWS}) == []
 
 
 def test_a_csv_under_the_workbook_name_does_not_hold() -> None:
@@ -308,3 +321,28 @@ def test_read_workbook_gets_formula_results_from_gnumeric(tmp_path: Path) -> Non
     # The second sheet's CSV starts at its first used cell (C3); the results land where they belong.
     assert [book.sheets["Sheet2"].cells[(r, 2)].result for r in (2, 3)] == ["8", "158"]
     assert asyncio.run(read_workbook(Shell(tmp_path), "missing.gnumeric")) is None  # type: ignore[arg-type]
+
+
+class Flaky(Shell):
+    """A shell whose first ``failures`` ssconvert runs exit 124, as a command killed at its timeout does."""
+
+    def __init__(self, home: Path, failures: int) -> None:
+        super().__init__(home)
+        self.failures = failures
+
+    async def run_command(self, command: str, timeout: float = 30.0) -> SimpleNamespace:
+        if "ssconvert" in command and self.failures > 0:
+            self.failures -= 1
+            return SimpleNamespace(returncode=124, stdout="", stderr="Terminated")
+        return await super().run_command(command, timeout)
+
+
+def test_a_formula_gnumeric_could_not_compute_is_an_error_not_a_zero(tmp_path: Path) -> None:
+    """An ssconvert that did not answer (a loaded machine, a broken install) once scored the oracle 0:
+    every formula read as computing nothing. Now it is tried again, and raises when it fails twice."""
+    need_ssconvert()
+    (tmp_path / "book.gnumeric").write_bytes(gnumeric(("Sheet1", table(junk=cell(3, 1, "=sum(B2:B3)")))))
+    book = asyncio.run(read_workbook(Flaky(tmp_path, 1), "book.gnumeric"))  # type: ignore[arg-type]
+    assert book is not None and book.sheets["Sheet1"].cells[(3, 1)].result == "79"
+    with pytest.raises(TaskError, match=r"ssconvert could not compute the formulas of book.gnumeric \(exit code 124"):
+        asyncio.run(read_workbook(Flaky(tmp_path, 2), "book.gnumeric"))  # type: ignore[arg-type]

@@ -44,7 +44,6 @@ __all__ = [
     "distinct",
     "edit_and_save",
     "env_var",
-    "file_changes",
     "file_name",
     "file_title",
     "files_since_setup",
@@ -55,6 +54,7 @@ __all__ = [
     "loaders",
     "moved",
     "no_window",
+    "nothing_else_changed",
     "open_in_mousepad",
     "output_text",
     "press",
@@ -194,7 +194,7 @@ async def snapshot_files(session: Session, folder: str = ".") -> Snapshot:
     sees it: kind, inode, links, mode, size, mtime and content hash.
 
     Taken at setup (kept in ``task.scratch``) and again at evaluation, so an evaluator checks the
-    whole end state: ``file_changes`` names whatever changed besides what the instruction asked for.
+    whole end state: ``nothing_else_changed`` checks that nothing changed besides what the instruction asked for.
     """
     try:
         return await shell_snapshot(session, folder)
@@ -202,10 +202,13 @@ async def snapshot_files(session: Session, folder: str = ".") -> Snapshot:
         raise TaskError(str(exc)) from exc
 
 
-def file_changes(before: Snapshot, after: Snapshot, *, expect: Iterable[str] = ()) -> list[str]:
-    """What changed between two snapshots, leaving out the paths in ``expect`` (and what is inside
-    them) and the app caches ``cua_bench.filestate.CACHES`` names."""
-    return changes(before, after, expect=expect)
+def nothing_else_changed(task: Task, before: Snapshot, after: Snapshot, *, expect: Iterable[str] = ()) -> bool:
+    """Nothing changed between two snapshots but the paths in ``expect`` (and what is inside them)
+    and the app caches ``cua_bench.filestate.CACHES`` names; what else did is ``task.explain``-ed."""
+    found = changes(before, after, expect=expect)
+    if found:
+        task.explain(f"besides what the task asks, {'; '.join(found[:5])}{' ...' if len(found) > 5 else ''}")
+    return not found
 
 
 def moved(before: Snapshot, after: Snapshot, source: str, target: str) -> bool:
@@ -410,7 +413,7 @@ async def remember_files(task: Task, session: Session) -> None:
 
 async def files_since_setup(task: Task, session: Session) -> tuple[Snapshot, Snapshot]:
     """The snapshot ``remember_files`` kept at setup, and one taken now: the evaluator compares the
-    two with ``file_changes``, or expects an exact ``after``. Without the setup's snapshot there is
+    two with ``nothing_else_changed``, or expects an exact ``after``. Without the setup's snapshot there is
     nothing to compare, and a silent pass would hide that."""
     before = task.scratch.get("files")
     if not isinstance(before, dict):
@@ -479,7 +482,7 @@ async def saved_text_is(task: Task, session: Session, expected: str) -> list[flo
     before, after = await files_since_setup(task, session)
     path = task.metadata["path"]
     ok = same_text(await output_text(session, after, path), expected)
-    return [1.0 if ok and not file_changes(before, after, expect=[path]) else 0.0]
+    return [1.0 if ok and nothing_else_changed(task, before, after, expect=[path]) else 0.0]
 
 
 async def edit_and_save(session: Session, path: str, *actions: Action) -> None:

@@ -3,7 +3,7 @@
 pcmanfm-copy-file, -move-file, -rename-file, -delete-file and -new-folder differ in the change they
 ask for and how their oracle makes it. The rest is the same in each, so it lives here: setup writes
 the variant's files, shows the folder in PCManFM and remembers every file under home; the evaluator
-wants the asked-for change and nothing else changed since (``file_changes``); the oracle waits until
+wants the asked-for change and nothing else changed since (``nothing_else_changed``); the oracle waits until
 the folder shows its work (``until``); and the wrong ways share their moves (another file deleted
 after the work, a file renamed hidden, a command in the folder's terminal). A task's ``main.py``
 binds what the builders make, marked, to module names (see ``cua_bench.builders``).
@@ -20,13 +20,13 @@ from cua_bench_tasks_desktop._common import (
     PATIENCE,
     act,
     click_at,
-    file_changes,
     files_since_setup,
     in_terminal,
     key,
     listing,
     moved,
     no_window,
+    nothing_else_changed,
     remember_files,
     start,
     submit_dialog,
@@ -158,7 +158,7 @@ def change_evaluator(
         meta = task.metadata
         before, after = await files_since_setup(task, session)
         done = asked(meta, before, after)
-        kept = not file_changes(before, after, expect=expect(meta))
+        kept = nothing_else_changed(task, before, after, expect=expect(meta))
         return [1.0 if done and kept else 0.0]
 
     return evaluate_task(evaluate)

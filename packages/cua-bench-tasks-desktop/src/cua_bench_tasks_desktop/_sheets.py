@@ -23,7 +23,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from cua_bench import Session, Task, TaskError
-from cua_bench.filestate import Snapshot
 from cua_bench.gnumeric import (
     Sheet,
     Value,
@@ -36,10 +35,10 @@ from cua_bench.gnumeric import (
 )
 from cua_bench_tasks_desktop._common import (
     act,
-    file_changes,
     file_title,
     key,
     no_window,
+    nothing_else_changed,
     shell,
     snapshot_files,
     start,
@@ -75,6 +74,7 @@ __all__ = [
     "scored",
     "to_csv",
     "with_extra_sheet",
+    "workbook_differences",
     "workbook_holds",
 ]
 
@@ -160,18 +160,24 @@ async def read_workbook(session: Session, path: str) -> Workbook | None:
 
 async def _results(session: Session, path: str, book: Workbook) -> dict[str, dict[tuple[int, int], str]]:
     """What each formula computes, as Gnumeric itself computes it: ssconvert recalculates the file
-    and writes each sheet's raw values (no display format) as CSV, one file per sheet."""
+    and writes each sheet's raw values (no display format) as CSV, one file per sheet. A file our
+    parser read that ssconvert cannot is the platform's failure, not the agent's: it raises (an
+    error, never a silent 0), after a second try for a machine too loaded to answer in time."""
     command = (
         "out=$(mktemp -d) && ssconvert --recalc -S -I Gnumeric_XmlIO:sax -T Gnumeric_stf:stf_assistant "
-        f'-O "separator=, format=raw" {shell(path)} "$out/%n.csv" >/dev/null 2>&1; status=$?; '
+        f'-O "separator=, format=raw" {shell(path)} "$out/%n.csv" >/dev/null 2>"$out/err"; status=$?; '
         f'for n in $(seq 0 {len(book.sheets) - 1}); do cat "$out/$n.csv" 2>/dev/null; printf "\\0"; done; '
-        'rm -rf "$out"; exit $status'
+        'cat "$out/err" >&2; rm -rf "$out"; exit $status'
     )
-    result = await session.run_command(command, timeout=60)
-    if result.returncode != 0:
-        return {}
-    texts = result.stdout.split("\0")
-    return {name: _placed(sheet, text) for (name, sheet), text in zip(book.sheets.items(), texts, strict=False)}
+    for _ in range(2):
+        result = await session.run_command(command, timeout=60)
+        if result.returncode == 0:
+            texts = result.stdout.split("\0")
+            return {name: _placed(sheet, text) for (name, sheet), text in zip(book.sheets.items(), texts, strict=False)}
+    raise TaskError(
+        f"ssconvert could not compute the formulas of {path} (exit code {result.returncode}"
+        f"{', killed after 60 s' if result.returncode == 124 else ''}): {result.stderr.strip()[-500:]}"
+    )
 
 
 def _placed(sheet: Sheet, text: str) -> dict[tuple[int, int], str]:
@@ -215,34 +221,59 @@ def _same(value: Value, want: Want) -> bool:
     return value.kind == "text" and value.text == want
 
 
-def workbook_holds(book: Workbook | None, sheets: dict[str, list[list[Want]]]) -> bool:
-    """The workbook has exactly ``sheets`` (names and order: an extra, renamed or missing sheet is a
-    change), each holding exactly its rows from A1, every cell of the kind asked, and nothing else
-    (no other cell, no comment or drawing)."""
-    if book is None or list(book.sheets) != list(sheets):
-        return False
+def _shown(value: Value) -> str:
+    result = f" = {value.result}" if value.kind == "formula" else ""
+    return f"the {value.kind} {value.text!r}{result}"
+
+
+def _wanted(want: Want) -> str:
+    if isinstance(want, Formula):
+        return f"a formula giving {want.result:g}"
+    return f"the number {want:g}" if isinstance(want, int | float) else f"the text {want!r}"
+
+
+def workbook_differences(book: Workbook | None, sheets: dict[str, list[list[Want]]]) -> list[str]:
+    """How the workbook falls short of exactly ``sheets`` (names and order: an extra, renamed or
+    missing sheet is a change), each holding exactly its rows from A1, every cell of the kind asked,
+    and nothing else (no other cell, no comment or drawing); [] when it holds them."""
+    if book is None:
+        return ["no Gnumeric workbook there"]
+    if list(book.sheets) != list(sheets):
+        return [f"sheets {list(book.sheets)}, not {list(sheets)}"]
+    found = []
     for name, rows in sheets.items():
         sheet = book.sheets[name]
         want = {(r, c): value for r, row in enumerate(rows) for c, value in enumerate(row) if value != ""}
-        if sheet.objects or set(sheet.cells) != set(want):
-            return False
-        if not all(_same(sheet.cells[place], value) for place, value in want.items()):
-            return False
-    return True
+        if sheet.objects:
+            found.append(f"{name} has objects (comments or drawings)")
+        for place in sorted(set(sheet.cells) ^ set(want)):
+            found.append(f"{name}!{cell_name(*place)} is {'not expected' if place in sheet.cells else 'empty'}")
+        for place in sorted(set(sheet.cells) & set(want)):
+            if not _same(sheet.cells[place], want[place]):
+                found.append(
+                    f"{name}!{cell_name(*place)} holds {_shown(sheet.cells[place])}, not {_wanted(want[place])}"
+                )
+    return found
 
 
-async def others_unchanged(session: Session, before: Snapshot, expect: list[str]) -> bool:
-    """No file under home changed besides ``expect`` since ``before`` (a ``snapshot_files``)."""
-    return not file_changes(before, await snapshot_files(session), expect=expect)
+def workbook_holds(book: Workbook | None, sheets: dict[str, list[list[Want]]]) -> bool:
+    """The workbook holds exactly ``sheets`` and nothing else (``workbook_differences``)."""
+    return not workbook_differences(book, sheets)
+
+
+async def others_unchanged(task: Task, session: Session, expect: list[str]) -> bool:
+    """No file under home changed besides ``expect`` since setup's ``task.scratch["before"]``."""
+    return nothing_else_changed(task, task.scratch["before"], await snapshot_files(session), expect=expect)
 
 
 async def scored(task: Task, session: Session, rows: list[list[Want]]) -> list[float]:
     """The evaluation of a task that saves a workbook at ``metadata["path"]``: its one sheet holds
-    exactly ``rows`` (``workbook_holds``), and no other file under home changed since setup."""
+    exactly ``rows`` (``workbook_differences``), and no other file under home changed since setup."""
     path = task.metadata["path"]
-    ok = workbook_holds(await read_workbook(session, path), {SHEET: rows})
-    ok = ok and await others_unchanged(session, task.scratch["before"], [path])
-    return [1.0 if ok else 0.0]
+    differences = workbook_differences(await read_workbook(session, path), {SHEET: rows})
+    for difference in differences:
+        task.explain(f"{path}: {difference}")
+    return [1.0 if not differences and await others_unchanged(task, session, [path]) else 0.0]
 
 
 NUMBER = re.compile(r"^-?\d+(\.\d+)?([eE][-+]?\d+)?$")

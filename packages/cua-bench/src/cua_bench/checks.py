@@ -86,15 +86,23 @@ def _variant(
         env.adversary("begin")
     solved = env.solve()
     if solved["reward"] != 1.0:
-        problems.append(f"{where}: the oracle scores {solved['reward']} after {len(solved['steps'])} steps")
+        problems.append(
+            f"{where}: the oracle scores {solved['reward']} after {len(solved['steps'])} steps{_why(solved)}"
+        )
     # Mutations start from the oracle's end state: there is none to start from when it failed.
     planned = list(env.adversary("plan")) if adversary and solved["reward"] == 1.0 else []
     for name in info.get("wrong_ways", []):
         env.reset(options=options)
         wrong = env.wrong(name)
         if wrong["reward"] != 0.0:
-            problems.append(f"{where}: the wrong way {name!r} scores {wrong['reward']}, not 0")
+            problems.append(f"{where}: the wrong way {name!r} scores {wrong['reward']}, not 0{_why(wrong)}")
     return problems + play_mutations(env, options, where, planned, waived, tally)
+
+
+def _why(played: dict[str, Any]) -> str:
+    """What the evaluator said (``Task.explain``) about an oracle's or a wrong way's end state."""
+    why = played.get("why") or []  # an older server says nothing
+    return f" ({'; '.join(why)})" if why else ""
 
 
 def play_mutations(

@@ -292,6 +292,7 @@ class EnvServer:
         if self.module is None or self.task is None:
             raise TaskError("evaluate before reset")
         self.task.history = list(self.action_log)
+        self.task.why = []
         watching = self.adversary if self.adversary is not None and self.adversary.recording else None
         session: Any = self.session if watching is None else ReadingSession(self.session, watching)
         value = await self.module.run("evaluate_task", self.task, session)
@@ -356,7 +357,8 @@ class EnvServer:
         recorder = RecordingSession(self.session, self)
         await self.module.call(player, self.task, recorder)
         self.steps += len(recorder.steps)
-        return {"steps": recorder.steps, "reward": await self.evaluate()}
+        reward = await self.evaluate()
+        return {"steps": recorder.steps, "reward": reward, "why": list(self.task.why)}
 
     # -- the adversary of ``cua-bench check`` (cua_bench.adversary) ---------------------------------
 

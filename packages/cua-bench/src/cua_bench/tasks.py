@@ -98,11 +98,20 @@ class Task:
     # What setup keeps for evaluation in this episode (a snapshot of the state the instruction says
     # must stay as it was); emptied at every reset, never sent over the bus.
     scratch: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    # Why the last evaluation scored what it did (``explain``); emptied before each, never sent to the agent.
+    why: list[str] = field(default_factory=list, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         # Cua Bench's Task takes None for both (its defaults).
         self.metadata = self.metadata if self.metadata is not None else {}
         self.computer = self.computer if self.computer is not None else {}
+
+    def explain(self, reason: str) -> None:
+        """Say, from an evaluator, why this end state falls short (a file that changed, a cell that
+        differs). ``cua-bench check`` prints it beside an oracle that failed or a wrong way that
+        scored, so a failure on a loaded CI machine explains itself. The agent never sees it: it
+        can name the answer."""
+        self.why.append(reason)
 
     def to_dict(self) -> dict[str, Any]:
         return {

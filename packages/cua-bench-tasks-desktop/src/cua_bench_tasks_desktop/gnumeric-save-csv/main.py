@@ -81,7 +81,7 @@ async def exported(session: cb.Session, path: str) -> list[list[str]] | None:
 async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
     meta = task.metadata
     ok = matches(await exported(session, meta["target"]), meta["rows"])
-    ok = ok and await others_unchanged(session, task.scratch["before"], [meta["target"]])
+    ok = ok and await others_unchanged(task, session, [meta["target"]])
     return [1.0 if ok else 0.0]
 
 

@@ -13,10 +13,10 @@ import cua_bench as cb
 from cua_bench_tasks_desktop._common import (
     OUTPUT_IS_THE_WORK,
     WORDS,
-    file_changes,
     file_name,
     files_since_setup,
     loaders,
+    nothing_else_changed,
     output_text,
     remember_files,
     same_text,
@@ -62,7 +62,7 @@ async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
     before, after = await files_since_setup(task, session)
     meta = task.metadata
     ok = same_text(await output_text(session, after, meta["path"]), meta["text"])
-    ok = ok and not file_changes(before, after, expect=[meta["path"]])
+    ok = ok and nothing_else_changed(task, before, after, expect=[meta["path"]])
     return [1.0 if ok else 0.0]
 
 

@@ -16,12 +16,12 @@ from cua_bench_tasks_desktop._common import (
     WORDS,
     act,
     distinct,
-    file_changes,
     file_name,
     file_title,
     files_since_setup,
     key,
     loaders,
+    nothing_else_changed,
     output_text,
     remember_files,
     sentence,
@@ -69,7 +69,7 @@ async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
     meta = task.metadata
     copy, original = await output_text(session, after, meta["copy"]), await output_text(session, after, meta["path"])
     ok = copy == meta["text"] and original == meta["text"]
-    return [1.0 if ok and not file_changes(before, after, expect=[meta["copy"]]) else 0.0]
+    return [1.0 if ok and nothing_else_changed(task, before, after, expect=[meta["copy"]]) else 0.0]
 
 
 @cb.solve_task

@@ -28,10 +28,10 @@ import cua_bench as cb
 from cua_bench_tasks_desktop._a11y import app_window, shows
 from cua_bench_tasks_desktop._common import (
     act,
-    file_changes,
     files_since_setup,
     key,
     loaders,
+    nothing_else_changed,
     read_text,
     remember_files,
     start,
@@ -151,7 +151,7 @@ async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
     window = await app_window(session, mousepad)
     seen = window is not None and all(shows(window, role) == wanted[name] for name, role in VISIBLE.items())
     before, after = await files_since_setup(task, session)
-    untouched = not file_changes(before, after, expect=[KEYFILE])
+    untouched = nothing_else_changed(task, before, after, expect=[KEYFILE])
     return [1.0 if preferences(await read_text(session, KEYFILE)) == expected and seen and untouched else 0.0]
 
 

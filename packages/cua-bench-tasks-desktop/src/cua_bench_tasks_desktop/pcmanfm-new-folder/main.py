@@ -16,12 +16,12 @@ from cua_bench_tasks_desktop._common import (
     act,
     click_at,
     distinct,
-    file_changes,
     file_name,
     files_since_setup,
     key,
     listing,
     loaders,
+    nothing_else_changed,
     sentence,
     submit_dialog,
     wait_for,
@@ -63,7 +63,7 @@ async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
     new = f"{task.metadata['folder']}/{task.metadata['new']}"
     before, after = await files_since_setup(task, session)
     asked = new in after and after[new].kind == "dir"
-    kept = not file_changes(before, {path: state for path, state in after.items() if path != new})
+    kept = nothing_else_changed(task, before, {path: state for path, state in after.items() if path != new})
     return [1.0 if asked and kept else 0.0]
 
 

@@ -26,11 +26,11 @@ from cua_bench_tasks_desktop._a11y import app_window, lists, nodes, shows
 from cua_bench_tasks_desktop._common import (
     act,
     distinct,
-    file_changes,
     file_name,
     files_since_setup,
     key,
     loaders,
+    nothing_else_changed,
     read_text,
     remember_files,
     sentence,
@@ -146,7 +146,7 @@ async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
     saved = all(current(text, name) == value for name, value in wanted.items())
     showing = window is not None and all(shown(window, name, meta) == value for name, value in wanted.items())
     kept = LIBFM in before and LIBFM in after and before[LIBFM].sha256 == after[LIBFM].sha256
-    untouched = kept and not file_changes(before, after, expect=[CONFIG, LIBFM])
+    untouched = kept and nothing_else_changed(task, before, after, expect=[CONFIG, LIBFM])
     return [1.0 if saved and showing and untouched else 0.0]
 
 

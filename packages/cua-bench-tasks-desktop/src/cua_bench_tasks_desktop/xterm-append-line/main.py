@@ -14,11 +14,11 @@ import cua_bench as cb
 from cua_bench_tasks_desktop._common import (
     OUTPUT_IS_THE_WORK,
     WORDS,
-    file_changes,
     file_name,
     files_since_setup,
     in_terminal,
     loaders,
+    nothing_else_changed,
     output_text,
     same_text,
     sentence,
@@ -75,7 +75,7 @@ async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
     meta = task.metadata
     text = await output_text(session, after, meta["path"])
     asked = same_text(text, expected(meta))
-    kept = not file_changes(before, after, expect=[meta["path"]])
+    kept = nothing_else_changed(task, before, after, expect=[meta["path"]])
     return [1.0 if asked and kept else 0.0]
 
 

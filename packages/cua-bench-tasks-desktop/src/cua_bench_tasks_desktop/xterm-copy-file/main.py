@@ -16,11 +16,11 @@ from cua_bench.filestate import is_copy
 from cua_bench_tasks_desktop._common import (
     digest,
     distinct,
-    file_changes,
     file_name,
     files_since_setup,
     in_terminal,
     loaders,
+    nothing_else_changed,
     read_text,
     sentence,
     shell,
@@ -71,7 +71,7 @@ async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
     meta = task.metadata
     before, after = await files_since_setup(task, session)
     asked = is_copy(after, meta["target"], digest(meta["text"]))
-    kept = not file_changes(before, after, expect=[meta["target"]])
+    kept = nothing_else_changed(task, before, after, expect=[meta["target"]])
     return [1.0 if asked and kept else 0.0]
 
 

@@ -14,10 +14,10 @@ import cua_bench as cb
 from cua_bench_tasks_desktop._common import (
     NOUNS,
     OUTPUT_IS_THE_WORK,
-    file_changes,
     files_since_setup,
     in_terminal,
     loaders,
+    nothing_else_changed,
     output_text,
     same_text,
     shell,
@@ -75,7 +75,7 @@ async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
     before, after = await files_since_setup(task, session)
     meta = task.metadata
     asked = right(await output_text(session, after, meta["target"]), meta["count"])
-    kept = not file_changes(before, after, expect=[meta["target"]])
+    kept = nothing_else_changed(task, before, after, expect=[meta["target"]])
     return [1.0 if asked and kept else 0.0]
 
 

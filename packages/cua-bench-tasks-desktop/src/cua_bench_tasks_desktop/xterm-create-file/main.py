@@ -14,11 +14,11 @@ import cua_bench as cb
 from cua_bench_tasks_desktop._common import (
     OUTPUT_IS_THE_WORK,
     WORDS,
-    file_changes,
     file_name,
     files_since_setup,
     in_terminal,
     loaders,
+    nothing_else_changed,
     output_text,
     same_text,
     sentence,
@@ -63,7 +63,7 @@ async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
     meta = task.metadata
     path = f"{meta['folder']}/{meta['name']}"
     asked = same_text(await output_text(session, after, path), meta["text"])
-    kept = not file_changes(before, after, expect=[path])
+    kept = nothing_else_changed(task, before, after, expect=[path])
     return [1.0 if asked and kept else 0.0]
 
 

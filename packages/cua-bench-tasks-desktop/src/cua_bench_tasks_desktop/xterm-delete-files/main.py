@@ -13,13 +13,13 @@ import random
 import cua_bench as cb
 from cua_bench_tasks_desktop._common import (
     distinct,
-    file_changes,
     file_name,
     files_since_setup,
     gone,
     in_terminal,
     listing,
     loaders,
+    nothing_else_changed,
     sentence,
     shell,
     terminal_over,
@@ -78,7 +78,7 @@ async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
     meta = task.metadata
     before, after = await files_since_setup(task, session)
     asked = all(gone(before, after, path) for path in meta["doomed"])
-    kept = not file_changes(before, after, expect=meta["doomed"])
+    kept = nothing_else_changed(task, before, after, expect=meta["doomed"])
     return [1.0 if asked and kept else 0.0]
 
 

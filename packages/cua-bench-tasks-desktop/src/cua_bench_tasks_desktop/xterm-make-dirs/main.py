@@ -14,11 +14,11 @@ import cua_bench as cb
 from cua_bench_tasks_desktop._common import (
     NOUNS,
     WORDS,
-    file_changes,
     files_since_setup,
     in_terminal,
     listing,
     loaders,
+    nothing_else_changed,
     shell,
     terminal_over,
     type_text,
@@ -68,7 +68,7 @@ async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
     folders = task.metadata["command"]
     asked = all(path in after and after[path].kind == "dir" for path in folders)
     # Only the folders themselves are expected: anything inside them is a change too.
-    kept = not file_changes(before, {path: state for path, state in after.items() if path not in folders})
+    kept = nothing_else_changed(task, before, {path: state for path, state in after.items() if path not in folders})
     return [1.0 if asked and kept else 0.0]
 
 

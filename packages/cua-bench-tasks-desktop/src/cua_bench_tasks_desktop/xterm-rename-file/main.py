@@ -14,13 +14,13 @@ import cua_bench as cb
 from cua_bench_tasks_desktop._common import (
     WORDS,
     distinct,
-    file_changes,
     file_name,
     files_since_setup,
     in_terminal,
     listing,
     loaders,
     moved,
+    nothing_else_changed,
     read_text,
     sentence,
     shell,
@@ -70,7 +70,7 @@ async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
     old, new = f"{meta['folder']}/{meta['old']}", f"{meta['folder']}/{meta['new']}"
     before, after = await files_since_setup(task, session)
     asked = moved(before, after, old, new)
-    kept = not file_changes(before, after, expect=[old, new])
+    kept = nothing_else_changed(task, before, after, expect=[old, new])
     return [1.0 if asked and kept else 0.0]
 
 

@@ -11,14 +11,14 @@ from typing import Any
 from cua_bench import gnumeric
 from cua_bench.adversary.channels import Channel
 from cua_bench.adversary.hands import Hands, NotApplicable, SimHands
-from cua_bench.filestate import CACHES, TRASH, Snapshot
+from cua_bench.filestate import CACHES, TRASH, Snapshot, ignored
 from cua_core import CuaError
 
 __all__ = ["MUTATIONS", "Mutation", "State", "waivers"]
 
 
 def _cached(path: str) -> bool:
-    return any(path == p or path.startswith(p + "/") for p in (*CACHES, TRASH))
+    return ignored(path, (*CACHES, TRASH))
 
 
 @dataclass
