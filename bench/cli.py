@@ -51,8 +51,8 @@ from pathlib import Path
 import click
 from click.testing import CliRunner
 
-from cua_bench.cb_cli import main as cb_cli
 from cua_bench.cli import main as bench_cli
+from cua_bench_cua.cb import main as cb_cli
 from cua_bench_rl.cli import main as rl_cli
 from cua_core.cli import main as bus_cli
 from cua_data.cli import main as data_cli

@@ -27,8 +27,11 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 READMES = [ROOT / "README.md", *sorted(ROOT.glob("packages/*/README.md")), *sorted(ROOT.glob("plugins/*/README.md"))]
-# cua-bench brings its tasksets and OSWorld's plugin, distributions of their own, by dependency.
-BENCH = {"cua-core", "cua-data", "cua-bench", "cua-bench-tasks-sim", "cua-bench-tasks-desktop", "cua-bench-osworld"}
+# cua-bench brings its tasksets, OSWorld's plugin and Cua's interop, distributions of their own, by dependency.
+BENCH = {
+    "cua-core", "cua-data", "cua-bench", "cua-bench-tasks-sim", "cua-bench-tasks-desktop", "cua-bench-osworld",
+    "cua-bench-cua",
+}  # fmt: skip
 CORE = {*BENCH, "cua-bench-rl", "cua-pool"}
 
 # Each documented line, and the cua distributions it must install (and nothing else named cua*).
@@ -41,6 +44,7 @@ DOCUMENTED = {
     "pip install ./tui": {*CORE, "cua-tui"},
     'pip install "./packages/cua-bench[osworld]"': BENCH,
     "pip install ./packages/cua-bench-rl": {*BENCH, "cua-bench-rl"},
+    'pip install "./plugins/cua-bench-cua[rl]"': {*BENCH, "cua-bench-rl"},
     "pip install -e packages/cua-data": {"cua-core", "cua-data"},
     "pip install -e plugins/cua-adapters-api": {"cua-core", "cua-data", "cua-adapters-api"},
     "pip install -e plugins/cua-adapters-opencua": {"cua-core", "cua-data", "cua-adapters-opencua"},

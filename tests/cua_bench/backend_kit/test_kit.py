@@ -207,7 +207,7 @@ def test_a_run_records_the_options_its_backend_ran_with(monkeypatch: pytest.Monk
 
 
 def test_cb_takes_backend_options_too(tmp_path: Path) -> None:
-    from cua_bench.cb_cli import main as cb
+    from cua_bench_cua.cb import main as cb
 
     result = CliRunner().invoke(cb, ["run", "task", "sim/click-button", "--backend", "sim", "--backend-option", "x=1"])
     assert result.exit_code == 1 and "backend 'sim' has no option 'x'" in result.output

@@ -17,13 +17,14 @@ from cua_core import lazy_getattr
 # Imported on first use: what other packages' code uses of these modules, without the cost of
 # importing them with the package.
 if TYPE_CHECKING:
-    from cua_bench_rl import cua_workers, events
+    from cua_bench_rl import events
+    from cua_bench_rl.buffer import ReplayBuffer
     from cua_bench_rl.checkpoints import Checkpoints
     from cua_bench_rl.config import full_task_name
     from cua_bench_rl.curves import read_curve
     from cua_bench_rl.grpo import flatten, group_advantages, pad, policy_loss
     from cua_bench_rl.hookspecs import hookimpl
-    from cua_bench_rl.loader import RolloutError, RolloutLoader, episode_spec
+    from cua_bench_rl.loader import RolloutError, RolloutLoader, TurnBatch, episode_spec
     from cua_bench_rl.registry import plugin_manager
     from cua_bench_rl.rollouts import spec_of_key
     from cua_bench_rl.sft import Example, check_resumable, check_same_start, load_examples, micro_batches
@@ -33,6 +34,8 @@ if TYPE_CHECKING:
 _LAZY = {
     "EnvWorkers": "cua_bench_rl.workers",
     "RolloutLoader": "cua_bench_rl.loader",
+    "TurnBatch": "cua_bench_rl.loader",
+    "ReplayBuffer": "cua_bench_rl.buffer",
     "hookimpl": "cua_bench_rl.hookspecs",
     "Example": "cua_bench_rl.sft",
     "check_resumable": "cua_bench_rl.sft",
@@ -52,9 +55,7 @@ _LAZY = {
     "pad": "cua_bench_rl.grpo",
     "policy_loss": "cua_bench_rl.grpo",
     "read_curve": "cua_bench_rl.curves",
-    # Public submodules: Cua's RL worker API (``cua_bench.workers`` resolves its names here) and the
-    # bus topics.
-    "cua_workers": "cua_bench_rl.cua_workers",
+    # Public submodule: the bus topics.
     "events": "cua_bench_rl.events",
 }
 
@@ -69,6 +70,7 @@ __all__ = [
     "Example",
     "Group",
     "Policy",
+    "ReplayBuffer",
     "Rollout",
     "RolloutError",
     "RolloutLoader",
@@ -80,11 +82,11 @@ __all__ = [
     "Trainer",
     "TrainerConfig",
     "Turn",
+    "TurnBatch",
     "World",
     "check_resumable",
     "check_same_start",
     "client_for",
-    "cua_workers",
     "episode_spec",
     "events",
     "flatten",

@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     from cua_bench import (
         a11y_xml,
         builders,
+        command_kit,
         events,
         filestate,
         gnumeric,
@@ -96,6 +97,7 @@ _LAZY = {
     # (task builders, the file-state snapshot, Gnumeric's file format, tree nodes, the sim desktop).
     "a11y_xml": "cua_bench.a11y_xml",
     "builders": "cua_bench.builders",
+    "command_kit": "cua_bench.command_kit",  # what Cua's `cb` (cua-bench-cua) runs through
     "filestate": "cua_bench.filestate",
     "gnumeric": "cua_bench.gnumeric",
     "nodes": "cua_bench.nodes",
@@ -158,6 +160,7 @@ __all__ = [
     "center",
     "check_backend",
     "check_task",
+    "command_kit",
     "evaluate_task",
     "events",
     "filestate",

@@ -1,7 +1,18 @@
-"""Cua interop: our environments speak Cua's computer-server protocol, and the ``cua`` backend
-drives a Cua computer-server as one of our environments."""
+"""Cua interop, all of it, apart from the core: `cb` (Cua Bench's command line, ``cua_bench_cua.cb``),
+Cua's RL worker names (``workers``, what ``cua_bench.workers`` resolves), our environments speaking
+Cua's computer-server protocol, and the ``cua`` backend that drives a Cua computer-server as one of
+our environments."""
+
+from typing import TYPE_CHECKING
 
 from cua_bench_cua.commands import Commands
 from cua_bench_cua.endpoint import CuaEndpoint, EndpointError
+from cua_core import lazy_getattr
 
-__all__ = ["Commands", "CuaEndpoint", "EndpointError"]
+if TYPE_CHECKING:
+    from cua_bench_cua import workers
+
+# ``workers`` needs cua-bench-rl (the ``rl`` extra): imported on first use only.
+__getattr__ = lazy_getattr(__name__, {"workers": "cua_bench_cua.workers"})
+
+__all__ = ["Commands", "CuaEndpoint", "EndpointError", "workers"]

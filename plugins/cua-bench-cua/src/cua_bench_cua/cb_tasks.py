@@ -1,7 +1,7 @@
 """`cb task` and `cb dataset`: Cua's verbs for task folders and datasets, over cua-bench's tasksets.
 
 What Cua's `cb` has and this one does not is refused in one line naming the `cua-bench` command to
-use (``Unsupported``, ``unsupported_command``); `cb run` and `cb interact` live in ``cb_cli``.
+use (``Unsupported``, ``unsupported_command``); `cb run` and `cb interact` live in ``cua_bench_cua.cb``.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from typing import Any
 
 import click
 
+from cua_bench import TaskError, load_task_module
 from cua_bench.registry import resolve_task, tasksets
-from cua_bench.tasks import TaskError, load_task_module
 from cua_bench.taskset import task_folders, task_name
 from cua_core import CONTEXT, CuaGroup
 

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from cua_bench.cb_cli import main
 from cua_bench.settings import load_settings
+from cua_bench_cua.cb import main
 
 
 def cb(*args: object, stdin: str | None = None) -> tuple[int, str]:

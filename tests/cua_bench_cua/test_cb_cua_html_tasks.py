@@ -19,7 +19,7 @@ import pytest
 from click.testing import CliRunner
 
 from cua_bench.backends.local import unavailable
-from cua_bench.cb_cli import main
+from cua_bench_cua.cb import main
 
 STYLE = Path(__file__).parents[1] / "support" / "cua_style"
 LOCAL = unavailable()

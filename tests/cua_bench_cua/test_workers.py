@@ -249,7 +249,7 @@ def test_an_address_from_create_workers_keeps_what_connecting_to_it_needs() -> N
     """A server beyond this host needs its CURVE key (computer.info): given only the address, the
     dataloader and the client find the computer create_workers started."""
     from cua_bench.workers import cleanup_workers, create_workers
-    from cua_bench_rl.cua_workers.dataloader import _Given
+    from cua_bench_cua.workers.dataloader import _Given
 
     async def run() -> None:
         workers = await create_workers(1, backend="sim", width=640, height=400)
@@ -312,13 +312,13 @@ LEFT = {"button": "left", "clicks": 1}
     ],
 )  # fmt: skip
 def test_cuas_action_forms_become_ours(cua: Any, options: dict[str, Any], ours: dict[str, Any]) -> None:
-    from cua_bench_rl.cua_workers import cua_actions
+    from cua_bench_cua.workers import cua_actions
 
     assert [action_to_dict(a) for a in cua_actions(cua, **options)] == [ours]
 
 
 def test_pixel_coordinates_without_a_screen_size_are_refused() -> None:
-    from cua_bench_rl.cua_workers import cua_actions
+    from cua_bench_cua.workers import cua_actions
 
     with pytest.raises(ActionError, match="need the screen size"):
         cua_actions("click(500,250)")
@@ -348,8 +348,8 @@ def test_cuas_replay_buffer_keeps_whole_episodes_with_discounted_returns() -> No
     assert len(buffer) == 0 and buffer.sample(3) == []
 
 
-def test_cua_bench_workers_names_resolve_from_cua_bench_rl() -> None:
-    import cua_bench_rl.cua_workers as home
+def test_cua_bench_workers_names_resolve_from_cua_bench_cua() -> None:
+    import cua_bench_cua.workers as home
     from cua_bench import workers
 
     for name in workers.__all__:
@@ -360,13 +360,23 @@ def test_cua_bench_workers_names_resolve_from_cua_bench_rl() -> None:
 
 def test_without_cua_bench_rl_the_import_error_says_how_to_install_it(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "cua_bench_rl", None)  # as if cua-bench-rl were not installed
-    monkeypatch.delitem(sys.modules, "cua_bench_rl.cua_workers", raising=False)
+    for loaded in [name for name in sys.modules if name.startswith("cua_bench_cua.workers")]:
+        monkeypatch.delitem(sys.modules, loaded)
     monkeypatch.delitem(sys.modules, "cua_bench.workers", raising=False)
     workers = importlib.import_module("cua_bench.workers")  # importing it needs no cua-bench-rl
     with pytest.raises(ImportError, match=r"pip install \./packages/cua-bench-rl"):
         from cua_bench.workers import create_workers  # noqa: F401
-    with pytest.raises(ImportError, match="lives in cua-bench-rl"):
+    with pytest.raises(ImportError, match="cua-bench-rl is not installed"):
         workers.MultiTurnDataloader
+
+
+def test_without_cua_bench_cua_the_import_error_names_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "cua_bench_cua", None)
+    monkeypatch.delitem(sys.modules, "cua_bench_cua.workers", raising=False)
+    monkeypatch.delitem(sys.modules, "cua_bench.workers", raising=False)
+    workers = importlib.import_module("cua_bench.workers")
+    with pytest.raises(ImportError, match=r"cua-bench-cua is not installed: `pip install \./plugins/cua-bench-cua`"):
+        workers.create_workers
 
 
 def test_cua_bench_does_not_import_cua_bench_rl() -> None:

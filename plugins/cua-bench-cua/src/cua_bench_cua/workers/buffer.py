@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from cua_bench_rl.buffer import ReplayBuffer as _GroupBuffer
-from cua_bench_rl.cua_workers.client import _spec_of, _turn_prompt
-from cua_bench_rl.cua_workers.prompts import _action_tag
-from cua_bench_rl.rollouts import Decision, Group, Rollout, Taken, Turn
+from cua_bench_cua.workers.client import _spec_of, _turn_prompt
+from cua_bench_cua.workers.prompts import _action_tag
+from cua_bench_rl import Decision, Group, Rollout, Taken, Turn
+from cua_bench_rl import ReplayBuffer as _GroupBuffer
 
 
 class ReplayBuffer:

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from cua_bench import Backend, Computer
-from cua_bench_rl.workers import EnvWorkers
+from cua_bench_rl import EnvWorkers
 
 log = logging.getLogger(__name__)
 

@@ -11,13 +11,11 @@ from typing import Any
 import numpy as np
 
 from cua_bench import Backend, BackendError, Computer, EpisodeSpec, Observes
-from cua_bench_rl.cua_workers.buffer import ReplayBuffer
-from cua_bench_rl.cua_workers.client import CBEnvWorkerClient, _turn_prompt
-from cua_bench_rl.cua_workers.pool import _check_address, _known
-from cua_bench_rl.cua_workers.prompts import _screen_size, cua_actions
-from cua_bench_rl.loader import RolloutLoader, TurnBatch
-from cua_bench_rl.rollouts import Decision, Turn
-from cua_bench_rl.workers import EnvWorkers
+from cua_bench_cua.workers.buffer import ReplayBuffer
+from cua_bench_cua.workers.client import CBEnvWorkerClient, _turn_prompt
+from cua_bench_cua.workers.pool import _check_address, _known
+from cua_bench_cua.workers.prompts import _screen_size, cua_actions
+from cua_bench_rl import Decision, EnvWorkers, RolloutLoader, Turn, TurnBatch
 from cua_core import ActionError
 
 log = logging.getLogger(__name__)

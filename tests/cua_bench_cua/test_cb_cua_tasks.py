@@ -17,13 +17,13 @@ from click.testing import CliRunner
 from cua_bench import backend_choice
 from cua_bench.backend_choice import choose_backend, task_needs
 from cua_bench.backends.local import unavailable
-from cua_bench.cb_cli import main
 from cua_bench.registry import backends
 from cua_bench.server import EnvServer
 from cua_bench.sim import SimSession
 from cua_bench.spec import EpisodeSpec, Observes
 from cua_bench.task_computer import task_computer
 from cua_bench.tasks import Task, TaskError, load_task_module
+from cua_bench_cua.cb import main
 
 # Only what the sim has: files. Its annotations use Cua's session names.
 FILES = """

@@ -1,4 +1,4 @@
-"""`cb`: Cua Bench's command line, as a thin layer over `cua-bench`.
+"""`cb`: Cua Bench's command line, as a thin layer over `cua-bench` (its pieces: ``cua_bench.command_kit``).
 
 Cua's verbs and flags are translated here and handed to what `cua-bench` itself runs (the Runner,
 `report`, `interact`, the taskset functions); nothing here scores, runs or stores anything its own
@@ -18,14 +18,12 @@ from typing import Any, TypeVar
 
 import click
 
-from cua_bench import cli
-from cua_bench.backend_choice import choose_backend
-from cua_bench.cb_tasks import Unsupported, dataset, task, unsupported_command
+from cua_bench import RunConfig, load_results, marker_alive, read_run_marker
+from cua_bench import command_kit as cli
+from cua_bench.command_kit import choose_backend, episodes_of
 from cua_bench.registry import agents, backends, resolve_task, tasksets
-from cua_bench.run_marker import marker_alive, read_run_marker
-from cua_bench.runner import RunConfig, episodes_of
-from cua_bench.summary import load_results
 from cua_bench.taskset import default_split, select_tasks, task_folders
+from cua_bench_cua.cb_tasks import Unsupported, dataset, task, unsupported_command
 from cua_core import CONTEXT, CuaGroup
 
 __all__ = ["main"]
@@ -33,6 +31,13 @@ __all__ = ["main"]
 POSITIVE = click.IntRange(min=1)
 F = TypeVar("F", bound=Callable[..., Any])
 RUNS = Path("runs")  # where `cua-bench run` (and so `cb run`) puts its run folders by default
+RUNS_DIR = click.option(
+    "--runs-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=RUNS,
+    show_default=True,
+    help="Where the run folders are (cb's own).",
+)
 
 
 @click.group(cls=CuaGroup, context_settings=CONTEXT)
@@ -328,13 +333,7 @@ def _describe(folder: Path) -> dict[str, Any]:
 
 
 @run.command("list", context_settings=CONTEXT)
-@click.option(
-    "--runs-dir",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=RUNS,
-    show_default=True,
-    help="Where the run folders are (cb's own).",
-)
+@RUNS_DIR
 @click.option("--verbose", "-v", is_flag=True, help="Also each run's folder and start time.")
 @click.option("--json", "as_json", is_flag=True, help="Print the runs as JSON (cb's own).")
 def run_list(runs_dir: Path, verbose: bool, as_json: bool) -> None:
@@ -382,13 +381,7 @@ def _find_run(run_id: str, runs_dir: Path) -> Path:
 
 @run.command("info", context_settings=CONTEXT)
 @click.argument("run_id")
-@click.option(
-    "--runs-dir",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=RUNS,
-    show_default=True,
-    help="Where the run folders are (cb's own).",
-)
+@RUNS_DIR
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON (cb's own).")
 @click.pass_context
 def run_info(ctx: click.Context, run_id: str, runs_dir: Path, as_json: bool) -> None:

@@ -46,11 +46,11 @@ Where Cua's semantics cannot be matched, the closest honest behaviour is taken a
 
 from __future__ import annotations
 
-from cua_bench_rl.cua_workers.buffer import ReplayBuffer
-from cua_bench_rl.cua_workers.client import CBEnvWorkerClient
-from cua_bench_rl.cua_workers.dataloader import MultiTurnDataloader, create_dataloader_from_urls
-from cua_bench_rl.cua_workers.pool import WorkerHandle, WorkerPool, cleanup_workers, create_workers, wait_for_workers
-from cua_bench_rl.cua_workers.prompts import cua_actions
+from cua_bench_cua.workers.buffer import ReplayBuffer
+from cua_bench_cua.workers.client import CBEnvWorkerClient
+from cua_bench_cua.workers.dataloader import MultiTurnDataloader, create_dataloader_from_urls
+from cua_bench_cua.workers.pool import WorkerHandle, WorkerPool, cleanup_workers, create_workers, wait_for_workers
+from cua_bench_cua.workers.prompts import cua_actions
 
 __all__ = [
     "CBEnvWorkerClient",
