@@ -31,6 +31,11 @@ if [ ! -x .venv/bin/python ]; then
 fi
 
 # Reinstall only when the packaging of some member changed.
+# cua-bench-libvirt's bindings (libvirt-python) build against the host's libvirt: its headers, pkg-config, a C compiler.
+if [ -d plugins/cua-bench-libvirt ] && ! { pkg-config --exists libvirt 2>/dev/null && command -v gcc >/dev/null; }; then
+  apt_install libvirt-dev pkg-config gcc
+fi
+
 stamp=.venv/.cua-installed
 want=$(cat pyproject.toml packages/*/pyproject.toml $(ls plugins/*/pyproject.toml plugins/*/cua-sdk.txt tui/pyproject.toml 2>/dev/null) | sha256sum | cut -d' ' -f1)
 if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then

@@ -56,6 +56,7 @@ DOCUMENTED = {
     "pip install --no-deps -e plugins/cua-trainer-trl": {"cua-trainer-trl"},
     "pip install --no-deps -e plugins/cua-adapters-qwen": {"cua-adapters-qwen"},
     "pip install --no-deps -e plugins/cua-bench-cua": {"cua-bench-cua"},
+    "pip install --no-deps -e plugins/cua-bench-libvirt": {"cua-bench-libvirt"},
 }  # fmt: skip
 MEMBERS = sorted(
     p.parent.relative_to(ROOT)
