@@ -221,15 +221,13 @@ def _same(value: Value, want: Want) -> bool:
     return value.kind == "text" and value.text == want
 
 
-def _shown(value: Value) -> str:
-    result = f" = {value.result}" if value.kind == "formula" else ""
-    return f"the {value.kind} {value.text!r}{result}"
-
-
-def _wanted(want: Want) -> str:
-    if isinstance(want, Formula):
-        return f"a formula giving {want.result:g}"
-    return f"the number {want:g}" if isinstance(want, int | float) else f"the text {want!r}"
+def _described(value: Value | Want) -> str:
+    """A cell as ``workbook_differences`` names it: what is there, or what was wanted."""
+    if isinstance(value, Value):
+        return f"the {value.kind} {value.text!r}" + (f" = {value.result}" if value.kind == "formula" else "")
+    if isinstance(value, Formula):
+        return f"a formula giving {value.result:g}"
+    return f"the number {value:g}" if isinstance(value, int | float) else f"the text {value!r}"
 
 
 def workbook_differences(book: Workbook | None, sheets: dict[str, list[list[Want]]]) -> list[str]:
@@ -249,10 +247,9 @@ def workbook_differences(book: Workbook | None, sheets: dict[str, list[list[Want
         for place in sorted(set(sheet.cells) ^ set(want)):
             found.append(f"{name}!{cell_name(*place)} is {'not expected' if place in sheet.cells else 'empty'}")
         for place in sorted(set(sheet.cells) & set(want)):
-            if not _same(sheet.cells[place], want[place]):
-                found.append(
-                    f"{name}!{cell_name(*place)} holds {_shown(sheet.cells[place])}, not {_wanted(want[place])}"
-                )
+            value, wanted = sheet.cells[place], want[place]
+            if not _same(value, wanted):
+                found.append(f"{name}!{cell_name(*place)} holds {_described(value)}, not {_described(wanted)}")
     return found
 
 
