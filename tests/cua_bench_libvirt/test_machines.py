@@ -18,7 +18,9 @@ pytest.importorskip("libvirt", reason="libvirt-python is not installed (scripts/
 from cua_bench.backend_kit import labels
 from cua_bench_libvirt import READY_LINE, Domain, Hypervisor, ProbeGuest, choose_accel, make_overlay, probe_guest
 
-pytestmark = pytest.mark.xdist_group("libvirt")  # one worker: the machines share two cores
+# One worker: the machines share two cores. A TCG boot beside the rest of the suite took over two minutes:
+# each test has ten, its waits their own bounds.
+pytestmark = [pytest.mark.xdist_group("libvirt"), pytest.mark.timeout(600)]
 BOOT_TIMEOUT = 240.0  # TCG on two cores loaded by the rest of the suite: 6 s alone, a minute measured under load
 
 
