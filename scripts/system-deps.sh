@@ -9,13 +9,14 @@ set -euo pipefail
 # environment (CUA_LOCAL_ISOLATE=1), as on OSWorld's computer.
 # libatk-adaptor: GTK 2's atk-bridge module, without which PCManFM (GTK 2) shows nothing on the accessibility
 # bus; pcmanfm-setting reads the window's state there.
-# libvirt-daemon-system, libvirt-daemon-driver-qemu, qemu-system-x86 and qemu-utils: the libvirt backend's hypervisor
-# (its tests start libvirtd and virtlogd themselves when none runs).
 packages=(xvfb openbox dbus at-spi2-core xterm xdotool xclip x11-xserver-utils mousepad gnumeric pcmanfm chromium
   fonts-dejavu-core docker.io debootstrap gnome-screenshot dconf-service libglib2.0-bin gsettings-desktop-schemas
-  libatk-adaptor libvirt-daemon-system libvirt-daemon-driver-qemu qemu-system-x86 qemu-utils)
+  libatk-adaptor)
+# The libvirt plugin's hypervisor, apart from the desktop's list above (which OSWorld's support report reads):
+# its tests start libvirtd and virtlogd themselves when none runs.
+hypervisor=(libvirt-daemon-system libvirt-daemon-driver-qemu qemu-system-x86 qemu-utils)
 missing=()
-for package in "${packages[@]}"; do
+for package in "${packages[@]}" "${hypervisor[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
 done
 [ ${#missing[@]} -eq 0 ] && exit 0

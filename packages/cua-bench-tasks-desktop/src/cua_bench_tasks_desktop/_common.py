@@ -70,6 +70,7 @@ __all__ = [
     "start",
     "submit_dialog",
     "terminal_over",
+    "text_difference",
     "type_text",
     "typed_until",
     "wait_for",
@@ -481,8 +482,22 @@ async def saved_text_is(task: Task, session: Session, expected: str) -> list[flo
     (``same_text``) and no other file under home changed since setup."""
     before, after = await files_since_setup(task, session)
     path = task.metadata["path"]
-    ok = same_text(await output_text(session, after, path), expected)
+    actual = await output_text(session, after, path)
+    ok = same_text(actual, expected)
+    if not ok:
+        task.explain(f"{path}: {text_difference(actual, expected)}")
     return [1.0 if ok and nothing_else_changed(task, before, after, expect=[path]) else 0.0]
+
+
+def text_difference(actual: str | None, expected: str) -> str:
+    """Where ``actual`` first parts from ``expected`` (for ``task.explain``)."""
+    if actual is None:
+        return "no such file (or not a plain file with one link)"
+    got, want = actual.removesuffix("\n").split("\n"), expected.removesuffix("\n").split("\n")
+    for number, (line, wanted) in enumerate(zip(got, want, strict=False), start=1):
+        if line != wanted:
+            return f"line {number} is {line[:80]!r}, not {wanted[:80]!r}"
+    return f"{len(got)} lines, not {len(want)}"
 
 
 async def edit_and_save(session: Session, path: str, *actions: Action) -> None:
