@@ -20,7 +20,7 @@ from types import SimpleNamespace
 import pytest
 
 from cua_bench import TaskError
-from cua_bench.gnumeric import Value, parse, shift
+from cua_bench.gnumeric import Value, Workbook, parse, shift
 from cua_bench_tasks_desktop._sheets import (
     SHEET,
     Formula,
@@ -35,7 +35,6 @@ from cua_bench_tasks_desktop._sheets import (
     with_extra_sheet,
     workbook_differences,
 )
-from cua_bench_tasks_desktop._sheets import workbook_holds as sheet_holds
 
 ROWS: list[list[Want]] = [["item", "qty", "price"], ["eggs", 75, 2.25], ["milk", 4, 0.5]]
 
@@ -66,6 +65,11 @@ def table(*, qty: str = cell(1, 1, "75", 40), junk: str = "") -> str:
         + cell(1, 0, "eggs", 60) + qty + cell(1, 2, "2.25", 40)
         + cell(2, 0, "milk", 60) + cell(2, 1, "4", 40) + cell(2, 2, "0.5", 40) + junk
     )  # fmt: skip
+
+
+def sheet_holds(book: Workbook | None, sheets: dict[str, list[list[Want]]]) -> bool:
+    """What the evaluator scores 1: a workbook with no ``workbook_differences``."""
+    return not workbook_differences(book, sheets)
 
 
 def judged(data: bytes, rows: list[list[Want]] = ROWS) -> bool:

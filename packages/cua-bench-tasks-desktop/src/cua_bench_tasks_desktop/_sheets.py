@@ -75,7 +75,6 @@ __all__ = [
     "to_csv",
     "with_extra_sheet",
     "workbook_differences",
-    "workbook_holds",
 ]
 
 Cell = str | int | float
@@ -251,11 +250,6 @@ def workbook_differences(book: Workbook | None, sheets: dict[str, list[list[Want
             if not _same(value, wanted):
                 found.append(f"{name}!{cell_name(*place)} holds {_described(value)}, not {_described(wanted)}")
     return found
-
-
-def workbook_holds(book: Workbook | None, sheets: dict[str, list[list[Want]]]) -> bool:
-    """The workbook holds exactly ``sheets`` and nothing else (``workbook_differences``)."""
-    return not workbook_differences(book, sheets)
 
 
 async def others_unchanged(task: Task, session: Session, expect: list[str]) -> bool:
