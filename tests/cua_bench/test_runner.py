@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from support.bench_tasks import make_taskset
 
-from cua_bench.backends.base import Computer
+from cua_bench.backends.base import BackendError, Computer
 from cua_bench.backends.sim import SimBackend
 from cua_bench.runner import RunConfig, Runner
 from cua_data import DatasetReader
@@ -63,6 +63,47 @@ def test_a_task_that_asks_for_a_new_computer_after_its_episode_gets_one_and_othe
         assert (summary["episodes"], summary["success_rate"]) == (3, 1.0)
         counts[name] = len(backend.computers)
     assert counts == {"renew": 3, "keep": 1}
+
+
+class RestoringSim(RecordingSim):
+    """The sim backend with a ``restore`` that counts its calls (a VM backend reverts a snapshot there)
+    and raises BackendError on the calls numbered in ``fails``."""
+
+    def __init__(self, fails: tuple[int, ...] = ()) -> None:
+        super().__init__()
+        self.fails = fails
+        self.restored: list[Computer] = []
+
+    def restore(self, computer: Computer) -> None:
+        self.restored.append(computer)
+        if len(self.restored) in self.fails:
+            raise BackendError("its snapshot would not revert (test)")
+
+
+def test_a_computer_is_restored_before_each_episode_after_its_first(tmp_path: Path) -> None:
+    tasks = make_taskset(tmp_path / "ts", {"press-a": ("fast", 3)})
+    runner = Runner(RunConfig(str(tasks), tmp_path / "run", max_parallel=1, record=False))
+    backend = runner.backend = RestoringSim()
+    summary = runner.run()
+    assert (summary["episodes"], summary["success_rate"], summary["errors"]) == (3, 1.0, 0)
+    assert len(backend.computers) == 1  # the preflight's, handed in fresh: not restored before its first
+    assert backend.restored == [backend.computers[0]] * 2
+
+
+def test_a_computer_that_cannot_be_restored_is_replaced_and_the_episode_plays_on_a_fresh_one(
+    tmp_path: Path,
+) -> None:
+    tasks = make_taskset(tmp_path / "ts", {"press-a": ("fast", 3)})
+    runner = Runner(RunConfig(str(tasks), tmp_path / "run", max_parallel=1, record=False))
+    backend = runner.backend = RestoringSim(fails=(1,))  # before the second episode
+    summary = runner.run()
+    assert (summary["episodes"], summary["success_rate"], summary["errors"]) == (3, 1.0, 0)
+    first, fresh = backend.computers  # provisioned twice
+    assert first.handle.poll() is not None  # the one that could not be restored was torn down
+    assert backend.restored == [first, fresh]  # the fresh one: restored before the third episode only
+    results = [json.loads(line) for line in (tmp_path / "run/episodes.jsonl").read_text().splitlines()]
+    assert sorted(r["attempts"] for r in results) == [1, 1, 2]
+    assert all(r["status"] == "ok" for r in results)
 
 
 def test_a_killed_env_server_is_replaced_and_its_episode_retried(tmp_path: Path) -> None:

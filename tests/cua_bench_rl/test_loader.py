@@ -273,6 +273,23 @@ def test_evaluate_plays_each_task_once(workers: EnvWorkers) -> None:
     assert evaluate(workers, stopper, refs[:2], curriculum=lambda _t: 50)["success"] == 1.0
 
 
+def test_each_episode_after_a_computers_first_starts_from_a_restored_computer() -> None:
+    from cua_bench.backends.base import Computer
+    from cua_bench.backends.sim import SimBackend
+
+    class RestoringSim(SimBackend):
+        def __init__(self) -> None:
+            self.restored: list[Computer] = []
+
+        def restore(self, computer: Computer) -> None:
+            self.restored.append(computer)
+
+    backend = RestoringSim()
+    with EnvWorkers(backend, 1, width=320, height=200) as pool:
+        assert evaluate(pool, solver(), [EpisodeSpec(BUTTON, v) for v in range(3)])["episodes"] == 3.0
+        assert backend.restored == [pool[0].computer] * 2 and pool.replaced == 0
+
+
 def test_misuse_is_refused_clearly(workers: EnvWorkers) -> None:
     policy = Scripted(lambda t: [Done()])
     with pytest.raises(ValueError, match="at least one EpisodeSpec"):

@@ -147,8 +147,10 @@ def test_computers_with_a_server_key_are_reached_with_curve() -> None:
         computer = workers[0].computer
         security = security_for(computer)
         assert security is not None and security.server_public == computer.info["server_key"].encode()
-        assert workers.healthy(computer)  # a CURVE ping: the plain Backend.health would be refused
-        assert not CurveSim.health(workers.backend, computer, timeout=0.5)
+        assert workers.healthy(computer)  # a CURVE ping
+        assert CurveSim.health(workers.backend, computer, timeout=5)  # Backend.health pings with CURVE too
+        plain = Computer(computer.backend, computer.address, computer.width, computer.height)
+        assert not workers.healthy(plain, timeout=0.5) and not CurveSim.health(workers.backend, plain, timeout=0.5)
         with client_for(computer) as env:
             obs, info = env.reset(options={"task": "sim/click-button"})
             assert info["frames"] == "socket" and obs["screenshot"].shape == (200, 320, 3)
@@ -172,3 +174,30 @@ def test_the_loader_drives_curve_computers_over_tcp() -> None:
                     break
     assert [e.status for e in groups[0].episodes] == ["truncated", "truncated"]
     assert {v for e in groups[0].episodes for v in e.versions} == {7}
+
+
+class RestoringSim(SimBackend):
+    """A sim backend whose ``restore`` (a VM's snapshot revert) is counted, and fails on the calls in ``fails``."""
+
+    def __init__(self, fails: tuple[int, ...] = ()) -> None:
+        self.fails = fails
+        self.restored: list[Computer] = []
+
+    def restore(self, computer: Computer) -> None:
+        self.restored.append(computer)
+        if len(self.restored) in self.fails:
+            raise BackendError("its snapshot would not revert (test)")
+
+
+def test_prepare_restores_a_computer_that_served_and_replaces_one_that_cannot_be() -> None:
+    backend = RestoringSim(fails=(2,))
+    with EnvWorkers(backend, 1, width=320, height=200) as workers:
+        first = workers.prepare(0)  # fresh from provision: nothing to restore
+        assert backend.restored == [] and first.served
+        assert workers.prepare(0) is first and backend.restored == [first.computer]
+        fresh = workers.prepare(0)  # the second restore fails: a new computer instead
+        assert fresh is workers[0] and fresh.generation == 1 and fresh.computer is not first.computer
+        assert workers.replaced == 1 and fresh.served and len(backend.restored) == 2
+        assert first.computer.handle.poll() is not None  # torn down
+        workers.prepare(0)
+        assert backend.restored[-1] is fresh.computer

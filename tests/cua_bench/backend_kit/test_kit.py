@@ -272,3 +272,29 @@ def test_debootstrap_keeps_a_root_filesystem_and_says_what_it_needs(
     assert said == [f"debootstrap bookworm: kept in {target}"] and (target / "etc").is_dir()
     with pytest.raises(BackendError, match=r"needs debootstrap: apt-get install debootstrap"):
         debootstrap(target, mirror="http://other", log=said.append)  # another mirror: made again
+
+
+def test_server_payload_pins_the_servers_wheels_and_copies_our_packages_with_their_entry_points(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from importlib import metadata
+
+    from cua_bench.backend_kit import payload
+
+    asked: list[tuple[Path, list[str]]] = []
+    monkeypatch.setattr(payload, "_download_wheels", lambda folder, log, pins: asked.append((folder, pins)))
+    backend_kit.server_payload(tmp_path, log=lambda line: None)  # no pip: what it would download is enough
+    [(wheels, pins)] = asked
+    assert wheels == tmp_path / "wheels" and wheels.is_dir()
+    assert f"pyzmq=={metadata.version('pyzmq')}" in pins and not any(pin.startswith("desktop-env") for pin in pins)
+    lib = tmp_path / "lib"
+    assert (lib / "cua_bench/__init__.py").is_file() and not list(lib.rglob("__pycache__"))
+    [info] = lib.glob("cua_bench_tasks_sim-*.dist-info")
+    assert "sim = cua_bench_tasks_sim" in (info / "entry_points.txt").read_text()  # found by name inside
+    assert (info / "METADATA").read_text().startswith("Metadata-Version: 2.1\nName: cua-bench-tasks-sim\n")
+
+
+def test_the_docker_image_carries_the_kits_desktop_packages() -> None:
+    image = pytest.importorskip("cua_bench_docker.image")
+    assert image.APT_PACKAGES is backend_kit.DESKTOP_PACKAGES and "xvfb" in backend_kit.DESKTOP_PACKAGES
+    assert backend_kit.IMAGE_PYTHON.startswith("3.11.")

@@ -15,7 +15,9 @@ turn, and ``batches()`` is woken only when a turn changes its decision.
 
 Every reset is one ``EpisodeSpec`` (``episode_spec``: the drawn episode with the policy's
 ``observes`` and the step limit), sent whole; the env server takes the screenshot as the policy
-observes it (its format and ``max_size``), so a turn's observation is what the server sent.
+observes it (its format and ``max_size``), so a turn's observation is what the server sent. Before
+it, a computer that served an episode already is brought back to how it was provisioned
+(``EnvWorkers.prepare``, through ``Backend.restore``), or replaced when it cannot be.
 
 Faults are counted, logged at WARNING and never silent: a worker whose server dies mid-episode
 (no reply or heartbeat) is replaced through ``EnvWorkers.replace`` while the others keep going, and
@@ -356,6 +358,7 @@ class RolloutLoader:
         return client
 
     def _play(self, index: int, slot: Slot) -> Rollout:
+        self.workers.prepare(index)  # a computer that served an episode is restored (or replaced) first
         client = self._client(index)
         task = slot.group.task
         spec = episode_spec(task, self.observes, self.max_steps)

@@ -7,7 +7,8 @@ Computers are provisioned in parallel because a desktop backend takes seconds pe
 A backend may be a registered name (``"sim"``) or a Backend object: the pool-placement helper hands
 in one whose env servers run as pool jobs on other machines, at ``tcp://`` addresses with the
 server's CURVE public key in ``computer.info["server_key"]``; ``client_for`` connects to those
-with this user's key pair (``cua_core.security``).
+with this user's key pair (``cua_core.security``). It and ``security_for`` are cua-bench's
+(``cua_bench.client``), named here too for the code that imports them from this module.
 """
 
 from __future__ import annotations
@@ -19,28 +20,13 @@ import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any
 
-from cua_bench import Backend, BackendError, Computer, EnvClient
-from cua_core import ClientSecurity, CuaError, RpcClient, RpcError, load_or_create_keypair
+from cua_bench import Backend, BackendError, Computer, client_for, security_for
+from cua_core import CuaError, RpcClient, RpcError
 
 __all__ = ["EnvWorkers", "Worker", "client_for", "security_for"]
 
 log = logging.getLogger(__name__)
-
-
-def security_for(computer: Computer) -> ClientSecurity | None:
-    """CURVE settings for a computer whose server listens beyond this host (``info["server_key"]``)."""
-    key = computer.info.get("server_key")
-    if not key:
-        return None
-    public = key.encode() if isinstance(key, str) else bytes(key)
-    return ClientSecurity(load_or_create_keypair(), public)
-
-
-def client_for(computer: Computer, **options: Any) -> EnvClient:
-    """A blocking client of ``computer``'s env server, with CURVE when the computer asks for it."""
-    return EnvClient(computer.address, security=security_for(computer), **options)
 
 
 @dataclass
@@ -50,6 +36,7 @@ class Worker:
     index: int
     computer: Computer
     generation: int = 0  # bumped by every replacement, so holders of an old client can tell
+    served: bool = False  # this computer served an episode: the next one restores it first (``prepare``)
 
     @property
     def address(self) -> str:
@@ -183,6 +170,30 @@ class EnvWorkers:
         log.warning("env worker %d (%s) replaced: %s; now at %s", index, self.name, why, computer.address)
         if self.on_replaced is not None:
             self.on_replaced(index, why)
+        return worker
+
+    def prepare(self, index: int) -> Worker:
+        """Worker ``index``, ready for a new episode, which the caller starts at once.
+
+        A computer that served an episode already is brought back to how it was provisioned first
+        (``Backend.restore``: a VM reverts its snapshot; a process or container does nothing there, the
+        env server's reset is enough); one that cannot be is replaced. Either way it then counts as
+        serving, so the episode after this one restores it in turn.
+
+        Returns:
+            The worker to play on: a new one when the old computer was replaced.
+
+        Raises:
+            BackendError: restoring failed and so did the replacement (as ``replace``).
+        """
+        worker = self[index]
+        if worker.served:
+            try:
+                self.backend.restore(worker.computer)
+            except BackendError as exc:
+                log.warning("env worker %d (%s) could not be restored: %s", index, self.name, exc)
+                worker = self.replace(index, f"restoring it failed: {exc}")
+        worker.served = True
         return worker
 
     def _teardown(self, computer: Computer) -> None:

@@ -5,7 +5,7 @@ from typing import TYPE_CHECKING
 from cua_bench import backend_kit  # the public backend kit: backends import it by name
 from cua_bench.agents.base import Agent
 from cua_bench.backends.base import Backend, BackendError, Computer, ProcessBackend
-from cua_bench.client import AsyncEnvClient, EnvClient
+from cua_bench.client import AsyncEnvClient, EnvClient, client_for, security_for
 from cua_bench.commands import CommandFailed, CommandResult
 from cua_bench.hookspecs import hookimpl
 from cua_bench.nodes import center, find, find_all
@@ -160,6 +160,7 @@ __all__ = [
     "center",
     "check_backend",
     "check_task",
+    "client_for",
     "command_kit",
     "evaluate_task",
     "events",
@@ -180,6 +181,7 @@ __all__ = [
     "registry",
     "repr_to_action",
     "run_episode",
+    "security_for",
     "server",
     "settings",
     "setup_task",

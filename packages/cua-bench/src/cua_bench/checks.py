@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from cua_bench.adversary import MUTATIONS, waivers
-from cua_bench.client import EnvClient
+from cua_bench.client import EnvClient, client_for
 from cua_bench.registry import backends
 from cua_bench.tasks import load_task_module
 from cua_core import CuaError
@@ -56,7 +56,7 @@ def check_task(
     tally.waived |= {f"{module.name}: {name}": reason for name, reason in waived.items()}
     computer = impl.provision()
     try:
-        with EnvClient(computer.address, step_timeout=120) as env:
+        with client_for(computer, step_timeout=120) as env:
             for chosen_split in [split] if split else module.splits():
                 count = len(module.variants(chosen_split))
                 for variant in range(count if variants is None else min(count, variants)):

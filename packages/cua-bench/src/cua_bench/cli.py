@@ -15,7 +15,7 @@ from PIL import Image
 
 from cua_bench.backend_kit import export_options
 from cua_bench.checks import MutationTally, check_task
-from cua_bench.client import EnvClient
+from cua_bench.client import client_for
 from cua_bench.conformance import check_backend
 from cua_bench.parity import run_parity
 from cua_bench.progress import Progress
@@ -403,8 +403,11 @@ def image() -> None:
 @click.argument("backend")
 @click.option("--rebuild-base", is_flag=True, help="Also rebuild the base (e.g. debootstrap) the image starts from.")
 @click.option("--variant", help="One of the backend's images (docker: default, or osworld: OSWorld's computer).")
-def image_build(backend: str, rebuild_base: bool, variant: str | None) -> None:
-    """Build BACKEND's image (docker: a Debian base from debootstrap, then the desktop on top)."""
+@BACKEND_OPTION
+def image_build(backend: str, rebuild_base: bool, variant: str | None, backend_options: tuple[str, ...]) -> None:
+    """Build BACKEND's image (docker: a Debian base from debootstrap, then the desktop on top; libvirt: the same
+    desktop as a bootable disk with Debian's kernel)."""
+    use_backend_options(backend, backend_options)  # libvirt: images=FOLDER, uri=...
     try:
         result = backends()[backend]().build_image(
             rebuild_base=rebuild_base, variant=variant, log=lambda line: click.echo(line, err=True)
@@ -473,7 +476,7 @@ def interact(
     computer = impl.provision()
     screenshots.mkdir(parents=True, exist_ok=True)
     try:
-        with EnvClient(computer.address) as env:
+        with client_for(computer) as env:
             obs, info = env.reset(options=EpisodeSpec(str(folder), variant, split, Observes("png")))
             click.echo(f"task: {info['task']['description']}  (type help for the commands)")
             step = 0

@@ -12,7 +12,7 @@ from pathlib import Path
 from PIL import Image
 
 from cua_bench.backends.base import Backend
-from cua_bench.client import EnvClient
+from cua_bench.client import client_for
 from cua_bench.registry import backends
 from cua_core import Click, CuaError, Done, Point, RpcError
 
@@ -34,7 +34,7 @@ def check_backend(backend: str | Backend, *, width: int = 1024, height: int = 76
     computer = impl.provision(width=width, height=height)
     expect(impl.health(computer), "health() is False right after provision()")
     try:
-        with EnvClient(computer.address, step_timeout=30) as env:
+        with client_for(computer, step_timeout=30) as env:
             obs, info = env.reset(options={"task": str(CONFORMANCE_TASK), "observes": "rgb,a11y"})
             expect(info["task"]["description"].startswith("Write"), "reset info lacks the task")
             shape = getattr(obs.get("screenshot"), "shape", None)

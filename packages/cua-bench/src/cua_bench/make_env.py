@@ -14,7 +14,7 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
-from cua_bench.client import EnvClient
+from cua_bench.client import EnvClient, client_for
 from cua_bench.registry import backends
 
 __all__ = ["make"]
@@ -37,7 +37,7 @@ def make(
     impl = backends()[backend](**(backend_options or {}))  # the options the backend declares, checked there
     computer = impl.provision(width=width, height=height)
     try:
-        with EnvClient(computer.address, step_timeout=step_timeout, defaults=defaults) as env:
+        with client_for(computer, step_timeout=step_timeout, defaults=defaults) as env:
             yield env
     finally:
         impl.teardown(computer)

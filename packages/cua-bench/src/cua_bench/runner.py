@@ -3,7 +3,9 @@
 Results go to ``<output>/episodes.jsonl`` only after their trajectories are committed to
 ``<output>/trajectories`` (a LiteSample dataset), so an interrupted run resumes exactly where its
 last checkpoint left off. An env server that dies is replaced and its episode retried once, then
-marked errored — never counted as a silent 0. Progress is published on the bus (``bench.*`` and
+marked errored — never counted as a silent 0. A computer that served an episode is brought back to
+how it was provisioned (``Backend.restore``: a VM reverts its snapshot) before its next; one that
+cannot be is replaced like a dead one. Progress is published on the bus (``bench.*`` and
 ``env.*``, typed in ``cua_bench.events``); ``run.json`` in the folder names the run's id.
 
 The agent is checked once before any computer starts (``Agent.preflight``: a model server that
@@ -31,7 +33,7 @@ from cua_bench import events
 from cua_bench.agents.base import Agent, SkipEpisode, StopRun
 from cua_bench.agents.loading import AgentSpec, agent_factory
 from cua_bench.backends.base import Backend, BackendError, Computer
-from cua_bench.client import EnvClient
+from cua_bench.client import client_for
 from cua_bench.episode import EpisodeStopped, StepRecord, run_episode
 from cua_bench.registry import backends
 from cua_bench.run_marker import write_run_marker
@@ -170,6 +172,7 @@ class Runner:
         self.stop = threading.Event()
         self.run_id = uuid.uuid4().hex[:8]
         self.backend.run_id = self.run_id
+        self.backend.run_dir = Path(config.output)
         self.crashes: list[BaseException] = []  # workers that died of something unexpected
         self.halted: StopRun | None = None  # why an agent stopped the run
 
@@ -328,6 +331,7 @@ class Runner:
                 self.agents.append(agent)
             computer, self.spare_computer = self.spare_computer, None
         opened = computer is not None
+        served = False  # this computer has served an episode: the next one restores it first (Backend.restore)
         try:
             while not self.stop.is_set():
                 try:
@@ -340,12 +344,15 @@ class Runner:
                     try:
                         if computer is None:
                             computer = self.backend.provision(width=self.config.width, height=self.config.height)
-                            opened = True
+                            opened, served = True, False
+                        elif served:  # a BackendError here is an environment failure: a fresh computer
+                            self.backend.restore(computer)
                         bus.publish(events.EPISODE_STARTED, {"episode": episode.key, "attempt": attempt})
                         steps = events.env_steps(
                             bus, env=env, address=computer.address, episode=episode.key, task=episode.name,
                             variant=episode.variant,
                         )  # fmt: skip
+                        served = True  # from its reset on, whatever the episode's end
                         result, sample, replace = self._episode(computer, agent, episode, steps)
                         result.attempts = attempt
                         if replace:
@@ -449,9 +456,7 @@ class Runner:
         config = self.config
         assert episode.split is not None
         start = time.monotonic()
-        with EnvClient(
-            computer.address, step_timeout=config.step_timeout, heartbeat_timeout=config.heartbeat_timeout
-        ) as env:
+        with client_for(computer, step_timeout=config.step_timeout, heartbeat_timeout=config.heartbeat_timeout) as env:
             # The run's --obs when given, else what this agent declares: read, never written onto it.
             spec = episode if config.observes is not None else episode.with_(observes=agent.observes)
             outcome = run_episode(env, agent, spec, record=config.record, on_step=on_step, should_stop=self.stop)

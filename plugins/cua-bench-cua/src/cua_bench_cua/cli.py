@@ -18,11 +18,11 @@ from typing import Any
 
 import click
 
-from cua_bench import AsyncEnvClient
+from cua_bench import AsyncEnvClient, security_for
 from cua_bench.registry import backends
 from cua_bench_cua.commands import Commands
 from cua_bench_cua.endpoint import CuaEndpoint, check_bind
-from cua_core import CONTEXT, CuaGroup
+from cua_core import CONTEXT, ClientSecurity, CuaGroup
 
 __all__ = ["main", "serve_endpoint"]
 
@@ -74,14 +74,28 @@ def serve(
     impl = known[backend]()
     computer = impl.provision(width=width, height=height)
     try:
-        asyncio.run(serve_endpoint(computer.address, host=host, port=port, token=token, task=task))
+        asyncio.run(
+            serve_endpoint(
+                computer.address, host=host, port=port, token=token, task=task, security=security_for(computer)
+            )
+        )
     finally:
         impl.teardown(computer)
 
 
-async def serve_endpoint(address: str, *, host: str, port: int, token: str | None, task: str | None = None) -> None:
-    """Serve the env server at ``address`` on ``host:port`` until SIGINT or SIGTERM."""
-    env = AsyncEnvClient(address, step_timeout=660.0)  # run_command may take Cua's unbounded time
+async def serve_endpoint(
+    address: str,
+    *,
+    host: str,
+    port: int,
+    token: str | None,
+    task: str | None = None,
+    security: ClientSecurity | None = None,
+) -> None:
+    """Serve the env server at ``address`` on ``host:port`` until SIGINT or SIGTERM; ``security``: CURVE
+    for a server beyond this host (``cua_bench.security_for`` of its computer)."""
+    # run_command may take Cua's unbounded time
+    env = AsyncEnvClient(address, step_timeout=660.0, security=security)
     try:
         if task is not None:
             await env.reset(options={"task": task, "observes": "none"})

@@ -2,28 +2,24 @@
 
 No registry is involved anywhere: the base is made here from Debian's packages, Python wheels are
 downloaded on this host (its pip configuration applies) and copied in, and cua's own packages are
-copied as they are installed here, so the container runs the same code as the host.
+copied as they are installed here, so the container runs the same code as the host. That payload is
+the backend kit's (``server_payload``, ``DESKTOP_PACKAGES``), which a VM image carries too.
 """
 
 from __future__ import annotations
 
-import importlib
-import os
-import platform
-import re
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 from cua_bench import BackendError
-from cua_bench.backend_kit import DEBIAN_MIRROR, debootstrap, rootfs_tar
+from cua_bench.backend_kit import DEBIAN_MIRROR, DESKTOP_PACKAGES, BuildResult, debootstrap, rootfs_tar, server_payload
 
 __all__ = [
     "APT_PACKAGES",
@@ -44,13 +40,9 @@ IMAGE = "cua-bench/desktop:0.1.0"
 OSWORLD_IMAGE = "cua-bench/desktop-osworld:0.1.0"
 BASE_IMAGE = "cua-bench/debian:bookworm"
 SUITE = "bookworm"
-IMAGE_PYTHON = "3.11.2"  # bookworm's python3, which runs the env server
 MIRROR = DEBIAN_MIRROR
-# The local backend's desktop (scripts/system-deps.sh) and the Python the env server runs on.
-APT_PACKAGES = (
-    "xvfb", "openbox", "dbus", "at-spi2-core", "xterm", "xdotool", "xclip", "x11-xserver-utils", "mousepad",
-    "gnumeric", "pcmanfm", "chromium", "fonts-dejavu-core", "libatk-adaptor", "python3", "python3-venv", "procps",
-)  # fmt: skip
+# The local backend's desktop and the Python the env server runs on (the kit's, which a VM image shares).
+APT_PACKAGES = DESKTOP_PACKAGES
 # OSWorld's computer: sudo, python3 with what pyautogui needs from Debian (Xlib, Pillow, tk), the
 # ``python`` command, a real settings backend (dconf on the session bus; dbus-x11 for dbus-launch),
 # socat (OSWorld forwards Chrome's debugging port with it), passwd (useradd, chpasswd, usermod), xsel
@@ -101,41 +93,7 @@ VARIANTS = {
     ),
 }
 
-# What the env server imports (cua-core's, cua-bench's and its `local` extra's dependencies), at
-# the versions installed here.
-SERVER_DISTRIBUTIONS = (
-    "pyzmq",
-    "msgpack",
-    "numpy",
-    "pluggy",
-    "click",
-    "pillow",
-    "python-xlib",
-    "six",
-    "mss",
-    "jeepney",
-    "websockets",  # Cua's HTML task windows: Chromium's DevTools protocol
-)
-# cua-bench and the tasksets and OSWorld plugin it brings, which register by entry point: each goes in
-# with its distribution's entry points, so the server inside finds the same tasksets by name as the host.
-OUR_PACKAGES = (
-    "cua_core",
-    "cua_data",
-    "cua_bench",
-    "cua_bench_tasks_sim",
-    "cua_bench_tasks_desktop",
-    "cua_bench_osworld",
-)
-
 Log = Callable[[str], None]
-
-
-@dataclass
-class BuildResult:
-    image: str
-    base_built: bool
-    seconds: float
-    size_mib: float
 
 
 def image_exists(client: Any, name: str) -> bool:
@@ -157,96 +115,6 @@ def build_base(client: Any, *, tag: str = BASE_IMAGE, mirror: str = MIRROR, log:
         repository, _, version = tag.partition(":")
         log(f"docker import as {tag}")
         client.api.import_image_from_file(str(archive), repository=repository, tag=version or "latest")
-
-
-def _pins(names: Iterable[str], hint: str) -> list[str]:
-    pins = []
-    for name in names:
-        try:
-            pins.append(f"{name}=={metadata.version(name)}")
-        except metadata.PackageNotFoundError as exc:
-            raise BackendError(f"{name} is not installed here; {hint}") from exc
-    return pins
-
-
-def _extra_closure(extra: str) -> list[str]:
-    """What cua-bench's ``extra`` needs, with everything those need, as installed here (pinned)."""
-    from packaging.requirements import Requirement
-
-    wanted = [
-        Requirement(text) for text in metadata.requires("cua-bench") or []
-        if "extra ==" in text and Requirement(text).marker.evaluate({"extra": extra})  # type: ignore[union-attr]
-    ]  # fmt: skip
-    seen: dict[str, str] = {}
-    while wanted:
-        name = wanted.pop().name
-        key = name.lower().replace("_", "-")
-        if key in seen:
-            continue
-        seen[key] = name
-        for text in metadata.requires(name) or []:
-            requirement = Requirement(text)
-            if requirement.marker is None or requirement.marker.evaluate({"extra": ""}):
-                wanted.append(requirement)
-    return _pins(sorted(seen.values()), f"pip install './packages/cua-bench[{extra}]' from a clone of cua")
-
-
-def _download_wheels(folder: Path, log: Log, pins: list[str]) -> None:
-    """Wheels of ``pins`` for the image's Python (Debian's 3.11.2, manylinux). A version that needs a
-    newer Python than the image's (soupsieve 4.1 wants 3.11.5) gives way to the newest that fits, and
-    a pin with only a source distribution is built into a wheel here (this host's Python must be 3.11)."""
-    machine = {"x86_64": "x86_64", "amd64": "x86_64", "aarch64": "aarch64", "arm64": "aarch64"}.get(
-        platform.machine().lower(), platform.machine()
-    )
-    platforms = [f"manylinux_2_{minor}_{machine}" for minor in (36, 34, 28, 17)] + [f"manylinux2014_{machine}"]
-    log(f"pip download {' '.join(pins)}")
-    for _ in range(len(pins) + 1):
-        done = subprocess.run(
-            [sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--prefer-binary", "--python-version",
-             IMAGE_PYTHON, "--implementation", "cp", *(arg for p in platforms for arg in ("--platform", p)),
-             "-d", str(folder), *pins],
-            capture_output=True, text=True, check=False,
-        )  # fmt: skip
-        unfit = re.search(r"No matching distribution found for (\S+)==\S+", done.stderr)
-        if done.returncode == 0 or unfit is None or unfit.group(0).split()[-1] not in pins:
-            break
-        pinned = unfit.group(0).split()[-1]
-        log(f"{pinned} does not run on Python {IMAGE_PYTHON}: the newest {unfit.group(1)} that does")
-        pins = [unfit.group(1) if pin == pinned else pin for pin in pins]
-    if done.returncode != 0:
-        raise BackendError(f"pip download of the env server's wheels failed:\n{done.stderr[-2000:]}")
-    for sdist in [*folder.glob("*.tar.gz"), *folder.glob("*.zip")]:
-        if sys.version_info[:2] != (3, 11):
-            raise BackendError(f"{sdist.name} has no wheel: build the image from a host whose Python is 3.11")
-        log(f"pip wheel {sdist.name}")
-        built = subprocess.run(
-            [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(folder), str(sdist)],
-            capture_output=True,
-            text=True,
-            check=False,
-            env={**os.environ, "SOURCE_DATE_EPOCH": "315532800"},
-        )  # fmt: skip  (fixed timestamps: the same wheel bytes each build, so docker's layer cache holds)
-        if built.returncode != 0:
-            raise BackendError(f"pip wheel of {sdist.name} failed:\n{built.stderr[-2000:]}")
-        sdist.unlink()
-
-
-def _copy_packages(folder: Path) -> None:
-    """Each package's source, and beside it a dist-info holding its distribution's name, version and
-    entry points (what ``importlib.metadata`` reads from a folder on ``sys.path``)."""
-    for name in OUR_PACKAGES:
-        source = Path(importlib.import_module(name).__file__ or "").parent
-        shutil.copytree(source, folder / name, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-        try:
-            dist = metadata.distribution(name)  # each is its distribution's name with "_" for "-"
-        except metadata.PackageNotFoundError:
-            raise BackendError(f"{name} is importable but not installed: pip install it (-e is fine)") from None
-        info = folder / f"{dist.metadata['Name'].replace('-', '_')}-{dist.version}.dist-info"
-        info.mkdir()
-        (info / "METADATA").write_text(
-            f"Metadata-Version: 2.1\nName: {dist.metadata['Name']}\nVersion: {dist.version}\n"
-        )
-        (info / "entry_points.txt").write_text(dist.read_text("entry_points.txt") or "")
 
 
 def _computer(folder: Path, log: Log) -> None:
@@ -289,15 +157,7 @@ def build_image(
         shutil.copy(Path(__file__).with_name(chosen.dockerfile), context / "Dockerfile")
         if chosen.computer:
             _computer(context / "computer", log)
-        (context / "wheels").mkdir()
-        pins = _pins(SERVER_DISTRIBUTIONS, "pip install './packages/cua-bench[local]' from a clone of cua")
-        if (
-            chosen.metrics if metrics is None else metrics
-        ):  # OSWorld's metric modules, which the env server inside imports to score
-            hint = "pip install --no-deps desktop-env==1.0.2"
-            pins = list(dict.fromkeys([*pins, *_extra_closure("osworld"), *_pins(["desktop-env"], hint)]))
-        _download_wheels(context / "wheels", log, pins)
-        _copy_packages(context / "lib")
+        server_payload(context, metrics=chosen.metrics if metrics is None else metrics, log=log)
         log(f"docker build {tag}")
         last: list[str] = []
         stream = client.api.build(

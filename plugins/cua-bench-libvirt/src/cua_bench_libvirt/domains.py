@@ -29,7 +29,8 @@ class Domain:
 
     ``kernel``/``initrd``/``cmdline`` boot a kernel directly (Debian's, from the image's packages);
     ``disk`` is the machine's qcow2 overlay; ``serial_log`` receives the serial console, which is kept
-    in the run folder when a boot fails.
+    in the run folder when a boot fails. ``seed`` is a second disk the guest reads its settings from
+    (``vdb``): a tar archive in a qcow2 file, since a memory snapshot needs every disk to be qcow2.
     """
 
     name: str
@@ -43,6 +44,7 @@ class Domain:
     accel: str = "kvm"
     labels: Mapping[str, str] = field(default_factory=dict)
     forwards: Mapping[int, int] = field(default_factory=dict)  # host loopback port -> guest port
+    seed: Path | None = None
 
     def xml(self) -> str:
         """The domain's XML (``virDomainDefineXML``)."""
@@ -63,13 +65,25 @@ class Domain:
         ElementTree.SubElement(os_, "kernel").text = str(self.kernel)
         ElementTree.SubElement(os_, "initrd").text = str(self.initrd)
         ElementTree.SubElement(os_, "cmdline").text = self.cmdline
+        features = ElementTree.SubElement(domain, "features")  # ACPI: without it the guest cannot power off
+        ElementTree.SubElement(features, "acpi")
+        ElementTree.SubElement(features, "apic")
+        # QEMU's default CPU (qemu64) is x86-64-v1, and numpy's wheels need v2 (SSE4.2, POPCNT): the env server
+        # died of SIGILL. TCG emulates every feature it can ("maximum"); KVM passes the host's through.
+        ElementTree.SubElement(domain, "cpu", mode="maximum" if self.accel == "tcg" else "host-passthrough")
         ElementTree.SubElement(domain, "on_poweroff").text = "destroy"
+        ElementTree.SubElement(domain, "on_reboot").text = "destroy"  # a guest that reboots (a panic) is gone
         ElementTree.SubElement(domain, "on_crash").text = "destroy"
         devices = ElementTree.SubElement(domain, "devices")
         disk = ElementTree.SubElement(devices, "disk", type="file", device="disk")
         ElementTree.SubElement(disk, "driver", name="qemu", type="qcow2")
         ElementTree.SubElement(disk, "source", file=str(self.disk))
         ElementTree.SubElement(disk, "target", dev="vda", bus="virtio")
+        if self.seed is not None:
+            seed = ElementTree.SubElement(devices, "disk", type="file", device="disk")
+            ElementTree.SubElement(seed, "driver", name="qemu", type="qcow2")
+            ElementTree.SubElement(seed, "source", file=str(self.seed))
+            ElementTree.SubElement(seed, "target", dev="vdb", bus="virtio")
         serial = ElementTree.SubElement(devices, "serial", type="file")
         # Appended, not truncated: a revert restarts QEMU's side of it, and the boot's lines must stay.
         ElementTree.SubElement(serial, "source", path=str(self.serial_log), append="on")
@@ -78,10 +92,16 @@ class Domain:
         ElementTree.SubElement(console, "source", path=str(self.serial_log), append="on")
         ElementTree.SubElement(console, "target", type="serial", port="0")
         ElementTree.SubElement(devices, "memballoon", model="none")
+        # The host's entropy: a guest that makes keys or TLS sessions early in its boot must not wait for its own.
+        rng = ElementTree.SubElement(devices, "rng", model="virtio")
+        ElementTree.SubElement(rng, "backend", model="random").text = "/dev/urandom"
         if self.forwards:
             rules = ",".join(f"hostfwd=tcp:127.0.0.1:{h}-:{g}" for h, g in sorted(self.forwards.items()))
             command = ElementTree.SubElement(domain, "qemu:commandline")
-            for arg in ("-netdev", f"user,id=cua,{rules}", "-device", "virtio-net-pci,netdev=cua"):
+            # A slot of its own at the bus's end: QEMU places a -device argument before libvirt's addresses,
+            # so left unplaced it takes slot 2 and the disk that libvirt put there fails to start.
+            card = "virtio-net-pci,netdev=cua,bus=pci.0,addr=0x1e"
+            for arg in ("-netdev", f"user,id=cua,{rules}", "-device", card):
                 ElementTree.SubElement(command, "qemu:arg", value=arg)
         return ElementTree.tostring(domain, encoding="unicode")
 

@@ -3,12 +3,13 @@
 A backend (``cua_bench.Backend``) provisions a computer, returns its env server's address and tears
 it down; the kit holds the parts every backend needs so that none reaches into another's modules:
 declared capabilities and options, liveness and owner labels for ``prune``, the ready handshake, a
-provisioning context manager that undoes a half-made computer, Debian root filesystems for images,
-the settings of the local desktop's env server that a container or VM backend runs, whether local
-environments are isolated on this host (``isolating``), and starting a process that dies with its
-server (``spawn``). Register a backend with ``hookimpl`` (``cua_bench_register_backends``), and import
-everything else a backend needs from ``cua_bench`` itself (``Backend``, ``ProcessBackend``,
-``Computer``, ``Session`` ...).
+provisioning context manager that undoes a half-made computer, Debian root filesystems for images
+and the env server's payload in them (``server_payload``: its wheels and our packages, beside the
+desktop's Debian packages), the settings of the local desktop's env server that a container or VM
+backend runs, whether local environments are isolated on this host (``isolating``), and starting a
+process that dies with its server (``spawn``). Register a backend with ``hookimpl``
+(``cua_bench_register_backends``), and import everything else a backend needs from ``cua_bench``
+itself (``Backend``, ``ProcessBackend``, ``Computer``, ``Session`` ...).
 """
 
 from cua_bench.backend_kit.capabilities import OS_NAMES, Capabilities, capabilities_of
@@ -33,6 +34,7 @@ from cua_bench.backend_kit.owners import (
     owner_gone,
     stale,
 )
+from cua_bench.backend_kit.payload import DESKTOP_PACKAGES, IMAGE_PYTHON, BuildResult, server_payload
 from cua_bench.backend_kit.provisioning import provisioning
 from cua_bench.backend_kit.ready import READY, read_ready_line, ready_address, wait_ready
 from cua_bench.backends.local.isolate import isolating
@@ -43,6 +45,8 @@ __all__ = [
     "APP_ALIASES",
     "BACKEND_LABEL",
     "DEBIAN_MIRROR",
+    "DESKTOP_PACKAGES",
+    "IMAGE_PYTHON",
     "OS_NAMES",
     "OWNER_LABEL",
     "PRIVATE_TMP",
@@ -50,6 +54,7 @@ __all__ = [
     "RUN_LABEL",
     "TASK_SETTINGS",
     "BackendError",
+    "BuildResult",
     "Capabilities",
     "Option",
     "alive",
@@ -70,6 +75,7 @@ __all__ = [
     "resolve_options",
     "rootfs_tar",
     "serve_as",
+    "server_payload",
     "spawn",
     "stale",
     "wait_ready",

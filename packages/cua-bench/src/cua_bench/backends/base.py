@@ -15,6 +15,7 @@ import uuid
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from types import MappingProxyType
 from typing import Any, ClassVar
 
@@ -23,8 +24,9 @@ from cua_bench.backend_kit.desktop import TASK_SETTINGS
 from cua_bench.backend_kit.errors import BackendError
 from cua_bench.backend_kit.options import Option, check_options, options_env, resolve_options
 from cua_bench.backend_kit.ready import read_ready_line, ready_address
+from cua_bench.client import security_for
 from cua_bench.session import Session
-from cua_core import RpcClient, RpcError, ipc_address
+from cua_core import RpcClient, RpcError, SecurityError, ipc_address
 
 __all__ = ["TASK_SETTINGS", "Backend", "BackendError", "Computer", "ProcessBackend"]
 
@@ -79,6 +81,9 @@ class Backend(ABC):
     given_options: Mapping[str, Any] = MappingProxyType({})
     # The run this backend's computers serve (the runner sets it), for labelling what outlives a crash.
     run_id: str | None = None
+    # That run's output folder (the runner sets it): where a backend keeps what explains a computer that
+    # failed (a VM's serial console), beside the episodes it failed.
+    run_dir: Path | None = None
 
     def __init__(self, **options: Any) -> None:
         self.given_options = check_options(type(self), options)
@@ -136,13 +141,33 @@ class Backend(ABC):
             timeout: seconds to wait for the answer.
 
         Returns:
-            True when the server answered ``rpc.ping``; False when the call failed or timed out.
+            True when the server answered ``rpc.ping`` (over CURVE when ``info`` names the server's key);
+            False when the call failed or timed out, or the key could not be used.
         """
         try:
-            with RpcClient(computer.address, timeout=timeout, heartbeat_timeout=timeout, retries=0) as client:
+            security = security_for(computer)
+            with RpcClient(
+                computer.address, timeout=timeout, heartbeat_timeout=timeout, retries=0, security=security
+            ) as client:
                 return bool(client.call("rpc.ping") == "pong")
-        except RpcError:
+        except (RpcError, SecurityError):
             return False
+
+    def restore(self, computer: Computer) -> None:  # noqa: B027 - optional hook: most backends need none
+        """Bring the computer back to the state it was provisioned in, before an episode on a computer that
+        served one already.
+
+        The env server's own reset (apps killed, home restored) runs after it on every backend; a VM backend
+        reverts its ready snapshot here, so nothing an episode did outside the server's reach (the kernel,
+        system files, services) survives. The default does nothing: the server's reset is all a process or
+        container needs.
+
+        Args:
+            computer: one this backend provisioned, which has served at least one episode.
+
+        Raises:
+            BackendError: it cannot; the runner (and cua-bench-rl's env workers) then replaces the computer.
+        """
 
     def failure(self, computer: Computer) -> str | None:
         """Why ``computer`` stopped, where the backend can tell (killed for memory, say); None otherwise.

@@ -12,10 +12,10 @@ from typing import Any
 import numpy as np
 from PIL import Image
 
-from cua_bench import EnvClient, EpisodeSpec, Observes
+from cua_bench import EnvClient, EpisodeSpec, Observes, client_for
 from cua_bench_cua.workers.pool import _check_address, _known
 from cua_bench_cua.workers.prompts import _action_tag, _action_text, _prompt, _screen_size, _vision, cua_actions
-from cua_bench_rl import Turn, client_for, episode_spec, spec_of_key
+from cua_bench_rl import Turn, episode_spec, spec_of_key
 from cua_core import RpcError
 
 

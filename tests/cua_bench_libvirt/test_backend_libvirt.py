@@ -1,0 +1,106 @@
+"""The ``libvirt`` backend on real machines (qemu:///system): an image built from Debian's packages boots,
+its env server passes the conformance suite over CURVE only, a reset reverts the whole machine, and a
+boot that fails says why and keeps the serial console in the run folder.
+
+The image here is the default one with a smaller desktop (no Gnumeric, Chromium, PCManFM or Mousepad):
+the same stages and code, minutes sooner. One machine serves the module's tests, since each boot costs
+a minute of TCG on two loaded cores."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("libvirt", reason="libvirt-python is not installed (scripts/setup.sh installs it)")
+
+from cua_bench import BackendError, Computer, EnvClient, client_for
+from cua_bench.conformance import check_backend
+from cua_bench_libvirt.backend import LibvirtBackend
+from cua_bench_libvirt.image import build_image, current_image
+from cua_core import RpcError
+
+pytestmark = [pytest.mark.xdist_group("libvirt"), pytest.mark.timeout(1800)]
+SMALL_DESKTOP = (
+    "xvfb", "openbox", "dbus", "at-spi2-core", "xterm", "xdotool", "xclip", "x11-xserver-utils",
+    "fonts-dejavu-core", "libatk-adaptor", "python3", "python3-venv", "procps",
+)  # fmt: skip
+
+
+@pytest.fixture(autouse=True)
+def session_keys(private_session_dirs: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The module's machine allows the key of whoever provisioned it (the session's): its tests connect so."""
+    monkeypatch.setenv("CUA_CONFIG_DIR", str(private_session_dirs / "config"))
+
+
+@pytest.fixture(scope="module")
+def image_root(images: Path) -> Path:
+    """The small desktop's image, built when missing or made by other code than this checkout's."""
+    root = images / "backend"
+    build_image(root, packages=SMALL_DESKTOP, log=lambda line: None)  # its stages are kept: a rebuild takes ~1 min
+    assert current_image(root) is not None
+    return root
+
+
+@pytest.fixture(scope="module")
+def backend(system_libvirt: str, image_root: Path) -> Iterator[LibvirtBackend]:
+    impl = LibvirtBackend(uri=system_libvirt, images=str(image_root), memory=1024, cpus=1)
+    yield impl
+    left = [name for name, found, _ in impl.hypervisor.ours() if found.get("run") == "libvirt-tests"]
+    impl.prune(everything=False)
+    assert left == [], f"machines left behind: {left}"
+
+
+@pytest.fixture(scope="module")
+def machine(backend: LibvirtBackend) -> Iterator[Computer]:
+    backend.run_id = "libvirt-tests"
+    computer = backend.provision(width=1024, height=768)
+    yield computer
+    backend.teardown(computer)
+    assert not backend.hypervisor.running(computer.info["domain"])
+    assert not (backend.root / "machines" / computer.info["domain"]).exists()
+
+
+def test_the_guest_server_answers_the_machines_key_holder_only(backend: LibvirtBackend, machine: Computer) -> None:
+    assert machine.address.startswith("tcp://127.0.0.1:") and len(machine.info["server_key"]) == 40
+    with client_for(machine, step_timeout=30) as env:
+        assert env.session("run_command", command="id -u")["stdout"].strip() == "0"  # real root, in its own kernel
+    # The port is on the host's loopback, which every user of the host reaches: without CURVE nothing answers.
+    with pytest.raises(RpcError), EnvClient(machine.address, step_timeout=5, heartbeat_timeout=5) as plain:
+        plain.reset(options={"task": "sim/click-button"})
+
+
+def test_a_reset_reverts_the_whole_machine_without_a_boot(backend: LibvirtBackend, machine: Computer) -> None:
+    marker = f"/etc/cua-{uuid.uuid4().hex[:8]}"
+    serial = Path(machine.info["serial"])
+
+    def exists() -> bool:
+        with client_for(machine, step_timeout=60) as env:
+            return bool(env.session("run_command", command=f"test -e {marker}")["return_code"] == 0)
+
+    with client_for(machine, step_timeout=60) as env:
+        env.session("run_command", command=f"echo episode > {marker}")  # a system file, out of reset's reach
+    assert exists()
+    backend.restore(machine)
+    assert not exists()
+    assert serial.read_text(errors="replace").count("cua-guest: starting the env server") == 1, "the guest booted again"
+
+
+def test_the_machine_passes_the_backend_conformance_suite(backend: LibvirtBackend) -> None:
+    """A machine of its own: the suite provisions and tears down as any user of the backend would."""
+    assert check_backend(backend) == []
+
+
+def test_a_boot_that_does_not_finish_says_why_and_keeps_the_serial_console(
+    system_libvirt: str, image_root: Path, tmp_path: Path
+) -> None:
+    impl = LibvirtBackend(uri=system_libvirt, images=str(image_root), memory=1024, cpus=1, boot_timeout=3.0)
+    impl.run_dir = tmp_path
+    with pytest.raises(BackendError, match="serial console ends") as raised:
+        impl.provision(width=640, height=480, timeout=1.0)
+    assert "was not ready within 3 s" in str(raised.value)
+    kept = list((tmp_path / "machines").glob("*.boot.serial.log"))  # what the guest said by then, maybe nothing
+    assert len(kept) == 1
+    assert [name for name, _, _ in impl.hypervisor.ours() if name in kept[0].name] == [], "the failed machine stayed"
