@@ -23,10 +23,17 @@ The ``docker`` backend (the same desktop in a container), the same figures; idle
 PSS of every process in the containers plus each one's containerd shim. It uses the engine
 ``DOCKER_HOST`` names, or starts a dockerd of its own (and builds the image when missing: minutes).
 
+The ``libvirt`` backend (the same desktop in a VM, on TCG where KVM does not boot), on one machine:
+power-on to its server answering, the snapshot revert every episode after the first pays
+(``restore``) against the server's own reset on the same machine (the baseline), a step without
+settle against the local backend's in this run, and the QEMU process's PSS. It needs the image
+(``cua-bench image build libvirt``, or ``--libvirt-images`` naming a folder with one) and libvirtd.
+
 Last line: ``sim_step_p50_ms=… sim_rpc_overhead_ratio=… sim_max_parallel_ok=… sim_env_mib=…
 sim_steps_per_s_16=… local_start_reset_s=… local_step_p50_ms=… local_idle_mib=… local_max_envs=…
 local_settled_step_p50_ms=… docker_start_reset_s=… docker_step_p50_ms=… docker_idle_mib=… docker_max_envs=…``
-(plus extras). Run: .venv/bin/python bench/env.py [--quick] [--no-local] [--no-docker]
+libvirt_boot_s=… libvirt_restore_s=… libvirt_restore_over_reset_ratio=… libvirt_step_over_local_ratio=…``
+(plus extras). Run: .venv/bin/python bench/env.py [--quick] [--no-local] [--no-docker] [--no-libvirt]
 """
 
 from __future__ import annotations
@@ -44,7 +51,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from cua_bench.backends.base import Backend, Computer
+from cua_bench.backends.base import Backend, BackendError, Computer
 from cua_bench.backends.sim import SimBackend
 from cua_bench.client import EnvClient
 from cua_bench.conformance import CONFORMANCE_TASK
@@ -297,6 +304,62 @@ def report_desktop(name: str, found: dict[str, float], figures: dict[str, float 
         figures[key] = int(value) if key.endswith("_max_envs") else value
 
 
+def measure_vm(images: str, steps: int) -> dict[str, float] | None:
+    """One libvirt machine: boot, restore against the server's reset, steps, the QEMU process's PSS."""
+    try:
+        from cua_bench_libvirt import LibvirtBackend
+    except ImportError:
+        return None
+    from cua_bench import client_for
+
+    options = {"images": images} if images else {}
+    backend = LibvirtBackend(**options)
+    # Steps without settle, as the other backends' figures: the machine's seed disk carries it to the guest.
+    os.environ["CUA_LOCAL_SETTLE_MAX"] = "0"
+    begin = time.perf_counter()
+    try:
+        computer = backend.provision(width=1280, height=800)
+    except BackendError as exc:
+        print(f"libvirt: skipped ({str(exc).splitlines()[0]})")
+        return None
+    finally:
+        del os.environ["CUA_LOCAL_SETTLE_MAX"]
+    figures = {"libvirt_boot_s": time.perf_counter() - begin}
+    try:
+        resets, restores, raw = [], [], []
+        for _ in range(5):
+            begin = time.perf_counter()
+            backend.restore(computer)
+            restores.append(time.perf_counter() - begin)
+            with client_for(computer, step_timeout=120) as env:
+                begin = time.perf_counter()
+                env.reset(options={"task": str(CONFORMANCE_TASK), "observes": "rgb", "max_steps": 100_000})
+                resets.append(time.perf_counter() - begin)
+        with client_for(computer, step_timeout=120) as env:
+            env.reset(options={"task": str(CONFORMANCE_TASK), "observes": "rgb", "max_steps": 100_000})
+            for i in range(steps):
+                begin = time.perf_counter()
+                env.step([Click(Point(400 + i % 200, 500))])
+                raw.append(time.perf_counter() - begin)
+        pid = int(Path(f"/run/libvirt/qemu/{computer.info['domain']}.pid").read_text())
+        figures |= {
+            "libvirt_restore_s": statistics.median(restores),
+            "libvirt_reset_ms": statistics.median(resets) * 1000,
+            "libvirt_restore_over_reset_ratio": statistics.median(restores) / statistics.median(resets),
+            "libvirt_step_p50_ms": statistics.median(raw) * 1000,
+            "libvirt_qemu_mib": _pss_mib(pid),
+        }
+    finally:
+        backend.teardown(computer)
+    print(f"libvirt ({computer.info['accel']}): power-on to the server answering {figures['libvirt_boot_s']:.1f} s")
+    print(f"libvirt restore (snapshot revert, server answering): p50 {figures['libvirt_restore_s']:.2f} s; the "
+          f"server's own reset on the same machine {figures['libvirt_reset_ms']:.0f} ms "
+          f"(ratio {figures['libvirt_restore_over_reset_ratio']:.1f})")  # fmt: skip
+    print(f"libvirt step without settle: p50 {figures['libvirt_step_p50_ms']:.1f} ms; QEMU PSS "
+          f"{figures['libvirt_qemu_mib']:.0f} MiB")  # fmt: skip
+    return figures
+
+
 def docker_backend(folder: Path) -> tuple[Backend, Callable[[], None]] | None:
     """The docker backend on the engine DOCKER_HOST names, or on a dockerd started here; None without one."""
     try:
@@ -349,6 +412,8 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true", help="fewer steps and envs, for a smoke run")
     parser.add_argument("--no-local", action="store_true", help="skip the local (Xvfb) backend")
     parser.add_argument("--no-docker", action="store_true", help="skip the docker backend")
+    parser.add_argument("--no-libvirt", action="store_true", help="skip the libvirt backend")
+    parser.add_argument("--libvirt-images", default="", help="the libvirt backend's images folder (its option)")
     args = parser.parse_args()
     steps, seconds, scale = (200, 2.0, 16) if args.quick else (1000, 5.0, 64)
     folder = Path(tempfile.mkdtemp(prefix="cua-bench-env-")) / "fill-form"
@@ -414,6 +479,11 @@ def main() -> int:
             stop()
     else:
         print("docker: skipped (no engine or plugin, or --no-docker)")
+    vm = None if args.no_libvirt else measure_vm(args.libvirt_images, steps // 4)
+    if vm is not None:
+        figures |= vm
+        if "local_step_p50_ms" in figures:
+            figures["libvirt_step_over_local_ratio"] = vm["libvirt_step_p50_ms"] / float(figures["local_step_p50_ms"])
     print(" ".join(f"{k}={v:.2f}" if isinstance(v, float) else f"{k}={v}" for k, v in figures.items()))
     return 0
 

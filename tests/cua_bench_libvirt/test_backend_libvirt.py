@@ -18,8 +18,7 @@ pytest.importorskip("libvirt", reason="libvirt-python is not installed (scripts/
 
 from cua_bench import BackendError, Computer, EnvClient, client_for
 from cua_bench.conformance import check_backend
-from cua_bench_libvirt.backend import LibvirtBackend
-from cua_bench_libvirt.image import build_image, current_image
+from cua_bench_libvirt import LibvirtBackend, build_image, current_image
 from cua_core import RpcError
 
 pytestmark = [pytest.mark.xdist_group("libvirt"), pytest.mark.timeout(1800)]

@@ -1,24 +1,32 @@
 """cua-bench-libvirt: desktops in virtual machines, on libvirt and QEMU.
 
-Built so far: a machine's lifecycle on a qcow2 overlay with a memory snapshot to revert to
-(``Domain``, ``Hypervisor``), the owner labels ``prune`` removes killed runs' machines by, and the
-choice of accelerator from a probe guest that must really boot (``choose_accel``). Not yet: the
-``libvirt`` backend itself (the desktop image, the env server in the guest), Windows guests.
+The ``libvirt`` backend (``LibvirtBackend``): the local desktop and the env server in a Linux guest
+booted from an image built from Debian's packages (``build_image``), reached over a forwarded loopback
+port with CURVE, reset by reverting a memory snapshot. Beneath it: a machine's lifecycle on a qcow2
+overlay (``Domain``, ``Hypervisor``), the owner labels ``prune`` removes killed runs' machines by, and
+the choice of accelerator from a probe guest that must really boot (``choose_accel``). Not yet:
+Windows guests.
 """
 
 from cua_bench_libvirt.accel import Accel, boots, choose_accel
+from cua_bench_libvirt.backend import LibvirtBackend
 from cua_bench_libvirt.domains import LABELS_NS, Domain, Hypervisor, labels_of, make_overlay
 from cua_bench_libvirt.guest import READY_LINE, ProbeGuest, newc, probe_guest
+from cua_bench_libvirt.image import GuestImage, build_image, current_image
 
 __all__ = [
     "LABELS_NS",
     "READY_LINE",
     "Accel",
     "Domain",
+    "GuestImage",
     "Hypervisor",
+    "LibvirtBackend",
     "ProbeGuest",
     "boots",
+    "build_image",
     "choose_accel",
+    "current_image",
     "labels_of",
     "make_overlay",
     "newc",
