@@ -57,3 +57,23 @@ def system_libvirt() -> Iterator[str]:
 def images(system_libvirt: str) -> Path:
     """Where the machine tests keep their files (the probe guest's cache, one folder per test)."""
     return IMAGES
+
+
+# The default image with a smaller desktop (no Gnumeric, Chromium, PCManFM or Mousepad): the same stages
+# and code as `cua-bench image build libvirt`, minutes sooner.
+SMALL_DESKTOP = (
+    "xvfb", "openbox", "dbus", "at-spi2-core", "xterm", "xdotool", "xclip", "x11-xserver-utils",
+    "fonts-dejavu-core", "libatk-adaptor", "python3", "python3-venv", "procps",
+)  # fmt: skip
+
+
+@pytest.fixture(scope="session")
+def image_root(images: Path) -> Path:
+    """A folder holding the small desktop's image, built when missing or made by other code than this
+    checkout's (its stages are kept: a rebuild after a code change takes about a minute)."""
+    from cua_bench_libvirt import build_image, current_image
+
+    root = images / "backend"
+    build_image(root, packages=SMALL_DESKTOP, log=lambda line: None)
+    assert current_image(root) is not None
+    return root

@@ -2,9 +2,8 @@
 its env server passes the conformance suite over CURVE only, a reset reverts the whole machine, and a
 boot that fails says why and keeps the serial console in the run folder.
 
-The image here is the default one with a smaller desktop (no Gnumeric, Chromium, PCManFM or Mousepad):
-the same stages and code, minutes sooner. One machine serves the module's tests, since each boot costs
-a minute of TCG on two loaded cores."""
+The image is the tests' smaller desktop (conftest's ``image_root``). One machine serves most of the
+module's tests, since each boot costs a minute of TCG on two loaded cores."""
 
 from __future__ import annotations
 
@@ -18,29 +17,16 @@ pytest.importorskip("libvirt", reason="libvirt-python is not installed (scripts/
 
 from cua_bench import BackendError, Computer, EnvClient, client_for
 from cua_bench.conformance import check_backend
-from cua_bench_libvirt import LibvirtBackend, build_image, current_image
+from cua_bench_libvirt import LibvirtBackend
 from cua_core import RpcError
 
 pytestmark = [pytest.mark.xdist_group("libvirt"), pytest.mark.timeout(1800)]
-SMALL_DESKTOP = (
-    "xvfb", "openbox", "dbus", "at-spi2-core", "xterm", "xdotool", "xclip", "x11-xserver-utils",
-    "fonts-dejavu-core", "libatk-adaptor", "python3", "python3-venv", "procps",
-)  # fmt: skip
 
 
 @pytest.fixture(autouse=True)
 def session_keys(private_session_dirs: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The module's machine allows the key of whoever provisioned it (the session's): its tests connect so."""
     monkeypatch.setenv("CUA_CONFIG_DIR", str(private_session_dirs / "config"))
-
-
-@pytest.fixture(scope="module")
-def image_root(images: Path) -> Path:
-    """The small desktop's image, built when missing or made by other code than this checkout's."""
-    root = images / "backend"
-    build_image(root, packages=SMALL_DESKTOP, log=lambda line: None)  # its stages are kept: a rebuild takes ~1 min
-    assert current_image(root) is not None
-    return root
 
 
 @pytest.fixture(scope="module")
@@ -105,7 +91,7 @@ def test_a_boot_that_does_not_finish_says_why_and_keeps_the_serial_console(
     assert [name for name, _, _ in impl.hypervisor.ours() if name in kept[0].name] == [], "the failed machine stayed"
 
 
-LEAVES_A_TRACE = '''
+LEAVES_A_TRACE = """
 import cua_bench as cb
 
 
@@ -128,7 +114,7 @@ async def solve(task, session):
 @cb.evaluate_task
 async def evaluate(task, session):
     return [0.0 if await session.file_exists("seen") else 1.0]
-'''
+"""
 
 
 def test_a_run_reverts_its_machine_between_episodes(backend: LibvirtBackend, tmp_path: Path) -> None:
