@@ -91,41 +91,23 @@ def test_a_boot_that_does_not_finish_says_why_and_keeps_the_serial_console(
     assert [name for name, _, _ in impl.hypervisor.ours() if name in kept[0].name] == [], "the failed machine stayed"
 
 
-LEAVES_A_TRACE = """
-import cua_bench as cb
+def test_desktop_tasks_score_in_a_machine_as_on_this_host(
+    system_libvirt: str, image_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``cua-bench parity --backends local,libvirt desktop`` on tasks of the small image's app (xterm): the oracle
+    scores 1 on each, the same on both, two episodes on one machine (a revert between them)."""
+    from click.testing import CliRunner
 
+    from cua_bench.cli import main
+    from cua_bench.summary import load_results
 
-@cb.tasks_config
-def load():
-    return [cb.Task(description=f"Episode {i}", max_steps=2) for i in range(3)]
-
-
-@cb.setup_task
-async def setup(task, session):
-    pass
-
-
-@cb.solve_task
-async def solve(task, session):
-    # Outside everything the env server's own reset restores: only a revert of the machine undoes it.
-    await session.run_command("test -e /etc/cua-trace && echo seen > ~/seen; touch /etc/cua-trace", check=False)
-
-
-@cb.evaluate_task
-async def evaluate(task, session):
-    return [0.0 if await session.file_exists("seen") else 1.0]
-"""
-
-
-def test_a_run_reverts_its_machine_between_episodes(backend: LibvirtBackend, tmp_path: Path) -> None:
-    """Three episodes on one machine through the runner: each finds no trace of the one before (a trace in
-    /etc that the server's reset never touches), and the machine booted once."""
-    from cua_bench.runner import RunConfig, Runner
-
-    (tmp_path / "ts" / "trace").mkdir(parents=True)
-    (tmp_path / "ts" / "trace" / "main.py").write_text(LEAVES_A_TRACE)
-    runner = Runner(RunConfig(str(tmp_path / "ts"), tmp_path / "run", backend="libvirt", max_parallel=1,
-                              record=False, width=800, height=600, step_timeout=120))  # fmt: skip
-    runner.backend = backend
-    summary = runner.run()
-    assert (summary["episodes"], summary["errors"], summary["success_rate"]) == (3, 0, 1.0), summary
+    for key, value in (("URI", system_libvirt), ("IMAGES", str(image_root)), ("MEMORY", "1024"), ("CPUS", "1")):
+        monkeypatch.setenv(f"CUA_LIBVIRT_{key}", value)
+    out = CliRunner().invoke(main, [
+        "parity", "desktop", "--backends", "local,libvirt", "--tasks", "xterm-create-file,xterm-rename-file",
+        "--variants", "1", "--max-parallel", "1", "--output", str(tmp_path),
+    ])  # fmt: skip
+    assert out.exit_code == 0, out.output
+    assert out.output.startswith("local vs libvirt: 2 episodes, 0 differ"), out.output
+    rewards = {key: result.reward for key, result in load_results(tmp_path / "libvirt" / "episodes.jsonl").items()}
+    assert len(rewards) == 2 and set(rewards.values()) == {1.0}, rewards

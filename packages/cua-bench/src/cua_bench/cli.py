@@ -369,11 +369,19 @@ def conformance(backend: str, as_json: bool) -> None:
 @click.option("--backends", "pair", required=True, help="Two backends to compare, e.g. local,docker.")
 @click.option("--agent", default="oracle", show_default=True)
 @click.option("--variants", type=int, help="Only the first K variants of each task.")
+@click.option("--tasks", help="Only these tasks: names or globs, comma-separated (as cua-bench run --tasks).")
 @click.option("--split", help="Default: test, or the one split the tasks declare (Cua Bench tasks: train).")
 @click.option("--max-parallel", default=2, show_default=True, help="Environments at once, per backend.")
 @click.option("--output", type=click.Path(file_okay=False, path_type=Path), help="Keep both runs here.")
 def parity(
-    taskset: str, pair: str, agent: str, variants: int | None, split: str | None, max_parallel: int, output: Path | None
+    taskset: str,
+    pair: str,
+    agent: str,
+    variants: int | None,
+    tasks: str | None,
+    split: str | None,
+    max_parallel: int,
+    output: Path | None,
 ) -> None:
     """Run TASKSET on two backends with the same agent; print every episode whose reward differs (exit 1 if any)."""
     names = tuple(name.strip() for name in pair.split(","))
@@ -386,7 +394,7 @@ def parity(
     try:
         report = run_parity(
             taskset, (names[0], names[1]), agent=agent, variants=variants, split=split or default_split(taskset),
-            max_parallel=max_parallel, output=output,
+            max_parallel=max_parallel, output=output, tasks=tasks,
         )  # fmt: skip
     except CuaError as exc:
         raise click.ClickException(str(exc)) from exc

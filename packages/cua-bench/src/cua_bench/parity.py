@@ -71,15 +71,17 @@ def run_parity(
     split: str = "test",
     max_parallel: int = 2,
     output: Path | None = None,
+    tasks: str | None = None,
 ) -> ParityReport:
-    """Run ``taskset`` on both backends (one after the other) and compare; runs go under ``output``."""
+    """Run ``taskset`` on both backends (one after the other) and compare; runs go under ``output``;
+    ``tasks`` narrows the taskset as ``cua-bench run --tasks`` does (names or globs, comma-separated)."""
     with tempfile.TemporaryDirectory(prefix="cua-parity-") as scratch:
         folder = output or Path(scratch)
         results = []
         for backend in backends:
             config = RunConfig(
                 taskset, folder / backend, backend, agent, None, max_parallel,
-                variants=variants, split=split, record=False,
+                variants=variants, split=split, record=False, tasks=tasks,
             )  # fmt: skip
             Runner(config).run()
             results.append(load_results(config.output / "episodes.jsonl"))
