@@ -8,8 +8,9 @@ module's tests, since each boot costs a minute of TCG on two loaded cores."""
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -111,3 +112,26 @@ def test_desktop_tasks_score_in_a_machine_as_on_this_host(
     assert out.output.startswith("local vs libvirt: 2 episodes, 0 differ"), out.output
     rewards = {key: result.reward for key, result in load_results(tmp_path / "libvirt" / "episodes.jsonl").items()}
     assert len(rewards) == 2 and set(rewards.values()) == {1.0}, rewards
+
+
+def test_rl_env_workers_place_machines_like_any_backend(backend: LibvirtBackend) -> None:
+    """cua-bench-rl's env workers on machines: two rollouts of a desktop task on one machine (the oracle's
+    steps as the curriculum, then the policy says done), with a revert between them."""
+    from cua_bench.spec import EpisodeSpec
+    from cua_bench_rl import Decision, Policy, Taken, Turn
+    from cua_bench_rl.loader import evaluate
+    from cua_bench_rl.workers import EnvWorkers
+    from cua_core.actions import Done
+
+    class SaysDone(Policy):
+        def act(self, turns: Sequence[Turn], *, greedy: bool = False) -> list[Decision]:
+            return [Decision([Done()], [turn.step], [0.0]) for turn in turns]
+
+        def logprobs(self, taken: Sequence[Taken]) -> list[Any]:
+            raise NotImplementedError("evaluation never trains")
+
+    tasks = [EpisodeSpec("desktop/xterm-create-file", variant) for variant in range(2)]
+    with EnvWorkers(backend, 1, width=800, height=600) as workers:
+        found = evaluate(workers, SaysDone(), tasks, curriculum=lambda _task: 50, heartbeat_timeout=30.0)
+        assert (found["episodes"], found["success"]) == (2.0, 1.0), found
+        assert workers.replaced == 0

@@ -4,7 +4,7 @@
 guest still never prints its first line (measured on the machines this project is built on: QEMU 7.2
 with ``-cpu host`` aborts setting MSR 0x10a, and with qemu64 the guest hangs before long mode, while
 TCG boots the same kernel to its prompt in ~6 s). So the probe guest is booted with KVM once, and
-the answer is kept for the host (its kernel and QEMU); TCG is chosen with a warning saying why.
+the answer is kept for the host (its kernel, QEMU and who may open /dev/kvm); TCG is chosen with a warning saying why.
 """
 
 from __future__ import annotations
@@ -85,7 +85,9 @@ def choose_accel(hv: Hypervisor, guest: ProbeGuest, folder: Path, *, asked: str 
         raise BackendError(f"accel {asked!r}: give auto, kvm or tcg (--backend-option accel=...)")
     if not os.access("/dev/kvm", os.R_OK | os.W_OK):
         return _tcg("there is no /dev/kvm this user can open")
-    host = {"kernel": platform.release(), "qemu": _qemu_version(), "uri": hv.uri}
+    device = os.stat("/dev/kvm")  # who may open it: a change (its group given to kvm) asks again
+    host = {"kernel": platform.release(), "qemu": _qemu_version(), "uri": hv.uri,
+            "kvm": f"{device.st_uid}:{device.st_gid}:{device.st_mode:o}"}  # fmt: skip
     kept = folder / "accel.json"
     try:
         known = json.loads(kept.read_text())
