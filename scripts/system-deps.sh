@@ -14,8 +14,8 @@ packages=(xvfb openbox dbus at-spi2-core xterm xdotool xclip x11-xserver-utils m
   libatk-adaptor)
 # The libvirt plugin's hypervisor, apart from the desktop's list above (which OSWorld's support report reads):
 # its tests start libvirtd and virtlogd themselves when none runs.
-# e2fsprogs: mkfs.ext4 -d, which makes the libvirt image's disk.
-hypervisor=(libvirt-daemon-system libvirt-daemon-driver-qemu qemu-system-x86 qemu-utils e2fsprogs)
+# e2fsprogs: mkfs.ext4 -d, which makes the libvirt image's disk; xorriso: the Windows provisioning kit's ISO.
+hypervisor=(libvirt-daemon-system libvirt-daemon-driver-qemu qemu-system-x86 qemu-utils e2fsprogs xorriso)
 
 # Debian's udev gives /dev/kvm to group kvm, which QEMU's user is in. Where no udev ran (a container), the
 # device keeps the group the outer host gave it: libvirt then finds KVM usable as root but not as QEMU's user

@@ -281,17 +281,40 @@ def test_server_payload_pins_the_servers_wheels_and_copies_our_packages_with_the
 
     from cua_bench.backend_kit import payload
 
-    asked: list[tuple[Path, list[str]]] = []
-    monkeypatch.setattr(payload, "_download_wheels", lambda folder, log, pins: asked.append((folder, pins)))
+    asked: list[tuple[Path, list[str], list[str]]] = []
+    monkeypatch.setattr(
+        payload, "_download_wheels", lambda folder, log, pins, platforms: asked.append((folder, pins, platforms))
+    )
     backend_kit.server_payload(tmp_path, log=lambda line: None)  # no pip: what it would download is enough
-    [(wheels, pins)] = asked
+    [(wheels, pins, platforms)] = asked
     assert wheels == tmp_path / "wheels" and wheels.is_dir()
+    assert platforms and all(tag.startswith("manylinux") for tag in platforms)  # the Linux images' by default
     assert f"pyzmq=={metadata.version('pyzmq')}" in pins and not any(pin.startswith("desktop-env") for pin in pins)
     lib = tmp_path / "lib"
     assert (lib / "cua_bench/__init__.py").is_file() and not list(lib.rglob("__pycache__"))
     [info] = lib.glob("cua_bench_tasks_sim-*.dist-info")
     assert "sim = cua_bench_tasks_sim" in (info / "entry_points.txt").read_text()  # found by name inside
     assert (info / "METADATA").read_text().startswith("Metadata-Version: 2.1\nName: cua-bench-tasks-sim\n")
+
+
+def test_server_payload_takes_another_platforms_wheels_and_refuses_to_build_one_here(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from cua_bench.backend_kit import payload
+
+    download = payload._download_wheels
+    asked: list[list[str]] = []
+    monkeypatch.setattr(payload, "_download_wheels", lambda folder, log, pins, platforms: asked.append(platforms))
+    backend_kit.server_payload(tmp_path, log=lambda line: None, platforms=("win_amd64",))
+    assert asked == [["win_amd64"]]
+    # A pin with only a source distribution (pip, not run here, would have left it): built here it would be a
+    # wheel for this host, not for Windows, so it is refused before anything is built.
+    wheels = tmp_path / "sdists"
+    wheels.mkdir()
+    (wheels / "onlysource-1.0.tar.gz").write_bytes(b"")
+    monkeypatch.setattr(payload.subprocess, "run", lambda *a, **k: subprocess.CompletedProcess(a, 0, "", ""))
+    with pytest.raises(BackendError, match=r"onlysource-1.0.tar.gz has no wheel for win_amd64"):
+        download(wheels, lambda line: None, ["onlysource==1.0"], ["win_amd64"])
 
 
 def test_the_docker_image_carries_the_kits_desktop_packages() -> None:

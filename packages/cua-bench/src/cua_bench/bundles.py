@@ -153,6 +153,8 @@ class BundleCache:
 def _remove_dead_caches() -> None:
     """The caches of this user's servers that died without closing theirs (a ``kill -9``): named with
     their pid, so each new cache removes those whose process is gone."""
+    if os.name == "nt":  # os.kill(pid, 0) there sends CTRL_C_EVENT, not a liveness probe: leave them
+        return
     for folder in Path(tempfile.gettempdir()).glob("cua-tasks-*-*"):
         pid = folder.name.split("-")[2]
         try:

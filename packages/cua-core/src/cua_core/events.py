@@ -8,7 +8,6 @@ also match "bench.runner"), subscribers re-check on dotted boundaries. Event ids
 
 from __future__ import annotations
 
-import fcntl
 import os
 import re
 import signal
@@ -401,6 +400,8 @@ def ensure_forwarder(addresses: BusAddresses | None = None, *, timeout: float = 
     addresses = addresses or BusAddresses.default()
     if _answers(addresses.publish) and _answers(addresses.subscribe):
         return False
+    import fcntl  # here, not at the top: the rest of this module serves a Windows guest's env server too
+
     folder = runtime_dir()
     with open(folder / "bus.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)

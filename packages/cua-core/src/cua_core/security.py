@@ -69,7 +69,8 @@ def load_or_create_keypair(name: str = "default", directory: Path | None = None)
     if not secret_file.exists():
         _create_keypair(folder, name)
     mode = stat.S_IMODE(secret_file.stat().st_mode)
-    if mode & 0o077:
+    # Windows has no such mode bits (every file reads 0o666 or 0o444): its ACLs, the profile's, guard the file.
+    if mode & 0o077 and os.name != "nt":
         raise SecurityError(
             f"secret key {secret_file} is readable by others (mode {mode:o}); run `chmod 600 {secret_file}`"
         )

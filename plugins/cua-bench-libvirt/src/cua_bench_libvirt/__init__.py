@@ -4,8 +4,9 @@ The ``libvirt`` backend (``LibvirtBackend``): the local desktop and the env serv
 booted from an image built from Debian's packages (``build_image``), reached over a forwarded loopback
 port with CURVE, reset by reverting a memory snapshot. Beneath it: a machine's lifecycle on a qcow2
 overlay (``Domain``, ``Hypervisor``), the owner labels ``prune`` removes killed runs' machines by, and
-the choice of accelerator from a probe guest that must really boot (``choose_accel``). Not yet:
-Windows guests.
+the choice of accelerator from a probe guest that must really boot (``choose_accel``). For Windows
+guests, ``cua_bench_libvirt.windows`` holds the provisioning kit and the env server's Windows session,
+never run on Windows; the backend boots Linux guests only so far.
 """
 
 from cua_bench_libvirt.accel import Accel, boots, choose_accel

@@ -24,6 +24,7 @@ import shlex
 import shutil
 import socket
 import subprocess
+import sys
 import tarfile
 import tempfile
 import uuid
@@ -33,7 +34,7 @@ from typing import Any, Literal
 
 import zmq.auth
 
-from cua_bench import Backend, BackendError, Computer
+from cua_bench import Backend, BackendError, Computer, Session
 from cua_bench.backend_kit import (
     APP_ALIASES,
     PRIVATE_TMP,
@@ -86,6 +87,18 @@ class LibvirtBackend(Backend):
         Option("boot_timeout", float, 600.0, "seconds a machine may take from power-on to its env server "
                "answering (TCG on a loaded host takes minutes)", "CUA_LIBVIRT_BOOT_TIMEOUT"),
     )  # fmt: skip
+
+    @classmethod
+    def create_session(cls, *, width: int, height: int) -> Session:
+        """Inside a Windows guest (``--backend libvirt`` there), the Windows desktop's session; a Linux guest's
+        server serves ``--backend local``, so anywhere else this is an error."""
+        if sys.platform == "win32":
+            from cua_bench_libvirt.windows import CtypesApi, WindowsSession
+
+            return WindowsSession(CtypesApi(), width=width, height=height)
+        raise BackendError(
+            "the libvirt backend's session runs inside a Windows guest; Linux guests serve --backend local"
+        )
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)

@@ -15,7 +15,7 @@ import re
 import shutil
 import subprocess
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
@@ -71,7 +71,9 @@ OUR_PACKAGES = (
 Log = Callable[[str], None]
 
 
-def server_payload(folder: Path, *, metrics: bool = False, log: Log = print) -> None:
+def server_payload(
+    folder: Path, *, metrics: bool = False, log: Log = print, platforms: Sequence[str] | None = None
+) -> None:
     """Write the env server's payload into ``folder`` (which exists, without ``wheels`` or ``lib`` yet).
 
     An image installs ``wheels`` with pip into the Python it runs the server on and puts ``lib`` on
@@ -83,16 +85,19 @@ def server_payload(folder: Path, *, metrics: bool = False, log: Log = print) -> 
         metrics: also the wheels of cua-bench's ``osworld`` extra and of desktop-env, whose metric
             modules the server imports to score OSWorld's tasks inside.
         log: called with each line of progress.
+        platforms: pip's platform tags of the image's Python (``["win_amd64"]`` for a Windows guest); None
+            for the Linux images', manylinux for this host's machine.
 
     Raises:
-        BackendError: a distribution is not installed here, or pip could not download or build a wheel.
+        BackendError: a distribution is not installed here, or pip could not download or build a wheel
+            (for other ``platforms``, a pin with no wheel for them: one cannot be built here).
     """
     (folder / "wheels").mkdir()
     pins = _pins(SERVER_DISTRIBUTIONS, "pip install './packages/cua-bench[local]' from a clone of cua")
     if metrics:  # OSWorld's metric modules, which the env server inside imports to score
         hint = "pip install --no-deps desktop-env==1.0.2"
         pins = list(dict.fromkeys([*pins, *_extra_closure("osworld"), *_pins(["desktop-env"], hint)]))
-    _download_wheels(folder / "wheels", log, pins)
+    _download_wheels(folder / "wheels", log, pins, list(platforms) if platforms is not None else _linux_platforms())
     _copy_packages(folder / "lib")
 
 
@@ -131,14 +136,19 @@ def _extra_closure(extra: str) -> list[str]:
     return _pins(sorted(seen.values()), f"pip install './packages/cua-bench[{extra}]' from a clone of cua")
 
 
-def _download_wheels(folder: Path, log: Log, pins: list[str]) -> None:
-    """Wheels of ``pins`` for the image's Python (Debian's 3.11.2, manylinux). A version that needs a
-    newer Python than the image's (soupsieve 4.1 wants 3.11.5) gives way to the newest that fits, and
-    a pin with only a source distribution is built into a wheel here (this host's Python must be 3.11)."""
+def _linux_platforms() -> list[str]:
+    """The Linux images' platform tags: manylinux, for this host's machine."""
     machine = {"x86_64": "x86_64", "amd64": "x86_64", "aarch64": "aarch64", "arm64": "aarch64"}.get(
         platform.machine().lower(), platform.machine()
     )
-    platforms = [f"manylinux_2_{minor}_{machine}" for minor in (36, 34, 28, 17)] + [f"manylinux2014_{machine}"]
+    return [f"manylinux_2_{minor}_{machine}" for minor in (36, 34, 28, 17)] + [f"manylinux2014_{machine}"]
+
+
+def _download_wheels(folder: Path, log: Log, pins: list[str], platforms: list[str]) -> None:
+    """Wheels of ``pins`` for the image's Python (3.11, on ``platforms``). A version that needs a
+    newer Python than the image's (soupsieve 4.1 wants 3.11.5) gives way to the newest that fits, and
+    a pin with only a source distribution is built into a wheel here (this host's Python must be 3.11),
+    for the Linux images only: a wheel built here is a wheel for this host."""
     log(f"pip download {' '.join(pins)}")
     for _ in range(len(pins) + 1):
         done = subprocess.run(
@@ -156,6 +166,9 @@ def _download_wheels(folder: Path, log: Log, pins: list[str]) -> None:
     if done.returncode != 0:
         raise BackendError(f"pip download of the env server's wheels failed:\n{done.stderr[-2000:]}")
     for sdist in [*folder.glob("*.tar.gz"), *folder.glob("*.zip")]:
+        if platforms != _linux_platforms():
+            raise BackendError(f"{sdist.name} has no wheel for {', '.join(platforms)}, and one built here would be "
+                               "a wheel for this host: pin a version that has one")  # fmt: skip
         if sys.version_info[:2] != (3, 11):
             raise BackendError(f"{sdist.name} has no wheel: build the image from a host whose Python is 3.11")
         log(f"pip wheel {sdist.name}")

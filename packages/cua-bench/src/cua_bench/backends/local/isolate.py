@@ -43,7 +43,6 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
-import fcntl
 import functools
 import os
 import shutil
@@ -192,6 +191,8 @@ def _mount(source: str, target: str, fstype: str | None, flags: int, data: str |
 
 
 def _loopback_up() -> None:
+    import fcntl  # here: the backend kit imports this module, and a Windows guest's env server imports the kit
+
     with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
         request = struct.pack("16sH14x", b"lo", 0)
         flags = struct.unpack("16sH14x", fcntl.ioctl(sock, _SIOCGIFFLAGS, request))[1]
