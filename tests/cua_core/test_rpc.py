@@ -438,3 +438,19 @@ def test_async_method_registered_after_start_is_served() -> None:
         with RpcClient(srv.address, timeout=5, heartbeat_timeout=2) as client:
             assert client.call("late", {"value": 41}) == 42
             assert client.call("rpc.ping") == "pong"
+
+
+def test_curve_clients_opened_and_closed_in_quick_succession_never_collide() -> None:
+    """Each CURVE client watches its socket for a refused key; pyzmq named that watch by the socket's file
+    descriptor, which the next client reuses before the old name is released: "Address already in use"
+    (a pool's health checks hit it). Failed within 0-62 rounds before the fix; 300 stays well under the
+    context's limit of sockets (closed ones count until libzmq reaps them)."""
+    import zmq
+
+    from cua_core import ClientSecurity, KeyPair
+
+    public, secret = zmq.curve_keypair()
+    server_public, _ = zmq.curve_keypair()
+    security = ClientSecurity(KeyPair(public, secret), server_public)
+    for _ in range(300):
+        RpcClient("tcp://127.0.0.1:1", timeout=0.1, retries=0, security=security).close()

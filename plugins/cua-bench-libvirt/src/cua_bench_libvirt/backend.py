@@ -59,6 +59,7 @@ GUEST_PORT = 5555  # the env server's port on the guest's side of QEMU's user ne
 SNAPSHOT = "ready"  # the memory snapshot every reset reverts to
 ENV_ROOT_IN_GUEST = "/var/lib/cua/env"  # the env server's folders: off the /tmp its reset empties
 SERIAL_TAIL = 40  # lines of the serial console an error quotes
+TCG_TIMEOUT_SCALE = "6"  # QEMU's emulator against a host CPU, with room for a loaded host
 
 
 def default_uri() -> str:
@@ -138,7 +139,7 @@ class LibvirtBackend(Backend):
             folder.chmod(0o711)  # whatever the umask
             undo.callback(shutil.rmtree, folder, ignore_errors=True)
             make_overlay(image.base, folder / "disk.qcow2")
-            keys = _seed(folder / "seed.qcow2", width, height, load_or_create_keypair().public.decode())
+            keys = _seed(folder / "seed.qcow2", width, height, load_or_create_keypair().public.decode(), accel)
             port = _free_port()
             domain = Domain(
                 name, folder / "disk.qcow2", folder / "serial.log", image.kernel, image.initrd, CMDLINE,
@@ -227,7 +228,7 @@ def _tail(log: Path, lines: int = SERIAL_TAIL) -> str:
     return "\n".join(text.replace("\r", "").splitlines()[-lines:]) or "(empty)"
 
 
-def _seed(out: Path, width: int, height: int, allow: str) -> str:
+def _seed(out: Path, width: int, height: int, allow: str, accel: str) -> str:
     """The guest's settings disk (``seed.qcow2``): a tar archive of ``env`` (what init.sh sources) and the
     machine's CURVE key pair, made here. Returns the public key, which clients check the server by."""
     with tempfile.TemporaryDirectory() as scratch:
@@ -237,8 +238,11 @@ def _seed(out: Path, width: int, height: int, allow: str) -> str:
             "CUA_GUEST_PORT": str(GUEST_PORT), "CUA_GUEST_ALLOW": allow, "CUA_GUEST_WIDTH": str(width),
             "CUA_GUEST_HEIGHT": str(height), "CUA_CONFIG_DIR": "/run/cua/config", PRIVATE_TMP: "1",
             "CUA_LOCAL_ROOT": ENV_ROOT_IN_GUEST,
+            # The desktop's timeouts are sized for a host CPU: openbox took over 10 s to start on TCG under load.
+            "CUA_LOCAL_TIMEOUT_SCALE": TCG_TIMEOUT_SCALE if accel == "tcg" else "1",
         }  # fmt: skip
-        settings |= {key: value for key, value in os.environ.items() if key.startswith("CUA_LOCAL_SETTLE_")}
+        given = ("CUA_LOCAL_SETTLE_", "CUA_LOCAL_TIMEOUT_SCALE")  # the host's tuning, where it set any, wins
+        settings |= {key: value for key, value in os.environ.items() if key.startswith(given)}
         settings |= {
             key: os.environ[key] for key, is_folder in TASK_SETTINGS.items() if os.environ.get(key) and not is_folder
         }

@@ -80,3 +80,19 @@ def test_the_desktop_is_ready_only_once_openbox_holds_its_keys(tmp_path: Path, m
     finally:
         desktop.stop()
         remove_env_root(tmp_path)  # and the short link child_env made to its deep tmp (Chromium's socket path)
+
+
+def test_the_desktops_timeouts_scale_for_slow_cpus_and_a_bad_scale_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A TCG guest runs the same desktop several times slower: its env server is told so (the libvirt backend's
+    seed sets it); a value that is no positive number is an error naming the variable, not a silent 1."""
+    from cua_bench.backends.local.session import timeout_scale
+    from cua_core import CuaError
+
+    monkeypatch.delenv("CUA_LOCAL_TIMEOUT_SCALE", raising=False)
+    assert timeout_scale() == 1.0
+    monkeypatch.setenv("CUA_LOCAL_TIMEOUT_SCALE", "6")
+    assert timeout_scale() == 6.0
+    for bad in ("0", "-2", "slow", "nan"):
+        monkeypatch.setenv("CUA_LOCAL_TIMEOUT_SCALE", bad)
+        with pytest.raises(CuaError, match="CUA_LOCAL_TIMEOUT_SCALE"):
+            timeout_scale()

@@ -59,6 +59,9 @@ def _result(env: Envelope, method: str) -> Any:
     )
 
 
+_MONITORS = itertools.count()
+
+
 def _socket(ctx: zmq.Context[Any], settings: _Settings) -> tuple[zmq.Socket[Any], zmq.Socket[Any] | None]:
     sock = ctx.socket(zmq.DEALER)
     sock.linger = 0
@@ -66,8 +69,11 @@ def _socket(ctx: zmq.Context[Any], settings: _Settings) -> tuple[zmq.Socket[Any]
     monitor = None
     if settings.security is not None:
         settings.security.apply(sock)
-        # The only way a client learns that the server refused its key is the socket monitor.
-        monitor = sock.get_monitor_socket(_AUTH_FAILED)
+        # The only way a client learns that the server refused its key is the socket monitor. Its inproc
+        # address is ours and unique: pyzmq's default names it by the socket's file descriptor, which the next
+        # socket reuses before the context has released the old name ("Address already in use", seen when a
+        # pool's health checks opened and closed clients quickly).
+        monitor = sock.get_monitor_socket(_AUTH_FAILED, addr=f"inproc://cua-rpc-monitor-{next(_MONITORS)}")
     sock.connect(settings.address)
     return sock, monitor
 
@@ -210,6 +216,7 @@ class RpcClient:
     def close(self) -> None:
         with self._lock:
             if self._monitor is not None:
+                self._sock.disable_monitor()
                 self._monitor.close(linger=0)
             self._sock.close(linger=0)
 
@@ -385,6 +392,7 @@ class AsyncRpcClient:
                 loop.remove_reader(self._monitor.FD)
         self._loop = None
         if self._monitor is not None:
+            self._sock.disable_monitor()
             self._monitor.close(linger=0)
         self._sock.close(linger=0)
 

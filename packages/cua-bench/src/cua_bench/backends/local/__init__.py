@@ -152,9 +152,9 @@ class LocalBackend(ProcessBackend):
 
     @classmethod
     def create_session(cls, *, width: int, height: int) -> Session:
-        from cua_bench.backends.local.session import LocalSession
+        from cua_bench.backends.local.session import LocalSession, timeout_scale
 
-        return LocalSession.start(width, height)
+        return LocalSession.start(width, height, timeout=10.0 * timeout_scale())
 
 
 @functools.cache

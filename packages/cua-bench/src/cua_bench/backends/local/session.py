@@ -88,6 +88,21 @@ def settle_config_from_env() -> SettleConfig:
     return config
 
 
+def timeout_scale() -> float:
+    """``CUA_LOCAL_TIMEOUT_SCALE`` (default 1): what the desktop's own timeouts (starting Xvfb, openbox and the
+    session bus; an app's first window) are multiplied by. They are sized for a host CPU; a VM on QEMU's
+    emulator runs several times slower (the libvirt backend sets it for TCG guests: openbox took over 10 s to
+    start in one under a loaded host)."""
+    text = os.environ.get("CUA_LOCAL_TIMEOUT_SCALE", "1")
+    try:
+        scale = float(text)
+    except ValueError:
+        scale = 0.0
+    if not scale > 0:
+        raise CuaError(f"CUA_LOCAL_TIMEOUT_SCALE={text!r}: give a number above 0 (1 is the default)")
+    return scale
+
+
 def _tmp_keep() -> tuple[str, ...]:
     """What reset leaves in the machine's /tmp: the display's sockets, and the host's entries an
     isolated environment, or one with a private /tmp, sees there (``isolate``)."""
@@ -297,10 +312,11 @@ class LocalSession(SimulatedProvider, Session):
 
     async def launch(self, app: str, **params: Any) -> str:
         """Start ``app`` (a program on PATH, or terminal/editor/files/spreadsheet) with ``args=[...]``;
-        returns the id of its first window once it is drawn (``timeout`` seconds, 10 by default)."""
+        returns the id of its first window once it is drawn (``timeout`` seconds, 10 by default, times
+        ``timeout_scale()``)."""
         args = params.get("args", ())
         argv = self.apps.argv(app, [args] if isinstance(args, str) else args)
-        timeout = float(params.get("timeout", 10.0))
+        timeout = float(params.get("timeout", 10.0 * timeout_scale()))
         before = set(self.wins.ids())
         self.settler.arm()
         proc = self.apps.start(argv)
@@ -340,7 +356,7 @@ class LocalSession(SimulatedProvider, Session):
         handle (Chromium's pid, as Cua returns a pid) once its page has loaded and been drawn."""
         if sum(value is not None for value in (url, html, folder)) != 1:
             raise ValueError("launch_window: give exactly one of url, html or folder")
-        timeout = float(options.get("timeout", 30.0))
+        timeout = float(options.get("timeout", 30.0 * timeout_scale()))
         n = len(list(self.tmp.glob("cua-window-*"))) if self.tmp.exists() else 0
         base = self.tmp / f"cua-window-{n}"
         while base.exists():
