@@ -422,8 +422,17 @@ def test_computer_block_size_os_and_reward_lists_on_an_env_server(cua_tasks: Pat
             env.reset(options={"task": str(returns), "variant": variant, "observes": "none"})
             with pytest.raises(RemoteError, match=r"task returns .*variant \d: @evaluate_task must return a reward"):
                 env.evaluate()
-        with pytest.raises(RemoteError, match="task windows-only wants os_type windows; backend sim serves linux"):
+        with pytest.raises(
+            RemoteError, match="task windows-only wants os_type windows; backend sim serves linux"
+        ) as no:
             env.reset(options={"task": str(windows)})
+        # No installed backend serves Windows: the message says where its machines are to come from.
+        assert "no installed backend serves windows" in str(no.value) and "cua-bench-libvirt" in str(no.value)
+        win11 = write_task(tmp_path / "win11", WINDOWS_ONLY.replace('"os_type": "windows"', '"os_type": "win11"'))
+        with pytest.raises(
+            RemoteError, match=r"wants os_type win11; backend sim serves linux \(no installed backend serves windows"
+        ):
+            env.reset(options={"task": str(win11)})
 
 
 # -- local: the starter task as Cua writes it, shell included ------------------------------------

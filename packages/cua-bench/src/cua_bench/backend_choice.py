@@ -15,7 +15,7 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
-from cua_bench.backend_kit.capabilities import capabilities_of
+from cua_bench.backend_kit.capabilities import capabilities_of, os_family
 from cua_bench.registry import backends
 from cua_bench.task_computer import task_computer
 from cua_bench.tasks import TaskError, TaskModule, load_task_module
@@ -141,8 +141,8 @@ def task_needs(module: TaskModule, split: str) -> tuple[set[str], set[str]]:
     oses = set()
     for variant in module.variants(split):
         wanted = task_computer(variant).os_type
-        if wanted is not None and wanted != "linux":
-            oses.add(wanted)
+        if wanted is not None and os_family(wanted) != "linux":
+            oses.add(os_family(wanted))
     return needs, oses
 
 

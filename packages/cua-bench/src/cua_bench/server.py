@@ -29,6 +29,7 @@ from PIL import Image
 
 from cua_bench.a11y_xml import to_osworld_xml
 from cua_bench.adversary import Adversary
+from cua_bench.backend_kit.capabilities import OS_PLUGINS, capabilities_of, os_family
 from cua_bench.bundles import PREFIX as BUNDLE
 from cua_bench.bundles import BundleCache
 from cua_bench.frames import FrameError, FrameWriter
@@ -193,10 +194,10 @@ class EnvServer:
         """The variant's OS checked and its screen size applied, before the session is reset."""
         wanted = task_computer(task)
         serves = self.session.os_type
-        if wanted.os_type is not None and wanted.os_type != serves:
+        if wanted.os_type is not None and os_family(wanted.os_type) != serves:
             raise TaskError(
                 f"task {task.name} wants os_type {wanted.os_type}; backend {self.backend} serves {serves} "
-                "(choose a backend that serves it with --backend)"
+                f"({_who_serves(os_family(wanted.os_type))})"
             )
         size = (wanted.width or self.screen[0], wanted.height or self.screen[1])
         if size != (self.session.width, self.session.height):
@@ -475,6 +476,17 @@ class EnvServer:
         finally:
             self.rpc.close()
             self.bundles.close()
+
+
+def _who_serves(family: str) -> str:
+    """Which installed backends declare ``family``, or where its machines are to come from (``OS_PLUGINS``)."""
+    from cua_bench.registry import backends
+
+    registry = backends()
+    serving = [name for name in registry.names() if capabilities_of(registry[name]).os == family]
+    if serving:
+        return f"choose one that serves it with --backend: {', '.join(serving)}"
+    return f"no installed backend serves {family}: " + OS_PLUGINS.get(family, "none is known")
 
 
 def main(argv: list[str] | None = None) -> int:

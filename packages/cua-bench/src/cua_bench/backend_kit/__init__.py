@@ -12,7 +12,7 @@ process that dies with its server (``spawn``). Register a backend with ``hookimp
 itself (``Backend``, ``ProcessBackend``, ``Computer``, ``Session`` ...).
 """
 
-from cua_bench.backend_kit.capabilities import OS_NAMES, Capabilities, capabilities_of
+from cua_bench.backend_kit.capabilities import OS_NAMES, OS_PLUGINS, Capabilities, capabilities_of, os_family
 from cua_bench.backend_kit.debootstrap import DEBIAN_MIRROR, debootstrap, rootfs_tar
 from cua_bench.backend_kit.desktop import APP_ALIASES, PRIVATE_TMP, TASK_SETTINGS, serve_as
 from cua_bench.backend_kit.errors import BackendError
@@ -48,6 +48,7 @@ __all__ = [
     "DESKTOP_PACKAGES",
     "IMAGE_PYTHON",
     "OS_NAMES",
+    "OS_PLUGINS",
     "OWNER_LABEL",
     "PRIVATE_TMP",
     "READY",
@@ -66,6 +67,7 @@ __all__ = [
     "isolating",
     "labels",
     "options_env",
+    "os_family",
     "owner",
     "owner_gone",
     "parse_options",

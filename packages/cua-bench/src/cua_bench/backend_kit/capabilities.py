@@ -12,10 +12,28 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, fields
 from typing import Any
 
-__all__ = ["OS_NAMES", "Capabilities", "capabilities_of"]
+__all__ = ["OS_NAMES", "OS_PLUGINS", "Capabilities", "capabilities_of", "os_family"]
 
 # "none": no operating system a task could reach (the sim's pure-Python desktop).
 OS_NAMES = ("linux", "macos", "windows", "android", "none")
+# Where machines of an OS come from, for the message a task gets when no installed backend serves its OS.
+OS_PLUGINS = {
+    "windows": "Windows machines are to come from the libvirt backend (plugins/cua-bench-libvirt) with your own "
+    "Windows image; its README says what exists (a provisioning kit and the env server's Windows session) and that "
+    "the backend does not boot Windows machines yet",
+    "macos": "macOS machines are to come from a cua-bench-macos plugin (Lume or tart on a Mac), not built yet",
+    "android": "phones are to come from a cua-bench-android plugin (adb), not built yet",
+    "linux": "install the local backend's desktop (scripts/system-deps.sh), or cua-bench-docker or cua-bench-libvirt",
+}
+
+
+def os_family(name: str) -> str:
+    """The OS a task's ``os_type`` names, as backends declare it: Cua's tasks say ``win11`` or ``macOS``."""
+    lowered = name.lower()
+    for family, prefixes in (("windows", ("win",)), ("macos", ("mac", "osx")), ("linux", ("ubuntu", "debian"))):
+        if lowered.startswith(prefixes):
+            return family
+    return lowered
 
 
 @dataclass(frozen=True)
