@@ -5,8 +5,9 @@ from typing import TYPE_CHECKING
 from cua_bench import backend_kit  # the public backend kit: backends import it by name
 from cua_bench.agents.base import Agent
 from cua_bench.backends.base import Backend, BackendError, Computer, ProcessBackend
-from cua_bench.client import AsyncEnvClient, EnvClient, client_for, security_for
+from cua_bench.client import AsyncEnvClient, EnvClient
 from cua_bench.commands import CommandFailed, CommandResult
+from cua_bench.connect import client_for, security_for
 from cua_bench.hookspecs import hookimpl
 from cua_bench.nodes import center, find, find_all
 from cua_bench.session import DesktopSession, MobileSession, NotSupported, Session

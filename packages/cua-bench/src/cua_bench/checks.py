@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from cua_bench.adversary import MUTATIONS, waivers
-from cua_bench.client import EnvClient, client_for
+from cua_bench.client import EnvClient
+from cua_bench.connect import client_for
 from cua_bench.registry import backends
 from cua_bench.tasks import load_task_module
 from cua_core import CuaError

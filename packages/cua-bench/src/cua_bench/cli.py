@@ -15,8 +15,8 @@ from PIL import Image
 
 from cua_bench.backend_kit import export_options
 from cua_bench.checks import MutationTally, check_task
-from cua_bench.client import client_for
 from cua_bench.conformance import check_backend
+from cua_bench.connect import client_for
 from cua_bench.parity import run_parity
 from cua_bench.progress import Progress
 from cua_bench.registry import agents, backends, commands, tasksets

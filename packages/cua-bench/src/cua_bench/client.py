@@ -8,14 +8,8 @@ On an ``ipc://`` address (same host) RGB frames come through shared memory by de
 (``cua_bench.frames``): the observation's ``screenshot`` is then a read-only array over the
 segment, which stays as it is for as long as the caller keeps it (``np.array(obs["screenshot"])``
 gives a copy to draw on). ``frames="socket"`` keeps them on the socket. A server that
-listens beyond this host takes ``security=`` (CURVE keys, ``cua_core.security.ClientSecurity``).
-
-A provisioned computer says which: one whose env server listens beyond this host carries the
-server's CURVE public key in ``computer.info["server_key"]`` (a pool job's server does, and so does
-a libvirt VM's). ``client_for(computer)`` connects to any computer so, with this user's key
-pair, and ``security_for(computer)`` gives the settings for a plain ``RpcClient``: code that is
-handed a Computer uses them, never ``EnvClient(computer.address)``, so a CURVE-only server works
-everywhere.
+listens beyond this host takes ``security=`` (CURVE keys, ``cua_core.security.ClientSecurity``);
+``cua_bench.connect.client_for(computer)`` sets it from a provisioned computer.
 """
 
 from __future__ import annotations
@@ -26,7 +20,7 @@ import logging
 import os
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from cua_bench.bundles import PREFIX, Bundle, bundle_of
 from cua_bench.frames import FrameError, FrameReader
@@ -39,13 +33,9 @@ from cua_core import (
     RemoteError,
     RpcClient,
     action_to_dict,
-    load_or_create_keypair,
 )
 
-if TYPE_CHECKING:  # the backends import this module's helpers: the type only, not the module
-    from cua_bench.backends.base import Computer
-
-__all__ = ["FRAME_MODES", "AsyncEnvClient", "EnvClient", "StepResult", "client_for", "security_for"]
+__all__ = ["FRAME_MODES", "AsyncEnvClient", "EnvClient", "StepResult"]
 
 log = logging.getLogger(__name__)
 
@@ -405,36 +395,3 @@ class AsyncEnvClient:
             self._frames.drop()
         finally:
             await self.rpc.close()
-
-
-def security_for(computer: Computer) -> ClientSecurity | None:
-    """CURVE settings for ``computer``'s env server, with this user's key pair; None when it asks for none.
-
-    Args:
-        computer: a provisioned computer; one whose server listens beyond this host names the server's
-            CURVE public key (40 Z85 characters, text or bytes) in ``info["server_key"]``.
-
-    Returns:
-        The client side of CURVE for that server, or None for a server on this host (no key given).
-
-    Raises:
-        SecurityError: the key is not a CURVE public key, or this user's key pair cannot be read.
-    """
-    key = computer.info.get("server_key")
-    if not key:
-        return None
-    public = key.encode() if isinstance(key, str) else bytes(key)
-    return ClientSecurity(load_or_create_keypair(), public)
-
-
-def client_for(computer: Computer, **options: Any) -> EnvClient:
-    """A blocking client of ``computer``'s env server, with CURVE when the computer asks for it.
-
-    Args:
-        computer: a provisioned computer (``Backend.provision``).
-        **options: the rest of ``EnvClient``'s keywords (``step_timeout``, ``defaults``, ``frames``...).
-
-    Returns:
-        The client; close it (or use it as a context manager) when done.
-    """
-    return EnvClient(computer.address, security=security_for(computer), **options)

@@ -12,7 +12,7 @@ from pathlib import Path
 from PIL import Image
 
 from cua_bench.backends.base import Backend
-from cua_bench.client import client_for
+from cua_bench.connect import client_for
 from cua_bench.registry import backends
 from cua_core import Click, CuaError, Done, Point, RpcError
 

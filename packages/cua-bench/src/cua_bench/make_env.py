@@ -14,7 +14,8 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
-from cua_bench.client import EnvClient, client_for
+from cua_bench.client import EnvClient
+from cua_bench.connect import client_for
 from cua_bench.registry import backends
 
 __all__ = ["make"]

@@ -33,7 +33,7 @@ from cua_bench import events
 from cua_bench.agents.base import Agent, SkipEpisode, StopRun
 from cua_bench.agents.loading import AgentSpec, agent_factory
 from cua_bench.backends.base import Backend, BackendError, Computer
-from cua_bench.client import client_for
+from cua_bench.connect import client_for
 from cua_bench.episode import EpisodeStopped, StepRecord, run_episode
 from cua_bench.registry import backends
 from cua_bench.run_marker import write_run_marker

@@ -24,7 +24,7 @@ from cua_bench.backend_kit.desktop import TASK_SETTINGS
 from cua_bench.backend_kit.errors import BackendError
 from cua_bench.backend_kit.options import Option, check_options, options_env, resolve_options
 from cua_bench.backend_kit.ready import read_ready_line, ready_address
-from cua_bench.client import security_for
+from cua_bench.connect import security_for
 from cua_bench.session import Session
 from cua_core import RpcClient, RpcError, SecurityError, ipc_address
 
