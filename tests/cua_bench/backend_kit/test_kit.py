@@ -321,3 +321,22 @@ def test_the_docker_image_carries_the_kits_desktop_packages() -> None:
     image = pytest.importorskip("cua_bench_docker.image")
     assert image.APT_PACKAGES is backend_kit.DESKTOP_PACKAGES and "xvfb" in backend_kit.DESKTOP_PACKAGES
     assert backend_kit.IMAGE_PYTHON.startswith("3.11.")
+
+
+def test_server_settings_carry_the_hosts_tuning_and_task_settings_folders_only_where_seen(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from cua_bench.backend_kit import PRIVATE_TMP, server_settings
+
+    monkeypatch.setenv("CUA_LOCAL_SETTLE_MAX", "0")
+    monkeypatch.setenv("CUA_OSWORLD_METRICS", "on")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("CUA_OSWORLD_FILES", "mirror")  # relative: made absolute for a mount
+    mounted = server_settings("/var/lib/cua/env", folders=True)
+    assert mounted["CUA_LOCAL_SETTLE_MAX"] == "0" and mounted["CUA_OSWORLD_METRICS"] == "on"
+    assert mounted["CUA_OSWORLD_FILES"] == str(tmp_path / "mirror")
+    assert (mounted[PRIVATE_TMP], mounted["CUA_LOCAL_ROOT"]) == ("1", "/var/lib/cua/env")
+    machine = server_settings("/var/lib/cua/env", folders=False)  # a VM sees none of the host's folders
+    assert "CUA_OSWORLD_FILES" not in machine and machine["CUA_OSWORLD_METRICS"] == "on"
+    whole = server_settings(None, folders=True)  # OSWorld's computer: its /tmp and home are the real ones
+    assert PRIVATE_TMP not in whole and "CUA_LOCAL_ROOT" not in whole

@@ -36,7 +36,6 @@ from cua_bench.backend_kit import (
     APP_ALIASES,
     BACKEND_LABEL,
     OWNER_LABEL,
-    PRIVATE_TMP,
     RUN_LABEL,
     TASK_SETTINGS,
     Capabilities,
@@ -45,6 +44,7 @@ from cua_bench.backend_kit import (
     labels,
     provisioning,
     resolve_options,
+    server_settings,
     stale,
     wait_ready,
 )
@@ -252,14 +252,7 @@ def _passed_env(computer: bool) -> dict[str, str]:
     The container's /tmp is the environment's own (``PRIVATE_TMP``), as ``run_command`` sees it: the
     session's file calls take /tmp there too, and reset empties it, so the server's folders live off
     it. (OSWorld's computer, ``computer``, is a whole machine already: its /tmp and home are the real ones.)"""
-    passed = {key: value for key, value in os.environ.items() if key.startswith("CUA_LOCAL_SETTLE_")}
-    if not computer:
-        passed |= {PRIVATE_TMP: "1", "CUA_LOCAL_ROOT": ENV_ROOT_IN_CONTAINER}
-    for key, is_folder in TASK_SETTINGS.items():
-        value = os.environ.get(key)
-        if value:
-            passed[key] = os.path.abspath(value) if is_folder else value
-    return passed
+    return server_settings(None if computer else ENV_ROOT_IN_CONTAINER, folders=True)
 
 
 def _log_tail(container: Any, lines: int = 20) -> str:

@@ -37,14 +37,13 @@ import zmq.auth
 from cua_bench import Backend, BackendError, Computer, Session
 from cua_bench.backend_kit import (
     APP_ALIASES,
-    PRIVATE_TMP,
-    TASK_SETTINGS,
     BuildResult,
     Capabilities,
     Option,
     hookimpl,
     labels,
     provisioning,
+    server_settings,
     wait_ready,
 )
 from cua_bench_libvirt.accel import Accel, choose_accel
@@ -236,16 +235,14 @@ def _seed(out: Path, width: int, height: int, allow: str, accel: str) -> str:
         public = zmq.auth.load_certificate(public_file)[0].decode()
         settings = {
             "CUA_GUEST_PORT": str(GUEST_PORT), "CUA_GUEST_ALLOW": allow, "CUA_GUEST_WIDTH": str(width),
-            "CUA_GUEST_HEIGHT": str(height), "CUA_CONFIG_DIR": "/run/cua/config", PRIVATE_TMP: "1",
-            "CUA_LOCAL_ROOT": ENV_ROOT_IN_GUEST,
+            "CUA_GUEST_HEIGHT": str(height), "CUA_CONFIG_DIR": "/run/cua/config",
             # The desktop's timeouts are sized for a host CPU: openbox took over 10 s to start on TCG under load.
-            "CUA_LOCAL_TIMEOUT_SCALE": TCG_TIMEOUT_SCALE if accel == "tcg" else "1",
+            # The host's own scale, where it set one, wins.
+            "CUA_LOCAL_TIMEOUT_SCALE": os.environ.get(
+                "CUA_LOCAL_TIMEOUT_SCALE", TCG_TIMEOUT_SCALE if accel == "tcg" else "1"
+            ),
         }  # fmt: skip
-        given = ("CUA_LOCAL_SETTLE_", "CUA_LOCAL_TIMEOUT_SCALE")  # the host's tuning, where it set any, wins
-        settings |= {key: value for key, value in os.environ.items() if key.startswith(given)}
-        settings |= {
-            key: os.environ[key] for key, is_folder in TASK_SETTINGS.items() if os.environ.get(key) and not is_folder
-        }
+        settings |= server_settings(ENV_ROOT_IN_GUEST, folders=False)  # a machine sees none of the host's folders
         archive = io.BytesIO()
         with tarfile.open(fileobj=archive, mode="w") as tar:
             _add(tar, "env", "".join(f"{key}={shlex.quote(value)}\n" for key, value in settings.items()).encode())

@@ -14,7 +14,7 @@ itself (``Backend``, ``ProcessBackend``, ``Computer``, ``Session`` ...).
 
 from cua_bench.backend_kit.capabilities import OS_NAMES, OS_PLUGINS, Capabilities, capabilities_of, os_family
 from cua_bench.backend_kit.debootstrap import DEBIAN_MIRROR, debootstrap, rootfs_tar
-from cua_bench.backend_kit.desktop import APP_ALIASES, PRIVATE_TMP, TASK_SETTINGS, serve_as
+from cua_bench.backend_kit.desktop import APP_ALIASES, PRIVATE_TMP, TASK_SETTINGS, serve_as, server_settings
 from cua_bench.backend_kit.errors import BackendError
 from cua_bench.backend_kit.options import (
     Option,
@@ -78,6 +78,7 @@ __all__ = [
     "rootfs_tar",
     "serve_as",
     "server_payload",
+    "server_settings",
     "spawn",
     "stale",
     "wait_ready",

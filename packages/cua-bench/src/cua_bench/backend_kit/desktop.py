@@ -35,6 +35,24 @@ TASK_SETTINGS = {
     "CUA_OSWORLD_PASSWORD": False,
 }
 
+
+def server_settings(env_root: str | None, *, folders: bool) -> dict[str, str]:
+    """The host's settings that the local desktop's env server gets where it runs elsewhere (a container, a
+    VM), so every backend behaves alike: settle tuning (``CUA_LOCAL_SETTLE_*``), and the task layer's
+    settings (``TASK_SETTINGS``), its folders made absolute where the server sees the host's paths
+    (``folders``: a container's mounts; a VM sees none, so they are left out). With ``env_root`` the server's
+    /tmp is the environment's own (``PRIVATE_TMP``), which reset empties, so its folders live under
+    ``env_root`` instead; None for a whole machine whose /tmp and home are the real ones."""
+    passed = {key: value for key, value in os.environ.items() if key.startswith("CUA_LOCAL_SETTLE_")}
+    if env_root is not None:
+        passed |= {PRIVATE_TMP: "1", "CUA_LOCAL_ROOT": env_root}
+    for key, is_folder in TASK_SETTINGS.items():
+        value = os.environ.get(key)
+        if value and (folders or not is_folder):
+            passed[key] = os.path.abspath(value) if is_folder else value
+    return passed
+
+
 _PR_SET_KEEPCAPS, _CAP_VERSION_3, _CAP_DAC_OVERRIDE, _CAP_DAC_READ_SEARCH = 8, 0x20080522, 1, 2
 
 
