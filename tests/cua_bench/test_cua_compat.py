@@ -397,7 +397,10 @@ def test_the_runner_records_the_size_the_task_asked_for(cua_tasks: Path, tmp_pat
     }
 
 
-def test_computer_block_size_os_and_reward_lists_on_an_env_server(cua_tasks: Path, tmp_path: Path) -> None:
+def test_computer_block_size_os_and_reward_lists_on_an_env_server(
+    cua_tasks: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CUA_LIBVIRT_IMAGES", str(tmp_path / "no-images"))  # the server's process inherits it
     returns = write_task(
         tmp_path / "returns", RETURNS.format(values=[[1.0], [0.0], [1.0, 0.0], 1, True, [], ["yes"], [1.5], None])
     )
@@ -426,11 +429,13 @@ def test_computer_block_size_os_and_reward_lists_on_an_env_server(cua_tasks: Pat
             RemoteError, match="task windows-only wants os_type windows; backend sim serves linux"
         ) as no:
             env.reset(options={"task": str(windows)})
-        # No installed backend serves Windows: the message says where its machines are to come from.
-        assert "no installed backend serves windows" in str(no.value) and "cua-bench-libvirt" in str(no.value)
+        # The backend that serves Windows is installed (cua-bench-libvirt) but has no image of the user's Windows
+        # (CUA_LIBVIRT_IMAGES, an empty folder): the message says so and how to make one.
+        assert "backend libvirt-windows serves windows but cannot start here: no Windows image under" in str(no.value)
+        assert "cua-bench image build libvirt-windows --backend-option media=PATH" in str(no.value)
         win11 = write_task(tmp_path / "win11", WINDOWS_ONLY.replace('"os_type": "windows"', '"os_type": "win11"'))
         with pytest.raises(
-            RemoteError, match=r"wants os_type win11; backend sim serves linux \(no installed backend serves windows"
+            RemoteError, match=r"wants os_type win11; backend sim serves linux \(backend libvirt-windows"
         ):
             env.reset(options={"task": str(win11)})
 

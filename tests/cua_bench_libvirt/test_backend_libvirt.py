@@ -21,13 +21,7 @@ from cua_bench.conformance import check_backend
 from cua_bench_libvirt import LibvirtBackend
 from cua_core import RpcError
 
-pytestmark = [pytest.mark.xdist_group("libvirt"), pytest.mark.timeout(1800)]
-
-
-@pytest.fixture(autouse=True)
-def session_keys(private_session_dirs: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The module's machine allows the key of whoever provisioned it (the session's): its tests connect so."""
-    monkeypatch.setenv("CUA_CONFIG_DIR", str(private_session_dirs / "config"))
+pytestmark = [pytest.mark.xdist_group("libvirt"), pytest.mark.timeout(1800), pytest.mark.usefixtures("session_keys")]
 
 
 @pytest.fixture(scope="module")

@@ -109,7 +109,7 @@ def test_the_kit_holds_the_answer_file_the_scripts_and_the_windows_payload(
     assert "Register-ScheduledTask" in text and "-AtLogOn" in text and "-RunLevel Highest" in text
     assert "--no-index" in text and "cua.pth" in text and "session 0" in text
     server = (kit / "start-server.ps1").read_text()
-    assert "--backend', 'libvirt'" in server and "tcp://0.0.0.0:$port" in server and "--curve" in server
+    assert "--backend', 'libvirt-windows'" in server and "tcp://0.0.0.0:$port" in server and "--curve" in server
     assert (kit / installer.name).read_bytes() == installer.read_bytes()
     [(_, pins, platforms), windows] = downloads
     assert platforms == ["win_amd64"] and any(pin.startswith("pyzmq==") for pin in pins)

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from cua_bench import BackendError, CommandFailed, NotSupported
-from cua_bench_libvirt import LibvirtBackend
+from cua_bench_libvirt import LibvirtBackend, LibvirtWindowsBackend
 from cua_bench_libvirt.windows import (
     CtypesApi,
     Input,
@@ -328,7 +328,11 @@ def test_the_screen_is_set_to_the_asked_size_or_refused_by_name() -> None:
 
 
 def test_the_backend_serves_no_session_outside_a_windows_guest() -> None:
-    with pytest.raises(BackendError, match="runs inside a Windows guest; Linux guests serve --backend local"):
+    with pytest.raises(BackendError, match="runs inside a Windows guest only"):
+        LibvirtWindowsBackend.create_session(width=1024, height=768)
+    with pytest.raises(
+        BackendError, match="guests serve --backend local; Windows guests serve --backend libvirt-windows"
+    ):
         LibvirtBackend.create_session(width=1024, height=768)
     with pytest.raises(AttributeError):  # the real API needs Windows' DLLs: nothing of it loads here
         CtypesApi()

@@ -85,7 +85,7 @@ def test_plugin_backends_import_only_the_kit_and_public_names() -> None:
 
 def test_the_osworld_images_entrypoint_imports_only_the_kit() -> None:
     """The image's start script holds Python too: it runs the server as `user` through the kit's serve_as."""
-    script = (ROOT / "plugins/cua-bench-docker/src/cua_bench_docker/osworld/start").read_text()
+    script = (ROOT / "plugins/cua-bench-docker/src/cua_bench_docker/start-computer").read_text()
     imported = re.findall(r"from (cua_bench[\w.]*) import (\w+)", script)
     assert imported == [("cua_bench.backend_kit", "serve_as")]
 

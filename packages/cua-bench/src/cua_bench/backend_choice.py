@@ -20,7 +20,7 @@ from cua_bench.registry import backends
 from cua_bench.task_computer import task_computer
 from cua_bench.tasks import TaskError, TaskModule, load_task_module
 
-__all__ = ["choose_backend", "task_needs"]
+__all__ = ["backend_unavailable", "choose_backend", "task_needs"]
 
 # What a task's functions call that the sim cannot serve: the session method, and what it needs in words.
 SIM_LACKS = {
@@ -73,7 +73,7 @@ def choose_backend(folders: list[Path], split: str) -> tuple[str, str]:
         return f"its tasks need {_and([f'{n} ({counts[n]} of {len(folders)})' for n in names])}"
 
     for os_type in sorted(oses):  # a machine of that OS: a backend that declares it
-        serving = [n for n in registry.names() if _declares_os(registry[n], os_type) and _unavailable(n) is None]
+        serving = [n for n in registry.names() if _declares_os(registry[n], os_type) and backend_unavailable(n) is None]
         if serving:
             return serving[0], f"{'the task wants' if one else 'its tasks want'} os_type {os_type}"
     lacking = sorted(n for n in counts if n != SIM_DESKTOP)
@@ -84,7 +84,7 @@ def choose_backend(folders: list[Path], split: str) -> tuple[str, str]:
     why = said(lacking)
     if SIM_DESKTOP in counts:
         why += f"; {counts[SIM_DESKTOP]} use the sim desktop itself and fail elsewhere: run those with --backend sim"
-    problem = _unavailable("local") if "local" in registry else "it is not installed"
+    problem = backend_unavailable("local") if "local" in registry else "it is not installed"
     if problem is None:
         return "local", why
     if "docker" in registry:
@@ -170,7 +170,7 @@ def _declares_os(backend: Any, os_type: str) -> bool:
     return capabilities_of(backend).os == os_type
 
 
-def _unavailable(name: str) -> str | None:
+def backend_unavailable(name: str) -> str | None:
     """Why backend ``name`` cannot run on this host, where it can say: an ``unavailable()`` of its class or
     of its module (the local backend has one); None when it cannot tell (docker: it says when it starts)."""
     backend = backends()[name]

@@ -480,13 +480,20 @@ class EnvServer:
 
 def _who_serves(family: str) -> str:
     """Which installed backends declare ``family``, or where its machines are to come from (``OS_PLUGINS``)."""
+    from cua_bench.backend_choice import backend_unavailable
     from cua_bench.registry import backends
 
     registry = backends()
     serving = [name for name in registry.names() if capabilities_of(registry[name]).os == family]
-    if serving:
-        return f"choose one that serves it with --backend: {', '.join(serving)}"
-    return f"no installed backend serves {family}: " + OS_PLUGINS.get(family, "none is known")
+    if not serving:
+        return f"no installed backend serves {family}: " + OS_PLUGINS.get(family, "none is known")
+    problems = {name: backend_unavailable(name) for name in serving}
+    ready = [name for name, problem in problems.items() if problem is None]
+    if ready:
+        return f"choose one that serves it with --backend: {', '.join(ready)}"
+    return "; ".join(
+        f"backend {name} serves {family} but cannot start here: {problem}" for name, problem in problems.items()
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -35,6 +35,7 @@ from cua_bench import Backend, BackendError, Computer
 from cua_bench.backend_kit import (
     APP_ALIASES,
     BACKEND_LABEL,
+    COMPUTER_ENV,
     OWNER_LABEL,
     RUN_LABEL,
     TASK_SETTINGS,
@@ -252,7 +253,9 @@ def _passed_env(computer: bool) -> dict[str, str]:
     The container's /tmp is the environment's own (``PRIVATE_TMP``), as ``run_command`` sees it: the
     session's file calls take /tmp there too, and reset empties it, so the server's folders live off
     it. (OSWorld's computer, ``computer``, is a whole machine already: its /tmp and home are the real ones.)"""
-    return server_settings(None if computer else ENV_ROOT_IN_CONTAINER, folders=True)
+    if computer:  # OSWorld's computer's own settings (the kit's, which its VM gets too)
+        return server_settings(None, folders=True) | COMPUTER_ENV
+    return server_settings(ENV_ROOT_IN_CONTAINER, folders=True)
 
 
 def _log_tail(container: Any, lines: int = 20) -> str:

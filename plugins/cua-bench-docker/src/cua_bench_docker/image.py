@@ -9,8 +9,6 @@ the backend kit's (``server_payload``, ``DESKTOP_PACKAGES``), which a VM image c
 from __future__ import annotations
 
 import shutil
-import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -19,7 +17,17 @@ from pathlib import Path
 from typing import Any
 
 from cua_bench import BackendError
-from cua_bench.backend_kit import DEBIAN_MIRROR, DESKTOP_PACKAGES, BuildResult, debootstrap, rootfs_tar, server_payload
+from cua_bench.backend_kit import (
+    COMPUTER_PACKAGES,
+    DEBIAN_MIRROR,
+    DESKTOP_PACKAGES,
+    OSWORLD_APPS,
+    BuildResult,
+    computer_files,
+    debootstrap,
+    rootfs_tar,
+    server_payload,
+)
 
 __all__ = [
     "APT_PACKAGES",
@@ -43,32 +51,6 @@ SUITE = "bookworm"
 MIRROR = DEBIAN_MIRROR
 # The local backend's desktop and the Python the env server runs on (the kit's, which a VM image shares).
 APT_PACKAGES = DESKTOP_PACKAGES
-# OSWorld's computer: sudo, python3 with what pyautogui needs from Debian (Xlib, Pillow, tk), the
-# ``python`` command, a real settings backend (dconf on the session bus; dbus-x11 for dbus-launch),
-# socat (OSWorld forwards Chrome's debugging port with it), passwd (useradd, chpasswd, usermod), xsel
-# (OSWorld's getters read the clipboard with it), gnome-shell-common (GNOME Shell's settings schemas, which
-# OSWorld's tasks set and read, such as org.gnome.shell favorite-apps; not the shell itself), gnome-terminal
-# (the terminal OSWorld's tasks start by name and open with ctrl+alt+t, whose text ``vm_terminal_output`` reads),
-# gnome-settings-daemon-common (the schemas of GNOME's power, media-keys ... settings, which OSWorld's tasks
-# set and read, such as org.gnome.settings-daemon.plugins.power idle-dim; not the daemon).
-COMPUTER_PACKAGES = (
-    "sudo", "passwd", "python3-xlib", "python3-pil", "python3-tk", "python-is-python3", "dbus-x11",
-    "dconf-service", "dconf-cli", "libglib2.0-bin", "gsettings-desktop-schemas", "socat", "x11-utils", "wmctrl",
-    "xsel", "gnome-shell-common", "gnome-terminal", "gnome-settings-daemon-common",
-)  # fmt: skip
-# OSWorld's apps from Debian (Chromium stands in for Chrome, VS Code has no Debian package), Totem (GNOME's
-# video player, the default one on OSWorld's VM, so that making VLC the default is work) and the fonts its
-# documents use (Liberation and Carlito/Caladea for Office's metrics, Noto for other scripts).
-OSWORLD_APPS = (
-    "libreoffice-calc", "libreoffice-writer", "libreoffice-impress", "libreoffice-gtk3", "gimp", "vlc", "totem",
-    "thunderbird", "fonts-liberation", "fonts-liberation2", "fonts-dejavu", "fonts-crosextra-carlito",
-    "fonts-crosextra-caladea", "fonts-noto-core",
-)  # fmt: skip
-# pyautogui and its pure-Python dependencies (Debian has no python3-pyautogui), for the system python3.
-PYAUTOGUI_WHEELS = (
-    "pyautogui==0.9.54", "pymsgbox==2.0.1", "pytweening==1.2.0", "pyscreeze==1.0.1", "pygetwindow==0.0.9",
-    "pyrect==0.2.0", "mouseinfo==0.1.3", "pyperclip==1.11.0",
-)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -118,15 +100,10 @@ def build_base(client: Any, *, tag: str = BASE_IMAGE, mirror: str = MIRROR, log:
 
 
 def _computer(folder: Path, log: Log) -> None:
-    """The osworld variant's own files: its setup script, entrypoint, google-chrome and pyautogui's wheels."""
-    shutil.copytree(Path(__file__).with_name("osworld"), folder)
-    log(f"pip wheel {' '.join(PYAUTOGUI_WHEELS)}")
-    done = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(folder / "pywheels"), *PYAUTOGUI_WHEELS],
-        capture_output=True, text=True, check=False,
-    )  # fmt: skip
-    if done.returncode != 0:
-        raise BackendError(f"pip wheel of pyautogui for the osworld image failed:\n{done.stderr[-2000:]}")
+    """The osworld variant's own files: the kit's (setup.sh, reset-machine, google-chrome, pyautogui's wheels)
+    and this image's entrypoint, which runs the env server as ``user``."""
+    computer_files(folder, log)
+    shutil.copy(Path(__file__).with_name("start-computer"), folder / "start")
 
 
 def build_image(

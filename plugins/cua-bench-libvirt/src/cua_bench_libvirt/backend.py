@@ -18,21 +18,14 @@ the run folder. Machines carry the kit's owner labels; ``prune`` removes those o
 from __future__ import annotations
 
 import contextlib
-import io
+import ipaddress
 import os
-import shlex
 import shutil
 import socket
-import subprocess
-import sys
-import tarfile
-import tempfile
 import uuid
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Literal
-
-import zmq.auth
+from typing import Any, ClassVar, Literal
 
 from cua_bench import Backend, BackendError, Computer, Session
 from cua_bench.backend_kit import (
@@ -43,22 +36,21 @@ from cua_bench.backend_kit import (
     hookimpl,
     labels,
     provisioning,
-    server_settings,
     wait_ready,
 )
 from cua_bench_libvirt.accel import Accel, choose_accel
 from cua_bench_libvirt.domains import Domain, Hypervisor, make_overlay
 from cua_bench_libvirt.guest import probe_guest
-from cua_bench_libvirt.image import CMDLINE, build_image, current_image, image_root
+from cua_bench_libvirt.image import CMDLINE, GuestImage, build_image, current_image, image_root
+from cua_bench_libvirt.seed import GUEST_PORT, seed_files, tar_disk
 from cua_core import Register, load_or_create_keypair
+
+Z85 = frozenset("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-:+=^!/*?&<>()[]{}@%$#")
 
 __all__ = ["GUEST_PORT", "SNAPSHOT", "LibvirtBackend"]
 
-GUEST_PORT = 5555  # the env server's port on the guest's side of QEMU's user network
 SNAPSHOT = "ready"  # the memory snapshot every reset reverts to
-ENV_ROOT_IN_GUEST = "/var/lib/cua/env"  # the env server's folders: off the /tmp its reset empties
 SERIAL_TAIL = 40  # lines of the serial console an error quotes
-TCG_TIMEOUT_SCALE = "6"  # QEMU's emulator against a host CPU, with room for a loaded host
 
 
 def default_uri() -> str:
@@ -72,37 +64,49 @@ class LibvirtBackend(Backend):
     capabilities = Capabilities(
         os="linux", shell=True, root=True, browser=True, apps=frozenset(APP_ALIASES), snapshots=True
     )
-    options = (
+    options: ClassVar[tuple[Option, ...]] = (
         Option("uri", str, "", "the libvirt connection (empty: qemu:///system as root, qemu:///session "
                "otherwise)", "CUA_LIBVIRT_URI"),
         Option("images", str, "", "the folder of images and machines (empty: /var/lib/libvirt/images/cua-bench "
                "for qemu:///system, ~/.local/share/cua-bench/libvirt otherwise); QEMU's user must reach it",
                "CUA_LIBVIRT_IMAGES"),
-        Option("variant", Literal["default"], "default", "the image machines boot (cua-bench image build libvirt)",
+        Option("variant", Literal["default", "osworld"], "default", "the image machines boot (cua-bench image "
+               "build libvirt --variant NAME): default, or osworld (OSWorld's computer and apps; 4096 MiB advised)",
                "CUA_LIBVIRT_VARIANT"),
         Option("memory", int, 2048, "each machine's memory in MiB", "CUA_LIBVIRT_MEMORY"),
         Option("cpus", int, 2, "each machine's virtual CPUs", "CUA_LIBVIRT_CPUS"),
         Option("accel", Literal["auto", "kvm", "tcg"], "auto", "auto: KVM where a probe guest boots on it, "
                "else TCG (with a warning); kvm or tcg to choose", "CUA_LIBVIRT_ACCEL"),
+        Option("listen", str, "127.0.0.1", "the host's IPv4 address machines' env servers are reached at (their "
+               "forwarded ports bind it); beyond loopback, CURVE alone guards them", "CUA_LIBVIRT_LISTEN"),
+        Option("allow", str, "", "the one client key (Z85, 40 characters) machines' servers answer; empty: this "
+               "user's own (`cua-bus keys show`)", "CUA_LIBVIRT_ALLOW"),
         Option("boot_timeout", float, 600.0, "seconds a machine may take from power-on to its env server "
                "answering (TCG on a loaded host takes minutes)", "CUA_LIBVIRT_BOOT_TIMEOUT"),
     )  # fmt: skip
 
     @classmethod
     def create_session(cls, *, width: int, height: int) -> Session:
-        """Inside a Windows guest (``--backend libvirt`` there), the Windows desktop's session; a Linux guest's
-        server serves ``--backend local``, so anywhere else this is an error."""
-        if sys.platform == "win32":
-            from cua_bench_libvirt.windows import CtypesApi, WindowsSession
-
-            return WindowsSession(CtypesApi(), width=width, height=height)
+        """A Linux guest's server serves the local backend's session (``--backend local``): none of its own."""
         raise BackendError(
-            "the libvirt backend's session runs inside a Windows guest; Linux guests serve --backend local"
+            "the libvirt backend's guests serve --backend local; Windows guests serve --backend libvirt-windows"
         )
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
         self.uri = self.option("uri") or default_uri()
+        try:
+            self.listen = str(ipaddress.IPv4Address(self.option("listen")))
+        except ValueError:
+            raise BackendError(
+                f"listen={self.option('listen')!r} is not an IPv4 address of this host (QEMU forwards IPv4 only): "
+                "give one such as 127.0.0.1"
+            ) from None
+        self.allow = self.option("allow")
+        if self.allow and not (len(self.allow) == 40 and all(c in Z85 for c in self.allow)):
+            raise BackendError(
+                f"allow={self.allow!r} is not a CURVE public key (40 Z85 characters, `cua-bus keys show`)"
+            )
         self.root = Path(self.option("images")) if self.option("images") else image_root(self.uri)
         self._hypervisor: Hypervisor | None = None
         self._accel: Accel | None = None
@@ -121,13 +125,7 @@ class LibvirtBackend(Backend):
         return self._accel
 
     def provision(self, *, width: int = 1280, height: int = 800, timeout: float = 60.0) -> Computer:
-        variant = self.option("variant")
-        image = current_image(self.root, variant)
-        if image is None:
-            raise BackendError(
-                f"no libvirt image {variant!r} under {self.root}: build it with `cua-bench image build libvirt` "
-                "(as root for qemu:///system)"
-            )
+        image = self.image()
         accel = self.accel()
         name = f"cua-env-{uuid.uuid4().hex[:12]}"
         folder = self.root / "machines" / name
@@ -138,47 +136,68 @@ class LibvirtBackend(Backend):
             folder.chmod(0o711)  # whatever the umask
             undo.callback(shutil.rmtree, folder, ignore_errors=True)
             make_overlay(image.base, folder / "disk.qcow2")
-            keys = _seed(folder / "seed.qcow2", width, height, load_or_create_keypair().public.decode(), accel)
-            port = _free_port()
-            domain = Domain(
-                name, folder / "disk.qcow2", folder / "serial.log", image.kernel, image.initrd, CMDLINE,
-                self.option("memory"), self.option("cpus"), str(accel), labels(self.name, self.run_id),
-                {port: GUEST_PORT}, folder / "seed.qcow2",
-            )  # fmt: skip
+            allow = self.allow or load_or_create_keypair().public.decode()
+            public, files = seed_files(width, height, allow, accel, computer=bool(image.info.get("computer")))
+            seed = self.write_seed(folder, files)
+            port = free_port(self.listen)
+            domain = self.domain(name, folder, image, seed, accel, {port: GUEST_PORT})
             self.hypervisor.start(domain)
             undo.callback(self.hypervisor.remove, name)
             computer = Computer(
-                self.name, f"tcp://127.0.0.1:{port}", width, height, None,
-                {"server_key": keys, "domain": name, "serial": str(folder / "serial.log"), "accel": str(accel)},
+                self.name, f"tcp://{self.listen}:{port}", width, height, None,
+                {"server_key": public, "domain": name, "serial": str(folder / "serial.log"), "accel": str(accel)},
             )  # fmt: skip
             self._wait(computer, max(timeout, self.option("boot_timeout")), "boot")
             self.hypervisor.snapshot(name, SNAPSHOT)
         return computer
 
-    def _wait(self, computer: Computer, timeout: float, what: str) -> None:
-        """Until the guest's server answers; a machine that stops or stays silent is an error ending with its
-        serial console, which is also kept in the run folder."""
-        name = computer.info["domain"]
-        try:
-            wait_ready(
-                lambda: self.health(computer, timeout=5.0),
-                lambda: None if self.hypervisor.running(name) else "the machine powered off",
-                timeout=timeout,
-                what=f"machine {name} ({computer.info['accel']})",
-                detail=lambda: f"its serial console ends:\n{_tail(Path(computer.info['serial']))}",
-                interval=1.0,
+    def image(self) -> GuestImage:
+        """The current build of the variant machines boot; an error naming how to build it where there is none."""
+        variant = self.option("variant")
+        image = current_image(self.root, variant)
+        if image is None:
+            raise BackendError(
+                f"no libvirt image {variant!r} under {self.root}: build it with `cua-bench image build libvirt"
+                f"{'' if variant == 'default' else ' --variant ' + variant}` "
+                "(as root for qemu:///system)"
             )
-        except BackendError:
-            self._keep_serial(computer, what)
-            raise
+        return image
 
-    def _keep_serial(self, computer: Computer, what: str) -> None:
-        if self.run_dir is None:
-            return
-        kept = Path(self.run_dir) / "machines" / f"{computer.info['domain']}.{what}.serial.log"
-        kept.parent.mkdir(parents=True, exist_ok=True)
-        with contextlib.suppress(OSError):  # no console was written (it never started): the error says why
-            shutil.copy(computer.info["serial"], kept)
+    def write_seed(self, folder: Path, files: dict[str, tuple[bytes, int]]) -> Path:
+        """The guest's settings drive: a tar archive in a qcow2 disk, which init.sh unpacks."""
+        return tar_disk(folder / "seed.qcow2", files)
+
+    def domain(
+        self, name: str, folder: Path, image: GuestImage, seed: Path, accel: Accel, forwards: dict[int, int]
+    ) -> Domain:
+        return Domain(
+            name, folder / "disk.qcow2", folder / "serial.log", image.kernel, image.initrd, CMDLINE,
+            self.option("memory"), self.option("cpus"), str(accel), labels(self.name, self.run_id), forwards, seed,
+            self.listen,
+        )  # fmt: skip
+
+    def _wait(self, computer: Computer, timeout: float, what: str) -> None:
+        """Until the guest's server answers; a machine that stops or stays silent is an error saying what the
+        machine showed (``evidence``), which is also kept in the run folder."""
+        name = computer.info["domain"]
+        wait_ready(
+            lambda: self.health(computer, timeout=5.0),
+            lambda: None if self.hypervisor.running(name) else "the machine powered off",
+            timeout=timeout,
+            what=f"machine {name} ({computer.info['accel']})",
+            detail=lambda: self.evidence(computer, what),
+            interval=1.0,
+        )
+
+    def evidence(self, computer: Computer, what: str) -> str:
+        """What shows why ``computer`` did not come up: its serial console's end, which is also kept in the run
+        folder."""
+        if self.run_dir is not None:
+            kept = Path(self.run_dir) / "machines" / f"{computer.info['domain']}.{what}.serial.log"
+            kept.parent.mkdir(parents=True, exist_ok=True)
+            with contextlib.suppress(OSError):  # no console was written (it never started): the error says why
+                shutil.copy(computer.info["serial"], kept)
+        return f"its serial console ends:\n{_tail(Path(computer.info['serial']))}"
 
     def restore(self, computer: Computer) -> None:
         """Revert to the snapshot taken when the server first answered, memory included: no boot."""
@@ -189,7 +208,7 @@ class LibvirtBackend(Backend):
         name = computer.info.get("domain", "")
         if self.hypervisor.running(name):
             return None
-        return f"the machine {name} is off; its serial console ends:\n{_tail(Path(computer.info['serial']))}"
+        return f"the machine {name} is off; {self.evidence(computer, 'stop')}"
 
     def teardown(self, computer: Computer, *, timeout: float = 10.0) -> None:
         name = computer.info["domain"]
@@ -211,10 +230,10 @@ class LibvirtBackend(Backend):
         return build_image(self.root, variant=variant or self.option("variant"), rebuild_base=rebuild_base, log=log)
 
 
-def _free_port() -> int:
-    """A port free on the host's loopback now, for QEMU to forward (it binds it a moment later)."""
+def free_port(address: str = "127.0.0.1") -> int:
+    """A port free on ``address`` now, for QEMU to forward (it binds it a moment later)."""
     with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
+        probe.bind((address, 0))
         port: int = probe.getsockname()[1]
         return port
 
@@ -227,43 +246,9 @@ def _tail(log: Path, lines: int = SERIAL_TAIL) -> str:
     return "\n".join(text.replace("\r", "").splitlines()[-lines:]) or "(empty)"
 
 
-def _seed(out: Path, width: int, height: int, allow: str, accel: str) -> str:
-    """The guest's settings disk (``seed.qcow2``): a tar archive of ``env`` (what init.sh sources) and the
-    machine's CURVE key pair, made here. Returns the public key, which clients check the server by."""
-    with tempfile.TemporaryDirectory() as scratch:
-        public_file, secret_file = zmq.auth.create_certificates(scratch, "default")
-        public = zmq.auth.load_certificate(public_file)[0].decode()
-        settings = {
-            "CUA_GUEST_PORT": str(GUEST_PORT), "CUA_GUEST_ALLOW": allow, "CUA_GUEST_WIDTH": str(width),
-            "CUA_GUEST_HEIGHT": str(height), "CUA_CONFIG_DIR": "/run/cua/config",
-            # The desktop's timeouts are sized for a host CPU: openbox took over 10 s to start on TCG under load.
-            # The host's own scale, where it set one, wins.
-            "CUA_LOCAL_TIMEOUT_SCALE": os.environ.get(
-                "CUA_LOCAL_TIMEOUT_SCALE", TCG_TIMEOUT_SCALE if accel == "tcg" else "1"
-            ),
-        }  # fmt: skip
-        settings |= server_settings(ENV_ROOT_IN_GUEST, folders=False)  # a machine sees none of the host's folders
-        archive = io.BytesIO()
-        with tarfile.open(fileobj=archive, mode="w") as tar:
-            _add(tar, "env", "".join(f"{key}={shlex.quote(value)}\n" for key, value in settings.items()).encode())
-            _add(tar, "config/keys/default.key", Path(public_file).read_bytes())
-            _add(tar, "config/keys/default.key_secret", Path(secret_file).read_bytes(), 0o600)
-        raw = Path(scratch) / "seed.tar"
-        raw.write_bytes(archive.getvalue())
-        argv = ["qemu-img", "convert", "-q", "-f", "raw", "-O", "qcow2", str(raw), str(out)]
-        done = subprocess.run(argv, capture_output=True, text=True, check=False)
-        if done.returncode != 0:
-            raise BackendError(f"qemu-img could not make the machine's settings disk: {done.stderr.strip()}")
-        out.chmod(0o600)
-    return public
-
-
-def _add(tar: tarfile.TarFile, name: str, data: bytes, mode: int = 0o644) -> None:
-    info = tarfile.TarInfo(name)
-    info.size, info.mode = len(data), mode
-    tar.addfile(info, io.BytesIO(data))
-
-
 @hookimpl
 def cua_bench_register_backends(register: Register[type[Backend]]) -> None:
+    from cua_bench_libvirt.windows.machines import LibvirtWindowsBackend  # it builds on this module
+
     register("libvirt", LibvirtBackend)
+    register("libvirt-windows", LibvirtWindowsBackend)

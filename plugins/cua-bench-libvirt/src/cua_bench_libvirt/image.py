@@ -24,22 +24,42 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import cast
 
 from cua_bench.backend_kit import (
+    COMPUTER_PACKAGES,
     DEBIAN_MIRROR,
     DESKTOP_PACKAGES,
+    OSWORLD_APPS,
     BackendError,
     BuildResult,
+    computer_files,
     debootstrap,
     server_payload,
 )
 
-__all__ = ["GUEST_PACKAGES", "VARIANTS", "GuestImage", "build_image", "current_image", "image_root"]
+__all__ = [
+    "GUEST_PACKAGES", "VARIANTS", "GuestImage", "Variant", "build_image", "current_image", "image_root", "new_build",
+]  # fmt: skip
 
 # What the guest needs beyond the desktop: Debian's kernel with an initramfs that finds a virtio disk
 # (initramfs-tools' MODULES=most has virtio_blk and ext4), the network tools init.sh uses, and tini.
 GUEST_PACKAGES = ("linux-image-amd64", "initramfs-tools", "iproute2", "tini")
-VARIANTS = {"default": DESKTOP_PACKAGES}
+
+
+@dataclass(frozen=True)
+class Variant:
+    """An image ``cua-bench image build libvirt --variant NAME`` builds (the docker backend's, as a VM)."""
+
+    packages: tuple[str, ...]
+    computer: bool = False  # OSWorld's computer (the kit's computer_files): the server runs as ``user``
+    metrics: bool = False  # the env server gets cua-bench[osworld]'s metric modules: OSWorld's metrics score inside
+
+
+VARIANTS = {
+    "default": Variant(DESKTOP_PACKAGES),
+    "osworld": Variant(DESKTOP_PACKAGES + COMPUTER_PACKAGES + OSWORLD_APPS, computer=True, metrics=True),
+}
 FREE_SPACE_MIB = 2048  # room in the guest's root file system for what episodes write
 CMDLINE = "console=ttyS0 root=/dev/vda rw init=/opt/cua/init quiet panic=-1"
 Log = Callable[[str], None]
@@ -150,15 +170,18 @@ def _desktop(work: Path, debian: Path, packages: Sequence[str], log: Log) -> Pat
     return rootfs
 
 
-def _install_server(rootfs: Path, metrics: bool, log: Log) -> None:
-    """/opt/cua made anew: the env server's venv, cua's packages, and init.sh as the guest's init."""
+def _install_server(rootfs: Path, metrics: bool, computer: bool, log: Log) -> None:
+    """/opt/cua made anew: the env server's venv, cua's packages, and init.sh as the guest's init; with
+    ``computer``, OSWorld's computer made by the kit's setup.sh (user ``user``, sudo, pyautogui ...)."""
     opt = rootfs / "opt" / "cua"
     shutil.rmtree(opt, ignore_errors=True)
     opt.mkdir(parents=True)
     server_payload(opt, metrics=metrics, log=log)
+    if computer:
+        computer_files(opt / "computer", log)
     shutil.copy(Path(__file__).with_name("init.sh"), opt / "init")
     (opt / "init").chmod(0o755)
-    log("the env server's Python environment")
+    log("the env server's Python environment" + (" and OSWorld's computer" if computer else ""))
     with _chroot(rootfs) as run:
         run("python3", "-m", "venv", "/opt/cua/venv", what="python3 -m venv")
         run("sh", "-c", "/opt/cua/venv/bin/pip install -q --no-index --no-cache-dir --disable-pip-version-check "
@@ -167,6 +190,8 @@ def _install_server(rootfs: Path, metrics: bool, log: Log) -> None:
             "print(sysconfig.get_path(\"purelib\"))')/cua.pth\"", what="the .pth of cua's packages")  # fmt: skip
         run("/opt/cua/venv/bin/python", "-c", "import cua_bench.server, cua_bench.backends.local.session",
             what="importing the env server")  # fmt: skip
+        if computer:
+            run("sh", "/opt/cua/computer/setup.sh", what="OSWorld's computer (setup.sh)")
     shutil.rmtree(opt / "wheels")
 
 
@@ -204,20 +229,19 @@ def build_image(
     variant: str = "default",
     packages: Sequence[str] | None = None,
     rebuild_base: bool = False,
-    metrics: bool = False,
+    metrics: bool | None = None,
     mirror: str = DEBIAN_MIRROR,
     log: Log = print,
 ) -> BuildResult:
     """Build ``variant``'s guest image under ``root`` and make it the current one; ``packages`` replaces
-    the variant's Debian packages (the tests build a smaller desktop). Returns what was done and the size."""
+    the variant's Debian packages and ``metrics`` whether OSWorld's metric modules go in (the tests build a
+    smaller desktop, and OSWorld's computer without its apps and metrics). Returns what was done and the size."""
     if variant not in VARIANTS:
-        raise BackendError(
-            f"no libvirt image variant {variant!r}; this backend builds: {', '.join(VARIANTS)} "
-            "(OSWorld's computer is the docker backend's osworld variant for now)"
-        )
+        raise BackendError(f"no libvirt image variant {variant!r}; this backend builds: {', '.join(VARIANTS)}")
     _needs()
+    chosen = VARIANTS[variant]
     started = time.monotonic()
-    wanted = tuple(VARIANTS[variant] if packages is None else packages)
+    wanted = tuple(chosen.packages if packages is None else packages)
     work = root / "build"
     work.mkdir(parents=True, exist_ok=True)
     debian = work / "debian"
@@ -233,22 +257,42 @@ def build_image(
                 shutil.rmtree(stale_rootfs)
             stale_rootfs.unlink(missing_ok=True)
     rootfs = _desktop(work, debian, wanted, log)
-    _install_server(rootfs, metrics, log)
+    with contextlib.ExitStack() as scratch:
+        if chosen.computer:  # setup.sh changes the whole tree: on a copy, so the kept stage stays as apt left it
+            copy = work / f"{rootfs.name}-{variant}"
+            _unmount_under(copy)
+            shutil.rmtree(copy, ignore_errors=True)
+            subprocess.run(["cp", "-a", str(rootfs), str(copy)], check=True)
+            scratch.callback(shutil.rmtree, copy, ignore_errors=True)
+            scratch.callback(_unmount_under, copy)
+            rootfs = copy
+        _install_server(rootfs, chosen.metrics if metrics is None else metrics, chosen.computer, log)
+        with new_build(root, variant) as (folder, info):
+            _disk(rootfs, folder / "base.qcow2", log)
+            (kernel,) = sorted((rootfs / "boot").glob("vmlinuz-*"))[-1:]
+            (initrd,) = sorted((rootfs / "boot").glob("initrd.img-*"))[-1:]
+            shutil.copy(kernel, folder / "vmlinuz")
+            shutil.copy(initrd, folder / "initrd.img")
+            info |= {"packages": list(wanted), "kernel": kernel.name, "cmdline": CMDLINE, "computer": chosen.computer}
+    log(f"libvirt image {variant}: {folder} ({info['size_mib']:.0f} MiB)")
+    return BuildResult(str(folder), base_built, time.monotonic() - started, cast(float, info["size_mib"]))
+
+
+@contextlib.contextmanager
+def new_build(root: Path, variant: str) -> Iterator[tuple[Path, dict[str, object]]]:
+    """A new build's folder under ``root/images/variant`` and its ``image.json`` record to fill: when the block
+    ends well the record is written, every file made readable by QEMU's user (qemu:///system runs QEMU as its
+    own user) and ``current`` pointed at the build; when it fails the folder is gone and ``current`` unchanged."""
     stamp = time.strftime("%Y%m%d-%H%M%S")
     folder = root / "images" / variant / stamp
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True)
+    info: dict[str, object] = {"variant": variant, "built": stamp}
     try:
-        _disk(rootfs, folder / "base.qcow2", log)
-        (kernel,) = sorted((rootfs / "boot").glob("vmlinuz-*"))[-1:]
-        (initrd,) = sorted((rootfs / "boot").glob("initrd.img-*"))[-1:]
-        shutil.copy(kernel, folder / "vmlinuz")
-        shutil.copy(initrd, folder / "initrd.img")
-        size = sum(path.stat().st_size for path in folder.iterdir()) / 2**20
-        info = {"variant": variant, "packages": list(wanted), "kernel": kernel.name, "cmdline": CMDLINE,
-                "built": stamp, "size_mib": round(size, 1)}  # fmt: skip
+        yield folder, info
+        info["size_mib"] = round(sum(path.stat().st_size for path in folder.iterdir()) / 2**20, 1)
         (folder / "image.json").write_text(json.dumps(info, indent=1))
-        for path in [folder, *folder.iterdir()]:  # QEMU under qemu:///system runs as its own user: it reads them
+        for path in [folder, *folder.iterdir()]:
             path.chmod(0o755 if path.is_dir() else 0o644)
     except BaseException:
         shutil.rmtree(folder, ignore_errors=True)
@@ -260,5 +304,3 @@ def build_image(
     os.replace(temporary, link)  # atomic: a machine started meanwhile gets the old build or the new, whole
     for path in (root, root / "images", folder.parent):
         path.chmod(0o755)
-    log(f"libvirt image {variant}: {folder} ({size:.0f} MiB)")
-    return BuildResult(str(folder), base_built, time.monotonic() - started, round(size, 1))

@@ -27,8 +27,17 @@ fi
 set -a
 . /run/cua/env
 set +a
+# OSWorld's computer (the osworld image): the server, its apps and the task's commands run as its user, who
+# owns its settings and key pair; everywhere else the server is root in its own machine.
+as_user=""
+if [ -n "${CUA_GUEST_USER:-}" ]; then
+    chown -R "$CUA_GUEST_USER" /run/cua
+    export HOME="/home/$CUA_GUEST_USER" USER="$CUA_GUEST_USER" LOGNAME="$CUA_GUEST_USER"
+    cd "$HOME"
+    as_user="runuser -u $CUA_GUEST_USER --"
+fi
 echo "cua-guest: starting the env server"
-/usr/bin/tini -s -- /opt/cua/venv/bin/python -m cua_bench.server --backend local \
+/usr/bin/tini -s -- $as_user /opt/cua/venv/bin/python -m cua_bench.server --backend local \
     --address "tcp://10.0.2.15:$CUA_GUEST_PORT" --curve "--allow=$CUA_GUEST_ALLOW" \
     --width "$CUA_GUEST_WIDTH" --height "$CUA_GUEST_HEIGHT"
 echo "cua-guest: the env server exited with status $?; powering off"

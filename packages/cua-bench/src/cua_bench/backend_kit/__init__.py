@@ -13,6 +13,14 @@ itself (``Backend``, ``ProcessBackend``, ``Computer``, ``Session`` ...).
 """
 
 from cua_bench.backend_kit.capabilities import OS_NAMES, OS_PLUGINS, Capabilities, capabilities_of, os_family
+from cua_bench.backend_kit.computer import (
+    COMPUTER_ENV,
+    COMPUTER_FILES,
+    COMPUTER_PACKAGES,
+    COMPUTER_USER,
+    OSWORLD_APPS,
+    computer_files,
+)
 from cua_bench.backend_kit.debootstrap import DEBIAN_MIRROR, debootstrap, rootfs_tar
 from cua_bench.backend_kit.desktop import APP_ALIASES, PRIVATE_TMP, TASK_SETTINGS, serve_as, server_settings
 from cua_bench.backend_kit.errors import BackendError
@@ -44,9 +52,14 @@ from cua_bench.hookspecs import hookimpl
 __all__ = [
     "APP_ALIASES",
     "BACKEND_LABEL",
+    "COMPUTER_ENV",
+    "COMPUTER_FILES",
+    "COMPUTER_PACKAGES",
+    "COMPUTER_USER",
     "DEBIAN_MIRROR",
     "DESKTOP_PACKAGES",
     "IMAGE_PYTHON",
+    "OSWORLD_APPS",
     "OS_NAMES",
     "OS_PLUGINS",
     "OWNER_LABEL",
@@ -61,6 +74,7 @@ __all__ = [
     "alive",
     "capabilities_of",
     "check_options",
+    "computer_files",
     "debootstrap",
     "export_options",
     "hookimpl",

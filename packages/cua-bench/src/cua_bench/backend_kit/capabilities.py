@@ -18,9 +18,8 @@ __all__ = ["OS_NAMES", "OS_PLUGINS", "Capabilities", "capabilities_of", "os_fami
 OS_NAMES = ("linux", "macos", "windows", "android", "none")
 # Where machines of an OS come from, for the message a task gets when no installed backend serves its OS.
 OS_PLUGINS = {
-    "windows": "Windows machines are to come from the libvirt backend (plugins/cua-bench-libvirt) with your own "
-    "Windows image; its README says what exists (a provisioning kit and the env server's Windows session) and that "
-    "the backend does not boot Windows machines yet",
+    "windows": "Windows machines come from cua-bench-libvirt's libvirt-windows backend, on an image of your own "
+    "Windows (`cua-bench image build libvirt-windows --backend-option media=PATH`; its README says how)",
     "macos": "macOS machines are to come from a cua-bench-macos plugin (Lume or tart on a Mac), not built yet",
     "android": "phones are to come from a cua-bench-android plugin (adb), not built yet",
     "linux": "install the local backend's desktop (scripts/system-deps.sh), or cua-bench-docker or cua-bench-libvirt",

@@ -3,7 +3,7 @@
 The user brings Windows install media; ``windows_kit`` writes a kit (an unattended-install answer
 file, a first-boot script that installs Python and the env server, and the server's payload with
 Windows wheels), ``kit_iso`` makes a drive of it. Inside the guest the env server serves
-``--backend libvirt``, whose ``create_session`` is a ``WindowsSession``: SendInput, mss capture, the
+``--backend libvirt-windows``, whose ``create_session`` is a ``WindowsSession``: SendInput, mss capture, the
 UI Automation tree as nodes, PowerShell for commands, Windows paths in the file calls. All Windows
 calls go through ``WinApi``; ``CtypesApi`` is the real one, importable anywhere and usable on Windows.
 Built and unit-tested against Windows' documented answers; never run on Windows (see the README).

@@ -7,7 +7,7 @@ and the env server (``firstboot.ps1``), the script a logon task runs the server 
 (``start-server.ps1``), the Python installer (the user's: python.org is not a registry we use), and the
 env server's payload: the backend kit's ``server_payload`` with wheels for ``win_amd64`` plus comtypes
 (UI Automation from Python, the Windows session's one dependency of its own), and our packages with
-this plugin among them, since the server inside serves ``--backend libvirt``.
+this plugin among them, since the server inside serves ``--backend libvirt-windows``.
 """
 
 from __future__ import annotations
@@ -134,7 +134,7 @@ def _download_windows_pins(wheels: Path, log: Log) -> None:
 
 def _copy_plugin(lib: Path) -> None:
     """This plugin into ``lib`` with a dist-info holding its entry points, as the kit copies cua's packages:
-    the server inside finds ``--backend libvirt`` by its entry point."""
+    the server inside finds ``--backend libvirt-windows`` by its entry point."""
     source = Path(importlib.import_module(PLUGIN).__file__ or "").parent
     shutil.copytree(source, lib / PLUGIN, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     dist = metadata.distribution("cua-bench-libvirt")

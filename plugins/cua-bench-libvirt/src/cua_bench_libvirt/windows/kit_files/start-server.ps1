@@ -59,7 +59,7 @@ $env:CUA_BENCH_DISABLE_PLUGINS = 'cua_bench.backends.local'
 
 $port = if ($settings['CUA_GUEST_PORT']) { $settings['CUA_GUEST_PORT'] } else { '5555' }
 $arguments = @(
-    '-m', 'cua_bench.server', '--backend', 'libvirt', '--address', "tcp://0.0.0.0:$port", '--curve',
+    '-m', 'cua_bench.server', '--backend', 'libvirt-windows', '--address', "tcp://0.0.0.0:$port", '--curve',
     "--allow=$($settings['CUA_GUEST_ALLOW'])", '--width', $settings['CUA_GUEST_WIDTH'],
     '--height', $settings['CUA_GUEST_HEIGHT']
 )

@@ -1,5 +1,5 @@
 #!/bin/sh
-# OSWorld's computer, inside the osworld image (run once at build time, as root).
+# OSWorld's computer, inside an osworld image (run once at build time, as root, from /opt/cua/computer).
 set -eu
 here=/opt/cua/computer
 # OSWorld's VM: user `user`, password `password` (its steps pipe it to `sudo -S`), sudo without one.
@@ -55,11 +55,11 @@ rm -rf "$here/pywheels"
 # Chromium answers as google-chrome (OSWorld starts Chrome by that name with --remote-debugging-port).
 install -m 0755 "$here/google-chrome" /usr/local/bin/google-chrome
 ln -sf google-chrome /usr/local/bin/google-chrome-stable
-chmod 0755 "$here/start"
+if [ -f "$here/start" ]; then chmod 0755 "$here/start"; fi  # the docker image's entrypoint
 # The clock's time zone is not UTC, as on OSWorld's VM, whose task "set my time zone to UTC+0" would otherwise
 # pass by doing nothing (which zone the VM has is not known here: Hong Kong's, without summer time, stands
 # in). timedatectl answers from /etc/localtime, as systemd's does: systemd is not init in a container.
-# Every reset puts the zone back (reset-machine, run through sudo: CUA_LOCAL_RESET_HOOK in the Dockerfile).
+# Every reset puts the zone back (reset-machine, run through sudo: CUA_LOCAL_RESET_HOOK in the backend kit's COMPUTER_ENV).
 echo Asia/Hong_Kong > "$here/timezone"
 test -f /usr/share/zoneinfo/Asia/Hong_Kong
 sh "$here/reset-machine"
