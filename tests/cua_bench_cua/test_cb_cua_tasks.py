@@ -246,7 +246,7 @@ def test_the_shell_task_runs_on_local_with_its_oracle(here: Path, root: Path) ->
 
 def test_local_unavailable_falls_back_to_docker(here: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     task = write(here / "html", HTML)
-    monkeypatch.setattr(backend_choice, "_unavailable", lambda name: "no Xvfb here" if name == "local" else None)
+    monkeypatch.setattr(backend_choice, "backend_unavailable", lambda name: "no Xvfb here" if name == "local" else None)
     assert choose_backend([task], "train") == (
         "docker",
         "the task needs HTML windows; local cannot run here: no Xvfb here",
@@ -254,7 +254,7 @@ def test_local_unavailable_falls_back_to_docker(here: Path, monkeypatch: pytest.
 
 
 def test_a_dataset_gets_one_backend_from_the_union_of_its_needs(here: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(backend_choice, "_unavailable", lambda name: None)
+    monkeypatch.setattr(backend_choice, "backend_unavailable", lambda name: None)
     dataset = here / "mixed"
     files_task(dataset / "files")
     write(dataset / "shell", SHELL)
@@ -287,15 +287,16 @@ def test_a_native_os_goes_to_a_backend_that_declares_it(here: Path, monkeypatch:
     task = files_task(here / "mac", os_type="macos")
     module = load_task_module(task)
     assert task_needs(module, "train") == (set(), {"macos"})
-    # no backend here declares macos: the choice is as if it asked for none, and the run says why it cannot
+    # the macos backend is installed but cannot start here (no Lume, no tart): the choice is as if the task asked
+    # for no OS, and the run says which backend serves macOS and why it cannot start
     assert choose_backend([task], "train")[0] == "sim"
     code, out = cb("run", task, "--output-dir", "runs/mac")
     assert code == 1
-    assert "wants os_type macos; backend sim serves linux" in out
+    assert "wants os_type macos; backend sim serves linux (backend macos serves macos but cannot start here" in out
     real = backends()
-    registry = Registry({name: real[name] for name in real.names()}, mac=FakeMac)
+    registry = Registry({name: real[name] for name in real.names() if name != "macos"}, mac=FakeMac)
     monkeypatch.setattr(backend_choice, "backends", lambda: registry)
-    monkeypatch.setattr(backend_choice, "_unavailable", lambda name: None)
+    monkeypatch.setattr(backend_choice, "backend_unavailable", lambda name: None)
     assert choose_backend([task], "train") == ("mac", "the task wants os_type macos")
 
 

@@ -17,6 +17,7 @@ import pytest
 pytest.importorskip("libvirt", reason="libvirt-python is not installed (scripts/setup.sh installs it)")
 
 from cua_bench import BackendError, Computer, EnvClient, client_for
+from cua_bench.backend_kit import RUN_LABEL
 from cua_bench.conformance import check_backend
 from cua_bench_libvirt import LibvirtBackend
 from cua_core import RpcError
@@ -28,7 +29,7 @@ pytestmark = [pytest.mark.xdist_group("libvirt"), pytest.mark.timeout(1800), pyt
 def backend(system_libvirt: str, image_root: Path) -> Iterator[LibvirtBackend]:
     impl = LibvirtBackend(uri=system_libvirt, images=str(image_root), memory=1024, cpus=1)
     yield impl
-    left = [name for name, found, _ in impl.hypervisor.ours() if found.get("run") == "libvirt-tests"]
+    left = [name for name, found, _ in impl.hypervisor.ours() if found.get(RUN_LABEL) == "libvirt-tests"]
     impl.prune(everything=False)
     assert left == [], f"machines left behind: {left}"
 

@@ -4,7 +4,9 @@
 ``python -m cua_bench.server --curve`` of an inner backend (``sim``, ``local``) on a pool host,
 listening on the address the pool knows that host by; the server allows only our key, prints its
 address and its fresh public key on its ready line, and we read that line from the job's log.
-Rollouts then reach the desktop directly over tcp + CURVE, never through the controller.
+Rollouts then reach the desktop directly over tcp + CURVE, never through the controller. A machine
+backend (a VM: ``libvirt``) is placed alike: the job starts a machine on the host whose server listens
+on the host's pool address and allows only our key, and tears it down when the job is cancelled.
 
 The pool places jobs itself (least busy host first) and cannot pin one to a host, so a host
 selector is kept by holding each job the pool put elsewhere until one lands on a chosen host;
@@ -18,12 +20,12 @@ import os
 import re
 import tarfile
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from importlib import resources
 from typing import Any, ClassVar
 
 from cua_bench import Backend, BackendError, Computer
-from cua_bench_rl.env_server_job import JOB_FILE, JOB_FN
+from cua_bench_rl.env_server_job import JOB_FILE, JOB_FN, MACHINE_JOB_FN
 from cua_core import ClientSecurity, CuaError, RpcClient, SecurityError, load_or_create_keypair
 
 __all__ = ["PoolBackend"]
@@ -49,7 +51,9 @@ class PoolBackend(Backend):
     """Computers on pool hosts: ``PoolBackend("sim", hosts=["gpu-box-2"])``.
 
     ``inner``: the backend whose env server runs on the host (one that runs it on the host itself,
-    such as ``sim`` or ``local``); ``hosts``: ``"any"`` or host names/ids; ``controller`` and
+    such as ``sim`` or ``local``), or in a machine the host starts (a VM backend that takes the ``listen``
+    and ``allow`` options, such as ``libvirt``: its server is reached at the host's pool address);
+    ``options``: the inner backend's options on the host; ``hosts``: ``"any"`` or host names/ids; ``controller`` and
     ``controller_key``: which pool, as for ``cua`` (default: ``$CUA_POOL_CONTROLLER``, the paired
     one, else this computer's own). Each server allows only this machine's key pair (``cua-bus
     keys show``), which ``cua_bench_rl.workers.client_for`` connects with.
@@ -65,6 +69,7 @@ class PoolBackend(Backend):
         hosts: str | Sequence[str] = "any",
         controller: str | None = None,
         controller_key: str | None = None,
+        options: Mapping[str, Any] | None = None,
     ) -> None:
         if not inner or not isinstance(inner, str):
             raise BackendError(f"inner backend must be a backend name such as 'sim', got {inner!r}")
@@ -76,6 +81,8 @@ class PoolBackend(Backend):
             raise BackendError("hosts=[] selects no host; pass 'any' or host names")
         self.controller = controller
         self.controller_key = controller_key
+        self.inner_options = dict(options or {})
+        self.machines = False  # set by _inner_capabilities: the inner backend's server runs in a machine
 
     # -- the Backend contract -------------------------------------------------------------------
 
@@ -83,7 +90,11 @@ class PoolBackend(Backend):
         deadline = time.monotonic() + timeout
         with self._connect() as pool:
             allowed = self._hosts_for(pool)
-            args = [self.inner, width, height, load_or_create_keypair().public.decode()]
+            args: list[Any] = [self.inner, width, height, load_or_create_keypair().public.decode()]
+            if self.machines:
+                args.append(self.inner_options)
+            elif self.inner_options:
+                raise BackendError(f"options go to a machine backend's hosts; {self.inner!r} takes them on the host")
             job, host = self._submit(pool, args, allowed, deadline)
             try:
                 address, server_key = self._wait_ready(pool, job, deadline)
@@ -95,6 +106,7 @@ class PoolBackend(Backend):
                     info={"server_key": server_key, "job": job, "host": host, "host_name": allowed[host]},
                 )
                 computer.info["inner"] = self.inner
+                computer.info["machine"] = self.machines
                 if not self.health(computer, timeout=max(2.0, min(10.0, deadline - time.monotonic()))):
                     raise BackendError(
                         f"the env server of pool job {job} said it listens on {address} but does not answer "
@@ -105,6 +117,15 @@ class PoolBackend(Backend):
                 self._cancel(pool, job, wait=5.0)
                 raise
         return computer
+
+    def restore(self, computer: Computer) -> None:
+        """A machine on a pool host cannot be reverted from here (its snapshot is the host's): the error makes
+        the workers and the runner replace it with a fresh one, so no episode starts from another's machine."""
+        if computer.info.get("machine"):
+            raise BackendError(
+                f"the {self.inner} machine of pool job {computer.info.get('job')} cannot be reverted from this "
+                "computer: a fresh machine replaces it"
+            )
 
     def teardown(self, computer: Computer, *, timeout: float = 10.0) -> None:
         """Close the server (its job then ends by itself) and cancel the job; wait until it is over."""
@@ -118,12 +139,19 @@ class PoolBackend(Backend):
                         env.call("close")
                 except CuaError:
                     pass  # unreachable: the cancel below stops it all the same
+                if computer.info.get("machine"):  # its job takes the machine down itself once the server is gone:
+                    self._until_done(pool, job, timeout / 2)  # a cancel's SIGKILL could leave the machine defined
             state = self._cancel(pool, job, wait=timeout)
         if state not in JOB_DONE:
             raise BackendError(
                 f"pool job {job} (the env server at {computer.address}) is still {state} {timeout:g} s after "
                 f"its cancel; stop it with `cua jobs cancel {job}`"
             )
+
+    def _until_done(self, pool: RpcClient, job: str, wait: float) -> None:
+        deadline = time.monotonic() + wait
+        while pool.call("job.show", {"job": job})["job"]["state"] not in JOB_DONE and time.monotonic() < deadline:
+            time.sleep(0.2)
 
     def health(self, computer: Computer, *, timeout: float = 2.0) -> bool:
         try:
@@ -217,10 +245,15 @@ class PoolBackend(Backend):
         if self.inner not in registry:
             return {}
         found = registry[self.inner]
-        if getattr(found.create_session, "__func__", None) is getattr(Backend.create_session, "__func__", 0):
+        serves_on_host = getattr(found.create_session, "__func__", None) is not getattr(
+            Backend.create_session, "__func__", 0
+        )
+        self.machines = {"listen", "allow"} <= {option.name for option in getattr(found, "options", ())}
+        if not serves_on_host and not self.machines:
             raise BackendError(
-                f"backend {self.inner!r} runs its env server inside its own computer (a container or VM), not on "
-                "the pool host; PoolBackend serves backends whose server runs on the host, such as 'sim' or 'local'"
+                f"backend {self.inner!r} runs its env server inside its own computer, reached only from the host "
+                "it runs on; PoolBackend serves backends whose server runs on the host (sim, local) and machine "
+                "backends whose server it can reach from here (listen and allow options: libvirt)"
             )
         return dict(found.capabilities)
 
@@ -228,13 +261,14 @@ class PoolBackend(Backend):
         """Submit until the pool places the job on an allowed host; (job, host id). Each job it put
         elsewhere is held meanwhile, so the next placement sees that host busier, then cancelled."""
         code = _job_code()
+        fn = MACHINE_JOB_FN if self.machines else JOB_FN
         misplaced: list[str] = []
         hosts: list[dict[str, Any]] = pool.call("pool.computers")
         tries = 1 + sum(int(h["max_spaces"]) for h in hosts if h["state"] == "up" and h["id"] not in allowed)
         try:
             for _ in range(tries):
                 job = str(
-                    pool.call("job.submit", {"file": JOB_FILE, "fn": JOB_FN, "code": code, "args": args, "retries": 0})[
+                    pool.call("job.submit", {"file": JOB_FILE, "fn": fn, "code": code, "args": args, "retries": 0})[
                         "id"
                     ]
                 )

@@ -79,8 +79,8 @@ class LibvirtBackend(Backend):
                "else TCG (with a warning); kvm or tcg to choose", "CUA_LIBVIRT_ACCEL"),
         Option("listen", str, "127.0.0.1", "the host's IPv4 address machines' env servers are reached at (their "
                "forwarded ports bind it); beyond loopback, CURVE alone guards them", "CUA_LIBVIRT_LISTEN"),
-        Option("allow", str, "", "the one client key (Z85, 40 characters) machines' servers answer; empty: this "
-               "user's own (`cua-bus keys show`)", "CUA_LIBVIRT_ALLOW"),
+        Option("allow", str, "", "another client key (Z85, 40 characters) machines' servers answer besides this "
+               "user's own (`cua-bus keys show`), which readiness and restore use", "CUA_LIBVIRT_ALLOW"),
         Option("boot_timeout", float, 600.0, "seconds a machine may take from power-on to its env server "
                "answering (TCG on a loaded host takes minutes)", "CUA_LIBVIRT_BOOT_TIMEOUT"),
     )  # fmt: skip
@@ -136,7 +136,8 @@ class LibvirtBackend(Backend):
             folder.chmod(0o711)  # whatever the umask
             undo.callback(shutil.rmtree, folder, ignore_errors=True)
             make_overlay(image.base, folder / "disk.qcow2")
-            allow = self.allow or load_or_create_keypair().public.decode()
+            # This user's key always: readiness and restore ping the server from here; and ``allow``'s beside it.
+            allow = list(dict.fromkeys([load_or_create_keypair().public.decode(), *filter(None, [self.allow])]))
             public, files = seed_files(width, height, allow, accel, computer=bool(image.info.get("computer")))
             seed = self.write_seed(folder, files)
             port = free_port(self.listen)

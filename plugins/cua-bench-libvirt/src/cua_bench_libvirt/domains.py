@@ -247,8 +247,12 @@ class Hypervisor:
         except libvirt.libvirtError:
             return False
         if dom.isActive():
-            dom.destroy()
-        dom.undefineFlags(libvirt.VIR_DOMAIN_UNDEFINE_SNAPSHOTS_METADATA)  # no NVRAM: the kernel boots directly
+            try:
+                dom.destroy()
+            except libvirt.libvirtError:
+                if dom.isActive():
+                    raise  # a machine powering off by itself meanwhile is off now: undefined all the same
+        dom.undefineFlags(libvirt.VIR_DOMAIN_UNDEFINE_SNAPSHOTS_METADATA)  # no NVRAM: SeaBIOS or a direct kernel
         return True
 
     def ours(self) -> Iterator[tuple[str, dict[str, str], list[Path]]]:

@@ -16,6 +16,7 @@ import shutil
 import subprocess
 import tarfile
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 
 import zmq.auth
@@ -31,15 +32,17 @@ TCG_TIMEOUT_SCALE = "6"  # QEMU's emulator against a host CPU, with room for a l
 Files = dict[str, tuple[bytes, int]]  # path in the drive -> (content, mode)
 
 
-def seed_files(width: int, height: int, allow: str, accel: str, *, computer: bool = False) -> tuple[str, Files]:
+def seed_files(
+    width: int, height: int, allow: Sequence[str], accel: str, *, computer: bool = False
+) -> tuple[str, Files]:
     """The machine's public key (clients check the server by it) and the drive's files: ``env``, and the key
-    pair, the secret readable by its owner only. ``allow`` is the one client key the server answers;
+    pair, the secret readable by its owner only. ``allow``: the client keys the server answers;
     ``computer``: the image is OSWorld's computer, whose server runs as its user on the whole machine."""
     with tempfile.TemporaryDirectory() as scratch:
         public_file, secret_file = zmq.auth.create_certificates(scratch, "default")
         public = zmq.auth.load_certificate(public_file)[0].decode()
         settings = {
-            "CUA_GUEST_PORT": str(GUEST_PORT), "CUA_GUEST_ALLOW": allow, "CUA_GUEST_WIDTH": str(width),
+            "CUA_GUEST_PORT": str(GUEST_PORT), "CUA_GUEST_ALLOW": " ".join(allow), "CUA_GUEST_WIDTH": str(width),
             "CUA_GUEST_HEIGHT": str(height), "CUA_CONFIG_DIR": "/run/cua/config",
             # The desktop's timeouts are sized for a host CPU: openbox took over 10 s to start on TCG under load.
             # The host's own scale, where it set one, wins.

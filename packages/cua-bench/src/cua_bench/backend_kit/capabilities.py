@@ -20,7 +20,8 @@ OS_NAMES = ("linux", "macos", "windows", "android", "none")
 OS_PLUGINS = {
     "windows": "Windows machines come from cua-bench-libvirt's libvirt-windows backend, on an image of your own "
     "Windows (`cua-bench image build libvirt-windows --backend-option media=PATH`; its README says how)",
-    "macos": "macOS machines are to come from a cua-bench-macos plugin (Lume or tart on a Mac), not built yet",
+    "macos": "macOS machines come from the macos backend (plugins/cua-bench-macos: Lume or tart on an Apple silicon "
+    "Mac, after `cua-bench image build macos`); its README says what was verified: it has not run on a Mac",
     "android": "phones are to come from a cua-bench-android plugin (adb), not built yet",
     "linux": "install the local backend's desktop (scripts/system-deps.sh), or cua-bench-docker or cua-bench-libvirt",
 }

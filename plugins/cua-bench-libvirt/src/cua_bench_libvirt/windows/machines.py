@@ -41,7 +41,15 @@ from cua_core import load_or_create_keypair
 __all__ = ["VARIANT", "LibvirtWindowsBackend", "media_kind"]
 
 VARIANT = "windows"  # the image's folder under images/
-ISO_MAGIC = (0x8001, b"CD001")  # ISO 9660's volume descriptor: where, and what
+ISO_MAGIC = (0x8001, b"CD001")
+SHARED_OPTIONS = (
+    "uri",
+    "images",
+    "cpus",
+    "accel",
+    "listen",
+    "allow",
+)  # the Linux machines' own, as they are  # ISO 9660's volume descriptor: where, and what
 
 
 def media_kind(path: Path) -> str:
@@ -67,7 +75,7 @@ class LibvirtWindowsBackend(LibvirtBackend):
     # browser: False, since Cua's HTML windows need the Chromium the Linux desktop drives; apps: the session's.
     capabilities = Capabilities(os="windows", shell=True, root=True, apps=frozenset(APPS), snapshots=True)
     options = (
-        *(option for option in LibvirtBackend.options if option.name in ("uri", "images", "cpus", "accel")),
+        *(option for option in LibvirtBackend.options if option.name in SHARED_OPTIONS),
         Option("memory", int, 4096, "each machine's memory in MiB (Windows 10 and 11 want 4096)",
                "CUA_LIBVIRT_WINDOWS_MEMORY"),
         Option("boot_timeout", float, 3600.0, "seconds a machine may take from power-on to its env server "
@@ -175,7 +183,7 @@ class LibvirtWindowsBackend(LibvirtBackend):
             accel = self.accel()  # the probe boots a guest: after every check of the user's input
             disk = folder / "base.qcow2"
             _qemu_img("create", "-q", "-f", "qcow2", str(disk), f"{self.option('disk_gib')}G")
-            public, files = seed_files(1280, 800, load_or_create_keypair().public.decode(), str(accel))
+            public, files = seed_files(1280, 800, [load_or_create_keypair().public.decode()], str(accel))
             seed = iso_drive(work / "seed.iso", files)
             port = free_port(self.listen)
             machine = self._windows_domain(name, disk, work, seed, accel, {port: GUEST_PORT}, (media, kit))

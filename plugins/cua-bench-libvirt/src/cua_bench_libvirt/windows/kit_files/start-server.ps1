@@ -58,11 +58,11 @@ $env:CUA_WINDOWS_ROOT = $root
 $env:CUA_BENCH_DISABLE_PLUGINS = 'cua_bench.backends.local'
 
 $port = if ($settings['CUA_GUEST_PORT']) { $settings['CUA_GUEST_PORT'] } else { '5555' }
+# CUA_GUEST_ALLOW: the client keys the server answers, space-separated.
+$allows = @($settings['CUA_GUEST_ALLOW'] -split ' ' | Where-Object { $_ } | ForEach-Object { "--allow=$_" })
 $arguments = @(
-    '-m', 'cua_bench.server', '--backend', 'libvirt-windows', '--address', "tcp://0.0.0.0:$port", '--curve',
-    "--allow=$($settings['CUA_GUEST_ALLOW'])", '--width', $settings['CUA_GUEST_WIDTH'],
-    '--height', $settings['CUA_GUEST_HEIGHT']
-)
+    '-m', 'cua_bench.server', '--backend', 'libvirt-windows', '--address', "tcp://0.0.0.0:$port", '--curve'
+) + $allows + @('--width', $settings['CUA_GUEST_WIDTH'], '--height', $settings['CUA_GUEST_HEIGHT'])
 # Windows PowerShell turns each line a native program writes to a redirected stderr into an error record, which
 # 'Stop' would make fatal: the server logs to stderr.
 $ErrorActionPreference = 'Continue'
