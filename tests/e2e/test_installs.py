@@ -57,6 +57,7 @@ DOCUMENTED = {
     "pip install --no-deps -e plugins/cua-adapters-qwen": {"cua-adapters-qwen"},
     "pip install --no-deps -e plugins/cua-bench-cua": {"cua-bench-cua"},
     "pip install --no-deps -e plugins/cua-bench-libvirt": {"cua-bench-libvirt"},
+    "pip install --no-deps -e plugins/cua-bench-macos": {"cua-bench-macos"},
 }  # fmt: skip
 MEMBERS = sorted(
     p.parent.relative_to(ROOT)

@@ -45,12 +45,13 @@ from cua_bench_libvirt.image import CMDLINE, GuestImage, build_image, current_im
 from cua_bench_libvirt.seed import GUEST_PORT, seed_files, tar_disk
 from cua_core import Register, load_or_create_keypair
 
-Z85 = frozenset("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-:+=^!/*?&<>()[]{}@%$#")
-
 __all__ = ["GUEST_PORT", "SNAPSHOT", "LibvirtBackend"]
 
 SNAPSHOT = "ready"  # the memory snapshot every reset reverts to
 SERIAL_TAIL = 40  # lines of the serial console an error quotes
+Z85 = frozenset(
+    "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-:+=^!/*?&<>()[]{}@%$#"
+)  # a key's alphabet
 
 
 def default_uri() -> str:
