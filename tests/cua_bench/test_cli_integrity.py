@@ -130,7 +130,10 @@ def test_check_interact_and_conformance_name_a_wrong_backend_in_one_line(tasks: 
                  ["conformance", "nope"]):  # fmt: skip
         result = cli(*args)
         assert result.exit_code == 1, args
-        assert result.output == "Error: unknown backend 'nope' (known: cua, docker, libvirt, libvirt-windows, local, macos, sim)\n", args
+        assert (
+            result.output
+            == "Error: unknown backend 'nope' (known: cua, docker, libvirt, libvirt-windows, local, macos, sim)\n"
+        ), args
 
 
 @pytest.mark.parametrize(
