@@ -7,11 +7,12 @@ set -euo pipefail
 # gnome-screenshot: how Cua's computer-server (pyautogui) takes screenshots on Linux, for cua-bench-cua's tests.
 # dconf-service, libglib2.0-bin, gsettings-desktop-schemas: gsettings kept by dconf in an isolated local
 # environment (CUA_LOCAL_ISOLATE=1), as on OSWorld's computer.
-# libatk-adaptor: GTK 2's atk-bridge module, without which PCManFM (GTK 2) shows nothing on the accessibility
-# bus; pcmanfm-setting reads the window's state there.
+# libatk-adaptor and libgail-common: GTK 2's atk-bridge and gail modules, without which PCManFM (GTK 2) shows
+# nothing on the accessibility bus; pcmanfm-setting reads the window's state there (gail is only recommended,
+# and an image made with --no-install-recommends lacked it: found by parity on the libvirt machine).
 packages=(xvfb openbox dbus at-spi2-core xterm xdotool xclip x11-xserver-utils mousepad gnumeric pcmanfm chromium
   fonts-dejavu-core docker.io debootstrap gnome-screenshot dconf-service libglib2.0-bin gsettings-desktop-schemas
-  libatk-adaptor)
+  libatk-adaptor libgail-common)
 # The libvirt plugin's hypervisor, apart from the desktop's list above (which OSWorld's support report reads):
 # its tests start libvirtd and virtlogd themselves when none runs.
 # e2fsprogs: mkfs.ext4 -d, which makes the libvirt image's disk; xorriso: the Windows provisioning kit's ISO.

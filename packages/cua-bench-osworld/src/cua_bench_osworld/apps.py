@@ -102,21 +102,22 @@ BACKEND_PACKAGES: dict[str, frozenset[str]] = {
         {
             "xvfb", "openbox", "dbus", "at-spi2-core", "xterm", "xdotool", "xclip", "x11-xserver-utils", "mousepad",
             "gnumeric", "pcmanfm", "chromium", "fonts-dejavu-core", "docker.io", "debootstrap", "gnome-screenshot",
-            "dconf-service", "libglib2.0-bin", "gsettings-desktop-schemas", "libatk-adaptor",
+            "dconf-service", "libglib2.0-bin", "gsettings-desktop-schemas", "libatk-adaptor", "libgail-common",
         }
     ),
     "docker": frozenset(
         {
             "xvfb", "openbox", "dbus", "at-spi2-core", "xterm", "xdotool", "xclip", "x11-xserver-utils", "mousepad",
-            "gnumeric", "pcmanfm", "chromium", "fonts-dejavu-core", "libatk-adaptor", "python3", "python3-venv",
-            "procps",
+            "gnumeric", "pcmanfm", "chromium", "fonts-dejavu-core", "libatk-adaptor", "libgail-common", "python3",
+            "python3-venv", "procps",
         }
     ),
     "docker-osworld": frozenset(
         {
             "xvfb", "openbox", "dbus", "at-spi2-core", "xterm", "xdotool", "xclip", "x11-xserver-utils", "mousepad",
-            "gnumeric", "pcmanfm", "chromium", "fonts-dejavu-core", "libatk-adaptor", "python3", "python3-venv",
-            "procps", "sudo", "passwd", "python3-xlib", "python3-pil", "python3-tk", "python-is-python3", "dbus-x11",
+            "gnumeric", "pcmanfm", "chromium", "fonts-dejavu-core", "libatk-adaptor", "libgail-common", "python3",
+            "python3-venv", "procps", "sudo", "passwd", "python3-xlib", "python3-pil", "python3-tk",
+            "python-is-python3", "dbus-x11",
             "dconf-service", "dconf-cli", "libglib2.0-bin", "gsettings-desktop-schemas", "socat", "x11-utils", "wmctrl",
             "xsel", "gnome-shell-common", "gnome-terminal", "gnome-settings-daemon-common",
             "libreoffice-calc", "libreoffice-writer", "libreoffice-impress", "libreoffice-gtk3", "gimp", "vlc", "totem",

@@ -5,8 +5,8 @@ seeds it with the opposite value. The file alone is not the evidence: ``sed`` in
 opens one) once rewrote it while the window never changed, and scored 1.0. So the evaluator needs
 the file and the running window to agree (``_a11y``): the status bar showing or not, the folder's
 hidden file listed or not. PCManFM is GTK 2, whose widgets reach the accessibility bus only
-through the atk-bridge module (Debian's libatk-adaptor), which setup loads and checks for. It
-also checks the other setting kept its value, in both places, and that no other file under home
+through the gail and atk-bridge modules (Debian's libgail-common, libatk-adaptor), which setup loads
+and checks for. It also checks the other setting kept its value, in both places, and that no other file under home
 changed (a snapshot taken at setup, hidden files included; libfm's config may be saved again, unchanged).
 Wrong ways: ``both_toggled`` (the other setting's shortcut too), ``file_deleted`` (the oracle's key,
 then a file of the folder deleted) and ``config_edited_in_a_terminal`` (the setting written into
@@ -47,7 +47,7 @@ NAME = "pcmanfm-setting"
 CONFIG = ".config/pcmanfm/default/pcmanfm.conf"
 LIBFM = ".config/libfm/libfm.conf"  # saved again, its content the same, whenever a view setting changes
 # GTK 2 exports its widgets to AT-SPI only with these modules loaded (gail: the widgets' accessible
-# objects; atk-bridge: the bus, from Debian's libatk-adaptor).
+# objects, from Debian's libgail-common; atk-bridge: the bus, from Debian's libatk-adaptor).
 ACCESSIBLE = {"GTK_MODULES": "gail:atk-bridge"}
 WAIVED = {
     "trailing-blank-lines": "the config is judged as settings, as PCManFM reads it (blank lines mean nothing in "
@@ -131,7 +131,7 @@ async def setup(task: cb.Task, session: cb.Session) -> None:
     except TaskError:
         raise TaskError(
             "PCManFM shows no widgets on the accessibility bus, so its window cannot be read: GTK 2 needs the "
-            "atk-bridge module (apt-get install libatk-adaptor)"
+            "gail and atk-bridge modules (apt-get install libgail-common libatk-adaptor)"
         ) from None
     await remember_files(task, session)
 

@@ -40,7 +40,8 @@ IMAGE_PYTHON = "3.11.2"  # Debian bookworm's python3, which runs the env server 
 # The local backend's desktop (scripts/system-deps.sh) and the Python the env server runs on, as Debian packages.
 DESKTOP_PACKAGES = (
     "xvfb", "openbox", "dbus", "at-spi2-core", "xterm", "xdotool", "xclip", "x11-xserver-utils", "mousepad",
-    "gnumeric", "pcmanfm", "chromium", "fonts-dejavu-core", "libatk-adaptor", "python3", "python3-venv", "procps",
+    "gnumeric", "pcmanfm", "chromium", "fonts-dejavu-core", "libatk-adaptor", "libgail-common", "python3",
+    "python3-venv", "procps",
 )  # fmt: skip
 # What the env server imports (cua-core's, cua-bench's and its `local` extra's dependencies), at
 # the versions installed here.
