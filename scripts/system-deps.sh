@@ -21,6 +21,7 @@ hypervisor=(libvirt-daemon-system libvirt-daemon-driver-qemu qemu-system-x86 qem
 # Debian's udev gives /dev/kvm to group kvm, which QEMU's user is in. Where no udev ran (a container), the
 # device keeps the group the outer host gave it: libvirt then finds KVM usable as root but not as QEMU's user
 # and probes QEMU again on every call (32 s per domain defined, measured; 0.03 s once the group is kvm).
+# (The libvirt image build once changed it too, through the host's /dev bound into its chroot: no longer.)
 kvm_group() {
   if [ -e /dev/kvm ] && [ "$(id -u)" -eq 0 ] && getent group kvm >/dev/null && [ "$(stat -c %G /dev/kvm)" != kvm ]; then
     chgrp kvm /dev/kvm && chmod g+rw /dev/kvm

@@ -19,6 +19,7 @@ import hashlib
 import json
 import os
 import shutil
+import stat
 import subprocess
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -122,6 +123,26 @@ def _unmount_under(folder: Path) -> None:
         subprocess.run(["umount", "-l", point], check=False, capture_output=True)
 
 
+# The device nodes a package's scripts use, as debootstrap makes them: (name, major, minor).
+DEVICES = (("null", 1, 3), ("zero", 1, 5), ("full", 1, 7), ("random", 1, 8), ("urandom", 1, 9), ("tty", 5, 0))
+
+
+def _private_dev(dev: Path) -> None:
+    """A /dev of the chroot's own (a tmpfs with fresh nodes), never the host's bound in: the image's packages'
+    scripts chgrp and chmod devices by the image's own groups, and through a bind mount that reached the host's
+    /dev/kvm (it was left in the group whose gid the image's kvm had, and QEMU's user lost KVM)."""
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "mode=755,size=16m", "cua-dev", str(dev)], check=True,
+                   capture_output=True)  # fmt: skip
+    for name, major, minor in DEVICES:
+        os.mknod(dev / name, 0o666 | stat.S_IFCHR, os.makedev(major, minor))
+        (dev / name).chmod(0o666)  # whatever the umask
+    (dev / "shm").mkdir(mode=0o1777)
+    (dev / "pts").mkdir()
+    subprocess.run(["mount", "-t", "devpts", "-o", "newinstance,ptmxmode=0666,mode=620", "cua-pts", str(dev / "pts")],
+                   check=True, capture_output=True)  # fmt: skip
+    (dev / "ptmx").symlink_to("pts/ptmx")
+
+
 @contextlib.contextmanager
 def _chroot(rootfs: Path) -> Iterator[Callable[..., None]]:
     """A function that runs a command in ``rootfs`` with the kernel's file systems mounted, and services
@@ -132,7 +153,7 @@ def _chroot(rootfs: Path) -> Iterator[Callable[..., None]]:
     _unmount_under(rootfs)
     for kind, point in (("proc", "proc"), ("sysfs", "sys")):
         subprocess.run(["mount", "-t", kind, kind, str(rootfs / point)], check=True, capture_output=True)
-    subprocess.run(["mount", "--bind", "/dev", str(rootfs / "dev")], check=True, capture_output=True)
+    _private_dev(rootfs / "dev")
 
     def run(*argv: str, what: str) -> None:
         env = {"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "DEBIAN_FRONTEND": "noninteractive", "LANG": "C.UTF-8"}
