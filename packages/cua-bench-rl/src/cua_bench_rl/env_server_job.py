@@ -21,9 +21,14 @@ JOB_FN = "serve"
 MACHINE_JOB_FN = "serve_machine"
 
 
+def pool_host(host: str | None) -> str:
+    """The address the pool knows this host by (a gang of one: MASTER_ADDR is our own)."""
+    return host or os.environ.get("MASTER_ADDR") or "127.0.0.1"
+
+
 def bind_address(host: str | None) -> str:
-    """tcp on the address the pool knows this host by (a gang of one: MASTER_ADDR is our own), any free port."""
-    host = host or os.environ.get("MASTER_ADDR") or "127.0.0.1"
+    """tcp on the address the pool knows this host by, any free port."""
+    host = pool_host(host)
     return f"tcp://[{host}]:*" if ":" in host else f"tcp://{host}:*"
 
 
@@ -50,8 +55,7 @@ def serve_machine(
     when the machine stops (its server closed by the client powers it off)."""
     from cua_bench.registry import backends
 
-    listen = host or os.environ.get("MASTER_ADDR") or "127.0.0.1"
-    impl = backends()[backend](**{**(options or {}), "listen": listen, "allow": allow})
+    impl = backends()[backend](**{**(options or {}), "listen": pool_host(host), "allow": allow})
     impl.run_id = f"pool-{os.getpid()}"
     stop = threading.Event()
 

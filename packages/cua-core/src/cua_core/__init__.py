@@ -81,6 +81,7 @@ from cua_core.security import (
     ClientSecurity,
     KeyPair,
     ServerSecurity,
+    check_public_key,
     load_or_create_keypair,
 )
 
@@ -204,6 +205,7 @@ __all__ = [
     "actions",
     "check_address",
     "check_payload",
+    "check_public_key",
     "collect",
     "config_dir",
     "convert",

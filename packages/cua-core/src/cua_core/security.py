@@ -29,6 +29,7 @@ __all__ = [
     "ClientSecurity",
     "KeyPair",
     "ServerSecurity",
+    "check_public_key",
     "config_dir",
     "load_or_create_keypair",
 ]
@@ -100,7 +101,8 @@ def _create_keypair(folder: Path, name: str) -> None:
         shutil.rmtree(scratch, ignore_errors=True)
 
 
-def _check_z85_key(key: bytes | str) -> bytes:
+def check_public_key(key: bytes | str) -> bytes:
+    """``key`` as bytes when it is a CURVE public key (40 Z85 characters that decode); SecurityError otherwise."""
     raw = key.encode() if isinstance(key, str) else key
     if len(raw) != 40:
         raise SecurityError(f"a CURVE public key is 40 Z85 characters, got {len(raw)}: {raw!r}")
@@ -128,13 +130,13 @@ class AllowList:
                 continue
             key, _, comment = text.partition(" ")
             try:
-                found[_check_z85_key(key)] = comment.strip()
+                found[check_public_key(key)] = comment.strip()
             except SecurityError as exc:
                 raise SecurityError(f"{self.path}:{lineno}: {exc}") from exc
         return found
 
     def add(self, key: bytes | str, comment: str = "") -> None:
-        raw = _check_z85_key(key)
+        raw = check_public_key(key)
         with self._lock:
             if raw in self.keys():
                 return
@@ -201,7 +203,7 @@ class ClientSecurity:
 
     def __post_init__(self) -> None:
         # A key read from a ready line or a config file arrives as text; the socket needs bytes.
-        object.__setattr__(self, "server_public", _check_z85_key(self.server_public))
+        object.__setattr__(self, "server_public", check_public_key(self.server_public))
 
     def apply(self, sock: zmq.Socket[Any]) -> None:
         sock.curve_secretkey = self.keypair.secret

@@ -43,7 +43,7 @@ from cua_bench_libvirt.domains import Domain, Hypervisor, make_overlay
 from cua_bench_libvirt.guest import probe_guest
 from cua_bench_libvirt.image import CMDLINE, GuestImage, build_image, current_image, image_root
 from cua_bench_libvirt.seed import GUEST_PORT, seed_files, tar_disk
-from cua_core import Register, load_or_create_keypair
+from cua_core import Register, SecurityError, check_public_key, load_or_create_keypair
 
 __all__ = ["GUEST_PORT", "SNAPSHOT", "LibvirtBackend"]
 
@@ -104,10 +104,13 @@ class LibvirtBackend(Backend):
                 "give one such as 127.0.0.1"
             ) from None
         self.allow = self.option("allow")
-        if self.allow and not (len(self.allow) == 40 and all(c in Z85 for c in self.allow)):
-            raise BackendError(
-                f"allow={self.allow!r} is not a CURVE public key (40 Z85 characters, `cua-bus keys show`)"
-            )
+        if self.allow:
+            try:
+                check_public_key(self.allow)
+            except SecurityError:
+                raise BackendError(
+                    f"allow={self.allow!r} is not a CURVE public key (40 Z85 characters, `cua-bus keys show`)"
+                ) from None
         self.root = Path(self.option("images")) if self.option("images") else image_root(self.uri)
         self._hypervisor: Hypervisor | None = None
         self._accel: Accel | None = None
