@@ -295,7 +295,7 @@ def _draw(rewards: list[list[float]], groups_per_step: int, resample_limit: int)
     from cua_bench_rl.train import _wait_for_groups
 
     config = small_train_config(groups_per_step=groups_per_step, resample_limit=resample_limit)
-    rollouts = type("R", (), {"error": None})()
+    rollouts = type("R", (), {"error": None, "owed": None})()
     informative = lambda g: len(set(g.rewards)) > 1  # noqa: E731  (GRPO's rule)
     return _wait_for_groups(_Buffer(rewards), threading.Lock(), config, 0, rollouts, time.monotonic() + 5, informative)  # type: ignore[arg-type]
 
@@ -307,6 +307,44 @@ def test_groups_with_nothing_to_learn_are_replaced_within_the_bound() -> None:
     # At most groups_per_step * resample_limit drawn: here 4, none to learn from.
     drawn = _draw([[0, 0]] * 10, groups_per_step=2, resample_limit=2)
     assert drawn == ([], 4)
+
+
+class _Lockstep:
+    """Rollouts that play exactly the groups asked for: each ask files that many of ``rewards`` into the buffer."""
+
+    def __init__(self, rewards: list[list[float]], stale: int = 0) -> None:
+        self.error = None
+        self.owed = 0
+        self.left = [_group(r) for r in rewards]
+        self.buffer = _Buffer([])
+        self.stale = stale  # the first N groups filed are too old: the buffer drops them unseen
+        self.played = 0
+
+    def ask(self, groups: int) -> None:
+        self.owed += groups
+        for _ in range(groups):  # played at once, as if the trainer had waited for them
+            self.played += 1
+            self.owed -= 1
+            group = self.left.pop(0)
+            if self.played > self.stale:
+                self.buffer.groups.append(group)
+
+
+def test_lockstep_rollouts_play_exactly_the_groups_the_step_draws() -> None:
+    import threading
+
+    from cua_bench_rl.train import _wait_for_groups
+
+    config = small_train_config(groups_per_step=2, resample_limit=4)
+    informative = lambda g: len(set(g.rewards)) > 1  # noqa: E731
+    rollouts = _Lockstep([[0, 0], [1, 0], [1, 1], [0, 1], [1, 0], [0, 1]])
+    drawn = _wait_for_groups(rollouts.buffer, threading.Lock(), config, 0, rollouts, time.monotonic() + 5, informative)  # type: ignore[arg-type]
+    assert drawn is not None and [g.rewards for g in drawn[0]] == [[1, 0], [0, 1]] and drawn[1] == 2
+    assert rollouts.played == 4 and rollouts.left == [_group([1, 0]), _group([0, 1])]  # nothing played ahead
+    # Groups the buffer dropped as stale are asked for again, so the step is not left waiting for them.
+    rollouts = _Lockstep([[1, 0], [0, 1], [1, 0], [0, 1]], stale=2)
+    drawn = _wait_for_groups(rollouts.buffer, threading.Lock(), config, 0, rollouts, time.monotonic() + 5, informative)  # type: ignore[arg-type]
+    assert drawn is not None and len(drawn[0]) == 2 and rollouts.played == 4
 
 
 def test_a_run_with_nothing_to_learn_from_stops_and_says_so(tmp_path: Path) -> None:

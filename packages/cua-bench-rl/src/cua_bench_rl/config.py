@@ -25,7 +25,10 @@ __all__ = ["RESUMABLE", "TrainConfig", "full_task_name", "load_config_file", "pa
 log = logging.getLogger(__name__)
 
 # What may differ between a run and its resume: budgets and cadences, not what is trained.
-RESUMABLE = frozenset({"minutes", "steps", "eval_every", "checkpoint_every", "keep_checkpoints", "eval_episodes"})
+# And where the env workers run: the same episodes score the same on any computer.
+RESUMABLE = frozenset(
+    {"minutes", "steps", "eval_every", "checkpoint_every", "keep_checkpoints", "eval_episodes", "placement"}
+)
 
 
 def _split_env(text: str) -> tuple[str, list[str]]:
@@ -103,11 +106,16 @@ class TrainConfig:
     resample_limit: int = 4
     workers: int = 8
     eval_workers: int = 4
+    placement: str = "here"  # where env workers run: here, pool[:HOST,...] or ray[:ADDRESS] (cua_bench.placement)
     max_steps: int | None = None  # per episode, trained and evaluated alike; None keeps the task's own
     steps: int = 100  # optimiser steps
     minutes: float | None = None  # wall-clock budget for the whole run (evaluations included)
     max_staleness: int = 1  # policy versions a group may lag behind and still be trained on
     on_policy: bool = True
+    # Rollouts play only the groups the next step asks for, with the newest weights, then wait for the step:
+    # slower (the environments idle while it trains), and with one worker the same seed gives the same run
+    # wherever the workers are placed (several workers still interleave their turns by timing).
+    lockstep: bool = False
     buffer_capacity: int = 256
     curriculum_start: int = 0  # at most this many oracle steps before the policy's first turn, at step 0
     curriculum_steps: int = 0  # annealed to none by this optimiser step
@@ -136,8 +144,15 @@ class TrainConfig:
             )
         if self.minutes is not None and self.minutes <= 0:
             raise CuaError(f"minutes must be positive, got {self.minutes}")
+        from cua_bench.placement import parse_placement
+
+        parse_placement(self.placement)  # its shape; the placement itself checks WHERE when the run starts
         if self.max_staleness < 0:
             raise CuaError(f"max_staleness must be 0 or more, got {self.max_staleness}")
+        if self.lockstep and self.max_staleness != 0:
+            raise CuaError(
+                f"lockstep plays every group with the newest weights: set max_staleness to 0 (got {self.max_staleness})"
+            )
 
     @property
     def backend(self) -> str:

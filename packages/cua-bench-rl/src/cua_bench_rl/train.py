@@ -94,7 +94,14 @@ class _Rollouts:
     """The rollout thread: answers the loader's turns with the rollout policy, files groups."""
 
     def __init__(
-        self, loader: Any, policy: Policy, buffer: Any, lock: threading.Lock, recorders: list[Callable[[Group], None]]
+        self,
+        loader: Any,
+        policy: Policy,
+        buffer: Any,
+        lock: threading.Lock,
+        recorders: list[Callable[[Group], None]],
+        *,
+        lockstep: bool = False,
     ) -> None:
         self.loader, self.policy, self.buffer, self.lock = loader, policy, buffer, lock
         self.recorders = recorders  # told of each played group (the curriculum, the task sampler)
@@ -102,11 +109,42 @@ class _Rollouts:
         self.stop = threading.Event()
         self.error: BaseException | None = None
         self.env_steps = 0
+        # lockstep: groups the trainer asked for and not yet filed (changed under ``lock``, with the buffer)
+        self.owed: int | None = 0 if lockstep else None
         self.thread = threading.Thread(target=self._run, name="rollouts", daemon=True)
+
+    def ask(self, groups: int) -> None:
+        """Lockstep: play ``groups`` more groups with the weights published now. Call it holding ``lock``."""
+        if self.owed is not None:
+            self.owed += groups
+
+    def _await_owed(self) -> None:
+        """Lockstep: answer no turn while no group is owed (the groups that ended were filed first)."""
+        while self.owed is not None and not self.stop.is_set():
+            with self.lock:
+                if self.owed > 0:
+                    return
+            time.sleep(0.005)
+
+    def _file(self) -> None:
+        groups = self.loader.pop_groups()
+        for group in groups:
+            for record in self.recorders:
+                record(group)
+        if groups:
+            with self.lock:
+                for group in groups:
+                    self.buffer.add(group)
+                if self.owed is not None:
+                    self.owed -= len(groups)
 
     def _run(self) -> None:
         try:
             for batch in self.loader.batches(max_batch=64):
+                # A group's last episode is filed before the next episode asks its first turn, so what ended
+                # is counted before a new group's turn is answered: lockstep then starts no group unasked.
+                self._file()
+                self._await_owed()
                 if self.stop.is_set():
                     break
                 with self.policy_lock:
@@ -114,14 +152,7 @@ class _Rollouts:
                     version = self.policy.version
                 batch.respond(decisions, version=version)
                 self.env_steps += len(decisions)
-                groups = self.loader.pop_groups()
-                for group in groups:
-                    for record in self.recorders:
-                        record(group)
-                if groups:
-                    with self.lock:
-                        for group in groups:
-                            self.buffer.add(group)
+                self._file()
         except BaseException as exc:  # handed to the main thread, which raises it
             self.error = exc
             self.stop.set()
@@ -259,13 +290,15 @@ def _open_buffer(config: TrainConfig, folder: Path, resume: bool, step: int) -> 
 def _start_rollouts(run: _Run, stack: contextlib.ExitStack) -> _Rollouts:
     """Start the env workers (rollouts, held-out), evaluate before training (a fresh run), then the loader
     and the rollout thread; ``stack`` stops them all."""
+    from cua_bench.placement import place
     from cua_bench_rl.loader import RolloutLoader
     from cua_bench_rl.workers import EnvWorkers
 
     config, trainer, bus = run.config, run.trainer, run.bus
-    workers = stack.enter_context(EnvWorkers(config.backend, config.workers, on_closed=_closed(bus, "w")).start())
+    backend = place(config.backend, config.placement)
+    workers = stack.enter_context(EnvWorkers(backend, config.workers, on_closed=_closed(bus, "w")).start())
     run.eval_workers = stack.enter_context(
-        EnvWorkers(config.backend, config.eval_workers, on_closed=_closed(bus, "e")).start()
+        EnvWorkers(backend, config.eval_workers, on_closed=_closed(bus, "e")).start()
     )
     bus.publish(
         events.RUN_STARTED,
@@ -304,7 +337,7 @@ def _start_rollouts(run: _Run, stack: contextlib.ExitStack) -> _Rollouts:
     )
     stack.enter_context(loader)
     recorders: list[Callable[[Group], None]] = [r.record for r in (curriculum, sampler) if r is not None]
-    rollouts = _Rollouts(loader, run.rollout_policy, run.buffer, run.buffer_lock, recorders)
+    rollouts = _Rollouts(loader, run.rollout_policy, run.buffer, run.buffer_lock, recorders, lockstep=config.lockstep)
     rollouts.thread.start()
     stack.callback(rollouts.stop.set)
     return rollouts
@@ -474,12 +507,16 @@ def _wait_for_groups(
             raise CuaError(f"rollouts failed: {rollouts.error}") from rollouts.error
         with lock:
             wanted = min(config.groups_per_step - len(gathered), limit - len(gathered) - set_aside)
-            drawn = buffer.sample(wanted, version=version, on_policy=config.on_policy)
-        for group in drawn:
-            if informative(group):
-                gathered.append(group)
-            else:
-                set_aside += 1
+            for group in buffer.sample(wanted, version=version, on_policy=config.on_policy):
+                if informative(group):
+                    gathered.append(group)
+                else:
+                    set_aside += 1
+            # Lockstep: the groups still wanted, less those asked for and not yet filed (a group filed and then
+            # dropped as stale is wanted again); read with the buffer, under one lock, so none counts twice.
+            short = min(config.groups_per_step - len(gathered), limit - len(gathered) - set_aside)
+            if rollouts.owed is not None and short > rollouts.owed:
+                rollouts.ask(short - rollouts.owed)
         if len(gathered) >= config.groups_per_step or len(gathered) + set_aside >= limit:
             return gathered, set_aside
         if deadline is not None and time.monotonic() >= deadline:

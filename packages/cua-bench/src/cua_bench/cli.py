@@ -38,6 +38,12 @@ BACKEND_OPTION = click.option(
     metavar="KEY=VALUE",
     help="An option the backend declares (repeatable); a key it does not take is refused, naming those it does.",
 )
+PLACEMENT_OPTION = click.option(
+    "--placement",
+    default="here",
+    show_default=True,
+    help="Where the environments run: here, pool[:HOST,...] or ray[:ADDRESS] (the last two: cua-bench-rl).",
+)
 
 
 class PluggedGroup(CuaGroup):
@@ -92,6 +98,7 @@ def use_backend_options(backend: str, pairs: tuple[str, ...]) -> None:
 @click.argument("taskset")
 @click.option("--backend", default="sim", show_default=True)
 @BACKEND_OPTION
+@PLACEMENT_OPTION
 @click.option("--agent", default="oracle", show_default=True, help="A registered name, FILE.py:Class or module:Class.")
 @click.option("--agent-option", "agent_options", multiple=True, help="KEY=VALUE passed to the agent (repeatable).")
 @click.option("--model", help="Model agents: the model name (openai) or folder (hf).")
@@ -115,6 +122,7 @@ def run(
     taskset: str,
     backend: str,
     backend_options: tuple[str, ...],
+    placement: str,
     agent: str,
     agent_options: tuple[str, ...],
     model: str | None,
@@ -160,7 +168,7 @@ def run(
         raise click.BadParameter(str(exc), param_hint="--obs") from exc
     config = RunConfig(
         taskset, output, backend, agent, options, max_parallel, max_steps, variants, split, resume, not no_record,
-        observes=observes, tasks=tasks, variant=variant, full_tracebacks=CuaGroup.debug,
+        observes=observes, tasks=tasks, variant=variant, full_tracebacks=CuaGroup.debug, placement=placement,
     )  # fmt: skip
     run_and_report(config, as_json=as_json, allow_errors=allow_errors)
 

@@ -5,7 +5,8 @@ server's CURVE public key in ``computer.info["server_key"]`` (a pool job's serve
 a libvirt VM's). ``client_for(computer)`` connects to any computer so, with this user's key
 pair, and ``security_for(computer)`` gives the settings for a plain ``RpcClient``: code that is
 handed a Computer uses them, never ``EnvClient(computer.address)``, so a CURVE-only server works
-everywhere.
+everywhere. A computer whose server is on this host at a tcp address (a Ray actor on this node) says
+so with ``info["frames"] = "shm"``, and its frames then come through shared memory as on ipc.
 """
 
 from __future__ import annotations
@@ -51,4 +52,6 @@ def client_for(computer: Computer, **options: Any) -> EnvClient:
     Returns:
         The client; close it (or use it as a context manager) when done.
     """
+    if computer.info.get("frames") == "shm":  # the server can map our segment; it says so if it cannot
+        options.setdefault("frames", "shm")
     return EnvClient(computer.address, security=security_for(computer), **options)

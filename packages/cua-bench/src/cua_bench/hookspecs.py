@@ -59,6 +59,17 @@ def cua_bench_register_tasksets(register: Register[str | Path]) -> None:
 
 
 @hookspec
+def cua_bench_register_placements(register: Register[Callable[..., Backend]]) -> None:
+    """Add placements, where env servers run: ``register(name, factory, description=...)``.
+
+    ``factory(backend, where) -> Backend`` wraps the backend named ``backend`` so that its env servers
+    run elsewhere (``--placement NAME[:WHERE]``: ``pool:gpu-box-2``, ``ray:10.0.0.5:6379``); ``where``
+    is the text after the colon, or None. It checks ``where`` and raises ``cua_core.CuaError`` naming
+    the fix before anything starts. The built-in ``here`` is the backend itself, on this computer.
+    """
+
+
+@hookspec
 def cua_bench_register_task_formats(register: Register[TaskFormat]) -> None:
     """Add task formats: ``register(name, fmt, description=...)``; ``fmt`` is a ``cua_bench.tasks.TaskFormat``."""
 

@@ -14,7 +14,9 @@ from cua_core import Registry, collect, is_callable, is_subclass_of, make_plugin
 if TYPE_CHECKING:
     from cua_bench.tasks import TaskFormat
 
-__all__ = ["agents", "backends", "commands", "plugin_manager", "resolve_task", "task_formats", "tasksets"]
+__all__ = [
+    "agents", "backends", "commands", "placements", "plugin_manager", "resolve_task", "task_formats", "tasksets"
+]  # fmt: skip
 
 BUILTIN = (
     "cua_bench.backends.sim",
@@ -23,6 +25,7 @@ BUILTIN = (
     "cua_bench.agents.openai",
     "cua_bench.agents.hf",
     "cua_bench.task_names",
+    "cua_bench.placement",
 )
 
 
@@ -49,6 +52,11 @@ def tasksets() -> Registry[str | Path]:
 def commands() -> Registry[Any]:
     """The subcommands plugins add to ``cua-bench`` (``cua_bench_register_commands``)."""
     return collect(plugin_manager(), "cua_bench_register_commands", kind="command", validate=_is_command)
+
+
+def placements() -> Registry[Any]:
+    """Where env servers may run (``cua_bench_register_placements``): ``here`` and the plugins' own."""
+    return collect(plugin_manager(), "cua_bench_register_placements", kind="placement", validate=is_callable)
 
 
 def task_formats() -> Registry[TaskFormat]:

@@ -35,7 +35,7 @@ from cua_bench.agents.loading import AgentSpec, agent_factory
 from cua_bench.backends.base import Backend, BackendError, Computer
 from cua_bench.connect import client_for
 from cua_bench.episode import EpisodeStopped, StepRecord, run_episode
-from cua_bench.registry import backends
+from cua_bench.placement import place
 from cua_bench.run_marker import write_run_marker
 from cua_bench.settings import check_resume, load_settings, run_settings, write_settings
 from cua_bench.spec import EpisodeSpec, Observes
@@ -99,6 +99,7 @@ class RunConfig:
     # --debug: an errored episode keeps the env server's whole traceback (cua's frames too), not only
     # the task code's; it changes no score, so it is no setting --resume compares.
     full_tracebacks: bool = False
+    placement: str = "here"  # where the backend's computers run (--placement: here, pool[:HOSTS], ray[:ADDRESS])
 
 
 class _Recorder:
@@ -152,7 +153,7 @@ def _previous_wall(folder: Path) -> float:
 class Runner:
     def __init__(self, config: RunConfig, *, progress: Callable[[EpisodeResult], None] | None = None) -> None:
         self.progress = progress
-        self.backend: Backend = backends()[config.backend]()
+        self.backend: Backend = place(config.backend, config.placement)
         # The tasks before the agent, which may load a model: each task module imported once, here.
         self.specs = episodes_of(config)
         self.agent_factory, self.agent_name, options = agent_factory(
@@ -248,6 +249,7 @@ class Runner:
             wall_s=previous_wall + time.monotonic() - started,
             taskset=config.taskset,
             backend=config.backend,
+            placement=config.placement,
             agent=self.agent_name,
             split=config.split,
             complete=len(results) == len(episodes) and not self.stop.is_set(),

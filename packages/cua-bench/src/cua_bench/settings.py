@@ -100,6 +100,7 @@ def run_settings(config: RunConfig, agent_name: str) -> dict[str, Any]:
         "run": _plain(
             {
                 "command": [Path(sys.argv[0]).name, *sys.argv[1:]],
+                "placement": config.placement,  # where it ran changes no score, so --resume may move it
                 "max_parallel": config.max_parallel,
                 "record": config.record,
                 "step_timeout": config.step_timeout,

@@ -131,8 +131,9 @@ def format_summary(summary: dict[str, Any]) -> str:
     scored = _scored(summary)
     success = f"{summary['success_rate']:.1%}" if scored else "n/a"
     reward = f"{summary['mean_reward']:.3f}" if scored else "n/a"
+    where = f", placed {summary['placement']}" if summary.get("placement", "here") != "here" else ""
     lines = [
-        f"{summary.get('agent', '?')} on {summary.get('taskset', '?')} ({summary.get('backend', '?')}): "
+        f"{summary.get('agent', '?')} on {summary.get('taskset', '?')} ({summary.get('backend', '?')}{where}): "
         f"{summary['episodes']} episodes, {scored} scored, success {success}, "
         f"mean reward {reward}, errors {summary['errors']}, skipped {summary.get('skipped', 0)}",
     ]

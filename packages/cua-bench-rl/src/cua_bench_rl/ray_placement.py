@@ -1,0 +1,299 @@
+"""Env workers on a Ray cluster: a Backend whose computers are env servers inside Ray actors.
+
+``provision`` starts one actor (on any node the cluster's scheduler picks, spread across nodes) that
+builds the inner backend's Session (``sim``, ``local``) in its own process and serves it with cua-bench's
+env server on tcp at its node's address, with CURVE: a key pair made fresh for that actor and only this
+computer's key allowed. Rollouts then talk to the server directly, as with the pool placement; Ray only
+schedules, supervises and reports deaths. Frames stay on our bus (shared memory on one host, the socket
+across), not Ray's object store: ``bench/rl.py --placement ray`` measures both on one node.
+
+The actor is owned by this process (not detached), so a driver that dies takes its env servers with it,
+and a node that dies takes its actors: ``failure`` then says so, and ``EnvWorkers`` replaces the worker
+on a node that is alive (Ray does not restart the actor itself: an episode never resumes on a fresh
+desktop as if nothing happened).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import inspect
+import os
+import socket
+import threading
+import uuid
+from collections.abc import Mapping
+from functools import cache
+from typing import Any, ClassVar
+
+from cua_bench import Backend, BackendError, Computer
+from cua_core import AllowList, ClientSecurity, CuaError, KeyPair, RpcClient, ServerSecurity, load_or_create_keypair
+
+__all__ = ["RayBackend"]
+
+NAMESPACE = "cua-bench"
+_INSTALL = "pip install './packages/cua-bench-rl[ray]' (in a clone's root), on this computer and every node"
+_init_lock = threading.Lock()
+
+
+class RayBackend(Backend):
+    """Computers in Ray actors: ``RayBackend("sim", address="10.0.0.5:6379")``.
+
+    ``inner``: the backend whose env server runs in the actor (one that runs its server on the host:
+    ``sim``, ``local``); ``address``: the cluster, as ``ray.init`` takes it (None: ``$RAY_ADDRESS``, else
+    the cluster ``ray start`` started on this computer; never a new private one, whose resources nobody
+    chose); it is connected to here, so a cluster that does not answer fails before anything starts;
+    ``num_cpus`` and ``resources``: what each actor reserves (env servers mostly wait on the agent, so
+    none by default); ``options``: the inner backend's ``--backend-option`` variables, set in each actor.
+    Every node needs cua-bench-rl and the inner backend installed.
+    """
+
+    name = "ray"
+    capabilities: ClassVar[dict[str, Any]] = {"remote": True}
+
+    def __init__(
+        self,
+        inner: str = "sim",
+        *,
+        address: str | None = None,
+        num_cpus: float = 0.0,
+        resources: Mapping[str, float] | None = None,
+        options: Mapping[str, str] | None = None,
+    ) -> None:
+        if not inner or not isinstance(inner, str):
+            raise BackendError(f"inner backend must be a backend name such as 'sim', got {inner!r}")
+        if inner in (self.name, "pool"):
+            raise BackendError(f"RayBackend's inner backend cannot be {inner!r}: name the backend the actors run")
+        if num_cpus < 0:
+            raise BackendError(f"num_cpus must be 0 or more, got {num_cpus}")
+        self.inner = inner
+        self.address = address
+        self.num_cpus = float(num_cpus)
+        self.resources = dict(resources or {})
+        self.env = {str(k): str(v) for k, v in (options or {}).items()}
+        self._check_inner()
+        self._ray()
+
+    def _check_inner(self) -> None:
+        """The inner backend serves on the host (an actor cannot reach into a VM's server for it)."""
+        from cua_bench.registry import backends
+
+        registry = backends()
+        if self.inner not in registry:
+            return  # installed on the nodes only: the actor's error names it if not there either
+        found = registry[self.inner]
+        if getattr(found.create_session, "__func__", None) is getattr(Backend.create_session, "__func__", 0):
+            raise BackendError(
+                f"backend {self.inner!r} runs its env server inside its own computer (a container or VM); "
+                "the ray placement serves backends whose server runs on the node itself (sim, local)"
+            )
+
+    # -- the Backend contract -------------------------------------------------------------------
+
+    def provision(self, *, width: int = 1280, height: int = 800, timeout: float = 60.0) -> Computer:
+        ray = self._ray()
+        name = f"cua-env-{uuid.uuid4().hex[:12]}"
+        actor = (
+            _actor_class()
+            .options(
+                name=name,
+                namespace=NAMESPACE,
+                num_cpus=self.num_cpus,
+                resources=self.resources,
+                max_restarts=0,  # a lost node's desktop is replaced by EnvWorkers, never revived mid-episode
+                scheduling_strategy="SPREAD",
+            )
+            .remote(self.inner, width, height, load_or_create_keypair().public.decode(), self.env)
+        )
+        try:
+            info = ray.get(actor.ready.remote(), timeout=timeout)
+        except ray.exceptions.GetTimeoutError as exc:
+            ray.kill(actor)
+            raise BackendError(
+                f"no Ray node started a {self.inner} env server in {timeout:g} s: the cluster may lack what each "
+                f"actor reserves (num_cpus={self.num_cpus:g}, resources={self.resources}) or still be pulling "
+                "workers up; `ray status` shows its nodes and resources"
+            ) from exc
+        except ray.exceptions.RayError as exc:
+            ray.kill(actor)
+            raise BackendError(
+                f"the {self.inner} env server could not start in a Ray actor: {_first_line(exc)}"
+            ) from exc
+        info = {**info, "actor": name, "inner": self.inner}
+        if info["node_ip"] == ray.util.get_node_ip_address():  # this host: frames through shared memory
+            info["frames"] = "shm"
+        return Computer(self.name, str(info["address"]), width, height, actor, info)
+
+    def teardown(self, computer: Computer, *, timeout: float = 10.0) -> None:
+        """Close the server and its session in the actor, then end the actor (its process goes with it)."""
+        ray = self._ray()
+        actor = self._actor(computer)
+        if actor is None:
+            return
+        with contextlib.suppress(ray.exceptions.RayError):
+            ray.get(actor.close.remote(), timeout=timeout)
+        with contextlib.suppress(ray.exceptions.RayError):
+            ray.kill(actor)
+
+    def health(self, computer: Computer, *, timeout: float = 2.0) -> bool:
+        try:
+            with RpcClient(
+                computer.address, timeout=timeout, heartbeat_timeout=timeout, retries=0, security=_security(computer)
+            ) as env:
+                return bool(env.call("rpc.ping") == "pong")
+        except CuaError:
+            return False
+
+    def failure(self, computer: Computer) -> str | None:
+        """Why the actor behind ``computer`` is gone (its node lost, say), as Ray reports it; None while it lives."""
+        ray = self._ray()
+        actor = self._actor(computer)
+        where = f"ray actor {computer.info.get('actor')} on node {computer.info.get('node_ip')}"
+        if actor is None:
+            return f"{where} is not known to this process"
+        try:
+            alive = ray.get(actor.alive.remote(), timeout=10.0)
+        except ray.exceptions.GetTimeoutError:
+            return None  # busy or slow, not known to be dead
+        except ray.exceptions.RayError as exc:
+            return f"{where} died: {_first_line(exc)}"
+        return None if alive else f"{where}: its env server was closed"
+
+    # -- Ray ------------------------------------------------------------------------------------
+
+    def _ray(self) -> Any:
+        try:
+            import ray
+        except ImportError as exc:
+            raise BackendError(f"the ray placement needs Ray ({exc}): {_INSTALL}") from exc
+        with _init_lock:
+            if not ray.is_initialized():
+                _answers(self.address)
+                try:
+                    ray.init(
+                        address=self.address or "auto",
+                        namespace=NAMESPACE,
+                        log_to_driver=False,
+                        include_dashboard=False,
+                        configure_logging=False,
+                    )
+                except (ConnectionError, RuntimeError, ValueError, TimeoutError) as exc:
+                    where = self.address or os.environ.get("RAY_ADDRESS") or "this computer"
+                    raise BackendError(
+                        f"no Ray cluster answers at {where} ({_first_line(exc)}): start one with `ray start --head` "
+                        "and pass its address (--placement ray:HOST:PORT)"
+                    ) from exc
+        return ray
+
+    def _actor(self, computer: Computer) -> Any:
+        name = computer.info.get("actor")
+        if not name:
+            raise BackendError(
+                f"computer {computer.address} has no info['actor']; it was not provisioned by RayBackend"
+            )
+        found = computer.handle
+        if found is None:  # a copy without its handle (another process of this job): find it by name
+            with contextlib.suppress(ValueError):
+                found = self._ray().get_actor(str(name), namespace=NAMESPACE)
+        return found
+
+
+def _answers(address: str | None) -> None:
+    """Fail fast where Ray would wait minutes: the cluster's GCS port refuses or does not answer."""
+    from ray._private.services import canonicalize_bootstrap_address  # what ray.init resolves "auto" with
+
+    try:
+        found = canonicalize_bootstrap_address(address or "auto")
+    except Exception as exc:  # no cluster recorded on this computer, or an address Ray cannot parse
+        raise BackendError(
+            f"no Ray cluster to join ({_first_line(exc)}): start one with `ray start --head`, or name one with "
+            "--placement ray:HOST:PORT (or $RAY_ADDRESS)"
+        ) from exc
+    if not found:
+        raise BackendError(
+            "no Ray cluster is running on this computer and none was named: start one with `ray start --head`, "
+            "or name one with --placement ray:HOST:PORT (or $RAY_ADDRESS)"
+        )
+    host, _, port = found.rpartition(":")
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=5.0).close()
+    except (OSError, ValueError) as exc:
+        raise BackendError(
+            f"no Ray cluster answers at {found} ({exc}): is it up (`ray status --address {found}`)? Start one "
+            "with `ray start --head`"
+        ) from exc
+
+
+def _security(computer: Computer) -> ClientSecurity:
+    key = computer.info.get("server_key")
+    if not key:
+        raise BackendError(
+            f"computer {computer.address} has no info['server_key']; it was not provisioned by RayBackend"
+        )
+    return ClientSecurity(load_or_create_keypair(), str(key).encode())
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[-1] if text else type(exc).__name__
+
+
+class _Only(AllowList):
+    """One client key, kept in memory: the actor's server accepts the driver that started it and nobody else."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__()
+        self.only = {key.encode(): "the ray placement's driver"}
+
+    def keys(self) -> dict[bytes, str]:
+        return self.only
+
+
+class EnvServerActor:
+    """The process Ray runs for one computer: the inner backend's Session served on this node's address."""
+
+    def __init__(self, inner: str, width: int, height: int, allow: str, env: dict[str, str]) -> None:
+        import ray
+        import zmq
+
+        from cua_bench.registry import backends
+        from cua_bench.server import EnvServer
+
+        os.environ.update(env)  # the inner backend's options: this process is this actor's alone
+        self.node_ip: str = ray.util.get_node_ip_address()  # type: ignore[no-untyped-call]
+        self.node_id = ray.get_runtime_context().get_node_id()
+        public, secret = zmq.curve_keypair()
+        self.session = backends()[inner].create_session(width=width, height=height)
+        host = f"[{self.node_ip}]" if ":" in self.node_ip else self.node_ip
+        security = ServerSecurity(KeyPair(public, secret), _Only(allow))
+        self.server = EnvServer(self.session, f"tcp://{host}:*", security=security, backend=inner).start()
+        self.public = public.decode()
+
+    def ready(self) -> dict[str, Any]:
+        return {
+            "address": self.server.address,
+            "server_key": self.public,
+            "node_ip": self.node_ip,
+            "node_id": self.node_id,
+            "pid": os.getpid(),
+        }
+
+    def alive(self) -> bool:
+        return not self.server.closed.is_set()
+
+    def close(self) -> bool:
+        self.server.closed.set()
+        self.server.rpc.close()
+        self.server.bundles.close()
+        close = getattr(self.session, "close", None)
+        done = close() if callable(close) else None
+        if inspect.isawaitable(done):
+            asyncio.run(done)  # type: ignore[arg-type]
+        return True
+
+
+@cache
+def _actor_class() -> Any:
+    import ray
+
+    return ray.remote(EnvServerActor)
