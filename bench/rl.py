@@ -47,7 +47,9 @@ Both rollout figures drive bench/env.py's form task (~20 widgets: a realistic sc
 Last line: ``rollout_efficiency_16=… grpo_pixel_nohandcraft_success=… pixel_untrained_best_fixed=…
 grpo_pixel_minutes=… grpo_a11y_success=… grpo_a11y_minutes=… sim_rpc_overhead_ratio=…`` (plus extras).
 Run: .venv/bin/python bench/rl.py [--quick] [--workers N] [--figures rpc,rollout,pixel,a11y,vlm]
-[--seeds N] [--vlm-model PATH]
+[--seeds N] [--vlm-model PATH]; .venv/bin/python bench/rl.py --placement ray [--placement-workers 16,64]
+(``bench/rl_placement.py``: rollout steps/s with env workers here, on the pool and on Ray; last line
+``ray_vs_pool_16=… ray_vs_raw_16=… ray_vs_pool_64=… ray_vs_raw_64=…`` plus extras; target 0.9x of the pool)
 """
 
 from __future__ import annotations
@@ -361,6 +363,12 @@ def main() -> int:
     parser.add_argument("--grpo-minutes", type=float, help="budget of each GRPO example run (default: the example's)")
     parser.add_argument("--vlm-model", help="a checkpoint folder for --figures vlm (default: the tiny model)")
     parser.add_argument("--seeds", type=int, default=3, help="runs (seeds 0..N-1) for --figures pixel and vlm")
+    parser.add_argument(
+        "--placement",
+        choices=["ray"],
+        help="only the placement figures: env workers here, on the pool and on Ray (bench/rl_placement.py)",
+    )
+    parser.add_argument("--placement-workers", default="16,64", help="worker counts for --placement (default 16,64)")
     args = parser.parse_args()
     steady_allocator()
     steps, warmup, seconds, rounds = (200, 1.0, 2.0, 1) if args.quick else (1000, 2.0, 5.0, 3)
@@ -373,6 +381,14 @@ def main() -> int:
     if unknown:
         parser.error(f"--figures: unknown {', '.join(sorted(unknown))}; known: rpc, rollout, pixel, a11y, vlm")
     figures: dict[str, float] = {}
+    if args.placement == "ray":
+        from rl_placement import figures as placement_figures  # bench/rl_placement.py
+
+        counts = [int(c) for c in args.placement_workers.split(",")]
+        figures = placement_figures(counts, str(folder), warmup, seconds)
+        first = [k for c in counts for k in (f"ray_vs_pool_{c}", f"ray_vs_raw_{c}")]
+        print(" ".join(f"{k}={figures[k]:.2f}" for k in [*first, *(k for k in figures if k not in first)]))
+        return 0
     if "rpc" in wanted:
         figures |= rpc_overhead(folder, steps)
     if "rollout" in wanted:

@@ -107,6 +107,8 @@ class PoolBackend(Backend):
                 )
                 computer.info["inner"] = self.inner
                 computer.info["machine"] = self.machines
+                if _on_this_host(address):  # frames through shared memory, as from a server started here
+                    computer.info["frames"] = "shm"
                 if not self.health(computer, timeout=max(2.0, min(10.0, deadline - time.monotonic()))):
                     raise BackendError(
                         f"the env server of pool job {job} said it listens on {address} but does not answer "
@@ -364,6 +366,12 @@ def _job_code() -> bytes:
         info.size, info.mode, info.mtime = len(source), 0o644, int(time.time())
         tar.addfile(info, io.BytesIO(source))
     return buf.getvalue()
+
+
+def _on_this_host(address: str) -> bool:
+    """A server at a loopback address (a pool host that is this computer) can map our shared memory."""
+    host = address.removeprefix("tcp://").rpartition(":")[0].strip("[]")
+    return host in ("127.0.0.1", "::1", "localhost") or host.startswith("127.")
 
 
 def _tail(text: str, lines: int = 20) -> str:

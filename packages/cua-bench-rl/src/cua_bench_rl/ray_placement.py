@@ -18,9 +18,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import inspect
+import logging
 import os
 import socket
 import threading
+import time
 import uuid
 from collections.abc import Mapping
 from functools import cache
@@ -34,6 +36,7 @@ __all__ = ["RayBackend"]
 NAMESPACE = "cua-bench"
 _INSTALL = "pip install './packages/cua-bench-rl[ray]' (in a clone's root), on this computer and every node"
 _init_lock = threading.Lock()
+log = logging.getLogger(__name__)
 
 
 class RayBackend(Backend):
@@ -71,6 +74,8 @@ class RayBackend(Backend):
         self.num_cpus = float(num_cpus)
         self.resources = dict(resources or {})
         self.env = {str(k): str(v) for k, v in (options or {}).items()}
+        self._placed: dict[str, str] = {}  # our live actors' nodes: actor name -> node id
+        self._placing = threading.Lock()
         self._check_inner()
         self._ray()
 
@@ -92,37 +97,51 @@ class RayBackend(Backend):
 
     def provision(self, *, width: int = 1280, height: int = 800, timeout: float = 60.0) -> Computer:
         ray = self._ray()
-        name = f"cua-env-{uuid.uuid4().hex[:12]}"
-        actor = (
-            _actor_class()
-            .options(
-                name=name,
-                namespace=NAMESPACE,
-                num_cpus=self.num_cpus,
-                resources=self.resources,
-                max_restarts=0,  # a lost node's desktop is replaced by EnvWorkers, never revived mid-episode
-                scheduling_strategy="SPREAD",
+        deadline = time.monotonic() + timeout
+        while True:
+            name = f"cua-env-{uuid.uuid4().hex[:12]}"
+            actor = (
+                _actor_class()
+                .options(
+                    name=name,
+                    namespace=NAMESPACE,
+                    num_cpus=self.num_cpus,
+                    resources=self.resources,
+                    max_restarts=0,  # a lost node's desktop is replaced by EnvWorkers, never revived mid-episode
+                    scheduling_strategy=self._spread(ray, name),
+                )
+                .remote(self.inner, width, height, load_or_create_keypair().public.decode(), self.env)
             )
-            .remote(self.inner, width, height, load_or_create_keypair().public.decode(), self.env)
-        )
-        try:
-            info = ray.get(actor.ready.remote(), timeout=timeout)
-        except ray.exceptions.GetTimeoutError as exc:
-            ray.kill(actor)
-            raise BackendError(
-                f"no Ray node started a {self.inner} env server in {timeout:g} s: the cluster may lack what each "
-                f"actor reserves (num_cpus={self.num_cpus:g}, resources={self.resources}) or still be pulling "
-                "workers up; `ray status` shows its nodes and resources"
-            ) from exc
-        except ray.exceptions.RayError as exc:
-            ray.kill(actor)
-            raise BackendError(
-                f"the {self.inner} env server could not start in a Ray actor: {_first_line(exc)}"
-            ) from exc
+            try:
+                info = ray.get(actor.ready.remote(), timeout=max(0.0, deadline - time.monotonic()))
+                break
+            except ray.exceptions.GetTimeoutError as exc:
+                self._forget(ray, actor, name)
+                raise BackendError(
+                    f"no Ray node started a {self.inner} env server in {timeout:g} s: the cluster may lack what "
+                    f"each actor reserves (num_cpus={self.num_cpus:g}, resources={self.resources}) or still be "
+                    "starting workers; `ray status` shows its nodes and resources"
+                ) from exc
+            except ray.exceptions.RayError as exc:
+                node = self._placed.get(name)
+                self._forget(ray, actor, name)
+                alive = {n["NodeID"] for n in ray.nodes() if n.get("Alive")}
+                if node is not None and node not in alive and time.monotonic() < deadline:
+                    log.warning("the node chosen for env server %s died before it started; choosing another", name)
+                    continue
+                raise BackendError(
+                    f"the {self.inner} env server could not start in a Ray actor: {_first_line(exc)}"
+                ) from exc
+        self._placed[name] = str(info["node_id"])
         info = {**info, "actor": name, "inner": self.inner}
         if info["node_ip"] == ray.util.get_node_ip_address():  # this host: frames through shared memory
             info["frames"] = "shm"
         return Computer(self.name, str(info["address"]), width, height, actor, info)
+
+    def _forget(self, ray: Any, actor: Any, name: str) -> None:
+        with contextlib.suppress(ray.exceptions.RayError):
+            ray.kill(actor)
+        self._placed.pop(name, None)
 
     def teardown(self, computer: Computer, *, timeout: float = 10.0) -> None:
         """Close the server and its session in the actor, then end the actor (its process goes with it)."""
@@ -132,8 +151,7 @@ class RayBackend(Backend):
             return
         with contextlib.suppress(ray.exceptions.RayError):
             ray.get(actor.close.remote(), timeout=timeout)
-        with contextlib.suppress(ray.exceptions.RayError):
-            ray.kill(actor)
+        self._forget(ray, actor, str(computer.info.get("actor")))
 
     def health(self, computer: Computer, *, timeout: float = 2.0) -> bool:
         try:
@@ -160,6 +178,27 @@ class RayBackend(Backend):
         return None if alive else f"{where}: its env server was closed"
 
     # -- Ray ------------------------------------------------------------------------------------
+
+    def _spread(self, ray: Any, name: str) -> Any:
+        """Where the actor goes. Actors that reserve resources go by Ray's SPREAD, which weighs what each node has
+        free. Zero-resource actors (the default) it does not spread: here it put two on one node of two, and a
+        soft node affinity fell back to the head. So those go to the alive node that holds fewest of ours, by a
+        hard affinity; ``provision`` picks again if that node dies before the actor starts."""
+        from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+        if self.num_cpus > 0 or any(amount > 0 for amount in self.resources.values()):
+            return "SPREAD"
+        with self._placing:
+            nodes = [n["NodeID"] for n in ray.nodes() if n.get("Alive")]
+            if not nodes:
+                return "SPREAD"
+            load = dict.fromkeys(nodes, 0)
+            for node in self._placed.values():
+                if node in load:
+                    load[node] += 1
+            chosen = min(nodes, key=lambda node: load[node])
+            self._placed[name] = chosen  # counted at once, so workers provisioned together spread too
+        return NodeAffinitySchedulingStrategy(chosen, soft=False)
 
     def _ray(self) -> Any:
         try:
@@ -234,8 +273,9 @@ def _security(computer: Computer) -> ClientSecurity:
 
 
 def _first_line(exc: BaseException) -> str:
+    """Ray's errors run to many lines (tracebacks, advice); the last one says what happened."""
     text = str(exc).strip()
-    return text.splitlines()[-1] if text else type(exc).__name__
+    return text.splitlines()[-1].strip() if text else type(exc).__name__
 
 
 class _Only(AllowList):
@@ -280,6 +320,11 @@ class EnvServerActor:
 
     def alive(self) -> bool:
         return not self.server.closed.is_set()
+
+    def frame(self) -> Any:
+        """The screen as an RGB array through Ray's object store: ``bench/rl.py --placement ray`` weighs it
+        against the bus's shared memory, which rollouts use."""
+        return self.session.frame()
 
     def close(self) -> bool:
         self.server.closed.set()

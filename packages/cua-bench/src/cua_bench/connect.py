@@ -52,6 +52,6 @@ def client_for(computer: Computer, **options: Any) -> EnvClient:
     Returns:
         The client; close it (or use it as a context manager) when done.
     """
-    if computer.info.get("frames") == "shm":  # the server can map our segment; it says so if it cannot
-        options.setdefault("frames", "shm")
+    if computer.info.get("frames") == "shm" and options.get("frames", "auto") == "auto":
+        options["frames"] = "shm"  # the server is on this host; it says so if it cannot map our segment
     return EnvClient(computer.address, security=security_for(computer), **options)
