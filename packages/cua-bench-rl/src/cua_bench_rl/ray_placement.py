@@ -113,8 +113,7 @@ class RayBackend(Backend):
                 .remote(self.inner, width, height, load_or_create_keypair().public.decode(), self.env)
             )
             try:
-                info = ray.get(actor.ready.remote(), timeout=max(0.0, deadline - time.monotonic()))
-                break
+                info: dict[str, Any] = ray.get(actor.ready.remote(), timeout=max(0.0, deadline - time.monotonic()))
             except ray.exceptions.GetTimeoutError as exc:
                 self._forget(ray, actor, name)
                 raise BackendError(
@@ -132,11 +131,11 @@ class RayBackend(Backend):
                 raise BackendError(
                     f"the {self.inner} env server could not start in a Ray actor: {_first_line(exc)}"
                 ) from exc
-        self._placed[name] = str(info["node_id"])
-        info = {**info, "actor": name, "inner": self.inner}
-        if info["node_ip"] == ray.util.get_node_ip_address():  # this host: frames through shared memory
-            info["frames"] = "shm"
-        return Computer(self.name, str(info["address"]), width, height, actor, info)
+            self._placed[name] = str(info["node_id"])
+            info |= {"actor": name, "inner": self.inner}
+            if info["node_ip"] == ray.util.get_node_ip_address():  # this host: frames through shared memory
+                info["frames"] = "shm"
+            return Computer(self.name, str(info["address"]), width, height, actor, info)
 
     def _forget(self, ray: Any, actor: Any, name: str) -> None:
         with contextlib.suppress(ray.exceptions.RayError):
