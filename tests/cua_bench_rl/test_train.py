@@ -140,6 +140,8 @@ print(result.exit_code, "torch" in sys.modules, result.output.strip().splitlines
         (["--trainer-option", "micro_batch=0"], "trainer options: micro_batch must be at least 1, got 0"),
         (["--trainer", "grop"], "no trainer 'grop'; installed: grpo"),
         (["--env", "nosuchbackend:click-button"], "unknown backend 'nosuchbackend' (known backends: sim, local"),
+        (["--placement", "rey"], "unknown placement 'rey'; installed: here, pool, ray"),
+        (["--placement", "ray:"], "nothing after the colon"),
         (["--env", "sim:clik-button"], "no installed taskset has a task 'clik-button'; did you mean sim/click-button?"),
         (["--env", "sim:sim/clik-button"], "no task matches 'clik-button'; did you mean 'click-button'?"),
         # pixel-click's class lives with torch: its constructor is read from the source, not imported

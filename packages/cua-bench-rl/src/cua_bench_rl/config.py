@@ -18,6 +18,7 @@ from typing import Any
 import yaml
 
 from cua_bench import EpisodeSpec
+from cua_bench.placement import parse_placement
 from cua_core import CuaError, typed_options
 
 __all__ = ["RESUMABLE", "TrainConfig", "full_task_name", "load_config_file", "parse_env"]
@@ -144,8 +145,6 @@ class TrainConfig:
             )
         if self.minutes is not None and self.minutes <= 0:
             raise CuaError(f"minutes must be positive, got {self.minutes}")
-        from cua_bench.placement import parse_placement
-
         parse_placement(self.placement)  # its shape; the placement itself checks WHERE when the run starts
         if self.max_staleness < 0:
             raise CuaError(f"max_staleness must be 0 or more, got {self.max_staleness}")
@@ -192,8 +191,15 @@ class TrainConfig:
 
     def check_backend(self) -> None:
         """The backend ``env`` names is installed: an unknown one is named with the known ones, not taken
-        for a taskset that then lacks the task."""
-        from cua_bench.registry import backends
+        for a taskset that then lacks the task. So is the placement (its WHERE is checked when it starts)."""
+        from cua_bench.registry import backends, placements
+
+        placement = parse_placement(self.placement)[0]
+        if placement not in placements():
+            raise CuaError(
+                f"--placement {self.placement!r}: unknown placement {placement!r}; installed: "
+                f"{', '.join(placements().names())}"
+            )
 
         name = self.backend
         known = backends()
