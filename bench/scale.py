@@ -21,11 +21,13 @@ prints one row:
 
 A backend stops growing N at the first level that fails (the first error, classified from the error
 itself and the servers' log: descriptors, processes, displays, socket paths, D-Bus, memory, timeouts)
-or that the memory guard refuses (a level whose projected memory, N x the MiB/env of the level before,
-exceeds MemAvailable - 2 GiB). Then it says where it bends and why, CPU saturation included (steps/s
-per env against N=1). ``<backend>_max_envs_24g`` is the largest N that came up and stepped without
-an error (``_basis=measured``); only when the guard stopped it is it projected to 24 GiB (22 GiB for
-environments) from the MiB/env measured (``_basis=projected``).
+or that the memory guard refuses (a level whose projected memory exceeds MemAvailable - 2 GiB; the
+projection is shared + N x MiB/env fitted to the last two levels that passed, a level's MiB/env being
+the larger of its PSS idle or stepping and, from 16 envs, MemAvailable's drop). Then it says where it
+bends and why, CPU saturation included (steps/s per env against N=1, and the CPU of the envs and of
+the clients while stepping). ``<backend>_max_envs_24g`` is the largest N that came up and stepped
+without an error (``_basis=measured``; when every level passed, the limit lies above it); only when the
+guard stopped it is it projected to 24 GiB (22 GiB for environments) from that fit (``_basis=projected``).
 
 ``--sim-many 1000``: sim environments for RL, frames in shared memory, as many as the memory guard
 allows up to 1,000, one env server process each as the sim backend starts them (one client each in
@@ -99,7 +101,7 @@ CAUSES: tuple[tuple[str, str], ...] = (
     (r"too long|unix socket limit|path length", "ipc socket path length"),
     (r"Fatal server error|no free display|X11-unix|[Cc]annot establish any listening", "X displays (Xvfb)"),
     (r"dbus-daemon|[Dd]-[Bb]us|DBus", "D-Bus"),
-    (r"did not start within|did not report|timed out|[Tt]imeout|did not answer|could not send", "time"),
+    (r"did not start within|did not report|timed out|[Tt]imeout|did not answer|could not send|no reply", "time"),
     (r"Xvfb|display", "X displays (Xvfb)"),
 )
 
@@ -134,7 +136,10 @@ def why(error: str, log: str, fds: int) -> str:
         return f"{resource_name}: MemAvailable {mem_available_mib():.0f} MiB now"
     if resource_name == "time":
         load = os.getloadavg()[0]
-        return f"time: a start or step timed out, with load {load:.1f} on {os.cpu_count()} cores (CPU saturation)"
+        nice = os.getpriority(os.PRIO_PROCESS, 0)
+        return f"time: a start or step timed out, with load {load:.1f} on {os.cpu_count()} cores (CPU saturation" + (
+            f"; these envs run at nice {nice}: other processes get the CPU first)" if nice > 0 else ")"
+        )
     return resource_name
 
 
@@ -188,6 +193,8 @@ class Level:
     failed_fds: int = 0  # this process's descriptors when the first error came
     by_process: dict[str, float] = field(default_factory=dict)  # idle PSS by process name, all envs
     cpu_by_process: dict[str, float] = field(default_factory=dict)  # idle CPU % by process name, all envs
+    env_cpu_pct: float = float("nan")  # all env processes while stepping, % of one core
+    client_cpu_pct: float = float("nan")  # this process (every client thread) while stepping
 
     @property
     def ok(self) -> bool:
@@ -199,6 +206,37 @@ class Level:
         system = self.system_mib if self.n >= 16 else float("nan")
         values = [v for v in (self.idle_mib, self.busy_mib, system) if not math.isnan(v)]
         return max(values) if values else float("nan")
+
+
+@dataclass
+class Cost:
+    """Memory as ``fixed + n * per_env`` MiB, fitted to the last two levels that passed; from one level,
+    ``per_env`` alone (which counts the shared pages in full, so it overestimates: a safe guard)."""
+
+    fixed: float
+    per_env: float
+
+    def at(self, n: int) -> float:
+        return self.fixed + n * self.per_env
+
+    def most(self, mib: float) -> int:
+        return int((mib - self.fixed) / self.per_env)
+
+    def __str__(self) -> str:
+        return f"{self.per_env:.1f} MiB/env" + (f" + {self.fixed:.0f} MiB shared" if self.fixed else "")
+
+
+def cost_of(name: str, levels: list[Level]) -> Cost:
+    done = [lv for lv in levels if lv.ok]
+    if not done:
+        return Cost(0.0, FIRST_GUESS_MIB[name])
+    last = done[-1]
+    if len(done) == 1:
+        return Cost(0.0, last.mib_per_env())
+    first = done[-2]
+    per_env = (last.n * last.mib_per_env() - first.n * first.mib_per_env()) / (last.n - first.n)
+    fixed = last.n * last.mib_per_env() - last.n * per_env
+    return Cost(fixed, per_env) if per_env > 0 and fixed >= 0 else Cost(0.0, last.mib_per_env())
 
 
 @dataclass
@@ -340,7 +378,7 @@ def usage(groups: list[set[int]], by_name: dict[str, float] | None = None) -> tu
     return pss, fds, procs, threads
 
 
-def bring_up(fleet: Fleet, level: Level, task: Path, guess_mib: float) -> None:
+def bring_up(fleet: Fleet, level: Level, task: Path, per_env_mib: float) -> None:
     """Provision ``level.n`` computers (``START_WORKERS`` at once) and reset each; stops at the first error,
     or when MemAvailable would fall under the reserve."""
     stop = threading.Event()
@@ -350,7 +388,7 @@ def bring_up(fleet: Fleet, level: Level, task: Path, guess_mib: float) -> None:
     def one(_: int) -> None:
         if stop.is_set():
             return
-        if mem_available_mib() - guess_mib < RESERVE_MIB:
+        if mem_available_mib() - per_env_mib < RESERVE_MIB:
             level.guard = f"MemAvailable {mem_available_mib():.0f} MiB reached the reserve mid-level"
             stop.set()
             return
@@ -421,10 +459,16 @@ def step_all(fleet: Fleet, level: Level, task: Path, seconds: float) -> None:
         ready.acquire(timeout=max(0.0, deadline - time.monotonic()))
     go.set()
     time.sleep(min(1.0, seconds / 4))  # every env stepping
+    pids = set().union(*env_pids(fleet))
+    envs_before, mine_before = _cpu_ticks(pids), sum(os.times()[:2])
     before, begin = sum(len(t) for t in latencies), time.perf_counter()
     time.sleep(seconds)
     total = sum(len(t) for t in latencies) - before
-    level.steps_per_s = total / (time.perf_counter() - begin)
+    elapsed = time.perf_counter() - begin
+    level.steps_per_s = total / elapsed
+    envs_after = _cpu_ticks(pids)
+    level.client_cpu_pct = (sum(os.times()[:2]) - mine_before) / elapsed * 100
+    level.env_cpu_pct = sum(v - envs_before.get(p, 0) for p, v in envs_after.items()) / TICK / elapsed * 100
     level.own_fds = len(os.listdir("/proc/self/fd"))  # a client each, open
     level.busy_mib = usage(env_pids(fleet))[0] / max(1, n)
     stop.set()
@@ -436,19 +480,19 @@ def step_all(fleet: Fleet, level: Level, task: Path, seconds: float) -> None:
         level.error = level.error or errors[0]
 
 
-def run_level(fleet: Fleet, n: int, task: Path, args: argparse.Namespace, guess_mib: float, log: ServerLog) -> Level:
+def run_level(fleet: Fleet, n: int, task: Path, args: argparse.Namespace, cost: Cost, log: ServerLog) -> Level:
     level = Level(fleet.name, n)
     before = mem_available_mib()
-    projected = n * guess_mib
+    projected = cost.at(n)
     if projected > before - RESERVE_MIB:
         level.guard = (
-            f"N={n} x {guess_mib:.1f} MiB/env = {projected / 1024:.1f} GiB > MemAvailable "
+            f"N={n} x {cost} = {projected / 1024:.1f} GiB > MemAvailable "
             f"{before / 1024:.1f} GiB - {RESERVE_MIB / 1024:.1f} GiB reserve"
         )
         return level
     offset = log.offset()
     try:
-        bring_up(fleet, level, task, guess_mib)
+        bring_up(fleet, level, task, cost.per_env)
         if level.up:
             time.sleep(2.0)  # what the resets started has settled
             groups = env_pids(fleet)
@@ -496,7 +540,8 @@ def print_row(level: Level, base: float) -> None:
             + ", ".join(f"{k} {v / level.up:.1f}" for k, v in parts)
             + "; idle CPU by process (% of a core, all envs): "
             + (", ".join(f"{k} {v:.2f}" for k, v in cpu if v > 0) or "none")
-            + f"; this process {level.own_fds} fds while stepping"
+            + f"; stepping: envs {level.env_cpu_pct:.0f}% + clients (this process) {level.client_cpu_pct:.0f}% of a "
+            f"core, this process {level.own_fds} fds"
         )
     if level.guard:
         print(f"         guard: {level.guard}")
@@ -514,18 +559,22 @@ def bend(levels: list[Level]) -> list[str]:
     elif stopped is not None:
         lines.append(f"memory guard at N={stopped.n}: {stopped.guard}")
     if len(done) >= 2:
-        base = done[0].steps_per_s / done[0].n
+        first = done[0]
+        base = first.steps_per_s / first.n
+        cores = (os.cpu_count() or 1) * 100
         flat = next((b for a, b in itertools.pairwise(done) if b.steps_per_s < 1.1 * a.steps_per_s), None)
         if flat is not None:
             lines.append(
                 f"CPU saturated from N={flat.n}: {flat.steps_per_s:.0f} steps/s in total, no more than at the "
                 f"level before; per env {flat.steps_per_s / flat.n:.1f} = {flat.steps_per_s / flat.n / base:.2f}x "
-                f"N=1's ({os.cpu_count()} cores)"
+                f"N={first.n}'s; envs {flat.env_cpu_pct:.0f}% + clients {flat.client_cpu_pct:.0f}% of {cores}%"
             )
         last = done[-1]
         lines.append(
             f"at N={last.n}: per env {last.steps_per_s / last.n:.2f} steps/s = {last.steps_per_s / last.n / base:.3f}x "
-            f"N=1's, p99 {last.p99_ms:.0f} ms; idle CPU {last.idle_cpu_pct:.1f}% of a core for all {last.n}"
+            f"N={first.n}'s, p99 {last.p99_ms:.0f} ms; envs {last.env_cpu_pct:.0f}% + clients "
+            f"{last.client_cpu_pct:.0f}% of {cores}% while stepping; idle CPU {last.idle_cpu_pct:.1f}% of a core "
+            f"for all {last.n}"
         )
     return lines
 
@@ -540,12 +589,12 @@ def max_envs(name: str, levels: list[Level], figures: dict[str, float | int | st
     measured = done[-1].n
     figures[f"{name}_max_envs_measured"] = measured
     if stopped is not None and stopped.guard and not stopped.error:
-        per_env = done[-1].mib_per_env()
-        figures[f"{name}_max_envs_24g"] = max(measured, int((MACHINE_MIB - RESERVE_MIB) / per_env))
+        cost = cost_of(name, levels)
+        figures[f"{name}_max_envs_24g"] = max(measured, cost.most(MACHINE_MIB - RESERVE_MIB))
         figures[f"{name}_max_envs_24g_basis"] = "projected"
         print(
             f"{name}: max envs on 24 GiB PROJECTED {figures[f'{name}_max_envs_24g']} "
-            f"(22 GiB / {per_env:.1f} MiB/env measured at N={measured}; measured up to {measured})"
+            f"(22 GiB at {cost}, fitted to the levels measured; measured up to {measured})"
         )
     else:
         figures[f"{name}_max_envs_24g"] = measured
@@ -559,15 +608,13 @@ def run_backend(
 ) -> list[Level]:
     fleet = Fleet(name, make)
     levels: list[Level] = []
-    guess = FIRST_GUESS_MIB[name]
     for n in args.levels:
-        level = run_level(fleet, n, task, args, guess, log)
+        level = run_level(fleet, n, task, args, cost_of(name, levels), log)
         levels.append(level)
         base = levels[0].steps_per_s if levels[0].ok else float("nan")
         print_row(level, base)
         if not level.ok:
             break
-        guess = level.mib_per_env()
     for line in bend(levels):
         print(f"{name}: {line}")
     return levels
