@@ -17,7 +17,10 @@ prints one row:
 - steps/s in total with all N stepping (one client thread each, each step a 1280x800 RGB frame through
   shared memory, ``--seconds``), per env, the ratio to N=1 (the baseline, measured in the same run),
   p99 step latency and the PSS after stepping. ``local`` and ``docker`` step without settling
-  (``CUA_LOCAL_SETTLE_MAX=0``: input + capture), ``sim`` alternates a click and a character in a form.
+  (``CUA_LOCAL_SETTLE_MAX=0``: input + capture), ``sim`` alternates a click and a character in a form;
+- under each row: the idle PSS per env and the idle CPU by process name (python, Xvfb, openbox,
+  dbus-daemon, containerd-shim ...), and the CPU of the envs and of the clients (this process) while
+  stepping.
 
 A backend stops growing N at the first level that fails (the first error, classified from the error
 itself and the servers' log: descriptors, processes, displays, socket paths, D-Bus, memory, timeouts)
@@ -39,7 +42,8 @@ Targets (issue 36): 256 local desktops on 24 GiB, each <= 40 MiB idle; idle CPU 
 idle desktops; sim: 1,000 at once.
 
 Last line: ``local_max_envs_24g=… docker_max_envs_24g=… sim_max_envs_24g=… local_idle_mib_at_256=…
-local_idle_cpu_pct_at_64=…`` (``na`` where not measured) plus the figures of every level. Run:
+local_idle_cpu_pct_at_64=…`` (``na`` where not measured), ``<backend>_max_envs_24g_basis=measured|projected``
+and ``<backend>_max_envs_measured``, plus the figures of every level. Run:
 nice -n 19 .venv/bin/python bench/scale.py [--n 1,4,16] [--only sim,local] [--quick] [--sim-many 1000]
 """
 
@@ -351,9 +355,11 @@ def idle_cpu_pct(groups: list[set[int]], seconds: float, by_name: dict[str, floa
     """CPU time of every env process over ``seconds`` while nothing steps, as % of one core; ``by_name`` gets
     it by process name."""
     pids = set().union(*groups)
-    before, start = _cpu_ticks(pids), time.perf_counter()
+    start = time.perf_counter()
+    before = _cpu_ticks(pids)
     time.sleep(seconds)
-    after, elapsed = _cpu_ticks(pids), time.perf_counter() - start
+    after = _cpu_ticks(pids)
+    elapsed = time.perf_counter() - start
     for pid in after:
         if by_name is not None:
             name = _read(f"/proc/{pid}/comm").strip() or "?"
@@ -460,15 +466,17 @@ def step_all(fleet: Fleet, level: Level, task: Path, seconds: float) -> None:
     go.set()
     time.sleep(min(1.0, seconds / 4))  # every env stepping
     pids = set().union(*env_pids(fleet))
+    # CPU over its own window: reading 1,000 processes' /proc under load takes a while
+    window = time.perf_counter()
     envs_before, mine_before = _cpu_ticks(pids), sum(os.times()[:2])
     before, begin = sum(len(t) for t in latencies), time.perf_counter()
     time.sleep(seconds)
     total = sum(len(t) for t in latencies) - before
-    elapsed = time.perf_counter() - begin
-    level.steps_per_s = total / elapsed
-    envs_after = _cpu_ticks(pids)
-    level.client_cpu_pct = (sum(os.times()[:2]) - mine_before) / elapsed * 100
-    level.env_cpu_pct = sum(v - envs_before.get(p, 0) for p, v in envs_after.items()) / TICK / elapsed * 100
+    level.steps_per_s = total / (time.perf_counter() - begin)
+    envs_after, mine_after = _cpu_ticks(pids), sum(os.times()[:2])
+    window = time.perf_counter() - window
+    level.client_cpu_pct = (mine_after - mine_before) / window * 100
+    level.env_cpu_pct = sum(v - envs_before.get(p, 0) for p, v in envs_after.items()) / TICK / window * 100
     level.own_fds = len(os.listdir("/proc/self/fd"))  # a client each, open
     level.busy_mib = usage(env_pids(fleet))[0] / max(1, n)
     stop.set()
@@ -759,8 +767,8 @@ def sim_many(target: int, task: Path, args: argparse.Namespace, log: ServerLog) 
             batch = min(50, target - len(fleet.computers))
             if mem_available_mib() - batch * guess < RESERVE_MIB:
                 stop_why = (
-                    f"guard: {batch} more x {guess:.1f} MiB would leave under 2 GiB of MemAvailable "
-                    f"({mem_available_mib():.0f} MiB)"
+                    f"guard: {batch} more x {guess:.1f} MiB would leave under {RESERVE_MIB / 1024:.0f} GiB of "
+                    f"MemAvailable ({mem_available_mib():.0f} MiB)"
                 )
                 break
             level = Level("sim", batch)

@@ -8,14 +8,10 @@ to the rollout side with a version.
 
 from typing import TYPE_CHECKING
 
-from cua_bench_rl.policy import Policy
-from cua_bench_rl.rollouts import Decision, Group, Rollout, Taken, Turn
-from cua_bench_rl.sft import SFTConfig, SFTResult, SFTStep, SFTTrainer, run_sft
-from cua_bench_rl.trainer import Trainer, TrainerConfig
 from cua_core import lazy_getattr
 
-# Imported on first use: what other packages' code uses of these modules, without the cost of
-# importing them with the package.
+# Imported on first use, all of it: the package is a cua-bench plugin (its placements), so every env server
+# imports it, and its data and SFT modules pull pyarrow (6.9 MiB per env server, bench/scale.py).
 if TYPE_CHECKING:
     from cua_bench_rl import events
     from cua_bench_rl.buffer import ReplayBuffer
@@ -25,13 +21,30 @@ if TYPE_CHECKING:
     from cua_bench_rl.grpo import flatten, group_advantages, pad, policy_loss
     from cua_bench_rl.hookspecs import hookimpl
     from cua_bench_rl.loader import RolloutError, RolloutLoader, TurnBatch, episode_spec
+    from cua_bench_rl.policy import Policy
     from cua_bench_rl.registry import plugin_manager
-    from cua_bench_rl.rollouts import spec_of_key
-    from cua_bench_rl.sft import Example, check_resumable, check_same_start, load_examples, micro_batches
+    from cua_bench_rl.rollouts import Decision, Group, Rollout, Taken, Turn, spec_of_key
+    from cua_bench_rl.sft import (
+        Example,
+        SFTConfig,
+        SFTResult,
+        SFTStep,
+        SFTTrainer,
+        check_resumable,
+        check_same_start,
+        load_examples,
+        micro_batches,
+        run_sft,
+    )
+    from cua_bench_rl.trainer import Trainer, TrainerConfig
     from cua_bench_rl.workers import EnvWorkers, client_for
     from cua_bench_rl.world import World
 
 _LAZY = {
+    "Policy": "cua_bench_rl.policy",
+    **dict.fromkeys(("Decision", "Group", "Rollout", "Taken", "Turn"), "cua_bench_rl.rollouts"),
+    **dict.fromkeys(("SFTConfig", "SFTResult", "SFTStep", "SFTTrainer", "run_sft"), "cua_bench_rl.sft"),
+    **dict.fromkeys(("Trainer", "TrainerConfig"), "cua_bench_rl.trainer"),
     "EnvWorkers": "cua_bench_rl.workers",
     "RolloutLoader": "cua_bench_rl.loader",
     "TurnBatch": "cua_bench_rl.loader",
