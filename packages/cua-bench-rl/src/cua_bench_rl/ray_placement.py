@@ -75,6 +75,7 @@ class RayBackend(Backend):
         self.resources = dict(resources or {})
         self.env = {str(k): str(v) for k, v in (options or {}).items()}
         self._placed: dict[str, str] = {}  # our live actors' nodes: actor name -> node id
+        self._turns: dict[str, tuple[str, int]] = {}  # actor name -> (node id, its CPU turn there)
         self._placing = threading.Lock()
         self._check_inner()
         self._ray()
@@ -142,6 +143,7 @@ class RayBackend(Backend):
         with contextlib.suppress(ray.exceptions.RayError):
             ray.kill(actor)
         self._placed.pop(name, None)
+        self._turns.pop(name, None)
 
     def teardown(self, computer: Computer, *, timeout: float = 10.0) -> None:
         """Close the server and its session in the actor, then end the actor (its process goes with it)."""
@@ -201,7 +203,10 @@ class RayBackend(Backend):
                     load[node] += 1
             chosen = min(nodes, key=lambda node: load[node])
             self._placed[name] = chosen  # counted at once, so workers provisioned together spread too
-        return NodeAffinitySchedulingStrategy(chosen, soft=False), load[chosen]
+            # The lowest turn none of ours on that node holds: a replacement takes the CPU its predecessor freed.
+            taken = {turn for other, (node, turn) in self._turns.items() if node == chosen and other in self._placed}
+            self._turns[name] = (chosen, next(t for t in range(len(taken) + 1) if t not in taken))
+        return NodeAffinitySchedulingStrategy(chosen, soft=False), self._turns[name][1]
 
     def _ray(self) -> Any:
         try:
