@@ -44,6 +44,7 @@ DOCUMENTED = {
     "pip install ./tui": {*CORE, "cua-tui"},
     'pip install "./packages/cua-bench[osworld]"': BENCH,
     "pip install ./packages/cua-bench-rl": {*BENCH, "cua-bench-rl"},
+    'pip install "./packages/cua-bench-rl[ray]"': {*BENCH, "cua-bench-rl"},
     'pip install "./plugins/cua-bench-cua[rl]"': {*BENCH, "cua-bench-rl"},
     "pip install -e packages/cua-data": {"cua-core", "cua-data"},
     "pip install -e plugins/cua-adapters-api": {"cua-core", "cua-data", "cua-adapters-api"},
