@@ -29,7 +29,7 @@ from functools import cache
 from typing import Any, ClassVar
 
 from cua_bench import Backend, BackendError, Computer
-from cua_core import AllowList, ClientSecurity, CuaError, KeyPair, RpcClient, ServerSecurity, load_or_create_keypair
+from cua_core import AllowList, KeyPair, ServerSecurity, load_or_create_keypair
 
 __all__ = ["RayBackend"]
 
@@ -155,15 +155,6 @@ class RayBackend(Backend):
             ray.get(actor.close.remote(), timeout=timeout)
         self._forget(ray, actor, str(computer.info.get("actor")))
 
-    def health(self, computer: Computer, *, timeout: float = 2.0) -> bool:
-        try:
-            with RpcClient(
-                computer.address, timeout=timeout, heartbeat_timeout=timeout, retries=0, security=_security(computer)
-            ) as env:
-                return bool(env.call("rpc.ping") == "pong")
-        except CuaError:
-            return False
-
     def failure(self, computer: Computer) -> str | None:
         """Why the actor behind ``computer`` is gone (its node lost, say), as Ray reports it; None while it lives."""
         ray = self._ray()
@@ -269,15 +260,6 @@ def _answers(address: str | None) -> None:
             f"no Ray cluster answers at {found} ({exc}): is it up (`ray status --address {found}`)? Start one "
             "with `ray start --head`"
         ) from exc
-
-
-def _security(computer: Computer) -> ClientSecurity:
-    key = computer.info.get("server_key")
-    if not key:
-        raise BackendError(
-            f"computer {computer.address} has no info['server_key']; it was not provisioned by RayBackend"
-        )
-    return ClientSecurity(load_or_create_keypair(), str(key).encode())
 
 
 def _first_line(exc: BaseException) -> str:
