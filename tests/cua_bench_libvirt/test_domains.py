@@ -10,6 +10,7 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -17,6 +18,7 @@ pytest.importorskip("libvirt", reason="libvirt-python is not installed (scripts/
 
 from cua_bench.backend_kit import BACKEND_LABEL, OWNER_LABEL, BackendError, labels
 from cua_bench_libvirt import Domain, Hypervisor, labels_of
+from cua_bench_libvirt.domains import DESTROY_TRIES
 
 
 @pytest.fixture
@@ -63,6 +65,51 @@ def test_start_snapshot_revert_and_remove(hv: Hypervisor, tmp_path: Path) -> Non
     assert not hv.remove("cua-life")  # already gone: nothing to do, no error
     with pytest.raises(BackendError, match="could not revert cua-life to ready"):
         hv.revert("cua-life", "ready")
+
+
+class _Busy:
+    """A domain whose first ``fails`` destroys fail as libvirt's does for a QEMU that outlives SIGKILL's wait."""
+
+    def __init__(self, dom: Any, fails: int) -> None:
+        self.dom, self.fails, self.destroys = dom, fails, 0
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.dom, name)
+
+    def destroy(self) -> int:
+        import libvirt
+
+        self.destroys += 1
+        if self.destroys <= self.fails:
+            raise libvirt.libvirtError("Failed to terminate process 4242 with SIGKILL: Device or resource busy")
+        return int(self.dom.destroy())
+
+
+@pytest.mark.parametrize("fails", [1, DESTROY_TRIES])
+def test_a_machine_slow_to_die_is_destroyed_again_and_one_that_never_dies_is_an_error(
+    hv: Hypervisor, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fails: int
+) -> None:
+    hv.start(domain(tmp_path, "cua-busy", labels("libvirt")))
+    busy = _Busy(hv.conn.lookupByName("cua-busy"), fails)
+    monkeypatch.setattr(hv, "conn", _Conn(hv.conn, busy))
+    if fails < DESTROY_TRIES:
+        assert hv.remove("cua-busy") and busy.destroys == fails + 1
+        assert not hv.running("cua-busy")
+    else:  # still running after every try: the caller hears it, the machine is not forgotten
+        with pytest.raises(Exception, match="Device or resource busy"):
+            hv.remove("cua-busy")
+        assert hv.running("cua-busy") and busy.destroys == DESTROY_TRIES
+
+
+class _Conn:
+    def __init__(self, conn: Any, busy: _Busy) -> None:
+        self.conn, self.busy = conn, busy
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.conn, name)
+
+    def lookupByName(self, name: str) -> Any:
+        return self.busy if name == self.busy.dom.name() else self.conn.lookupByName(name)
 
 
 def test_prune_removes_only_ours_whose_owner_is_gone_with_their_overlays(hv: Hypervisor, tmp_path: Path) -> None:

@@ -143,7 +143,7 @@ def build_image(
         )  # fmt: skip
         for chunk in stream:
             if "error" in chunk:
-                raise BackendError(f"docker build of {tag} failed: {chunk['error'].strip()}\n" + "".join(last[-15:]))
+                raise BackendError(f"docker build of {tag} failed: {chunk['error'].strip()}\n" + "".join(last[-80:]))
             text = chunk.get("stream", "")
             if text:
                 last.append(text)

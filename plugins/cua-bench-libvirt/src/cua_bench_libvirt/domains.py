@@ -22,6 +22,7 @@ __all__ = ["LABELS_NS", "Domain", "Hypervisor", "labels_of", "make_overlay"]
 
 LABELS_NS = "https://github.com/trycua/cua/libvirt"  # the namespace of our labels in a domain's <metadata>
 ACCELS = {"kvm": "kvm", "tcg": "qemu"}  # our word for the accelerator -> libvirt's domain type
+DESTROY_TRIES = 4  # each of libvirt's destroys waits ~15 s for QEMU to die
 
 
 @dataclass(frozen=True)
@@ -246,11 +247,15 @@ class Hypervisor:
             dom = self.conn.lookupByName(name)
         except libvirt.libvirtError:
             return False
-        if dom.isActive():
+        # libvirt gives up on a QEMU that takes over its ~15 s to die after SIGKILL ("Device or resource busy":
+        # a process in uninterruptible I/O on a loaded host); it dies in the end, so ask again before failing.
+        for attempt in range(DESTROY_TRIES):
+            if not dom.isActive():
+                break
             try:
                 dom.destroy()
             except libvirt.libvirtError:
-                if dom.isActive():
+                if dom.isActive() and attempt == DESTROY_TRIES - 1:
                     raise  # a machine powering off by itself meanwhile is off now: undefined all the same
         dom.undefineFlags(libvirt.VIR_DOMAIN_UNDEFINE_SNAPSHOTS_METADATA)  # no NVRAM: SeaBIOS or a direct kernel
         return True
