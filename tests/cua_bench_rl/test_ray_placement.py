@@ -12,12 +12,7 @@ Needs root (network namespaces); CI runs as root, so there a missing privilege i
 
 from __future__ import annotations
 
-import contextlib
-import json
 import os
-import shutil
-import signal
-import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -26,7 +21,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "cua_pool"))
 
-from netns import SUBNET, Net, require_namespaces  # the pool tests' namespace harness
+from raycluster import ADDRESS, HEAD, RayCluster, ray_cluster  # the pool tests' Ray harness
 
 from cua_bench.placement import place
 from cua_core import CuaError
@@ -37,18 +32,6 @@ except ImportError:
     if os.environ.get("CI"):  # the dev extra installs it: missing under CI is a broken setup, not a skip
         raise
     pytest.skip("the ray placement's extra: pip install './packages/cua-bench-rl[ray]'", allow_module_level=True)
-
-HEAD = f"{SUBNET}.1"
-PORT = 6380
-ADDRESS = f"{HEAD}:{PORT}"
-RAY = str(Path(sys.executable).with_name("ray"))
-# A lost node is declared dead after ~2 s instead of Ray's default ~30 s: the test waits on it.
-RAY_ENV = {
-    "RAY_USAGE_STATS_ENABLED": "0",
-    "RAY_health_check_period_ms": "500",
-    "RAY_health_check_timeout_ms": "1000",
-    "RAY_health_check_failure_threshold": "4",
-}
 
 
 def test_a_placement_is_checked_before_anything_starts() -> None:
@@ -64,67 +47,10 @@ def test_a_placement_is_checked_before_anything_starts() -> None:
         place("sim", "ray:no-such-host.invalid:6379")
 
 
-def _kill_namespace(ns: str) -> None:
-    """SIGKILL every process in ``ns``: a computer that vanishes (Ray's daemons and its workers)."""
-    pids = subprocess.run(["ip", "netns", "pids", ns], capture_output=True, text=True, check=False).stdout.split()
-    for pid in pids:
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(int(pid), signal.SIGKILL)
-
-
-class Cluster:
-    def __init__(self, net: Net, temp: Path) -> None:
-        self.net, self.temp = net, temp
-        self.env = {**os.environ, **RAY_ENV}
-        self.env.pop("RAY_ADDRESS", None)
-
-    def ray(self, ns: str, *args: str) -> None:
-        done = subprocess.run(
-            ["ip", "netns", "exec", ns, RAY, "start", *args, "--disable-usage-stats", f"--temp-dir={self.temp}"],
-            env=self.env,
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=False,
-        )
-        assert done.returncode == 0, f"ray start {' '.join(args)}:\n{done.stdout}{done.stderr}"
-
-    def drive(self, script: str, *args: str, timeout: float = 300) -> dict[str, object]:
-        """Run ``script`` as a Ray driver on the head's namespace; its ``RESULT {json}`` line."""
-        path = self.temp / "driver.py"
-        path.write_text(script)
-        done = subprocess.run(
-            ["ip", "netns", "exec", self.net.hub, sys.executable, str(path), *args],
-            env={**self.env, "VICTIM_NS": self.net.hosts[0].ns, "PYTHONPATH": str(Path(__file__).parents[1])},
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            check=False,
-        )
-        lines = [line for line in done.stdout.splitlines() if line.startswith("RESULT ")]
-        assert done.returncode == 0 and lines, f"driver exited {done.returncode}:\n{done.stdout}\n{done.stderr}"
-        result: dict[str, object] = json.loads(lines[-1].removeprefix("RESULT "))
-        return result
-
-
 @pytest.fixture(scope="module")
-def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
-    require_namespaces()
-    net = Net(tmp_path_factory.mktemp("ray-net"), hosts=1)
-    # Ray's socket paths must stay short (AF_UNIX): a temp dir of its own under /tmp, not pytest's.
-    temp = Path(f"/tmp/cua-ray-{net.tag}")
-    temp.mkdir(exist_ok=True)
-    try:
-        found = Cluster(net, temp)
-        found.ray(net.hub, "--head", f"--node-ip-address={HEAD}", f"--port={PORT}", "--num-cpus=2",
-                  "--include-dashboard=false")  # fmt: skip
-        found.ray(net.hosts[0].ns, f"--address={ADDRESS}", f"--node-ip-address={net.hosts[0].address}", "--num-cpus=2")
+def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RayCluster]:
+    with ray_cluster(tmp_path_factory.mktemp("ray-net"), hosts=1, cpus=2) as found:
         yield found
-    finally:
-        for ns in (net.hosts[0].ns, net.hub):
-            _kill_namespace(ns)
-        net.close()
-        shutil.rmtree(temp, ignore_errors=True)
 
 
 # Two env workers spread over the two nodes play sim episodes; then the second node vanishes mid-run.
@@ -179,7 +105,7 @@ print("RESULT " + json.dumps(out), flush=True)
 
 
 @pytest.mark.slow
-def test_env_workers_on_two_ray_nodes_survive_the_loss_of_one(cluster: Cluster) -> None:
+def test_env_workers_on_two_ray_nodes_survive_the_loss_of_one(cluster: RayCluster) -> None:
     out = cluster.drive(LOSS % ADDRESS)
     second = cluster.net.hosts[0].address
     assert out["nodes"] == sorted([HEAD, second])  # spread: one actor on each node
@@ -223,7 +149,7 @@ print("RESULT " + json.dumps({"curve": rows}), flush=True)
 
 
 @pytest.mark.slow
-def test_a_lockstep_run_gives_the_same_curve_here_on_the_pool_and_on_ray(cluster: Cluster) -> None:
+def test_a_lockstep_run_gives_the_same_curve_here_on_the_pool_and_on_ray(cluster: RayCluster) -> None:
     curves = {}
     for placement in ("here", "pool", f"ray:{ADDRESS}"):
         folder = cluster.temp / placement.partition(":")[0]

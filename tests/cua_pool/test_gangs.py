@@ -167,6 +167,27 @@ def test_a_job_cancelled_before_its_host_started_it_ends(cluster: Cluster) -> No
     assert [h["spaces"] for h in cluster.controller.computers()] == [0]
 
 
+def test_a_rank_that_fails_because_its_peers_computer_died_is_a_lost_gang(cluster: Cluster) -> None:
+    """The usual order when a computer dies mid-collective: its peer fails at once (a broken connection)
+    and the loss is reported seconds later. The gang was lost: it restarts from --max-restarts, and the
+    attempt names the loss, not the peer's exit."""
+    facts = {"os_name": "Linux", "arch": "x86_64", "cpus": 1, "memory": 1 << 30, "accelerators": [], "gpus": []}
+    for name in ("x", "y"):  # no agents: this test reports for them
+        cluster.controller.register_host(host_id=name, name=name, address="127.0.0.1", max_spaces=1, **facts)
+    job = cluster.submit("basic.py::hello", nodes_min=2, nodes_max=2, retries=0, max_restarts=1)
+    rank = {m["rank"]: m["id"] for m in cluster.job(job)["members"]}
+    cluster.controller.gangs.member_done(rank[1], "exited", 1, "exit code 1")
+    assert cluster.job(job)["job"]["state"] == "failing"  # provisional: --retries 0
+    cluster.controller.gangs.member_done(rank[0], "lost", None, "its computer died")
+    info = cluster.job(job)
+    assert info["job"]["state"] in ("pending", "running")  # restarting, not failed
+    assert (info["job"]["restarts"], info["job"]["failures"]) == (1, 0)
+    assert (
+        info["attempts"][0]["reason"].startswith("rank 0 on host")
+        and "its computer died" in info["attempts"][0]["reason"]
+    )
+
+
 def test_never_fits_names_what_no_known_host_has() -> None:
     def host(name: str, gpus: int = 0, apple: bool = False, state: str = "up") -> dict[str, object]:
         accel = [{"kind": "gpu"}] * gpus + ([{"kind": "apple"}] if apple else [])

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import json
+import os
+import signal
 import types
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
-from poolkit import Cluster
+from poolkit import Cluster, wait_for
 
 from cua_core.errors import PluginError
 from cua_pool.hookspecs import hookimpl
@@ -77,8 +81,6 @@ def test_a_third_party_runtime_runs_members(traced: None, cluster: Cluster) -> N
     cluster.add_host("a")
     job = cluster.submit("basic.py::env", "TRACED_BY", "RANK", runtime="traced")
     cluster.wait_state(job, "succeeded")
-    import json
-
     assert json.loads(bytes(cluster.controller.result(job)["data"])) == {"TRACED_BY": "traced-plugin", "RANK": "0"}
 
 
@@ -88,3 +90,55 @@ def test_a_member_of_an_unknown_runtime_fails_with_the_reason_in_its_log(cluster
     info = cluster.wait_state(job, "failed")
     assert info["members"][0]["exit_code"] == 127
     assert "unknown space runtime 'nosuch'" in cluster.logs(job)
+
+
+class WholeGangRuntime(ProcessRuntime):
+    """A runtime that places gangs itself (as ``ray`` does): its host takes every rank of a job, and it
+    reports a member whose exit status vanished as lost with its computer."""
+
+    name = "wholegang"
+    places_gangs = True
+
+    def lost(self, space: Space, handle: Handle) -> str | None:
+        return "its node went away (the test's runtime says so)"
+
+
+@pytest.fixture
+def whole_gang() -> Iterator[None]:
+    pm = plugin_manager()
+    plugin = _plugin("whole_gang_plugin", WholeGangRuntime)
+    pm.register(plugin, name="whole_gang_plugin")
+    try:
+        yield
+    finally:
+        pm.unregister(plugin)
+
+
+def test_a_runtime_that_places_gangs_gets_every_rank_on_one_host(whole_gang: None, cluster: Cluster) -> None:
+    cluster.add_host("a", max_spaces=1)  # spaces are not counted: the runtime reserves the real resources
+    cluster.add_host("b", max_spaces=1)
+    assert "wholegang" in {h["id"]: h["gang_runtimes"] for h in cluster.controller.computers()}["a"]
+    job = cluster.submit("gang.py::show_env", nodes_min=3, nodes_max=3, runtime="wholegang")
+    info = cluster.wait_state(job, "succeeded")
+    assert [m["rank"] for m in info["members"]] == [0, 1, 2] and len({m["host"] for m in info["members"]}) == 1
+    assert info["attempts"][0]["world_size"] == 3
+
+
+def test_a_member_its_runtime_calls_lost_restarts_the_gang_from_max_restarts(
+    whole_gang: None, cluster: Cluster
+) -> None:
+    cluster.add_host("a")
+    job = cluster.submit("gang.py::show_env", 30.0, nodes_min=2, nodes_max=2, runtime="wholegang", max_restarts=1)
+    info = wait_for("both ranks running", lambda: (i := cluster.job(job)) and len(i["members"]) == 2 and i)
+    wait_for("rank 1's first line", lambda: "ENV " in cluster.logs(job, 1))
+    space = Path(wait_for("rank 1's space", lambda: _space_of(cluster, info["members"][1]["id"])))
+    os.killpg(json.loads((space / "member.json").read_text())["handle"]["pid"], signal.SIGKILL)  # no exit status
+    info = wait_for("attempt 2", lambda: (i := cluster.job(job)) and i["job"]["attempt"] == 2 and i, timeout=30)
+    assert info["job"]["restarts"] == 1 and info["job"]["failures"] == 0
+    assert "its node went away" in info["attempts"][0]["reason"]
+    cluster.controller.cancel(job)
+
+
+def _space_of(cluster: Cluster, member: str) -> Path | None:
+    found = [p for p in cluster.root.glob(f"*/spaces/{member}") if (p / "member.json").exists()]
+    return found[0] if found else None

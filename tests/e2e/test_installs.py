@@ -41,6 +41,7 @@ DOCUMENTED = {
     'pip install "./packages/cua-bench[docker]"': {*BENCH, "cua-bench-docker"},
     "pip install ./packages/cua-bench ./plugins/cua-adapters-qwen": {*BENCH, "cua-adapters-qwen"},
     "pip install './packages/cua-pool[docker]'": {"cua-core", "cua-pool"},
+    'pip install "./packages/cua-pool[ray]"': {"cua-core", "cua-pool"},
     "pip install ./tui": {*CORE, "cua-tui"},
     'pip install "./packages/cua-bench[osworld]"': BENCH,
     "pip install ./packages/cua-bench-rl": {*BENCH, "cua-bench-rl"},

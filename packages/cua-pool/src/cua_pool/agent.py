@@ -49,6 +49,7 @@ class _Member:
     synced: bool = False  # the controller told us where this member's log continues
     stop_at: float = 0.0  # when SIGTERM was sent; 0: not stopping
     reported: bool = False  # the controller has heard that it ended
+    lost: str = ""  # why it ended with its computer (its runtime said so), which restarts the gang
 
 
 class HostAgent:
@@ -145,6 +146,7 @@ class HostAgent:
             handle = Handle(**meta["handle"])
             member = _Member(space, meta["spec"], handle, meta["token"], meta.get("state", "running"))
             member.exit_code = meta.get("exit_code")
+            member.lost = meta.get("lost", "")
             with contextlib.suppress(OSError):
                 (root / "agent_address").write_text(self._proxy.address)
             self._members[space.id] = member
@@ -161,6 +163,9 @@ class HostAgent:
                 "name": self.name,
                 "address": self.advertise,
                 "max_spaces": self.max_spaces,
+                "gang_runtimes": [
+                    n for n in self._registry.names() if getattr(self._registry[n], "places_gangs", False)
+                ],
                 **facts,
             },
         )
@@ -266,6 +271,7 @@ class HostAgent:
                 "handle": asdict(member.handle),
                 "state": member.state,
                 "exit_code": member.exit_code,
+                "lost": member.lost,
             }
         )
 
@@ -311,6 +317,9 @@ class HostAgent:
                     runtime.stop(member.space, member.handle, force=True)
                 continue
             member.exit_code = runtime.exit_code(member.space, member.handle)
+            lost = getattr(runtime, "lost", None)  # optional: a runtime that knows its member's computer died
+            if member.exit_code is None and lost is not None:
+                member.lost = lost(member.space, member.handle) or ""
             runtime.stop(member.space, member.handle, force=True)  # whatever it left behind
             member.state = "exited"
             self._save(member)
@@ -358,7 +367,9 @@ class HostAgent:
             }
             if member.state == "exited":
                 report["exit_code"] = member.exit_code
-                if member.exit_code is None:
+                if member.lost:
+                    report["state"], report["reason"] = "lost", member.lost
+                elif member.exit_code is None:
                     report["state"] = "failed"
                     report["reason"] = "ended without an exit status (its session was killed)"
                 elif member.exit_code != 0:

@@ -134,11 +134,25 @@ def check_runtime(runtime: str) -> None:
     from cua_pool.registry import space_runtimes
 
     try:
-        space_runtimes()[runtime]
+        factory = space_runtimes()[runtime]
     except PluginError as exc:
         raise click.BadParameter(
             f"{exc}; plugins add runtimes through cua_pool_register_space_runtimes", param_hint="--runtime"
         ) from None
+    if getattr(factory, "places_gangs", False):
+        raise click.BadParameter(f"{runtime} places whole gangs: use --on {runtime}", param_hint="--runtime")
+
+
+def parse_on(text: str) -> tuple[str, str]:
+    """``--on``: ``pool``, or ``ray`` with an optional cluster address after a colon."""
+    where, sep, address = text.partition(":")
+    if where == "pool" and not sep:
+        return "pool", ""
+    if where == "ray":
+        if sep and not address.strip():
+            raise click.BadParameter("nothing after the colon: write --on ray or --on ray:HOST:PORT", param_hint="--on")
+        return "ray", address.strip()
+    raise click.BadParameter(f"{text!r}: choose pool, ray or ray:HOST:PORT", param_hint="--on")
 
 
 def parse_nodes(text: str) -> tuple[int, int]:
@@ -287,6 +301,15 @@ def follow(
 @click.option("--memory-mb", type=click.IntRange(min=16), help="Address-space limit per member, MiB.")
 @click.option("--runtime", default="process", show_default=True, help="Space runtime: process, docker, or a plugin's.")
 @click.option("--image", help="Container image for --runtime docker (it needs python3).")
+@click.option(
+    "--on",
+    "on",
+    default="pool",
+    show_default=True,
+    metavar="pool|ray[:ADDRESS]",
+    help="Where the gang runs: the pool's hosts, one member each, or a Ray cluster as one placement group "
+    "(one member per node; ADDRESS as `ray start` printed it, default the cluster on the agent's computer).",
+)
 @click.option("--detach", is_flag=True, help="Print the job id and return; the job runs on.")
 @click.pass_context
 def run(
@@ -302,13 +325,30 @@ def run(
     memory_mb: int | None,
     runtime: str,
     image: str | None,
+    on: str,
     detach: bool,
 ) -> None:
     """Run FILE::FUNCTION [ARGS...] in spaces; stream its logs (rank 0's return value is kept)."""
     path, fn = parse_target(target)
     lo, hi = parse_nodes(nodes)
-    check_runtime(runtime)
     source = ctx.get_parameter_source
+    where, ray_address = parse_on(on)
+    if where == "ray":
+        if source("runtime") is click.core.ParameterSource.COMMANDLINE or image:
+            raise click.BadParameter(
+                "on Ray each member is a Ray actor: --runtime and --image apply to the pool's hosts", param_hint="--on"
+            )
+        if lo != hi:
+            raise click.BadParameter(
+                f"a gang on Ray has a fixed size (one member per node): --nodes N, not {nodes}", param_hint="--nodes"
+            )
+        if accelerator == "apple":
+            raise click.BadParameter(
+                "Ray places cpu and gpu members; apple runs on the pool's hosts", param_hint="--on"
+            )
+        runtime = "ray"  # checked where it runs: the host agent that drives the cluster
+    else:
+        check_runtime(runtime)
     if source("gpus") is click.core.ParameterSource.COMMANDLINE and accelerator != "gpu":
         raise click.BadParameter(f"--gpus applies to --accelerator gpu, not {accelerator}", param_hint="--gpus")
     if image and runtime == "process":
@@ -318,7 +358,11 @@ def run(
         "fn": fn,
         "code": pack_code(path),
         "args": [parse_arg(a) for a in args],
-        "env": {**parse_env(env), **({"CUA_POOL_IMAGE": image} if image else {})},
+        "env": {
+            **parse_env(env),
+            **({"CUA_POOL_IMAGE": image} if image else {}),
+            **({"CUA_RAY_ADDRESS": ray_address} if ray_address else {}),
+        },
         "nodes_min": lo,
         "nodes_max": hi,
         "accelerator": accelerator,
@@ -340,6 +384,7 @@ def _submit(ctx: click.Context, params: dict[str, Any], detach: bool) -> None:
         accelerator = params["accelerator"]
         gpus = params["gpus"] if accelerator == "gpu" else 0
         spec = {"nodes_min": params["nodes_min"], "accelerator": accelerator, "gpu_count": gpus}
+        spec["runtime"] = params["runtime"]
         never = never_fits(spec, _call(client, "pool.computers", {}))
         if never:
             raise click.ClickException(f"this job could never start in this pool: {never}")

@@ -47,6 +47,13 @@ def never_fits(job: dict[str, Any], hosts: list[dict[str, Any]]) -> str | None:
     need = job["nodes_min"]
     if not known:
         return "the pool has no hosts yet; add one with `cua host setup --share spaces` on each computer"
+    if _whole_gang(job, hosts):
+        return None  # one host takes it all; its runtime (Ray) says in the log what it waits for
+    if job.get("runtime") == "ray":
+        return (
+            "no host of the pool takes Ray gangs: install cua-pool's ray extra where a host agent runs "
+            '(pip install "./packages/cua-pool[ray]") and restart that agent (`cua host stop; cua host start`)'
+        )
     capable = [h for h in known if _capable(h, job)]
     if len(capable) >= need:
         return None
@@ -73,6 +80,11 @@ def never_fits(job: dict[str, Any], hosts: list[dict[str, Any]]) -> str | None:
     have = f"{len(capable)} of the pool's {len(known)} host(s) {'has' if len(capable) == 1 else 'have'} {what}"
     gang = f", and a gang of {need} needs {need} such hosts" if need > 1 else ""
     return f"{have}{gang}; {fix}"
+
+
+def _whole_gang(job: dict[str, Any], hosts: list[dict[str, Any]]) -> bool:
+    """Is ``job`` on a runtime that places gangs itself (a host registered it as such)?"""
+    return any(job.get("runtime") in h.get("gang_runtimes", ()) for h in hosts if h["state"] != "removed")
 
 
 def rank_env(job: dict[str, Any], attempt: dict[str, Any], member: dict[str, Any], hosts: list[str]) -> dict[str, str]:
@@ -130,6 +142,21 @@ def _restart_policy(job: dict[str, Any], reason: str, *, lost: bool) -> tuple[st
     return f"{reason}; not retried: the job itself failed {used + 1} times and --retries is {limit}", False, {}
 
 
+def _verdict(job: dict[str, Any], members: list[dict[str, Any]]) -> tuple[str, str, bool, dict[str, int]] | None:
+    """How an attempt failed, from what its members have reported so far (None: none of them failed):
+    the attempt's reason, the job's, whether it restarts and the budget that pays for it."""
+    bad = [m for m in members if m["state"] in ("lost", "failed", "stopped") or (m["exit_code"] or 0) != 0]
+    if not bad:
+        return None
+    # A lost computer is the pool's failure, not the job's: it restarts the gang from its own budget
+    # (max_restarts, on by default), while --retries counts the job's failures.
+    lost = next((m for m in bad if m["state"] == "lost"), None)
+    first = lost or min(bad, key=lambda m: m["stop"])  # not one the pool stopped because another failed
+    why = first["reason"] or f"exit code {first['exit_code']}"
+    reason = f"rank {first['rank']} on host {first['host']}: {why}"
+    return (reason, *_restart_policy(job, reason, lost=lost is not None))
+
+
 class Gangs:
     def __init__(self, store: Store, logs: LogStore, notify: Notify, wake_hosts: Callable[[], None]) -> None:
         self.store = store
@@ -169,12 +196,24 @@ class Gangs:
         out.sort(key=lambda item: (item[2], item[0]["load"], item[0]["joined"]))
         return [(h, g) for h, g, _ in out]
 
+    def _whole(self, job: dict[str, Any]) -> list[tuple[dict[str, Any], list[int]]]:
+        """For a runtime that places gangs itself: every rank (``--nodes`` MIN of them) on the least busy
+        host that offers it; its runtime reserves the real resources, so spaces are not counted."""
+        hosts = [h for h in self.store.hosts() if h["state"] == "up" and job["runtime"] in h["gang_runtimes"]]
+        if not hosts:
+            return []
+        host = min(hosts, key=lambda h: (len(self.store.live_members_on(h["id"])), h["load"], h["joined"]))
+        return [(host, [])] * job["nodes_min"]
+
     def _place(self, job: dict[str, Any]) -> bool:
-        eligible = self._eligible(job)
+        whole = _whole_gang(job, self.store.hosts())
+        eligible = self._whole(job) if whole else self._eligible(job)
         n = min(job["nodes_max"], len(eligible))
         if n < job["nodes_min"]:
             want = job["nodes_min"]
             reason = f"waiting for {want} {job['accelerator']} host(s) with a free space; {len(eligible)} now"
+            if whole:
+                reason = f"waiting for a host that takes {job['runtime']} gangs to be up"
             never = never_fits(job, self.store.hosts())
             if never:
                 reason += f" ({never})"
@@ -274,34 +313,38 @@ class Gangs:
         down = all(m["state"] in MEMBER_DONE for m in members)
         state = job["state"]
         if state == "running":
-            bad = [m for m in members if m["state"] in ("lost", "failed", "stopped") or (m["exit_code"] or 0) != 0]
-            if bad:
-                # A lost computer is the pool's failure, not the job's: it restarts the gang from its
-                # own budget (max_restarts, on by default), while --retries counts the job's failures.
-                lost = next((m for m in bad if m["state"] == "lost"), None)
-                first = lost or bad[0]
-                why = first["reason"] or f"exit code {first['exit_code']}"
-                reason = f"rank {first['rank']} on host {first['host']}: {why}"
+            verdict = _verdict(job, members)
+            if verdict is not None:
+                reason, job_reason, retry, _ = verdict
                 self.store.update(
                     "attempts", {"job": job_id, "n": job["attempt"]}, state="failed", reason=reason, ended=now()
                 )
                 for m in members:
                     if m["state"] not in MEMBER_DONE:
                         self.store.update("members", {"id": m["id"]}, stop=1)
-                job_reason, retry, used = _restart_policy(job, reason, lost=lost is not None)
                 state = "restarting" if retry else "failing"
-                self.store.update("jobs", {"id": job_id}, state=state, reason=job_reason, **used)
+                self.store.update("jobs", {"id": job_id}, state=state, reason=job_reason)
                 self.notify(events.JOB_ATTEMPT_FAILED, {"job": job_id, "attempt": job["attempt"], "reason": reason})
             elif down:
                 self.store.update("attempts", {"job": job_id, "n": job["attempt"]}, state="succeeded", ended=now())
                 self._finish(job_id, "succeeded")
                 return
-        if state in ("restarting", "failing", "cancelling") and down:
-            if state == "restarting":
+        if state in ("restarting", "failing") and down:
+            # Decided again once every member is down, and only then counted: a rank whose peer's computer
+            # died usually fails first (its collective breaks at once), while the loss itself is reported
+            # seconds later; the gang was lost, and restarts from --max-restarts, not --retries.
+            verdict = _verdict(job, members)
+            assert verdict is not None  # a member failed, or the state would still be "running"
+            reason, job_reason, retry, used = verdict
+            self.store.update("attempts", {"job": job_id, "n": job["attempt"]}, reason=reason)
+            self.store.update("jobs", {"id": job_id}, reason=job_reason, **used)
+            if retry:
                 self.store.update("jobs", {"id": job_id}, state="pending")
                 self.notify(events.JOB_RESTARTING, {"job": job_id, "attempt": job["attempt"] + 1})
             else:
-                self._finish(job_id, "failed" if state == "failing" else "cancelled")
+                self._finish(job_id, "failed")
+        elif state == "cancelling" and down:
+            self._finish(job_id, "cancelled")
 
     def _finish(self, job_id: str, state: str) -> None:
         topic = events.job_ended(state)  # an unknown state raises before anything is written

@@ -50,6 +50,7 @@ class HostService:
         gpus: list[int],
         max_spaces: int,
         load: float = 0.0,
+        gang_runtimes: list[str] | None = None,
     ) -> dict[str, Any]:
         if os_name not in ("Linux", "Darwin"):
             raise ValueError(f"host {name}: {os_name} hosts cannot run spaces; cua-pool supports Linux and macOS hosts")
@@ -68,6 +69,7 @@ class HostService:
             "accelerators": accelerators,
             "gpus": gpus,
             "max_spaces": max_spaces,
+            "gang_runtimes": list(gang_runtimes or ()),
             "load": load,
             "state": "up",
             "joined": existing["joined"] if existing else t,
@@ -161,6 +163,8 @@ class HostService:
             "gpus": member["gpus"],
             "limits": job["limits"],
             "runtime": job["runtime"],
+            "accelerator": job["accelerator"],
+            "gpu_count": job["gpu_count"],
             "mlx_hostfile": mlx_hostfile(attempt, addresses),
         }
 
@@ -177,7 +181,7 @@ class HostService:
                 if m["state"] == "assigned":
                     self.store.update("members", {"id": m["id"]}, state="running")
                     self._notify(events.JOB_MEMBER_RUNNING, {"job": m["job"], "member": m["id"]})
-            elif report["state"] in ("exited", "failed"):
+            elif report["state"] in ("exited", "failed", "lost"):
                 result = None
                 if report.get("result_format"):
                     result = (report["result_format"], bytes(report.get("result") or b""))

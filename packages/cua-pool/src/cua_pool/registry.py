@@ -12,7 +12,7 @@ from cua_pool import hookspecs
 
 __all__ = ["BUILTIN", "plugin_manager", "space_runtimes"]
 
-BUILTIN = ("cua_pool.runtimes.process", "cua_pool.runtimes.docker")
+BUILTIN = ("cua_pool.runtimes.process", "cua_pool.runtimes.docker", "cua_pool.runtimes.ray")
 
 
 @cache

@@ -37,7 +37,13 @@ class Handle:
 
 @runtime_checkable
 class SpaceRuntime(Protocol):
-    """Starts, watches and stops members. Implementations register via cua_pool_register_space_runtimes."""
+    """Starts, watches and stops members. Implementations register via cua_pool_register_space_runtimes.
+
+    Two optional parts: a runtime whose class sets ``places_gangs = True`` is given every rank of a job
+    on one host and places them itself (``ray``); and ``lost(space, handle) -> str | None`` says why a
+    member that ended without an exit status went with its computer, which restarts the gang from
+    ``--max-restarts`` as a lost host does.
+    """
 
     name: str
 

@@ -28,7 +28,7 @@ CREATE TABLE IF NOT EXISTS hosts (
   id TEXT PRIMARY KEY, name TEXT NOT NULL, address TEXT NOT NULL, os TEXT, arch TEXT,
   cpus INTEGER, memory INTEGER, accelerators TEXT NOT NULL DEFAULT '[]', gpus TEXT NOT NULL DEFAULT '[]',
   max_spaces INTEGER NOT NULL, load REAL NOT NULL DEFAULT 0, state TEXT NOT NULL,
-  joined REAL NOT NULL, last_seen REAL NOT NULL
+  joined REAL NOT NULL, last_seen REAL NOT NULL, gang_runtimes TEXT NOT NULL DEFAULT '[]'
 );
 CREATE TABLE IF NOT EXISTS jobs (
   id TEXT PRIMARY KEY, file TEXT NOT NULL, fn TEXT NOT NULL, args TEXT NOT NULL, env TEXT NOT NULL,
@@ -71,9 +71,10 @@ _ADDED_COLUMNS: tuple[tuple[str, str, str, str | None], ...] = (
     ("jobs", "max_restarts", "INTEGER NOT NULL DEFAULT 0", "UPDATE jobs SET max_restarts = retries"),
     ("jobs", "restarts", "INTEGER NOT NULL DEFAULT 0", None),
     ("jobs", "failures", "INTEGER NOT NULL DEFAULT 0", "UPDATE jobs SET failures = MAX(attempt - 1, 0)"),
+    ("hosts", "gang_runtimes", "TEXT NOT NULL DEFAULT '[]'", None),
 )
 
-_JSON_COLUMNS = {"accelerators", "gpus", "args", "env", "limits", "handle"}
+_JSON_COLUMNS = {"accelerators", "gpus", "args", "env", "limits", "handle", "gang_runtimes"}
 
 
 def _row(row: sqlite3.Row | None) -> dict[str, Any] | None:
