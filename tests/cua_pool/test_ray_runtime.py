@@ -172,3 +172,15 @@ def test_bad_on_values_fail_before_anything_is_submitted(pool: Computer) -> None
     ):
         done = pool.cua("run", target, "1", "0", *args, check=False)
         assert done.returncode == 2 and message in done.stderr, (args, done.stderr)
+
+
+def test_a_gang_larger_than_the_cluster_says_what_it_waits_for_and_cancels(pool: Computer) -> None:
+    job = submit(pool, "1", "0", "--nodes", "4")  # at most three nodes: STRICT_SPREAD cannot place four
+    wait(
+        "the waiting line",
+        lambda: "waiting for 4 Ray nodes" in pool.cua("jobs", "logs", job, "--rank", "0").stdout,
+        timeout=120,
+    )
+    assert re.search(r"\(\d alive; add nodes", pool.cua("jobs", "logs", job, "--rank", "0").stdout)  # 2 after a loss
+    pool.cua("jobs", "cancel", job)
+    assert ended(pool, job, timeout=60)["job"]["state"] == "cancelled"  # it did not wait for a fourth node

@@ -141,7 +141,7 @@ class RayRuntime:
         rank = int(env["RANK"])
         with space.log.open("ab", buffering=0) as out:
             try:
-                gang = self._place(ray, key, first, out)
+                gang = self._place(ray, key, first, out, run)
                 if gang.error:
                     out.write(f"cua-pool: {gang.error}\n".encode())
                     space.exit_file.write_text("126\n")
@@ -165,8 +165,9 @@ class RayRuntime:
                         ray.kill(run.actor, no_restart=True)
                 self._release(ray, key)
 
-    def _place(self, ray: Any, key: tuple[str, str], first: bool, out: io.RawIOBase) -> _Gang:
-        """The attempt's placement group, made by its first member; the others wait for it."""
+    def _place(self, ray: Any, key: tuple[str, str], first: bool, out: io.RawIOBase, run: _Run) -> _Gang:
+        """The attempt's placement group, made by its first member; the others wait for it. A member told
+        to stop while the group waits for nodes gives up (a cancel must not wait for the cluster to grow)."""
         gang = self._gangs[key]
         if not first:
             gang.ready.wait()
@@ -177,12 +178,17 @@ class RayRuntime:
             gang.group = placement_group(
                 [gang.bundle] * gang.world, strategy="STRICT_SPREAD", name=f"cua-{key[0]}-{key[1]}"
             )
+            said = -1
             while not gang.group.wait(PLACE_TIMEOUT):
+                if run.stopping:
+                    raise RuntimeError("stopped while it waited for nodes")
                 alive = sum(1 for node in ray.nodes() if node.get("Alive"))
-                out.write(
-                    f"cua-pool: waiting for {gang.world} Ray nodes with {gang.bundle} free, one per rank "
-                    f"({alive} alive; add nodes with `ray start --address ...`)\n".encode()
-                )
+                if alive != said:  # once per change, not every few seconds for as long as it waits
+                    said = alive
+                    out.write(
+                        f"cua-pool: waiting for {gang.world} Ray nodes with {gang.bundle} free, one per rank "
+                        f"({alive} alive; add nodes with `ray start --address ...`)\n".encode()
+                    )
             nodes = {n["NodeID"]: n["NodeManagerAddress"] for n in ray.nodes()}
             bundles = placement_group_table(gang.group)["bundles_to_node_id"]
             gang.node_ids = [bundles[i] for i in range(gang.world)]
