@@ -33,10 +33,11 @@ without an error (``_basis=measured``; when every level passed, the limit lies a
 guard stopped it is it projected to 24 GiB (22 GiB for environments) from that fit (``_basis=projected``).
 
 ``--sim-many 1000``: sim environments for RL, frames in shared memory, as many as the memory guard
-allows up to 1,000, one env server process each as the sim backend starts them (one client each in
-this process, one ZeroMQ context), each reset and stepped; their MiB/env, idle CPU and steps/s with all
-of them driven by 32 threads. Beside it, what fewer processes would need: N sim sessions in one process
-(an in-process multi-env server) and N servers forked from one parent that imported everything first.
+allows up to 1,000, ``--per-server K`` of them in each sim host process as the sim backend places them
+(its option ``per_server``; default 64, and 1 is an env server process each), one client each in this
+process (one ZeroMQ context), each reset and stepped; their MiB/env, idle CPU and steps/s with all of
+them driven by 32 threads. Beside it, what other layouts would need: N sim sessions in one process
+(no servers at all) and N servers forked from one parent that imported everything first.
 
 Targets (issue 36): 256 local desktops on 24 GiB, each <= 40 MiB idle; idle CPU <= 2% of a core for 64
 idle desktops; sim: 1,000 at once.
@@ -44,7 +45,7 @@ idle desktops; sim: 1,000 at once.
 Last line: ``local_max_envs_24g=… docker_max_envs_24g=… sim_max_envs_24g=… local_idle_mib_at_256=…
 local_idle_cpu_pct_at_64=…`` (``na`` where not measured), ``<backend>_max_envs_24g_basis=measured|projected``
 and ``<backend>_max_envs_measured``, plus the figures of every level. Run:
-nice -n 19 .venv/bin/python bench/scale.py [--n 1,4,16] [--only sim,local] [--quick] [--sim-many 1000]
+nice -n 19 .venv/bin/python bench/scale.py [--n 1,4,16] [--only sim,local] [--quick] [--sim-many 1000 [--per-server 64]]
 """
 
 from __future__ import annotations
@@ -752,14 +753,20 @@ def clients(addresses: list[str]) -> Iterator[list[EnvClient]]:
 
 
 def sim_many(target: int, task: Path, args: argparse.Namespace, log: ServerLog) -> dict[str, float | int | str]:
-    """As many sim envs as fit (up to ``target``), each a process, one client each here, frames in shm."""
+    """As many sim envs as fit (up to ``target``), ``args.per_server`` in each server process, one client each
+    here, frames in shm."""
     from cua_bench.backends.sim import SimBackend
 
-    fleet = Fleet("sim", SimBackend)
+    # One backend for every provisioning thread: it places environments in its hosts (thread-safe), and a
+    # backend each would fill hosts of its own.
+    shared = SimBackend(per_server=args.per_server)
+    fleet = Fleet("sim", lambda: shared)
     opened: list[EnvClient] = []
-    figures: dict[str, float | int | str] = {"sim_many_target": target}
+    figures: dict[str, float | int | str] = {"sim_many_target": target, "sim_many_per_server": args.per_server}
     before = mem_available_mib()
-    guess, stop_why, error = FIRST_GUESS_MIB["sim"], "none", ""
+    # A place in a host costs less than a process (measured ~19 MiB at 1280x800, against ~55).
+    guess = FIRST_GUESS_MIB["sim"] if args.per_server == 1 else 30.0
+    stop_why, error = "none", ""
     begin = time.perf_counter()
     offset = log.offset()
     try:
@@ -791,7 +798,8 @@ def sim_many(target: int, task: Path, args: argparse.Namespace, log: ServerLog) 
             print(f"  sim-many: {len(fleet.computers)} up, {guess:.1f} MiB/env, {time.perf_counter() - begin:.0f} s")
         up = len(opened)
         figures |= {"sim_many_up": up, "sim_many_stop": stop_why.split(":")[0].replace(" ", "_")}
-        print(f"sim-many: {up} of {target} up (each reset and stepped, frames in shared memory); stop: {stop_why}")
+        where = f"{args.per_server} a process" if args.per_server > 1 else "a process each"
+        print(f"sim-many: {up} of {target} up, {where} (each reset and stepped, frames in shm); stop: {stop_why}")
         if error:
             print(f"sim-many: error: {error.splitlines()[0][:300]}")
         if up:
@@ -814,7 +822,7 @@ def sim_many(target: int, task: Path, args: argparse.Namespace, log: ServerLog) 
                 f"{cpu:.1f}% of a core; {steps:.0f} steps/s driven by {min(32, up)} threads, p99 {p99:.0f} ms"
             )
             print(
-                f"sim-many: {target} such processes would need {max(pss / up, system) * target / 1024:.1f} GiB "
+                f"sim-many: {target} such envs would need {max(pss / up, system) * target / 1024:.1f} GiB "
                 f"({'fits' if max(pss / up, system) * target < MACHINE_MIB - RESERVE_MIB else 'does not fit'} "
                 "in 22 GiB)"
             )
@@ -887,6 +895,13 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, help="stepping per level (default 5, quick 2)")
     parser.add_argument("--idle-seconds", type=float, help="idle CPU window (default 10, quick 3)")
     parser.add_argument("--sim-many", type=int, default=0, metavar="N", help="only: N sim envs at once (1000)")
+    parser.add_argument(
+        "--per-server",
+        type=int,
+        default=64,
+        metavar="K",
+        help="--sim-many: environments per sim host process (the sim backend's per_server; 1: a process each)",
+    )
     args = parser.parse_args()
     args.levels = sorted({int(v) for v in args.n.split(",") if v.strip()})
     args.seconds = args.seconds or (2.0 if args.quick else 5.0)

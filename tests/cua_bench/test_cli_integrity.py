@@ -46,6 +46,20 @@ def test_a_run_stores_its_settings_and_resume_refuses_other_ones(tasks: Path, tm
     assert result.exit_code == 2 and "--resume needs --output" in result.output
 
 
+def test_a_run_recorded_before_a_backend_option_existed_resumes_at_its_default(tasks: Path, tmp_path: Path) -> None:
+    """sim gained per_server after runs were recorded: such a run ran with its default, so it resumes; a value
+    other than the default is still a difference."""
+    out = tmp_path / "run"
+    assert cli("run", tasks, "--agent", "oracle", "--output", out, "--no-record").exit_code == 0
+    settings = json.loads((out / "settings.json").read_text())
+    del settings["results"]["backend_options"]["per_server"]  # as a run recorded before it existed
+    (out / "settings.json").write_text(json.dumps(settings))
+    result = cli("run", tasks, "--agent", "oracle", "--resume", "--output", out, "--no-record")
+    assert result.exit_code == 0, result.output
+    result = cli("run", tasks, "--agent", "oracle", "--resume", "--output", out, "--backend-option", "per_server=4")
+    assert result.exit_code == 1 and "per_server" in result.output and "the settings differ" in result.output
+
+
 def test_report_shows_the_runs_wall_time_and_settings(tasks: Path, tmp_path: Path) -> None:
     out = tmp_path / "run"
     assert cli("run", tasks, "--output", out, "--no-record").exit_code == 0

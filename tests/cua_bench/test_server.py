@@ -367,3 +367,39 @@ def test_check_prints_why_the_evaluator_scored_a_failing_oracle_0(tmp_path: Path
         del sys.modules[name]
     (problem,) = check_task(tasks / "press")
     assert problem.startswith("press test/0: the oracle scores 0.0 after 0 steps (0 presses of "), problem
+
+
+def test_a_parent_watch_begun_after_the_parent_died_closes_at_once() -> None:
+    """The parent may die between reading its pid and opening its pidfd (then the pid may be another
+    process's): the watch looks at ``getppid`` again after opening it."""
+    import os
+    import subprocess
+    import threading
+
+    from cua_bench.server import watch_parent
+
+    stranger = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        closed = threading.Event()
+        assert stranger.pid != os.getppid()
+        watch_parent(stranger.pid, closed, "test")
+        assert closed.is_set()
+    finally:
+        stranger.kill()
+        stranger.wait()
+
+
+def test_without_pidfds_the_parent_is_watched_by_polling(monkeypatch: pytest.MonkeyPatch) -> None:
+    """macOS and kernels before 5.3 have no pidfd_open: the watch falls back to looking at getppid."""
+    import os
+    import threading
+
+    from cua_bench.server import watch_parent
+
+    parent = os.getppid()
+    monkeypatch.delattr(os, "pidfd_open", raising=False)
+    closed = threading.Event()
+    watch_parent(parent, closed, "test")
+    assert not closed.wait(0.7)
+    monkeypatch.setattr(os, "getppid", lambda: 1)  # reparented: the parent died
+    assert closed.wait(3)

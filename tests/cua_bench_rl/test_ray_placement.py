@@ -13,6 +13,7 @@ Needs root (network namespaces); CI runs as root, so there a missing privilege i
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -160,3 +161,34 @@ def test_a_lockstep_run_gives_the_same_curve_here_on_the_pool_and_on_ray(cluster
     rewards = [row[1] for row in here[1:-1]]
     assert len(set(rewards)) > 1 and any(float(r) > 0 for r in rewards)  # a curve that moves, not all zeros
     assert curves == {"pool": here, f"ray:{ADDRESS}": here}
+
+
+# `local` desktops (Xvfb, openbox, the apps) in actors on both nodes, each scored by its own oracle.
+LOCAL = """
+import json
+from cua_bench.placement import place
+from cua_bench_rl.workers import EnvWorkers, client_for
+backend = place("local", "ray:%s")
+out = {"rewards": []}
+with EnvWorkers(backend, 2, width=800, height=600) as workers:
+    out["nodes"] = sorted(w.computer.info["node_ip"] for w in workers)
+    for w in workers:
+        with client_for(w.computer, step_timeout=60) as env:
+            env.reset(options={"task": "desktop/xterm-create-file", "variant": 0})
+            out["before"] = out.get("before", []) + [env.evaluate()]  # nothing done yet: 0
+            out["rewards"].append(env.solve()["reward"])
+            out["xvfb"] = out.get("xvfb", []) + [env.session("run_command", command="pgrep -c Xvfb")["stdout"].strip()]
+print("RESULT " + json.dumps(out), flush=True)
+"""
+
+
+@pytest.mark.slow
+def test_local_desktops_run_in_actors_on_both_nodes(cluster: RayCluster) -> None:
+    if not shutil.which("Xvfb"):
+        if os.environ.get("CI"):
+            raise AssertionError("Xvfb is missing under CI: scripts/system-deps.sh installs it")
+        pytest.skip("the local backend needs Xvfb (scripts/system-deps.sh)")
+    out = cluster.drive(LOCAL % ADDRESS)
+    assert out["nodes"] == sorted([HEAD, cluster.net.hosts[0].address])
+    assert out["before"] == [0.0, 0.0] and out["rewards"] == [1.0, 1.0]
+    assert all(int(count) >= 1 for count in out["xvfb"])  # a real X server beside each actor's session

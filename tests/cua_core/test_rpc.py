@@ -19,7 +19,7 @@ import zmq
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cua_core.codec import decode
+from cua_core.codec import decode, encode
 from cua_core.errors import RemoteError, RpcTimeout, ServerLost, VersionMismatch
 from cua_core.rpc import AsyncRpcClient, RpcClient, RpcServer
 
@@ -454,3 +454,73 @@ def test_curve_clients_opened_and_closed_in_quick_succession_never_collide() -> 
     security = ClientSecurity(KeyPair(public, secret), server_public)
     for _ in range(300):
         RpcClient("tcp://127.0.0.1:1", timeout=0.1, retries=0, security=security).close()
+
+
+def _wakeups(tid: int) -> int:
+    """How many times thread ``tid`` of this process has been switched out (each sleep that ended counts)."""
+    total = 0
+    with open(f"/proc/self/task/{tid}/status") as status:
+        for line in status:
+            if line.startswith(("voluntary_ctxt_switches", "nonvoluntary_ctxt_switches")):
+                total += int(line.split()[1])
+    return total
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_an_idle_server_does_not_wake_for_heartbeats() -> None:
+    """Heartbeats are owed only to requests in flight: an idle server's I/O thread sleeps until a message
+    comes (issue 36: hundreds of idle env servers on one computer). Counted in wake-ups, not CPU time, so
+    a loaded machine does not change the answer; it woke 50 times a second here before."""
+    with RpcServer("tcp://127.0.0.1:0", heartbeat_interval=0.02) as srv:
+        with RpcClient(srv.address) as client:
+            assert client.call("rpc.ping") == "pong"
+        time.sleep(0.2)  # the client's disconnect, handled
+        assert srv._thread is not None and srv._thread.native_id is not None
+        tid = srv._thread.native_id
+        before = _wakeups(tid)
+        time.sleep(1.0)
+        woke = _wakeups(tid) - before
+        assert woke <= 2, f"the idle I/O thread woke {woke} times in 1 s"
+        begun = time.monotonic()
+    assert time.monotonic() - begun < 2, "close() waited for a poll that nothing woke"
+
+
+def test_the_first_heartbeat_comes_one_interval_after_the_request_not_after_an_old_tick() -> None:
+    """With no heartbeat clock while idle, it starts when a request comes: the first heartbeat follows one
+    interval later (a clock of its own would have sent it anywhere up to two intervals later)."""
+    with RpcServer("tcp://127.0.0.1:0", heartbeat_interval=0.5) as srv:
+        srv.register("sleep", lambda seconds: time.sleep(seconds) or seconds)
+        time.sleep(0.3)  # idle a while: any old clock would be out of phase with the request
+        ctx = zmq.Context.instance()
+        sock = ctx.socket(zmq.DEALER)
+        try:
+            sock.connect(srv.address)
+            sock.send_multipart([bytes(f) for f in encode("req", {"seconds": 1.6}, id=1, method="sleep")])
+            sent = time.monotonic()
+            beats: list[float] = []
+            while True:
+                env = decode(sock.recv_multipart())
+                if env.kind != "hb":
+                    break
+                beats.append(time.monotonic() - sent)
+        finally:
+            sock.close(linger=0)
+    assert env.kind == "rep" and env.body == 1.6
+    assert len(beats) >= 2, beats
+    assert 0.45 <= beats[0] < 0.9, f"the first heartbeat came {beats[0]:.2f} s after the request (interval 0.5 s)"
+
+
+def test_a_reply_finished_while_close_drains_is_still_sent() -> None:
+    """close(grace) sends the replies of requests in flight: a ``close`` method that has another thread stop
+    the server (it cannot join its own threads) still gets its reply (it was dropped, the caller timed out)."""
+    srv = RpcServer("tcp://127.0.0.1:0", heartbeat_interval=0.1)
+
+    def close_me() -> bool:
+        threading.Thread(target=srv.close, daemon=True).start()
+        time.sleep(0.1)  # close() has begun by now
+        return True
+
+    srv.register("close_me", close_me)
+    srv.start()
+    with RpcClient(srv.address, timeout=3, retries=0) as client:
+        assert client.call("close_me") is True

@@ -44,9 +44,16 @@ class RayCluster:
         self.env = {**os.environ, **RAY_ENV}
         self.env.pop("RAY_ADDRESS", None)
 
-    def ray(self, ns: str, *args: str) -> None:
+    def ray(self, ns: str, *args: str, private_x11: bool = False) -> None:
+        """``ray start`` in ``ns``; ``private_x11``: with a /tmp/.X11-unix of its own, as a computer of its own
+        has (Xvfb finds a free display by its abstract socket, which is per network namespace, so two nodes
+        on one filesystem would both take :0 and steal each other's socket file)."""
+        command = [RAY, "start", *args, "--disable-usage-stats", f"--temp-dir={self.temp}"]
+        if private_x11:
+            inner = 'mount -t tmpfs -o mode=1777 cua-x11 /tmp/.X11-unix && exec "$@"'
+            command = ["unshare", "--mount", "--propagation", "private", "sh", "-c", inner, "sh", *command]
         done = subprocess.run(
-            ["ip", "netns", "exec", ns, RAY, "start", *args, "--disable-usage-stats", f"--temp-dir={self.temp}"],
+            ["ip", "netns", "exec", ns, *command],
             env=self.env,
             capture_output=True,
             text=True,
@@ -86,7 +93,8 @@ def ray_cluster(root: Path, hosts: int, cpus: int) -> Iterator[RayCluster]:
         found.ray(net.hub, "--head", f"--node-ip-address={HEAD}", f"--port={PORT}", f"--num-cpus={cpus}",
                   "--include-dashboard=false")  # fmt: skip
         for host in net.hosts:
-            found.ray(host.ns, f"--address={ADDRESS}", f"--node-ip-address={host.address}", f"--num-cpus={cpus}")
+            found.ray(host.ns, f"--address={ADDRESS}", f"--node-ip-address={host.address}", f"--num-cpus={cpus}",
+                      private_x11=True)  # fmt: skip
         yield found
     finally:
         for ns in [*(host.ns for host in net.hosts), net.hub]:

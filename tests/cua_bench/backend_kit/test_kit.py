@@ -122,7 +122,7 @@ def test_an_unknown_option_names_the_key_the_backend_and_its_options() -> None:
     message = str(caught.value)
     assert "'isolat'" in message and "backend 'local'" in message and "did you mean 'isolate'?" in message
     assert "its options: isolate, settle_quiet, settle_grace, settle_max" in message
-    with pytest.raises(OptionError, match=r"backend 'sim' has no option 'memory' \(its options: pin\)"):
+    with pytest.raises(OptionError, match=r"backend 'sim' has no option 'memory' \(its options: pin, per_server\)"):
         SimBackend(memory="2g")
 
 
@@ -174,7 +174,7 @@ def test_a_local_option_decides_isolation_over_its_variable(monkeypatch: pytest.
 def test_the_cli_refuses_a_bad_option_before_anything_starts(tmp_path: Path) -> None:
     output = tmp_path / "run"
     code, out = cli("run", "sim/click-button", "--backend-option", "pinn=0", "--output", output)
-    assert code == 1 and "backend 'sim' has no option 'pinn'; did you mean 'pin'? (its options: pin)" in out
+    assert code == 1 and "backend 'sim' has no option 'pinn'; did you mean 'pin'? (its options: pin, per_server)" in out
     assert not output.exists()  # refused before the run folder, let alone a computer
     code, out = cli("check", "sim/click-button", "--backend", "local", "--backend-option", "settle_max=soon")
     assert code == 1 and "settle_max must be a number (float)" in out
@@ -200,10 +200,16 @@ def test_a_run_records_the_options_its_backend_ran_with(monkeypatch: pytest.Monk
     run = ["run", "sim", "--tasks", "click-button", "--variants", "1", "--no-record"]
     code, out = cli(*run, "--output", str(tmp_path / "a"), "--backend-option", "pin=false")
     assert code == 0, out
-    assert json.loads((tmp_path / "a" / "settings.json").read_text())["results"]["backend_options"] == {"pin": False}
+    assert json.loads((tmp_path / "a" / "settings.json").read_text())["results"]["backend_options"] == {
+        "pin": False,
+        "per_server": 1,
+    }
     monkeypatch.setenv("CUA_SIM_PIN", "1")
     code, out = cli(*run, "--output", str(tmp_path / "a"), "--resume")
-    assert code != 0 and "backend_options: the run has {'pin': False}, now {'pin': True}" in out, out
+    assert (
+        code != 0
+        and "backend_options: the run has {'per_server': 1, 'pin': False}, now {'per_server': 1, 'pin': True}" in out
+    ), out
 
 
 def test_cb_takes_backend_options_too(tmp_path: Path) -> None:

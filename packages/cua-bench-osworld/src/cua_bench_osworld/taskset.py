@@ -25,17 +25,16 @@ import weakref
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cua_bench import REPLACE_COMPUTER, Session, Task, TaskFormat, TaskModule, hookimpl
-from cua_bench_osworld.apps import apps_lacking, needed_apps
-from cua_bench_osworld.config import Context, has_shell, run_steps
-from cua_bench_osworld.evaluate import Metric, combine, metric_function
-from cua_bench_osworld.getters import get
-from cua_bench_osworld.loader import OSWorldTask, TaskSkipped, find_task_files, is_task_file, load_task
-from cua_bench_osworld.sources import default_mirror
-from cua_bench_osworld.support import METRICS_ENV, check_support, host_reason
+from cua_bench_osworld.loader import OSWorldTask, find_task_files, is_task_file, load_task
 from cua_core import Register
+
+# What runs an OSWorld task (its steps, getters, metrics: sqlite3, zoneinfo, spreadsheets) is imported in
+# ``task_module``: cua-bench loads this module in every env server, which mostly serves other tasks.
+if TYPE_CHECKING:
+    from cua_bench_osworld.evaluate import Metric
 
 __all__ = ["SETUP_FAILURES", "TASKS_ENV", "OSWorldFormat", "task_module"]
 
@@ -46,6 +45,8 @@ SETUP_FAILURES = "setup_failures"  # the key in Task.metadata the runner reads (
 
 
 def _official() -> dict[str, Metric]:
+    from cua_bench_osworld.support import METRICS_ENV
+
     if os.environ.get(METRICS_ENV, "auto").strip().lower() == "builtin":
         return {}
     from cua_bench_osworld.official import official_metrics
@@ -57,6 +58,8 @@ class _Episode:
     """One variant's run: its cache folder (removed with the variant) and its context."""
 
     def __init__(self, session: Session, task: OSWorldTask, mirror: Path | None) -> None:
+        from cua_bench_osworld.config import Context
+
         cache = Path(tempfile.mkdtemp(prefix=f"cua-osworld-{task.id[:8]}-"))
         self.context = Context(session, task.path.parent, cache, mirror)
 
@@ -64,6 +67,14 @@ class _Episode:
 def task_module(path: Path | str, *, mirror: Path | bool | None = True) -> TaskModule:
     """The task module of one OSWorld task file. ``mirror``: local copies of remote files
     (True: ``CUA_OSWORLD_FILES`` when set)."""
+    from cua_bench_osworld.apps import apps_lacking, needed_apps
+    from cua_bench_osworld.config import has_shell, run_steps
+    from cua_bench_osworld.evaluate import combine, metric_function
+    from cua_bench_osworld.getters import get
+    from cua_bench_osworld.loader import TaskSkipped
+    from cua_bench_osworld.sources import default_mirror
+    from cua_bench_osworld.support import check_support, host_reason
+
     task = load_task(path)
     episodes: dict[int, _Episode] = {}
 

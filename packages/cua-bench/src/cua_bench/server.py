@@ -17,6 +17,7 @@ import contextlib
 import io
 import logging
 import os
+import select
 import signal
 import sys
 import threading
@@ -43,9 +44,15 @@ from cua_bench.views import fit, scale_png, scale_rgb
 from cua_bench.witnessed import PrefixDone, ReadingSession, RecordingSession
 from cua_core import Action, ActionError, Done, Fail, RpcServer, ServerSecurity, action_from_dict, action_to_dict
 
-__all__ = ["EnvServer", "main"]
+__all__ = ["EnvServer", "close_on_sigterm", "main", "pin_to_cpu", "watch_parent"]
 
 log = logging.getLogger(__name__)
+
+# A sim host (cua_bench.sim_host) runs many env servers in one process, each resetting on its own
+# thread: a task module is imported once per process, and a second reset importing it meanwhile
+# would find it in sys.modules half executed. One import at a time, then; after the first, a load
+# takes the module already there.
+_LOADING = threading.Lock()
 
 
 class EnvServer:
@@ -166,7 +173,9 @@ class EnvServer:
             )
         episode = EpisodeSpec.from_wire(spec)
         task, variant, split = episode.task, episode.variant, episode.split
-        module = load_task_module(self.bundles.path(task) if task.startswith(BUNDLE) else locate_task(task))
+        where = self.bundles.path(task) if task.startswith(BUNDLE) else locate_task(task)
+        with _LOADING:
+            module = load_task_module(where)
         split = module.resolve_split(split)
         variants = module.variants(split)
         if not 0 <= variant < len(variants):
@@ -468,14 +477,24 @@ class EnvServer:
         call.__name__ = name
         return call
 
+    def stop(self) -> None:
+        """Stop serving and remove what it leaves: its task cache (it leaked one folder under /tmp per
+        server before), its frame mapping and, for ``ipc://``, the socket file ZeroMQ leaves behind."""
+        self.rpc.close()
+        self.bundles.close()
+        if self.frames is not None:
+            self.frames.close()
+            self.frames = None
+        if self.address.startswith("ipc://"):  # nobody else may remove it
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(self.address.removeprefix("ipc://"))
+
     def serve_until_closed(self) -> None:
         self.start()
         try:
-            while not self.closed.wait(0.5):
-                pass
+            self.closed.wait()  # no timeout: an idle server wakes for nothing (issue 36)
         finally:
-            self.rpc.close()
-            self.bundles.close()
+            self.stop()
 
 
 def _who_serves(family: str) -> str:
@@ -494,6 +513,67 @@ def _who_serves(family: str) -> str:
     return "; ".join(
         f"backend {name} serves {family} but cannot start here: {problem}" for name, problem in problems.items()
     )
+
+
+def pin_to_cpu(parser: argparse.ArgumentParser, cpu: int) -> None:
+    """Run every thread of this process on CPU ``cpu`` (``--cpu``); a parser error when it cannot."""
+    if not hasattr(os, "sched_getaffinity"):
+        parser.error("--cpu: this platform cannot bind a process to a CPU (Linux can)")
+    allowed = sorted(os.sched_getaffinity(0))
+    if cpu not in allowed:
+        parser.error(f"--cpu {cpu}: this process may run on CPUs {allowed} only")
+    # Threads started later inherit it; those already running (numpy's BLAS pool) are set one by one.
+    for thread in os.listdir("/proc/self/task"):
+        with contextlib.suppress(ProcessLookupError):  # a thread that ended meanwhile
+            os.sched_setaffinity(int(thread), {cpu})
+
+
+def close_on_sigterm(closed: threading.Event) -> None:
+    """Set ``closed`` on SIGTERM (main thread only). The handler runs on the main thread, which may be
+    inside ``closed.wait()`` holding the event's own lock; setting it from the handler could then
+    deadlock, so a short-lived thread sets it once the main thread lets go."""
+    signal.signal(signal.SIGTERM, lambda *_: threading.Thread(target=closed.set, daemon=True).start())
+
+
+def watch_parent(parent: int, closed: threading.Event, what: str) -> None:
+    """Set ``closed`` once process ``parent`` (the one that started this one) is gone.
+
+    On Linux a thread blocks on the parent's pidfd, which becomes readable when it exits, so the
+    watch costs no wake-ups (issue 36: hundreds of idle servers on one computer); elsewhere (macOS,
+    kernels before 5.3) it falls back to looking at ``os.getppid()`` twice a second.
+    """
+
+    def gone() -> None:
+        log.warning("the process that started this %s (pid %d) is gone: closing", what, parent)
+        closed.set()
+
+    try:
+        pidfd = os.pidfd_open(parent)
+    except (AttributeError, OSError):  # no pidfd here, or the parent is gone already (ESRCH)
+        pidfd = None
+    # Opened after the parent died (and its pid reused): this process was reparented meanwhile.
+    if os.getppid() != parent:
+        if pidfd is not None:
+            os.close(pidfd)
+        gone()
+        return
+
+    def wait() -> None:
+        if pidfd is not None:
+            watch = select.poll()  # not select(): a host's descriptors may pass FD_SETSIZE
+            watch.register(pidfd, select.POLLIN)
+            try:
+                watch.poll()  # readable once the parent has exited
+            finally:
+                os.close(pidfd)
+            gone()
+            return
+        while not closed.wait(0.5):
+            if os.getppid() != parent:
+                gone()
+                return
+
+    threading.Thread(target=wait, name="parent-watch", daemon=True).start()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -538,40 +618,30 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     security = curve_from_flags(parser, args)
     if args.cpu is not None:
-        if not hasattr(os, "sched_getaffinity"):
-            parser.error("--cpu: this platform cannot bind a process to a CPU (Linux can)")
-        allowed = sorted(os.sched_getaffinity(0))
-        if args.cpu not in allowed:
-            parser.error(f"--cpu {args.cpu}: this process may run on CPUs {allowed} only")
-        # Threads started later inherit it; those already running (numpy's BLAS pool) are set one by one.
-        for thread in os.listdir("/proc/self/task"):
-            with contextlib.suppress(ProcessLookupError):  # a thread that ended meanwhile
-                os.sched_setaffinity(int(thread), {args.cpu})
+        pin_to_cpu(parser, args.cpu)
     logging.basicConfig(level=logging.INFO, format=f"env[{os.getpid()}] %(levelname)s %(message)s")
     from cua_bench.registry import backends
 
     session = backends()[args.backend].create_session(width=args.width, height=args.height)
     server = EnvServer(session, args.address, security=security, backend=args.backend)
-    signal.signal(signal.SIGTERM, lambda *_: server.closed.set())
+    close_on_sigterm(server.closed)
     server.start()
+    if args.exit_with_parent:
+        # Whoever started this server for its computer may die (a kill -9): nobody will tear it down
+        # then, so it closes itself rather than live on as an orphan.
+        watch_parent(parent, server.closed, "env server")
     key = f" server_key={security.keypair.public.decode()}" if security is not None else ""
     print(f"ready {server.address}{key}", flush=True)
     started = time.monotonic()
     try:
-        while not server.closed.wait(0.5):
-            if args.exit_with_parent and os.getppid() != parent:
-                # Whoever started this server for its computer is gone (a kill -9): nobody will tear
-                # it down, so it closes itself rather than live on as an orphan.
-                log.warning("the process that started this env server (pid %d) is gone: closing", parent)
-                break
+        # No timeout: SIGTERM's handler, Ctrl-C and the parent's watcher all end this wait, and an
+        # idle server must not wake on a timer (issue 36). A blocking lock acquire on POSIX lets
+        # signal handlers run, so SIGTERM and SIGINT still reach this thread.
+        server.closed.wait()
     except KeyboardInterrupt:
         pass
     finally:
-        server.rpc.close()
-        server.bundles.close()  # its task cache (it leaked one folder under /tmp per server before)
-        if server.address.startswith("ipc://"):  # ZeroMQ leaves the socket file; nobody else may
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(server.address.removeprefix("ipc://"))
+        server.stop()
     log.debug("served for %.1f s", time.monotonic() - started)
     return 0
 

@@ -72,6 +72,12 @@ def _backend_options(name: str) -> dict[str, Any]:
     return resolve_options(backends()[name], {})
 
 
+def _backend_defaults(name: str) -> dict[str, Any]:
+    from cua_bench.registry import backends
+
+    return {option.name: option.default for option in getattr(backends()[name], "options", ())}
+
+
 def run_settings(config: RunConfig, agent_name: str) -> dict[str, Any]:
     observes = asdict(config.observes) if config.observes is not None else None
     return {
@@ -146,7 +152,11 @@ def check_resume(folder: Path, current: dict[str, Any]) -> None:
         known = {k: summary.get(k) for k in ("taskset", "backend", "agent", "split") if k in summary}
         wanted = {k: current["results"][k] for k in known}
     else:
-        known, wanted = saved.get("results", {}), current["results"]
+        known, wanted = dict(saved.get("results", {})), current["results"]
+        options = known.get("backend_options")
+        if isinstance(options, dict) and known.get("backend") == wanted.get("backend"):
+            # An option the backend added after the run was recorded ran at its default then.
+            known["backend_options"] = dict(sorted({**_backend_defaults(str(wanted["backend"])), **options}.items()))
     differ = [key for key in sorted(set(known) | set(wanted)) if known.get(key) != wanted.get(key)]
     if differ:
         details = "; ".join(f"{key}: the run has {known.get(key)!r}, now {wanted.get(key)!r}" for key in differ)

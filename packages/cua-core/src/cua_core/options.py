@@ -27,8 +27,6 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import PurePath
 from typing import Any
 
-import click
-
 from cua_core.errors import CuaError
 
 __all__ = ["OptionError", "convert", "describe", "parse_pairs", "typed_options"]
@@ -52,6 +50,8 @@ def parse_pairs(pairs: Iterable[str], flag: str) -> dict[str, str]:
     for pair in pairs:
         key, eq, value = pair.partition("=")
         if not eq or not key.strip():
+            import click  # here: an env server reads options through this module and never needs click
+
             raise click.BadParameter(f"{pair!r} is not KEY=VALUE (expected KEY=VALUE, like seed=3)", param_hint=flag)
         found[key.strip()] = value
     return found

@@ -5,14 +5,24 @@ our environments."""
 
 from typing import TYPE_CHECKING
 
-from cua_bench_cua.commands import Commands
-from cua_bench_cua.endpoint import CuaEndpoint, EndpointError
 from cua_core import lazy_getattr
 
 if TYPE_CHECKING:
     from cua_bench_cua import workers
+    from cua_bench_cua.commands import Commands
+    from cua_bench_cua.endpoint import CuaEndpoint, EndpointError
 
-# ``workers`` needs cua-bench-rl (the ``rl`` extra): imported on first use only.
-__getattr__ = lazy_getattr(__name__, {"workers": "cua_bench_cua.workers"})
+# Imported on first use: ``workers`` needs cua-bench-rl (the ``rl`` extra), and cua-bench loads this plugin's
+# backend (so this package) in every env server, which serves Cua's protocol (the endpoint, websockets) only
+# when asked to.
+__getattr__ = lazy_getattr(
+    __name__,
+    {
+        "Commands": "cua_bench_cua.commands",
+        "CuaEndpoint": "cua_bench_cua.endpoint",
+        "EndpointError": "cua_bench_cua.endpoint",
+        "workers": "cua_bench_cua.workers",
+    },
+)
 
 __all__ = ["Commands", "CuaEndpoint", "EndpointError", "workers"]

@@ -11,14 +11,14 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import urllib.error
-import urllib.request
-from typing import Any
-
-from websockets.asyncio.client import ClientConnection, connect
-from websockets.exceptions import WebSocketException
+from typing import TYPE_CHECKING, Any
 
 from cua_core import CuaError
+
+# websockets and urllib.request (with http.client) are imported where a command is sent: cua-bench loads
+# this plugin's backend in every env server, and only the ``cua`` backend's server sends one.
+if TYPE_CHECKING:
+    from websockets.asyncio.client import ClientConnection
 
 __all__ = ["URL_ENV", "CommandError", "ComputerServer", "ServerUnreachable", "server_url"]
 
@@ -52,6 +52,9 @@ def _unreachable(url: str, why: object) -> ServerUnreachable:
 
 def call_once(url: str, command: str, /, timeout: float = 10.0, **params: Any) -> dict[str, Any]:
     """One command over ``POST /cmd``, blocking: for what runs before an event loop does."""
+    import urllib.error
+    import urllib.request
+
     body = json.dumps({"command": command, "params": params}).encode()
     headers = {"Content-Type": "application/json", **_auth_headers()}
     request = urllib.request.Request(f"{url}/cmd", data=body, headers=headers, method="POST")
@@ -82,6 +85,9 @@ class ComputerServer:
         self._lock = asyncio.Lock()
 
     async def _connect(self) -> ClientConnection:
+        from websockets.asyncio.client import connect
+        from websockets.exceptions import WebSocketException
+
         if self._ws is None:
             ws_url = "ws" + self.url.removeprefix("http") + "/ws"
             try:
@@ -101,6 +107,8 @@ class ComputerServer:
 
     async def call(self, command: str, /, **params: Any) -> dict[str, Any]:
         """The reply to ``command``; ``CommandError`` when it failed, ``ServerUnreachable`` when the server is gone."""
+        from websockets.exceptions import WebSocketException
+
         async with self._lock:
             await self._connect()
             try:

@@ -14,7 +14,6 @@ import os
 import shlex
 import shutil
 import subprocess
-import tarfile
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
@@ -67,6 +66,8 @@ def seed_files(
 
 def tar_disk(out: Path, files: Files) -> Path:
     """``files`` as a tar archive in the qcow2 disk ``out`` (mode 0600: the secret key is in it)."""
+    import tarfile  # here: cua-bench loads this plugin in every env server, which never seeds a disk
+
     archive = io.BytesIO()
     with tarfile.open(fileobj=archive, mode="w") as tar:
         for name, (data, mode) in files.items():

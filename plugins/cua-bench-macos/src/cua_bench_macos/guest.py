@@ -21,10 +21,8 @@ from __future__ import annotations
 
 import io
 import os
-import plistlib
 import shlex
 import subprocess
-import tarfile
 import tempfile
 import time
 from dataclasses import dataclass
@@ -144,6 +142,9 @@ echo {digest} > "$HOME/.cua/payload.sha256"
 
 def seed_keys(ssh: Ssh, public: bytes, secret: bytes) -> None:
     """The machine's CURVE key pair into ``~/.cua/config/keys`` (the secret 0600: the server refuses it otherwise)."""
+    # tarfile and plistlib are imported where they are used: cua-bench loads this plugin in every env server.
+    import tarfile
+
     archive = io.BytesIO()
     with tarfile.open(fileobj=archive, mode="w") as tar:
         for name, data, mode in (("keys/default.key", public, 0o644), ("keys/default.key_secret", secret, 0o600)):
@@ -156,6 +157,8 @@ def seed_keys(ssh: Ssh, public: bytes, secret: bytes) -> None:
 
 def agent_plist(home: str, allow: str, width: int, height: int, settings: dict[str, str]) -> bytes:
     """The LaunchAgent that runs the server in the GUI session, its output in ``~/.cua/logs/server.log``."""
+    import plistlib
+
     log = f"{home}/.cua/logs/server.log"
     return plistlib.dumps({
         "Label": AGENT,

@@ -14,9 +14,7 @@ from __future__ import annotations
 
 import json
 import time
-import urllib.error
 import urllib.parse
-import urllib.request
 from typing import Any
 
 from cua_bench import BackendError
@@ -42,6 +40,11 @@ class LumeClient:
 
     def _call(self, method: str, path: str, body: Any = None, timeout: float | None = None) -> tuple[int, Any]:
         """(status, the JSON body or None); an unreachable server is a BackendError saying where it looked."""
+        # urllib.request (with http.client) is imported here: cua-bench loads this plugin in every env server,
+        # which never calls Lume.
+        import urllib.error
+        import urllib.request
+
         data = None if body is None else json.dumps(body).encode()
         request = urllib.request.Request(self.url + path, data=data, method=method)
         if data is not None:

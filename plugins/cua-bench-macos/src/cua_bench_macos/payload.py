@@ -10,12 +10,10 @@ changes only when what it holds does, and a golden VM stamped with that hash ski
 
 from __future__ import annotations
 
-import gzip
 import hashlib
 import importlib
 import io
 import shutil
-import tarfile
 import tempfile
 from collections.abc import Callable
 from importlib import metadata
@@ -59,6 +57,9 @@ def stored_payload(folder: Path) -> tuple[Path, str] | None:
 
 
 def _archive(root: Path) -> bytes:
+    import gzip  # here, with tarfile: cua-bench loads this plugin in every env server, which builds no payload
+    import tarfile
+
     buffer = io.BytesIO()
     with tarfile.open(fileobj=buffer, mode="w", format=tarfile.PAX_FORMAT) as tar:
         for path in sorted(root.rglob("*")):

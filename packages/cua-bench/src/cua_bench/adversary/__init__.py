@@ -15,10 +15,34 @@ setup left them, ``plan`` (after the oracle) names the mutations that apply to i
 through ``Hands``: a shell as the desktop's user, or the sim's own file system.
 """
 
-from cua_bench.adversary.channels import Channel, channels
-from cua_bench.adversary.episode import Adversary
-from cua_bench.adversary.hands import Hands, NotApplicable, ShellHands, SimHands
-from cua_bench.adversary.mutations import MUTATIONS, Mutation, State, waivers
+from typing import TYPE_CHECKING
+
+from cua_core import lazy_getattr
+
+if TYPE_CHECKING:
+    from cua_bench.adversary.channels import Channel, channels
+    from cua_bench.adversary.episode import Adversary
+    from cua_bench.adversary.hands import Hands, NotApplicable, ShellHands, SimHands
+    from cua_bench.adversary.mutations import MUTATIONS, Mutation, State, waivers
+
+# Imported on first use: every env server imports ``Adversary`` for its ``adversary.*`` methods, and only
+# ``cua-bench check`` ever calls them; the mutations (with gnumeric, gzip and filestate) would cost each
+# idle server ~1 MiB.
+_LAZY = {
+    "Channel": "cua_bench.adversary.channels",
+    "channels": "cua_bench.adversary.channels",
+    "Adversary": "cua_bench.adversary.episode",
+    "Hands": "cua_bench.adversary.hands",
+    "NotApplicable": "cua_bench.adversary.hands",
+    "ShellHands": "cua_bench.adversary.hands",
+    "SimHands": "cua_bench.adversary.hands",
+    "MUTATIONS": "cua_bench.adversary.mutations",
+    "Mutation": "cua_bench.adversary.mutations",
+    "State": "cua_bench.adversary.mutations",
+    "waivers": "cua_bench.adversary.mutations",
+}
+
+__getattr__ = lazy_getattr(__name__, _LAZY)
 
 __all__ = [
     "MUTATIONS",

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from cua_bench.adversary.channels import channels
-from cua_bench.adversary.hands import NotApplicable, hands_for
-from cua_bench.adversary.mutations import MUTATIONS, State
 from cua_core import CuaError
+
+# The hands and the mutations are imported when an adversary is made: every env server imports this
+# module (for its ``adversary.*`` methods) and only ``cua-bench check`` ever makes one.
+if TYPE_CHECKING:
+    from cua_bench.adversary.mutations import State
 
 __all__ = ["Adversary"]
 
@@ -20,6 +22,8 @@ class Adversary:
     """The env server's side: one per episode that ``begin`` starts."""
 
     def __init__(self, session: Any) -> None:
+        from cua_bench.adversary.hands import hands_for
+
         self.hands = hands_for(session)
         self.state: State | None = None
         self.reads: dict[str, bytes] = {}  # what this episode's evaluation read
@@ -28,6 +32,8 @@ class Adversary:
         self.planned: State | None = None  # the oracle's end state, kept across the mutations' episodes
 
     async def begin(self) -> None:
+        from cua_bench.adversary.mutations import State
+
         before = await self.hands.snapshot()
         kept = {}
         for path, state in before.items():
@@ -53,6 +59,9 @@ class Adversary:
 
     async def plan(self, task: Any = None) -> list[str]:
         """The mutations that apply to the oracle's end state (call after the oracle's evaluation of ``task``)."""
+        from cua_bench.adversary.channels import channels
+        from cua_bench.adversary.mutations import MUTATIONS
+
         state = self._state()
         state.after, state.reads = await self.hands.snapshot(), dict(self.reads)
         state.recorded = {key: channel.recorded() for key, channel in channels(task).items()}
@@ -68,6 +77,10 @@ class Adversary:
     async def mutate(self, name: str, task: Any = None) -> list[str]:
         """Apply mutation ``name`` to the current end state of ``task``'s episode; what it did ([] when nothing
         applied)."""
+        from cua_bench.adversary.channels import channels
+        from cua_bench.adversary.hands import NotApplicable
+        from cua_bench.adversary.mutations import MUTATIONS
+
         if name not in MUTATIONS:
             raise CuaError(f"no mutation {name!r}; known: {', '.join(MUTATIONS)}")
         planned = self.planned

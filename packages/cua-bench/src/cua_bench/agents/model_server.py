@@ -11,7 +11,6 @@ dies mid-run: every agent of a run shares one (``Agent.shared``), and once the s
 
 from __future__ import annotations
 
-import http.client
 import json
 import socket
 import ssl
@@ -94,6 +93,8 @@ class Breaker:
 def _request(
     url: urllib.parse.SplitResult, method: str, path: str, body: bytes | None, headers: dict[str, str]
 ) -> tuple[int, str]:
+    import http.client  # here: every env server registers the model agents, and never calls a model
+
     cls = http.client.HTTPSConnection if url.scheme == "https" else http.client.HTTPConnection
     connection = cls(url.hostname or "", url.port, timeout=PROBE_TIMEOUT)
     try:
@@ -121,6 +122,8 @@ def _names_model(text: str, model: str) -> bool:
 def probe(url: urllib.parse.SplitResult, *, model: str, api_key: str, key_env: str) -> list[str]:
     """Check once that ``url`` is an OpenAI-compatible server that serves ``model``; the models it
     lists (empty when it lists none). Raises ``ModelServerError`` with one line naming the fix."""
+    import http.client
+
     base = url.path.rstrip("/")
     where = f"{url.scheme}://{url.netloc}{base}"
     headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}

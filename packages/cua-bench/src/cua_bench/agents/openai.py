@@ -18,7 +18,6 @@ each remaining episode after its own retries.
 
 from __future__ import annotations
 
-import http.client
 import json
 import os
 import random
@@ -32,6 +31,7 @@ from cua_bench.hookspecs import hookimpl
 from cua_core import CuaError, Register
 
 if TYPE_CHECKING:
+    import http.client
     from collections.abc import Callable
 
     from PIL import Image
@@ -179,6 +179,10 @@ class OpenAIAgent(ModelAgent):
         return str(message.get("content") or "")
 
     def _connect(self) -> http.client.HTTPConnection:
+        # http.client is imported here, not at the top: every env server registers this agent (a built-in
+        # plugin) and never calls a model; http.client with the email parser would cost each ~0.5 MiB.
+        import http.client
+
         if self.connection is None:
             cls = http.client.HTTPSConnection if self.url.scheme == "https" else http.client.HTTPConnection
             self.connection = cls(self.url.hostname or "", self.url.port, timeout=self.timeout)
@@ -189,6 +193,8 @@ class OpenAIAgent(ModelAgent):
         if self.api_key:
             headers["Authorization"] = f"Bearer {self.api_key}"
         where = f"{self.url.scheme}://{self.url.netloc}{self.path}"
+        import http.client
+
         breaker = self.shared(f"breaker {self.where}", lambda: Breaker(self.breaker_after))
         for attempt in range(self.max_retries + 1):
             wait = self.backoff * 2**attempt * (0.5 + random.random())

@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-import tarfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -73,6 +72,8 @@ def debootstrap(
 
 def rootfs_tar(rootfs: Path, archive: Path) -> Path:
     """``rootfs`` as a tar archive of its contents (what ``docker import`` and disk-image tools take)."""
+    import tarfile  # here: the kit is imported by every env server, which never builds an image
+
     with tarfile.open(archive, "w") as tar:
         tar.add(rootfs, arcname=".")
     return archive

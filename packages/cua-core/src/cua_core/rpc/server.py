@@ -82,6 +82,7 @@ class RpcServer:
         self._thread: threading.Thread | None = None
         self._ready = threading.Event()
         self._stop = threading.Event()
+        self._stopped = threading.Event()  # the I/O thread is gone: no reply can be sent any more
         self._drain_until = 0.0
         self._startup_error: BaseException | None = None
         self._pool: ThreadPoolExecutor | None = None
@@ -161,6 +162,7 @@ class RpcServer:
         if self._thread is not None and self._thread.is_alive():
             self._wake()
             self._thread.join()
+        self._stopped.set()
         if self._pool is not None:
             self._pool.shutdown(wait=False, cancel_futures=True)
         if self._loop is not None:
@@ -205,25 +207,31 @@ class RpcServer:
         inflight: dict[int, _InFlight] = {}
         next_token = 1
         items = [(router, zmq.POLLIN), (results, zmq.POLLIN)]
-        next_beat = time.monotonic() + self._heartbeat_interval
+        next_beat = 0.0
         try:
             while not self._stop.is_set() or (inflight and time.monotonic() < self._drain_until):
-                wait_ms = max(0, int((next_beat - time.monotonic()) * 1000))
+                # Heartbeats are owed only while a request is in flight: an idle server sleeps in the
+                # poll until a message comes (close() sends one, _wake), so hundreds of idle servers on
+                # one computer cost no CPU (issue 36: a 0.5 s tick each was most of their idle cost).
+                wait_ms = max(0, int((next_beat - time.monotonic()) * 1000)) if inflight else -1
                 if self._stop.is_set():
-                    wait_ms = min(wait_ms, 10)  # draining: look at the deadline often
+                    wait_ms = 10 if wait_ms < 0 else min(wait_ms, 10)  # draining: look at the deadline often
                 # One message per socket per wake-up: polling again is cheaper than the zmq.Again
                 # exception a non-blocking drain ends with, and both sockets are served fairly.
                 for sock, _ in zmq.zmq_poll(items, wait_ms):
                     if sock is router:
+                        idle = not inflight
                         self._dispatch(router, recv_frames(router), next_token, inflight)
                         next_token += 1
+                        if idle and inflight:  # the clock starts with the first request in flight
+                            next_beat = time.monotonic() + self._heartbeat_interval
                     else:
                         done = recv_frames(results)
                         entry = inflight.pop(int.from_bytes(done[0].bytes, "little"), None)
                         if entry is not None:
                             send_frames(router, [entry.ident, *done[1:]])
                 now = time.monotonic()
-                if now >= next_beat:
+                if inflight and now >= next_beat:
                     self._heartbeat(router, inflight, now)
                     next_beat = now + self._heartbeat_interval
         finally:
@@ -308,13 +316,16 @@ class RpcServer:
         self._push([tag, *reply])
 
     def _push(self, frames: list[Frame]) -> None:
-        """Hand a finished reply to the I/O thread, through this thread's own PUSH socket."""
-        if self._stop.is_set():
+        """Hand a finished reply to the I/O thread, through this thread's own PUSH socket.
+
+        Still while close() drains (its ``grace``): a ``close`` method's own reply, finished after
+        close() began (on another thread), is sent then; it was dropped before."""
+        if self._stopped.is_set():
             return
         sock = getattr(self._local, "push", None)
         if sock is None:
             with self._push_lock:
-                if self._stop.is_set():
+                if self._stopped.is_set():
                     return
                 sock = self._ctx.socket(zmq.PUSH)
                 sock.linger = 0

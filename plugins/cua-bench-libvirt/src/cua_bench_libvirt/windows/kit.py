@@ -21,7 +21,6 @@ from collections.abc import Callable
 from importlib import metadata
 from pathlib import Path
 from xml.etree import ElementTree
-from xml.sax.saxutils import escape
 
 from cua_bench import BackendError
 from cua_bench.backend_kit import IMAGE_PYTHON, server_payload
@@ -62,6 +61,10 @@ def _check(password: str, computer_name: str, product_key: str, python_installer
 
 def answer_file(*, password: str, computer_name: str, product_key: str = "", image_index: int = 1) -> str:
     """The kit's ``autounattend.xml`` with its placeholders filled (text XML-escaped); parsed to be sure."""
+    # Here: xml.sax pulls in urllib.request and http.client, and every env server imports this module (through
+    # the libvirt plugin's registration hook).
+    from xml.sax.saxutils import escape
+
     key = (f"<ProductKey><Key>{product_key}</Key><WillShowUI>OnError</WillShowUI></ProductKey>" if product_key
            else "<ProductKey><WillShowUI>Never</WillShowUI></ProductKey>")  # fmt: skip
     text = (KIT_FILES / "autounattend.xml").read_text(encoding="utf-8")

@@ -25,7 +25,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
-from xml.sax.saxutils import escape
 
 from cua_bench.backends.base import BackendError
 from cua_bench.backends.local.procs import spawn, wait_gone
@@ -92,6 +91,9 @@ def openbox_rc(keybinds: str | None = None) -> str:
                 f"{KEYBINDS}: {entry!r} is not KEY=COMMAND in openbox's key syntax, such as C-A-t=gnome-terminal "
                 "(modifiers S- C- A- M- W-, then a key name; entries separated by ;)"
             )
+        # Here, not at the top: xml.sax pulls in urllib.request and http.client (~1 MiB in every env server).
+        from xml.sax.saxutils import escape
+
         binds.append(
             f'<keybind key="{key.strip()}"><action name="Execute"><command>{escape(command.strip())}</command>'
             "</action></keybind>"
