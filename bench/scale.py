@@ -83,6 +83,7 @@ from cua_core.actions import Action, Click, Point
 
 LEVELS = (1, 4, 16, 64, 128, 256)
 RESERVE_MIB = 2048  # the guard leaves this much of MemAvailable
+SIZE = [1280, 800]  # every environment's screen (--size); the last line names it
 MACHINE_MIB = 24 * 1024  # the machine the _24g figures are for
 FIRST_GUESS_MIB = {"sim": 70.0, "local": 80.0, "docker": 100.0}  # MiB/env before any level measured it
 START_WORKERS = 4  # provisions at once: the waits (Xvfb, a container) overlap, the imports share 2 cores
@@ -402,7 +403,7 @@ def bring_up(fleet: Fleet, level: Level, task: Path, per_env_mib: float) -> None
         backend = fleet.backend()
         begin = time.perf_counter()
         try:
-            computer = backend.provision(width=1280, height=800, timeout=120)
+            computer = backend.provision(width=SIZE[0], height=SIZE[1], timeout=120)
         except Exception as exc:
             with lock:
                 level.failed_fds = level.failed_fds or len(os.listdir("/proc/self/fd"))
@@ -662,7 +663,7 @@ def sessions_probe(count: int, task: Path) -> dict[str, float]:
         )
 
     async def one(i: int) -> SimSession:
-        session = SimSession(width=1280, height=800)
+        session = SimSession(width=SIZE[0], height=SIZE[1])
         await session.reset(seed=i)
         await module.run("setup_task", chosen, session)
         for k in range(4):
@@ -902,7 +903,13 @@ def main() -> int:
         metavar="K",
         help="--sim-many: environments per sim host process (the sim backend's per_server; 1: a process each)",
     )
+    parser.add_argument("--size", default="1280x800", metavar="WxH", help="every environment's screen")
     args = parser.parse_args()
+    try:
+        SIZE[:] = [int(v) for v in args.size.lower().split("x")]
+        assert len(SIZE) == 2 and min(SIZE) >= 64
+    except (ValueError, AssertionError):
+        parser.error(f"--size {args.size!r}: write WIDTHxHEIGHT, e.g. 640x400")
     args.levels = sorted({int(v) for v in args.n.split(",") if v.strip()})
     args.seconds = args.seconds or (2.0 if args.quick else 5.0)
     args.idle_seconds = args.idle_seconds or (3.0 if args.quick else 10.0)
@@ -927,7 +934,7 @@ def main() -> int:
         *("local_max_envs_24g", "docker_max_envs_24g", "sim_max_envs_24g"),
         *("local_idle_mib_at_256", "local_idle_cpu_pct_at_64"),
     )
-    last = {key: figures.pop(key, "na") for key in required} | figures
+    last = {key: figures.pop(key, "na") for key in required} | figures | {"size": f"{SIZE[0]}x{SIZE[1]}"}
     print(" ".join(f"{k}={v:.2f}" if isinstance(v, float) else f"{k}={v}" for k, v in last.items()))
     return 0
 

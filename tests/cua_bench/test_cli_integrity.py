@@ -46,9 +46,14 @@ def test_a_run_stores_its_settings_and_resume_refuses_other_ones(tasks: Path, tm
     assert result.exit_code == 2 and "--resume needs --output" in result.output
 
 
-def test_a_run_recorded_before_a_backend_option_existed_resumes_at_its_default(tasks: Path, tmp_path: Path) -> None:
+def test_a_run_recorded_before_a_backend_option_existed_resumes_at_its_default(
+    tasks: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """sim gained per_server after runs were recorded: such a run ran with its default, so it resumes; a value
     other than the default is still a difference."""
+    # --backend-option sets the option's variable in this process: restored after the test, not left to
+    # put every later sim environment of this worker into hosts.
+    monkeypatch.setenv("CUA_SIM_PER_SERVER", "1")
     out = tmp_path / "run"
     assert cli("run", tasks, "--agent", "oracle", "--output", out, "--no-record").exit_code == 0
     settings = json.loads((out / "settings.json").read_text())

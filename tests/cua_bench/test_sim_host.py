@@ -11,6 +11,7 @@ import uuid
 from collections.abc import Iterator
 
 import pytest
+from support.signals import ctrl_c
 from support.wakeups import wakeups
 
 from cua_bench.client import EnvClient
@@ -20,7 +21,7 @@ from cua_core import RpcClient, ipc_address
 def _start(*extra: str) -> tuple[subprocess.Popen[str], str]:
     address = ipc_address(f"simhost-{uuid.uuid4().hex[:12]}")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "cua_bench.sim_host", "--address", address, *extra],
+        ctrl_c("cua_bench.sim_host", "--address", address, *extra),  # SIGINT as in a terminal, however started
         stdout=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True, start_new_session=True,
     )  # fmt: skip
     assert proc.stdout is not None

@@ -22,7 +22,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "cua_pool"))
 
-from raycluster import ADDRESS, HEAD, RayCluster, ray_cluster  # the pool tests' Ray harness
+from raycluster import ADDRESS, HEAD, RayCluster, kill_namespace, ray_cluster  # the pool tests' Ray harness
 
 from cua_bench.placement import place
 from cua_core import CuaError
@@ -107,7 +107,11 @@ print("RESULT " + json.dumps(out), flush=True)
 
 @pytest.mark.slow
 def test_env_workers_on_two_ray_nodes_survive_the_loss_of_one(cluster: RayCluster) -> None:
-    out = cluster.drive(LOSS % ADDRESS)
+    try:
+        out = cluster.drive(LOSS % ADDRESS)
+    finally:
+        kill_namespace(cluster.net.hosts[0].ns)  # whatever the driver got to
+        cluster.join(cluster.net.hosts[0], 2)  # back for the tests after this one
     second = cluster.net.hosts[0].address
     assert out["nodes"] == sorted([HEAD, second])  # spread: one actor on each node
     assert out["frames"] == {HEAD: "shm", second: None}  # shared memory only with the driver's own node
@@ -165,8 +169,14 @@ def test_a_lockstep_run_gives_the_same_curve_here_on_the_pool_and_on_ray(cluster
 
 # `local` desktops (Xvfb, openbox, the apps) in actors on both nodes, each scored by its own oracle.
 LOCAL = """
-import json
+import json, time
+import ray
 from cua_bench.placement import place
+from cua_bench_rl.ray_placement import NAMESPACE
+ray.init(address="%s", namespace=NAMESPACE, log_to_driver=False)
+deadline = time.monotonic() + 60
+while sum(n["Alive"] for n in ray.nodes()) < 2 and time.monotonic() < deadline:  # a node revived by an earlier test
+    time.sleep(0.5)
 from cua_bench_rl.workers import EnvWorkers, client_for
 backend = place("local", "ray:%s")
 out = {"rewards": []}
@@ -188,7 +198,7 @@ def test_local_desktops_run_in_actors_on_both_nodes(cluster: RayCluster) -> None
         if os.environ.get("CI"):
             raise AssertionError("Xvfb is missing under CI: scripts/system-deps.sh installs it")
         pytest.skip("the local backend needs Xvfb (scripts/system-deps.sh)")
-    out = cluster.drive(LOCAL % ADDRESS)
+    out = cluster.drive(LOCAL % (ADDRESS, ADDRESS))
     assert out["nodes"] == sorted([HEAD, cluster.net.hosts[0].address])
     assert out["before"] == [0.0, 0.0] and out["rewards"] == [1.0, 1.0]
     assert all(int(count) >= 1 for count in out["xvfb"])  # a real X server beside each actor's session

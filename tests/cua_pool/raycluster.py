@@ -15,7 +15,7 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
-from netns import SUBNET, Net, require_namespaces
+from netns import SUBNET, Computer, Net, require_namespaces
 
 HEAD = f"{SUBNET}.1"
 PORT = 6380
@@ -62,6 +62,12 @@ class RayCluster:
         )
         assert done.returncode == 0, f"ray start {' '.join(args)}:\n{done.stdout}{done.stderr}"
 
+    def join(self, host: Computer, cpus: int) -> None:
+        """Start ``host``'s node (again, after a test killed it: later tests then find it up whatever their
+        order). Its own /tmp/.X11-unix, as on a computer of its own."""
+        self.ray(host.ns, f"--address={ADDRESS}", f"--node-ip-address={host.address}", f"--num-cpus={cpus}",
+                 private_x11=True)  # fmt: skip
+
     def drive(self, script: str, *args: str, timeout: float = 300) -> dict[str, object]:
         """Run ``script`` as a Ray driver on the head's namespace; its ``RESULT {json}`` line."""
         path = self.temp / "driver.py"
@@ -93,8 +99,7 @@ def ray_cluster(root: Path, hosts: int, cpus: int) -> Iterator[RayCluster]:
         found.ray(net.hub, "--head", f"--node-ip-address={HEAD}", f"--port={PORT}", f"--num-cpus={cpus}",
                   "--include-dashboard=false")  # fmt: skip
         for host in net.hosts:
-            found.ray(host.ns, f"--address={ADDRESS}", f"--node-ip-address={host.address}", f"--num-cpus={cpus}",
-                      private_x11=True)  # fmt: skip
+            found.join(host, cpus)
         yield found
     finally:
         for ns in [*(host.ns for host in net.hosts), net.hub]:

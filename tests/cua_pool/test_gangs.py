@@ -206,3 +206,6 @@ def test_never_fits_names_what_no_known_host_has() -> None:
     assert "a gang of 2 needs 2 such hosts" in str(never_fits(job(2, "gpu", 1), pool))
     assert "add an Apple silicon host" in str(never_fits(job(1, "apple"), pool))
     assert "no hosts yet" in str(never_fits(job(1), []))
+    ray = {**job(4), "runtime": "ray"}  # one host takes a whole Ray gang, whatever its size
+    assert "no host of the pool takes Ray gangs" in str(never_fits(ray, pool))
+    assert never_fits(ray, [*pool, {**host("r"), "gang_runtimes": ["ray"]}]) is None

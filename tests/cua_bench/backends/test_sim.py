@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from support.signals import ctrl_c
 from support.wakeups import wakeups
 
 from cua_bench.backends.base import BackendError
@@ -154,15 +155,14 @@ def test_an_idle_sim_server_does_not_wake_at_all() -> None:
 
 def _start_server(*extra: str) -> tuple[Any, str]:
     import subprocess
-    import sys
     import uuid
 
     from cua_core import ipc_address
 
     address = ipc_address(f"env-{uuid.uuid4().hex[:12]}")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "cua_bench.server", "--backend", "sim", "--address", address, "--width", "320",
-         "--height", "240", "--exit-with-parent", *extra],
+        ctrl_c("cua_bench.server", "--backend", "sim", "--address", address, "--width", "320", "--height", "240",
+               "--exit-with-parent", *extra),  # SIGINT as in a terminal, however this suite was started
         stdout=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True, start_new_session=True,
     )  # fmt: skip
     assert proc.stdout is not None

@@ -17,10 +17,12 @@ through ``Hands``: a shell as the desktop's user, or the sim's own file system.
 
 from typing import TYPE_CHECKING
 
+# Eager: the function shares its module's name, and a lazy one would be shadowed by the submodule once
+# anything imports it (``from cua_bench.adversary import channels`` then gave the module). It is tiny.
+from cua_bench.adversary.channels import Channel, channels
 from cua_core import lazy_getattr
 
 if TYPE_CHECKING:
-    from cua_bench.adversary.channels import Channel, channels
     from cua_bench.adversary.episode import Adversary
     from cua_bench.adversary.hands import Hands, NotApplicable, ShellHands, SimHands
     from cua_bench.adversary.mutations import MUTATIONS, Mutation, State, waivers
@@ -29,8 +31,6 @@ if TYPE_CHECKING:
 # ``cua-bench check`` ever calls them; the mutations (with gnumeric, gzip and filestate) would cost each
 # idle server ~1 MiB.
 _LAZY = {
-    "Channel": "cua_bench.adversary.channels",
-    "channels": "cua_bench.adversary.channels",
     "Adversary": "cua_bench.adversary.episode",
     "Hands": "cua_bench.adversary.hands",
     "NotApplicable": "cua_bench.adversary.hands",
