@@ -40,15 +40,20 @@ def _plugin(name: str, runtime: Any) -> types.ModuleType:
     return module
 
 
-@pytest.fixture
-def traced() -> Iterator[None]:
+def _registered(name: str, runtime: Any) -> Iterator[None]:
+    """``runtime`` registered by a plugin ``name`` for the test, unregistered after."""
     pm = plugin_manager()
-    plugin = _plugin("traced_plugin", TracedRuntime)
-    pm.register(plugin, name="traced_plugin")
+    plugin = _plugin(name, runtime)
+    pm.register(plugin, name=name)
     try:
         yield
     finally:
         pm.unregister(plugin)
+
+
+@pytest.fixture
+def traced() -> Iterator[None]:
+    yield from _registered("traced_plugin", TracedRuntime)
 
 
 def test_process_runtime_is_a_builtin_plugin() -> None:
@@ -105,13 +110,7 @@ class WholeGangRuntime(ProcessRuntime):
 
 @pytest.fixture
 def whole_gang() -> Iterator[None]:
-    pm = plugin_manager()
-    plugin = _plugin("whole_gang_plugin", WholeGangRuntime)
-    pm.register(plugin, name="whole_gang_plugin")
-    try:
-        yield
-    finally:
-        pm.unregister(plugin)
+    yield from _registered("whole_gang_plugin", WholeGangRuntime)
 
 
 def test_a_runtime_that_places_gangs_gets_every_rank_on_one_host(whole_gang: None, cluster: Cluster) -> None:

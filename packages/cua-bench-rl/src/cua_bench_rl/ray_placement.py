@@ -20,7 +20,6 @@ import contextlib
 import inspect
 import logging
 import os
-import socket
 import threading
 import time
 import uuid
@@ -29,7 +28,8 @@ from functools import cache
 from typing import Any, ClassVar
 
 from cua_bench import Backend, BackendError, Computer
-from cua_core import AllowList, KeyPair, ServerSecurity, load_or_create_keypair
+from cua_core import AllowList, CuaError, KeyPair, ServerSecurity, load_or_create_keypair
+from cua_core.ray_cluster import check_ray_cluster
 
 __all__ = ["RayBackend"]
 
@@ -206,7 +206,10 @@ class RayBackend(Backend):
             raise BackendError(f"the ray placement needs Ray ({exc}): {_INSTALL}") from exc
         with _init_lock:
             if not ray.is_initialized():
-                _answers(self.address)
+                try:
+                    check_ray_cluster(self.address, "--placement ray:HOST:PORT (or $RAY_ADDRESS)")
+                except CuaError as exc:
+                    raise BackendError(str(exc)) from exc
                 try:
                     ray.init(
                         address=self.address or "auto",
@@ -234,32 +237,6 @@ class RayBackend(Backend):
             with contextlib.suppress(ValueError):
                 found = self._ray().get_actor(str(name), namespace=NAMESPACE)
         return found
-
-
-def _answers(address: str | None) -> None:
-    """Fail fast where Ray would wait minutes: the cluster's GCS port refuses or does not answer."""
-    from ray._private.services import canonicalize_bootstrap_address  # what ray.init resolves "auto" with
-
-    try:
-        found = canonicalize_bootstrap_address(address or "auto")
-    except Exception as exc:  # no cluster recorded on this computer, or an address Ray cannot parse
-        raise BackendError(
-            f"no Ray cluster to join ({_first_line(exc)}): start one with `ray start --head`, or name one with "
-            "--placement ray:HOST:PORT (or $RAY_ADDRESS)"
-        ) from exc
-    if not found:
-        raise BackendError(
-            "no Ray cluster is running on this computer and none was named: start one with `ray start --head`, "
-            "or name one with --placement ray:HOST:PORT (or $RAY_ADDRESS)"
-        )
-    host, _, port = found.rpartition(":")
-    try:
-        socket.create_connection((host.strip("[]"), int(port)), timeout=5.0).close()
-    except (OSError, ValueError) as exc:
-        raise BackendError(
-            f"no Ray cluster answers at {found} ({exc}): is it up (`ray status --address {found}`)? Start one "
-            "with `ray start --head`"
-        ) from exc
 
 
 def _first_line(exc: BaseException) -> str:

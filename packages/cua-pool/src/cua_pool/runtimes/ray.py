@@ -26,7 +26,6 @@ import io
 import logging
 import os
 import re
-import socket
 import sys
 import tarfile
 import threading
@@ -37,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from cua_core import Register, RpcClient
+from cua_core.ray_cluster import check_ray_cluster
 from cua_pool.hookspecs import hookimpl
 from cua_pool.spaces import Handle, Space, SpaceRuntime
 
@@ -256,7 +256,7 @@ class RayRuntime:
                         f"agent serves one cluster, so --on ray:{address} needs another agent"
                     )
                 return ray
-            check_cluster(address)
+            check_ray_cluster(address, "--on ray:HOST:PORT")
             ray.init(
                 address=address or "auto",
                 namespace=NAMESPACE,
@@ -277,26 +277,6 @@ class RayRuntime:
                     ray.remote(max_concurrency=8)(_Relay).options(num_cpus=0, scheduling_strategy=here).remote()
                 )
             return self._relay
-
-
-def check_cluster(address: str) -> None:
-    """Fail in seconds where ``ray.init`` would wait minutes: no cluster, or its GCS does not answer."""
-    from ray._private.services import canonicalize_bootstrap_address  # how ray.init resolves "auto"
-
-    try:
-        found = canonicalize_bootstrap_address(address or "auto")
-    except Exception as exc:
-        raise RuntimeError(f"no Ray cluster to join ({exc}); start one with `ray start --head`") from exc
-    if not found:
-        raise RuntimeError(
-            "no Ray cluster runs on this computer and the job named none: start one with `ray start --head`, "
-            "or name one with --on ray:HOST:PORT"
-        )
-    host, _, port = found.rpartition(":")
-    try:
-        socket.create_connection((host.strip("[]"), int(port)), timeout=5.0).close()
-    except (OSError, ValueError) as exc:
-        raise RuntimeError(f"no Ray cluster answers at {found} ({exc}): is it up (`ray status`)?") from exc
 
 
 def _archive(folder: Path) -> bytes:
