@@ -162,7 +162,7 @@ def test_a_worker_killed_with_9_is_replaced_and_rollouts_go_on(retries: int, cap
         victim = pool[0].computer.handle
         loader = RolloutLoader(
             pool, [EpisodeSpec(BUTTON, 0), EpisodeSpec(BUTTON, 1)], group_size=3, observes=policy.observes,
-            max_steps=4, episode_retries=retries, heartbeat_timeout=1.0,
+            max_steps=4, episode_retries=retries, heartbeat_timeout=5.0,
         )  # fmt: skip
 
         groups: list[Group] = []
