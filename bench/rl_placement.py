@@ -2,14 +2,17 @@
 
 For each count of workers (16 and 64): rollout steps/s through the RolloutLoader with ``sim`` workers
 placed ``here`` (and raw stepping of the same workers, the baseline), on a pool of this computer
-(a controller and one host agent in this process) and on a Ray cluster (``ray start --head``); the time to
-bring the workers up, per worker; and the PSS of each worker's process (the env server here, the actor
-on Ray). Beside them: one frame fetched from an env server on this node through the bus's shared memory
-(what rollouts use) against the same frame through Ray's object store (an actor call), the latency of each.
+(a controller and one host agent in this process) and on a Ray cluster (``ray start --head``), each
+worker a process of its own; then ``here`` and Ray again with ``per_server`` K (K = workers / CPUs: one
+sim host or actor per CPU, serving K environments). For each: the time to bring the workers up, per
+worker, and the PSS of the processes that serve them (env servers or hosts here, actors on Ray), per worker.
+Beside them: one frame fetched from an env server on this node through the bus's shared memory (what
+rollouts use) against the same frame through Ray's object store (an actor call), the latency of each.
 
 Ray binds its node's address, never loopback, so the measurement runs as a Ray driver inside a network
 namespace made for it (the pool tests' harness: 10.213.0.1 on its own bridge), where the head node runs too.
-Target: Ray within 0.9x of the pool's steps/s on one node.
+Target: Ray within 0.9x of the pool's steps/s on one node. ``ray_hosts_vs_here_hosts`` is Ray's own cost
+with K per process.
 """
 
 from __future__ import annotations
@@ -88,22 +91,35 @@ def _inside(address: str, task: str, counts: list[int], warmup: float, seconds: 
     agent = HostAgent(controller.address, host_id="h", name="h", home=root / "agent", max_spaces=max(counts)).start()
     assert agent.wait_registered(30)
     os.environ["CUA_POOL_CONTROLLER"] = controller.address
+    cpus = len(os.sched_getaffinity(0))
     try:
         for count in counts:
-            for where in ("here", "pool", f"ray:{address}"):
-                name = where.partition(":")[0]
+            hosts = -(-count // cpus)  # one sim host (or actor) per CPU, the CPUs taken in turn
+            for name, where, per_server in (
+                ("here", "here", 1),
+                ("pool", "pool", 1),
+                ("ray", f"ray:{address}", 1),
+                ("here_hosts", "here", hosts),
+                ("ray_hosts", f"ray:{address}", hosts),
+            ):
+                os.environ["CUA_SIM_PER_SERVER"] = str(per_server)  # as --backend-option per_server=K sets it
                 begun = time.perf_counter()
                 with EnvWorkers(place("sim", where), count, start_timeout=300) as workers:
                     out[f"{name}_start_s_per_worker_{count}"] = (time.perf_counter() - begun) / count
                     if name == "here":
                         out[f"raw_steps_per_s_{count}"] = raw_steps_per_s(workers, task, warmup, seconds)
                     out[f"{name}_steps_per_s_{count}"] = loader_steps_per_s(workers, task, 4 * warmup, seconds)
-                    pids = [w.computer.handle.pid if name == "here" else w.computer.info.get("pid") for w in workers]
                     if name != "pool":  # a pool job's server pid is the host's, not in the computer's info
-                        out[f"{name}_mib_per_worker_{count}"] = statistics.mean(_pss_mib(int(p)) for p in pids if p)
+                        pids = {w.computer.info.get("pid") or w.computer.handle.pid for w in workers}
+                        out[f"{name}_mib_per_worker_{count}"] = sum(_pss_mib(int(p)) for p in pids) / count
                 print(f"{count} workers {name}: {out[f'{name}_steps_per_s_{count}']:.1f} steps/s", flush=True)
-            out[f"ray_vs_pool_{count}"] = out[f"ray_steps_per_s_{count}"] / out[f"pool_steps_per_s_{count}"]
-            out[f"ray_vs_raw_{count}"] = out[f"ray_steps_per_s_{count}"] / out[f"raw_steps_per_s_{count}"]
+            for name in ("ray", "ray_hosts"):
+                out[f"{name}_vs_pool_{count}"] = out[f"{name}_steps_per_s_{count}"] / out[f"pool_steps_per_s_{count}"]
+                out[f"{name}_vs_raw_{count}"] = out[f"{name}_steps_per_s_{count}"] / out[f"raw_steps_per_s_{count}"]
+            out[f"ray_hosts_vs_here_hosts_{count}"] = (
+                out[f"ray_hosts_steps_per_s_{count}"] / out[f"here_hosts_steps_per_s_{count}"]
+            )
+            out[f"per_server_{count}"] = hosts
         out |= _frames(address)
     finally:
         agent.close()
@@ -128,14 +144,14 @@ def _frames(address: str, fetches: int = 200) -> dict[str, float]:
             _, info = env.reset(options={"task": "sim/click-button", "observes": "rgb"})
             if info.get("frames") != "shm":
                 raise RuntimeError(f"the bus did not use shared memory for an actor on this node: {info}")
-            ray.get(computer.handle.frame.remote())
+            ray.get(computer.handle.frame.remote(computer.address))
             for _ in range(fetches):
                 t = time.perf_counter()
                 obs, *_ = env.step([])
                 bus.append(time.perf_counter() - t)
                 assert obs["screenshot"].shape == (800, 1280, 3)
                 t = time.perf_counter()
-                frame = ray.get(computer.handle.frame.remote())
+                frame = ray.get(computer.handle.frame.remote(computer.address))
                 store.append(time.perf_counter() - t)
                 assert frame.shape == (800, 1280, 3)
     finally:

@@ -46,6 +46,11 @@ def test_a_placement_is_checked_before_anything_starts() -> None:
         place("docker", "ray:unused:1")  # refused before any cluster is asked
     with pytest.raises(CuaError, match=r"no Ray cluster answers at no-such-host\.invalid:6379"):
         place("sim", "ray:no-such-host.invalid:6379")
+    from cua_bench_rl.ray_placement import RayBackend
+
+    for bad, why in (("0", "per_server must be 1 or more, got 0"), ("many", "per_server=many: per_server must be")):
+        with pytest.raises(CuaError, match=why):  # the inner backend's option, checked before any cluster is asked
+            RayBackend("sim", address="no-such-host.invalid:6379", options={"CUA_SIM_PER_SERVER": bad})
 
 
 @pytest.fixture(scope="module")
@@ -56,7 +61,7 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RayCluster]:
 
 # Two env workers spread over the two nodes play sim episodes; then the second node vanishes mid-run.
 LOSS = """
-import json, os, subprocess, threading, time
+import json, os, subprocess, sys, threading, time
 from cua_bench.placement import place
 from cua_bench.spec import EpisodeSpec
 from cua_bench_rl.loader import RolloutLoader
@@ -73,9 +78,12 @@ class Slow(Policy):
         return []
 
 out = {}
+count = int(sys.argv[1])
+os.environ["CUA_SIM_PER_SERVER"] = sys.argv[2]  # as --backend-option per_server=K sets it
 backend = place("sim", "ray:%s")
-with EnvWorkers(backend, 2, width=640, height=400) as workers:
+with EnvWorkers(backend, count, width=640, height=400) as workers:
     out["nodes"] = sorted(w.computer.info["node_ip"] for w in workers)
+    out["actors"] = len({w.computer.info["pid"] for w in workers})
     out["frames"] = {w.computer.info["node_ip"]: w.computer.info.get("frames") for w in workers}
     with client_for(workers[0].computer) as env:  # a whole episode, CURVE over tcp
         env.reset(options={"task": "sim/click-button", "variant": 2})
@@ -90,7 +98,7 @@ with EnvWorkers(backend, 2, width=640, height=400) as workers:
         for batch in loader.batches(max_batch=2):
             batch.respond(policy.act(batch.turns), version=0)
             played += [g.task.key for g in loader.pop_groups()]
-            if len(played) == 2 and "killed" not in out:
+            if len(played) >= 2 and "killed" not in out:
                 for pid in subprocess.run(["ip", "netns", "pids", os.environ["VICTIM_NS"]], capture_output=True,
                                           text=True).stdout.split():
                     os.kill(int(pid), 9)
@@ -101,28 +109,34 @@ with EnvWorkers(backend, 2, width=640, height=400) as workers:
     out["stats"] = dict(loader.stats)
     out["faults"] = faults
     out["nodes_after"] = sorted(w.computer.info["node_ip"] for w in workers)
+    out["actors_after"] = len({w.computer.info["pid"] for w in workers})
 print("RESULT " + json.dumps(out), flush=True)
 """
 
 
 @pytest.mark.slow
-def test_env_workers_on_two_ray_nodes_survive_the_loss_of_one(cluster: RayCluster) -> None:
+@pytest.mark.parametrize("per_server", [1, 2])
+def test_env_workers_on_two_ray_nodes_survive_the_loss_of_one(cluster: RayCluster, per_server: int) -> None:
+    """With ``per_server`` 2 each actor serves two workers: the lost node takes both of its workers' servers,
+    and their replacements fill a new actor on the head (the head's first one is full)."""
+    count = 2 * per_server
     try:
-        out = cluster.drive(LOSS % ADDRESS)
+        out = cluster.drive(LOSS % ADDRESS, str(count), str(per_server))
     finally:
         kill_namespace(cluster.net.hosts[0].ns)  # whatever the driver got to
         cluster.join(cluster.net.hosts[0], 2)  # back for the tests after this one
     second = cluster.net.hosts[0].address
-    assert out["nodes"] == sorted([HEAD, second])  # spread: one actor on each node
+    assert out["nodes"] == sorted([HEAD, second] * per_server)  # spread: the same number on each node
+    assert out["actors"] == 2 and out["actors_after"] == 2  # one actor per node; two on the head after
     assert out["frames"] == {HEAD: "shm", second: None}  # shared memory only with the driver's own node
-    assert out["oracle"] == 1.0
+    assert out["oracle"] == 1.0 and out.get("killed")
     # Every episode was played and counted exactly once, the lost one again on the head.
     played, keys = out["played"], out["keys"]
     assert isinstance(played, list) and sorted(played) == sorted(keys), played
     stats = out["stats"]
     assert isinstance(stats, dict) and stats["replaced"] >= 1 and stats["dropped"] == 0 and stats["episodes"] == 12
     assert out["faults"] and all(what == "retried" for _, what in out["faults"])  # type: ignore[union-attr]
-    assert out["nodes_after"] == [HEAD, HEAD]
+    assert out["nodes_after"] == [HEAD] * count
 
 
 # A lockstep run with one env worker on a placement; its curve's rewards and losses.

@@ -142,6 +142,8 @@ print(result.exit_code, "torch" in sys.modules, result.output.strip().splitlines
         (["--env", "nosuchbackend:click-button"], "unknown backend 'nosuchbackend' (known backends: sim, local"),
         (["--placement", "rey"], "unknown placement 'rey'; installed: here, pool, ray"),
         (["--placement", "ray:"], "nothing after the colon"),
+        (["--backend-option", "per_sever=2"], "backend 'sim' has no option 'per_sever'; did you mean 'per_server'?"),
+        (["--backend-option", "per_server=many"], "--backend-option per_server=many: per_server must be an integer"),
         (["--env", "sim:clik-button"], "no installed taskset has a task 'clik-button'; did you mean sim/click-button?"),
         (["--env", "sim:sim/clik-button"], "no task matches 'clik-button'; did you mean 'click-button'?"),
         # pixel-click's class lives with torch: its constructor is read from the source, not imported
@@ -198,8 +200,22 @@ def test_an_unknown_task_sampling_is_refused_by_the_cli_with_the_choices(tmp_pat
     assert not (tmp_path / "runs").exists()  # refused before a run folder was made
 
 
-def _env_servers() -> list[int]:
-    """This process's env-server children, oldest first (the rollout workers start before the eval ones)."""
+def test_backend_options_reach_the_workers_and_are_recorded_typed(tmp_path: Path) -> None:
+    """``per_server=2``: the run's three sim environments (two rollout workers, one held-out) are served by two
+    sim host processes, no env server of their own; the variable is this process's only while the run lasts."""
+    seen: list[tuple[int, int]] = []
+    config = small_train_config(steps=1, backend_options={"per_server": "2"})
+    train(
+        config, tmp_path / "run", on_step=lambda row: seen.append((len(_env_servers()), len(_env_servers(b"sim_host"))))
+    )
+    assert seen == [(0, 2)]
+    assert "CUA_SIM_PER_SERVER" not in os.environ
+    assert json.loads((tmp_path / "run" / "config.json").read_text())["backend_options"] == {"per_server": 2}
+
+
+def _env_servers(module: bytes = b"cua_bench.server") -> list[int]:
+    """This process's env-server children (or those running ``module``), oldest first (the rollout workers
+    start before the eval ones)."""
     found = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
@@ -209,7 +225,7 @@ def _env_servers() -> list[int]:
             cmdline = (entry / "cmdline").read_bytes()
         except (OSError, IndexError, ValueError):
             continue
-        if ppid == os.getpid() and b"cua_bench.server" in cmdline:
+        if ppid == os.getpid() and module in cmdline:
             found.append(int(entry.name))
     return sorted(found)
 

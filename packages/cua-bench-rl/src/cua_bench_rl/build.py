@@ -44,13 +44,19 @@ def check_settings(config: TrainConfig) -> TrainConfig:
     trainer and its options (typed by the trainer's ``Config``: a trainer's class imports no torch), the
     backend, the tasks, then the policy's options (typed by its constructor: importing it is the first
     heavy import, torch). Returns ``config`` with its options typed, as the run records them (``lr=3e-4``
-    given as text is the number)."""
+    given as text is the number; the backend's options by what it declares)."""
     trainer_options = _trainer_options(config.trainer, _trainer_class(config), config.trainer_options)
     config.check_backend()
+    backend_options = config.typed_backend_options()
     for split, count in ((config.train_split, config.train_variants), (config.eval_split, config.eval_episodes)):
         config.episodes(split, count)  # a missing task or split, named
     factory = _named(config.policy, _policies, kind="policy", base=Policy)
-    return dataclasses.replace(config, trainer_options=trainer_options, policy_options=_policy_options(factory, config))
+    return dataclasses.replace(
+        config,
+        trainer_options=trainer_options,
+        backend_options=backend_options,
+        policy_options=_policy_options(factory, config),
+    )
 
 
 def _trainer_class(config: TrainConfig) -> type[Trainer]:

@@ -63,6 +63,10 @@ def main() -> None:
 @_setting("--workers", "Env workers for rollouts.", click.IntRange(min=1))
 @_setting("--eval-workers", "Env workers for held-out evaluation.", click.IntRange(min=1))
 @_setting("--placement", "Where env workers run: here, pool[:HOST,...] or ray[:ADDRESS].")
+@click.option(
+    "--backend-option", "backend_option", multiple=True, metavar="KEY=VALUE",
+    help="An option the backend declares, e.g. per_server=16 (sim); set for the workers wherever placed.",
+)  # fmt: skip
 @_setting("--steps", "Optimiser steps.", click.IntRange(min=1))
 @click.option("--minutes", type=click.FloatRange(min=0, min_open=True), help="Wall-clock budget for the whole run.")
 @click.option("--max-steps", type=click.IntRange(min=1), help="Step limit in training and eval (default: the task's).")
@@ -86,6 +90,7 @@ def train(
     /,
     policy_option: tuple[str, ...],
     trainer_option: tuple[str, ...],
+    backend_option: tuple[str, ...],
     config_file: Path | None,
     output: Path | None,
     resume: bool,
@@ -115,6 +120,11 @@ def train(
         settings["trainer_options"] = {
             **settings.get("trainer_options", {}),
             **_options(trainer_option, "--trainer-option"),
+        }
+    if backend_option:
+        settings["backend_options"] = {
+            **settings.get("backend_options", {}),
+            **_options(backend_option, "--backend-option"),
         }
     config = TrainConfig.from_dict(settings)
     folder = (

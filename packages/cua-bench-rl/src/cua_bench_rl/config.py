@@ -108,6 +108,9 @@ class TrainConfig:
     workers: int = 8
     eval_workers: int = 4
     placement: str = "here"  # where env workers run: here, pool[:HOST,...] or ray[:ADDRESS] (cua_bench.placement)
+    # Options the backend declares (--backend-option: sim's per_server, docker's memory), set as their
+    # variables for the run's env workers wherever they are placed
+    backend_options: dict[str, Any] = field(default_factory=dict)
     max_steps: int | None = None  # per episode, trained and evaluated alike; None keeps the task's own
     steps: int = 100  # optimiser steps
     minutes: float | None = None  # wall-clock budget for the whole run (evaluations included)
@@ -209,6 +212,24 @@ class TrainConfig:
             raise CuaError(
                 f"--env {self.env!r}: unknown backend {name!r}{hint} (known backends: {', '.join(known.names())})"
             )
+
+    def typed_backend_options(self) -> dict[str, Any]:
+        """``backend_options`` checked against the options the backend declares, each typed.
+
+        Raises:
+            CuaError: a key the backend does not take (naming those it does), or a value of the wrong type.
+        """
+        from cua_bench.backend_kit.options import check_options
+        from cua_bench.registry import backends
+
+        return check_options(backends()[self.backend], self.backend_options, flag="--backend-option")
+
+    def backend_env(self) -> dict[str, str]:
+        """``backend_options`` as the variables they stand for: what the run sets for its env workers."""
+        from cua_bench.backend_kit.options import options_env
+        from cua_bench.registry import backends
+
+        return options_env(backends()[self.backend], self.typed_backend_options())
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> TrainConfig:

@@ -1,14 +1,16 @@
 """Env workers on a Ray cluster: a Backend whose computers are env servers inside Ray actors.
 
-``provision`` starts one actor (on any node the cluster's scheduler picks, spread across nodes) that
-builds the inner backend's Session (``sim``, ``local``) in its own process and serves it with cua-bench's
-env server on tcp at its node's address, with CURVE: a key pair made fresh for that actor and only this
-computer's key allowed. Rollouts then talk to the server directly, as with the pool placement; Ray only
-schedules, supervises and reports deaths. Frames stay on our bus (shared memory on one host, the socket
-across), not Ray's object store: ``bench/rl.py --placement ray`` measures both on one node.
+``provision`` opens an environment in one of our actors with a place left, or starts a new actor (on any
+node the cluster's scheduler picks, spread across nodes). The actor builds the inner backend's Session
+(``sim``, ``local``) in its own process and serves it with cua-bench's env server on tcp at its node's
+address, with CURVE: a key pair made fresh for that actor and only this computer's key allowed. An actor
+serves one environment, or up to the inner backend's ``per_server`` (as a ``sim`` host does).
+Rollouts then talk to the server directly, as with the pool placement; Ray only schedules, supervises
+and reports deaths. Frames stay on our bus (shared memory on one host, the socket across), not Ray's
+object store: ``bench/rl.py --placement ray`` measures both on one node.
 
 The actor is owned by this process (not detached), so a driver that dies takes its env servers with it,
-and a node that dies takes its actors: ``failure`` then says so, and ``EnvWorkers`` replaces the worker
+and a node that dies takes its actors: ``failure`` then says so, and ``EnvWorkers`` replaces each worker
 on a node that is alive (Ray does not restart the actor itself: an episode never resumes on a fresh
 desktop as if nothing happened).
 """
@@ -24,6 +26,7 @@ import threading
 import time
 import uuid
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from functools import cache
 from typing import Any, ClassVar
 
@@ -39,6 +42,23 @@ _init_lock = threading.Lock()
 log = logging.getLogger(__name__)
 
 
+@dataclass(eq=False)
+class _Actor:
+    """One of our actors: its node, its CPU turn there, its env servers and the places promised to provisions
+    still opening theirs."""
+
+    name: str
+    handle: Any
+    node: str  # "" until a SPREAD actor says where it landed
+    turn: int
+    promised: int = 0
+    envs: set[str] = field(default_factory=set)
+
+    @property
+    def taken(self) -> int:
+        return self.promised + len(self.envs)
+
+
 class RayBackend(Backend):
     """Computers in Ray actors: ``RayBackend("sim", address="10.0.0.5:6379")``.
 
@@ -49,6 +69,10 @@ class RayBackend(Backend):
     ``num_cpus`` and ``resources``: what each actor reserves (env servers mostly wait on the agent, so
     none by default); ``options``: the inner backend's ``--backend-option`` variables, set in each actor.
     Every node needs cua-bench-rl and the inner backend installed.
+
+    An actor serves up to ``per_server`` environments, each an env server of its own (the inner backend's
+    option of that name, as a ``sim`` host serves them; 1 where it has none): Ray's cost per worker
+    process (its core-worker threads, the raylet's bookkeeping) is then paid once per K environments.
     """
 
     name = "ray"
@@ -74,25 +98,39 @@ class RayBackend(Backend):
         self.num_cpus = float(num_cpus)
         self.resources = dict(resources or {})
         self.env = {str(k): str(v) for k, v in (options or {}).items()}
-        self._placed: dict[str, str] = {}  # our live actors' nodes: actor name -> node id
-        self._turns: dict[str, tuple[str, int]] = {}  # actor name -> (node id, its CPU turn there)
+        self._actors: dict[str, _Actor] = {}  # our live actors by name
         self._placing = threading.Lock()
-        self._check_inner()
+        self.per_server = self._check_inner()
         self._ray()
 
-    def _check_inner(self) -> None:
-        """The inner backend serves on the host (an actor cannot reach into a VM's server for it)."""
+    def _check_inner(self) -> int:
+        """The inner backend serves on the host (an actor cannot reach into a VM's server for it); how many
+        environments an actor serves, by the inner backend's ``per_server`` option (1 where it has none)."""
+        from cua_bench.backend_kit.options import check_options, resolve_options
         from cua_bench.registry import backends
+        from cua_core.options import OptionError
 
         registry = backends()
         if self.inner not in registry:
-            return  # installed on the nodes only: the actor's error names it if not there either
+            return 1  # installed on the nodes only: the actor's error names it if not there either
         found = registry[self.inner]
         if getattr(found.create_session, "__func__", None) is getattr(Backend.create_session, "__func__", 0):
             raise BackendError(
                 f"backend {self.inner!r} runs its env server inside its own computer (a container or VM); "
                 "the ray placement serves backends whose server runs on the node itself (sim, local)"
             )
+        declared = {o.name: o for o in getattr(found, "options", ())}
+        if "per_server" not in declared:
+            return 1
+        variable = declared["per_server"].env
+        try:
+            given = check_options(found, {"per_server": self.env[variable]}) if variable in self.env else {}
+            per_server = int(resolve_options(found, given, ("per_server",))["per_server"])
+        except OptionError as exc:
+            raise BackendError(str(exc)) from exc
+        if per_server < 1:
+            raise BackendError(f"{self.inner}: per_server must be 1 or more, got {per_server}")
+        return per_server
 
     # -- the Backend contract -------------------------------------------------------------------
 
@@ -100,104 +138,140 @@ class RayBackend(Backend):
         ray = self._ray()
         deadline = time.monotonic() + timeout
         while True:
-            name = f"cua-env-{uuid.uuid4().hex[:12]}"
-            strategy, turn = self._spread(ray, name)
-            actor = (
-                _actor_class()
-                .options(
-                    name=name,
-                    namespace=NAMESPACE,
-                    num_cpus=self.num_cpus,
-                    resources=self.resources,
-                    max_restarts=0,  # a lost node's desktop is replaced by EnvWorkers, never revived mid-episode
-                    scheduling_strategy=strategy,
-                )
-                .remote(self.inner, width, height, load_or_create_keypair().public.decode(), self.env, turn)
-            )
+            actor, fresh = self._place(ray)
             try:
-                info: dict[str, Any] = ray.get(actor.ready.remote(), timeout=max(0.0, deadline - time.monotonic()))
+                info: dict[str, Any] = ray.get(
+                    actor.handle.open.remote(width, height), timeout=max(0.0, deadline - time.monotonic())
+                )
             except ray.exceptions.GetTimeoutError as exc:
-                self._forget(ray, actor, name)
+                self._release(ray, actor, None)
                 raise BackendError(
                     f"no Ray node started a {self.inner} env server in {timeout:g} s: the cluster may lack what "
                     f"each actor reserves (num_cpus={self.num_cpus:g}, resources={self.resources}) or still be "
                     "starting workers; `ray status` shows its nodes and resources"
                 ) from exc
             except ray.exceptions.RayError as exc:
-                node = self._placed.get(name)
-                self._forget(ray, actor, name)
+                died = not isinstance(exc, ray.exceptions.RayTaskError)  # else `open` raised, the actor lives
+                self._release(ray, actor, None, dead=died)
                 alive = {n["NodeID"] for n in ray.nodes() if n.get("Alive")}
-                if node is not None and node not in alive and time.monotonic() < deadline:
-                    log.warning("the node chosen for env server %s died before it started; choosing another", name)
+                lost = not fresh or (actor.node and actor.node not in alive)  # not a start that fails each time
+                if died and lost and time.monotonic() < deadline:
+                    log.warning("env server actor %s died (%s); choosing another", actor.name, _first_line(exc))
                     continue
                 raise BackendError(
                     f"the {self.inner} env server could not start in a Ray actor: {_first_line(exc)}"
                 ) from exc
-            self._placed[name] = str(info["node_id"])
-            info |= {"actor": name, "inner": self.inner}
+            with self._placing:
+                actor.promised -= 1
+                actor.node = str(info["node_id"])
+                actor.envs.add(str(info["address"]))
+            info |= {"actor": actor.name, "inner": self.inner}
             if info["node_ip"] == ray.util.get_node_ip_address():  # this host: frames through shared memory
                 info["frames"] = "shm"
-            return Computer(self.name, str(info["address"]), width, height, actor, info)
+            return Computer(self.name, str(info["address"]), width, height, actor.handle, info)
 
-    def _forget(self, ray: Any, actor: Any, name: str) -> None:
+    def _place(self, ray: Any) -> tuple[_Actor, bool]:
+        """An actor with a free place, or a new one (True) where all are full; its place promised under the lock.
+
+        Actors that reserve resources go by Ray's SPREAD, which weighs what each node has free. Zero-resource
+        actors (the default) it does not spread: here it put two on one node of two, and a soft node affinity
+        fell back to the head. So those go to the alive node that holds fewest of our environments, by a hard
+        affinity; ``provision`` picks again if that node dies before the actor starts."""
+        from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+        with self._placing:
+            spread = self.num_cpus > 0 or any(amount > 0 for amount in self.resources.values())
+            alive = [] if spread else [n["NodeID"] for n in ray.nodes() if n.get("Alive")]
+            if alive:
+                load = dict.fromkeys(alive, 0)
+                for actor in self._actors.values():
+                    if actor.node in load:
+                        load[actor.node] += actor.taken
+                chosen = min(alive, key=lambda node: load[node])
+                found = self._free(chosen)
+                strategy: Any = NodeAffinitySchedulingStrategy(chosen, soft=False)
+                # The lowest turn none of ours on that node holds: a replacement takes the CPU its predecessor freed.
+                taken = {actor.turn for actor in self._actors.values() if actor.node == chosen}
+            else:
+                chosen, found, strategy = "", self._free(None), "SPREAD"
+                taken = {actor.turn for actor in self._actors.values()}
+            fresh = found is None
+            if found is None:
+                turn = next(t for t in range(len(taken) + 1) if t not in taken)
+                name = f"cua-env-{uuid.uuid4().hex[:12]}"
+                handle = (
+                    _actor_class()
+                    .options(
+                        name=name,
+                        namespace=NAMESPACE,
+                        num_cpus=self.num_cpus,
+                        resources=self.resources,
+                        max_restarts=0,  # a lost node's desktops are replaced by EnvWorkers, never revived mid-episode
+                        max_concurrency=4,  # a slow open (a local desktop's start) does not hold up its neighbours
+                        scheduling_strategy=strategy,
+                    )
+                    .remote(self.inner, load_or_create_keypair().public.decode(), self.env, turn)
+                )
+                found = self._actors[name] = _Actor(name, handle, chosen, turn)
+            found.promised += 1  # counted at once, so workers provisioned together spread too
+            return found, fresh
+
+    def _free(self, node: str | None) -> _Actor | None:
+        """One of our actors (on ``node``, if given) with a place left, the fullest first (fewer actors)."""
+        candidates = [
+            a for a in self._actors.values() if a.taken < self.per_server and (node is None or a.node == node)
+        ]
+        return max(candidates, key=lambda a: a.taken, default=None)
+
+    def _release(self, ray: Any, actor: _Actor, address: str | None, *, dead: bool = False) -> None:
+        """Give back a promised place (``address`` None) or a served environment; an actor left with none,
+        or known ``dead``, ends (kept, it would outlive every computer torn down; a new one starts in ~1 s)."""
+        with self._placing:
+            if address is None:
+                actor.promised -= 1
+            else:
+                actor.envs.discard(address)
+            if not dead and actor.taken:
+                return
+            if self._actors.get(actor.name) is actor:
+                del self._actors[actor.name]
         with contextlib.suppress(ray.exceptions.RayError):
-            ray.kill(actor)
-        self._placed.pop(name, None)
-        self._turns.pop(name, None)
+            ray.kill(actor.handle)
 
     def teardown(self, computer: Computer, *, timeout: float = 10.0) -> None:
-        """Close the server and its session in the actor, then end the actor (its process goes with it)."""
+        """Close the computer's env server and its session in the actor; an actor left serving none ends."""
         ray = self._ray()
-        actor = self._actor(computer)
-        if actor is None:
+        handle = self._handle(computer)
+        if handle is None:
             return
         with contextlib.suppress(ray.exceptions.RayError):
-            ray.get(actor.close.remote(), timeout=timeout)
-        self._forget(ray, actor, str(computer.info.get("actor")))
+            ray.get(handle.close.remote(computer.address), timeout=timeout)
+        with self._placing:
+            actor = self._actors.get(str(computer.info.get("actor")))
+        if actor is None:  # another process's computer, or its actor ended already
+            with contextlib.suppress(ray.exceptions.RayError):
+                if not ray.get(handle.serving.remote(), timeout=timeout):
+                    ray.kill(handle)
+            return
+        self._release(ray, actor, computer.address)
 
     def failure(self, computer: Computer) -> str | None:
-        """Why the actor behind ``computer`` is gone (its node lost, say), as Ray reports it; None while it lives."""
+        """Why the actor behind ``computer`` is gone (its node lost, say), as Ray reports it, or why its env
+        server is; None while it lives."""
         ray = self._ray()
-        actor = self._actor(computer)
+        handle = self._handle(computer)
         where = f"ray actor {computer.info.get('actor')} on node {computer.info.get('node_ip')}"
-        if actor is None:
+        if handle is None:
             return f"{where} is not known to this process"
         try:
-            alive = ray.get(actor.alive.remote(), timeout=10.0)
+            alive = ray.get(handle.alive.remote(computer.address), timeout=10.0)
         except ray.exceptions.GetTimeoutError:
             return None  # busy or slow, not known to be dead
         except ray.exceptions.RayError as exc:
             return f"{where} died: {_first_line(exc)}"
-        return None if alive else f"{where}: its env server was closed"
+        return None if alive else f"{where}: its env server {computer.address} was closed"
 
     # -- Ray ------------------------------------------------------------------------------------
-
-    def _spread(self, ray: Any, name: str) -> tuple[Any, int]:
-        """Where the actor goes, and its turn among ours there (which CPU a pinned server takes).
-
-        Actors that reserve resources go by Ray's SPREAD, which weighs what each node has free. Zero-resource
-        actors (the default) it does not spread: here it put two on one node of two, and a soft node affinity
-        fell back to the head. So those go to the alive node that holds fewest of ours, by a hard affinity;
-        ``provision`` picks again if that node dies before the actor starts."""
-        from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
-
-        with self._placing:
-            if self.num_cpus > 0 or any(amount > 0 for amount in self.resources.values()):
-                self._placed[name] = ""
-                return "SPREAD", len(self._placed) - 1
-            nodes = [n["NodeID"] for n in ray.nodes() if n.get("Alive")]
-            if not nodes:
-                return "SPREAD", len(self._placed)
-            load = dict.fromkeys(nodes, 0)
-            for node in self._placed.values():
-                if node in load:
-                    load[node] += 1
-            chosen = min(nodes, key=lambda node: load[node])
-            self._placed[name] = chosen  # counted at once, so workers provisioned together spread too
-            # The lowest turn none of ours on that node holds: a replacement takes the CPU its predecessor freed.
-            taken = {turn for other, (node, turn) in self._turns.items() if node == chosen and other in self._placed}
-            self._turns[name] = (chosen, next(t for t in range(len(taken) + 1) if t not in taken))
-        return NodeAffinitySchedulingStrategy(chosen, soft=False), self._turns[name][1]
 
     def _ray(self) -> Any:
         try:
@@ -226,7 +300,7 @@ class RayBackend(Backend):
                     ) from exc
         return ray
 
-    def _actor(self, computer: Computer) -> Any:
+    def _handle(self, computer: Computer) -> Any:
         name = computer.info.get("actor")
         if not name:
             raise BackendError(
@@ -257,50 +331,73 @@ class _Only(AllowList):
 
 
 class EnvServerActor:
-    """The process Ray runs for one computer: the inner backend's Session served on this node's address."""
+    """The process Ray runs for up to ``per_server`` computers: the inner backend's Sessions, each served by
+    an env server of its own on this node's address (one CURVE key pair for them all, made here)."""
 
-    def __init__(self, inner: str, width: int, height: int, allow: str, env: dict[str, str], turn: int = 0) -> None:
+    def __init__(self, inner: str, allow: str, env: dict[str, str], turn: int = 0) -> None:
         import ray
         import zmq
 
         from cua_bench.registry import backends
-        from cua_bench.server import EnvServer
 
         os.environ.update(env)  # the inner backend's options: this process is this actor's alone
+        self.inner = inner
         found = backends()[inner]
         if "pin" in {option.name for option in getattr(found, "options", ())} and found().option("pin"):
             _pin(turn)
         self.node_ip: str = ray.util.get_node_ip_address()  # type: ignore[no-untyped-call]
         self.node_id = ray.get_runtime_context().get_node_id()
         public, secret = zmq.curve_keypair()
-        self.session = backends()[inner].create_session(width=width, height=height)
-        host = f"[{self.node_ip}]" if ":" in self.node_ip else self.node_ip
-        security = ServerSecurity(KeyPair(public, secret), _Only(allow))
-        self.server = EnvServer(self.session, f"tcp://{host}:*", security=security, backend=inner).start()
+        self.security = ServerSecurity(KeyPair(public, secret), _Only(allow))
         self.public = public.decode()
+        self.servers: dict[str, tuple[Any, Any]] = {}  # address -> (EnvServer, Session)
+        self._lock = threading.Lock()
 
-    def ready(self) -> dict[str, Any]:
+    def open(self, width: int, height: int) -> dict[str, Any]:
+        """A new environment, served once this returns: its server's address and what reaches it."""
+        from cua_bench.registry import backends
+        from cua_bench.server import EnvServer
+
+        session = backends()[self.inner].create_session(width=width, height=height)
+        host = f"[{self.node_ip}]" if ":" in self.node_ip else self.node_ip
+        server = EnvServer(session, f"tcp://{host}:*", security=self.security, backend=self.inner).start()
+        with self._lock:
+            self.servers[server.address] = (server, session)
         return {
-            "address": self.server.address,
+            "address": server.address,
             "server_key": self.public,
             "node_ip": self.node_ip,
             "node_id": self.node_id,
             "pid": os.getpid(),
         }
 
-    def alive(self) -> bool:
-        return not self.server.closed.is_set()
+    def alive(self, address: str) -> bool:
+        with self._lock:
+            served = self.servers.get(address)
+        return served is not None and not served[0].closed.is_set()
 
-    def frame(self) -> Any:
+    def serving(self) -> int:
+        with self._lock:
+            return len(self.servers)
+
+    def frame(self, address: str) -> Any:
         """The screen as an RGB array through Ray's object store: ``bench/rl.py --placement ray`` weighs it
         against the bus's shared memory, which rollouts use."""
-        return self.session.frame()
+        with self._lock:
+            session = self.servers[address][1]
+        return session.frame()
 
-    def close(self) -> bool:
-        self.server.closed.set()
-        self.server.rpc.close()
-        self.server.bundles.close()
-        close = getattr(self.session, "close", None)
+    def close(self, address: str) -> bool:
+        """Close one environment's server and session; False when this actor serves none at ``address``."""
+        with self._lock:
+            served = self.servers.pop(address, None)
+        if served is None:
+            return False
+        server, session = served
+        server.closed.set()
+        server.rpc.close()
+        server.bundles.close()
+        close = getattr(session, "close", None)
         done = close() if callable(close) else None
         if inspect.isawaitable(done):
             asyncio.run(done)  # type: ignore[arg-type]

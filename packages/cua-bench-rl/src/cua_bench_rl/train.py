@@ -30,7 +30,7 @@ import statistics
 import threading
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -287,6 +287,22 @@ def _open_buffer(config: TrainConfig, folder: Path, resume: bool, step: int) -> 
     return buffer
 
 
+@contextlib.contextmanager
+def _variables(values: dict[str, str]) -> Iterator[None]:
+    """``values`` set in this process's environment while the run's workers live, as they were after: the
+    backend and the placements read their options there, for the env servers they start."""
+    before = {name: os.environ.get(name) for name in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for name, value in before.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
 def _start_rollouts(run: _Run, stack: contextlib.ExitStack) -> _Rollouts:
     """Start the env workers (rollouts, held-out), evaluate before training (a fresh run), then the loader
     and the rollout thread; ``stack`` stops them all."""
@@ -295,6 +311,7 @@ def _start_rollouts(run: _Run, stack: contextlib.ExitStack) -> _Rollouts:
     from cua_bench_rl.workers import EnvWorkers
 
     config, trainer, bus = run.config, run.trainer, run.bus
+    stack.enter_context(_variables(config.backend_env()))  # replacements, provisioned later, read them too
     backend = place(config.backend, config.placement)
     workers = stack.enter_context(EnvWorkers(backend, config.workers, on_closed=_closed(bus, "w")).start())
     run.eval_workers = stack.enter_context(
