@@ -303,8 +303,9 @@ def _read(path: str) -> str:
 
 
 def env_pids(fleet: Fleet) -> list[set[int]]:
-    """Each environment's processes: a sim server and its children; a local env's uid (isolated) or marker
-    (sharing the host); a container's processes (by cgroup) and its containerd shim (by its command line)."""
+    """Each environment's processes: a sim server and its children; a local env's uid (isolated, with the fork
+    server that forked it) or marker (sharing the host); a container's processes (by cgroup) and its
+    containerd shim (by its command line)."""
     table = _proc_table()
     children: dict[int, list[int]] = {}
     by_uid: dict[int, list[int]] = {}
@@ -335,7 +336,11 @@ def env_pids(fleet: Fleet) -> list[set[int]]:
         if fleet.name == "docker":
             result.append(by_key.get(computer.handle.id, set()))
         elif "uid" in computer.info:
-            result.append({computer.handle.pid, *by_uid.get(computer.info["uid"], [])})
+            # and the fork server it was forked from (cua_bench.backends.local.forkserver): shared by all,
+            # counted once in the union, so spread over N
+            parent = table.get(computer.handle.pid, (os.getpid(), 0))[0]
+            shared = {parent} if parent != os.getpid() else set()
+            result.append({computer.handle.pid, *by_uid.get(computer.info["uid"], []), *shared})
         elif "root" in computer.info:
             result.append(tree(computer.handle.pid) | by_key.get(computer.info["root"], set()))
         else:

@@ -257,30 +257,10 @@ class ProcessBackend(Backend):
             BackendError: the server exited or said nothing within ``timeout``; it is killed first.
         """
         address = self.server_address()
-        proc = subprocess.Popen(
-            self.server_command(
-                [
-                    sys.executable,
-                    "-m",
-                    "cua_bench.server",
-                    "--backend",
-                    self.name,
-                    "--address",
-                    address,
-                    "--width",
-                    str(width),
-                    "--height",
-                    str(height),
-                    "--exit-with-parent",  # a runner killed with -9 must not leave its computers running
-                ],
-                address,
-            ),
-            stdout=subprocess.PIPE,
-            stdin=subprocess.DEVNULL,
-            text=True,
-            start_new_session=True,  # Ctrl-C in a terminal reaches the runner, which stops envs in order
-            env=self.server_env(),
-        )
+        argv = [sys.executable, "-m", "cua_bench.server", "--backend", self.name, "--address", address]
+        argv += ["--width", str(width), "--height", str(height)]
+        argv += ["--exit-with-parent"]  # a runner killed with -9 must not leave its computers running
+        proc = self.start_server(argv, address, timeout)
         line = read_ready_line(proc, timeout)
         ready = ready_address(line)
         if ready is None:
@@ -299,6 +279,27 @@ class ProcessBackend(Backend):
                 f"run `python -m cua_bench.server --backend {self.name} --address {address}` to see why"
             )
         return Computer(self.name, ready, width, height, proc, {"pid": proc.pid})
+
+    def start_server(self, argv: list[str], address: str, timeout: float) -> subprocess.Popen[str]:
+        """Start the server ``argv`` (``server_command`` may wrap it), printing its ``ready`` line on the
+        process's stdout, in a session of its own.
+
+        Args:
+            argv: the server's own command line.
+            address: where it will listen.
+            timeout: seconds the start may take (``provision``'s).
+
+        Returns:
+            Its process, whose stdout is a pipe.
+        """
+        return subprocess.Popen(
+            self.server_command(argv, address),
+            stdout=subprocess.PIPE,
+            stdin=subprocess.DEVNULL,
+            text=True,
+            start_new_session=True,  # Ctrl-C in a terminal reaches the runner, which stops envs in order
+            env=self.server_env(),
+        )
 
     def server_env(self) -> dict[str, str] | None:
         """The server's environment: this process's, with the options given to the constructor as their

@@ -52,6 +52,7 @@ __all__ = ["LocalBackend"]
 
 log = logging.getLogger(__name__)
 _SETTLE = SettleConfig()  # the settling the options' defaults describe
+FORKSERVER = "CUA_LOCAL_FORKSERVER"
 
 
 class LocalBackend(ProcessBackend):
@@ -68,6 +69,8 @@ class LocalBackend(ProcessBackend):
                "CUA_LOCAL_SETTLE_GRACE"),
         Option("settle_max", float, _SETTLE.limit, "the longest settling after an action, in seconds (0: off)",
                "CUA_LOCAL_SETTLE_MAX"),
+        Option("forkserver", bool, True, "fork isolated env servers from one process that imported them once "
+               "(their modules' memory shared); 0 starts each as an interpreter of its own", FORKSERVER),
     )  # fmt: skip
 
     def __init__(self, **options: Any) -> None:
@@ -102,6 +105,18 @@ class LocalBackend(ProcessBackend):
         sockets.mkdir(parents=True, mode=0o700)
         self._sockets = sockets
         return f"ipc://{sockets}/env.sock"
+
+    def start_server(self, argv: list[str], address: str, timeout: float) -> subprocess.Popen[str]:
+        if not (self.isolate and self.option("forkserver")):
+            return super().start_server(argv, address, timeout)
+        from cua_bench.backends.local.forkserver import spawn
+
+        try:
+            return spawn(
+                Path(address.removeprefix("ipc://")).parent, argv[3:], self.server_env() or os.environ, timeout
+            )
+        except OSError as exc:
+            raise BackendError(f"local: {exc} ({FORKSERVER}=0 starts each env server as a process of its own)") from exc
 
     def server_command(self, argv: list[str], address: str) -> list[str]:
         if self.isolate:
