@@ -2,26 +2,17 @@
 
 from __future__ import annotations
 
-import io
 import json
 import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
-from PIL import Image
+from support.pngs import png
 
 from cua_data import DatasetReader, LiteSample, run_conversion
 
 DOC = "datasets/aguvis/source_format_examples.from_cua-lite_doc.json"
-
-
-def png(path: Path, size: tuple[int, int], color: tuple[int, int, int]) -> bytes:
-    out = io.BytesIO()
-    Image.new("RGB", size, color).save(out, "PNG")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(out.getvalue())
-    return out.getvalue()
 
 
 def rows(root: Path) -> dict[str, LiteSample]:

@@ -3,27 +3,18 @@
 from __future__ import annotations
 
 import copy
-import io
 import json
 from pathlib import Path
 from typing import Any
 
 import pytest
-from PIL import Image
+from support.pngs import png
 
 from cua_core.actions import KeyDown, KeyPress, KeyUp, TypeText, from_pixels
 from cua_data import DatasetReader, run_conversion
 from cua_data.converters.gui360 import _send_keys
 
 GUI360 = "datasets/gui360"
-
-
-def png(path: Path, size: tuple[int, int], color: tuple[int, int, int]) -> bytes:
-    out = io.BytesIO()
-    Image.new("RGB", size, color).save(out, "PNG")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(out.getvalue())
-    return out.getvalue()
 
 
 def load(shared_fixtures: Path, name: str) -> dict[str, Any]:

@@ -2,26 +2,17 @@
 
 from __future__ import annotations
 
-import io
 import json
 import shutil
 from pathlib import Path
 from typing import Any
 
-from PIL import Image
+from support.pngs import png
 
 from cua_data import DatasetReader, run_conversion
 
 OPENCUA = "datasets/opencua"
 TASK = "0030dc52-2a4a-4c0e-895b-48284c200efe"
-
-
-def png(path: Path, size: tuple[int, int], color: tuple[int, int, int]) -> bytes:
-    out = io.BytesIO()
-    Image.new("RGB", size, color).save(out, "PNG")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(out.getvalue())
-    return out.getvalue()
 
 
 def test_fixture_folder_as_is(shared_fixtures: Path, tmp_path: Path) -> None:

@@ -2,31 +2,19 @@
 
 from __future__ import annotations
 
-import io
 import json
 import shutil
 from pathlib import Path
 from typing import Any
 
-from PIL import Image
+from support.pngs import jsonl as lines
+from support.pngs import png
 
 from cua_data import DatasetReader, run_conversion
 
 SCALECUA = "datasets/scalecua"
 NAVIGATION = "navigation_examples.from_cua-lite_doc.jsonl"
 README = "internvl_sft_annotation.readme_example.jsonl"
-
-
-def png(path: Path, size: tuple[int, int], color: tuple[int, int, int]) -> bytes:
-    out = io.BytesIO()
-    Image.new("RGB", size, color).save(out, "PNG")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(out.getvalue())
-    return out.getvalue()
-
-
-def lines(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
 def test_fixture_folder_as_is(shared_fixtures: Path, tmp_path: Path) -> None:

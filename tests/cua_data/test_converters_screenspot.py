@@ -2,22 +2,13 @@
 
 from __future__ import annotations
 
-import io
 import json
 from pathlib import Path
 from typing import Any
 
-from PIL import Image
+from support.pngs import png
 
 from cua_data import DatasetReader, LiteSample, run_conversion
-
-
-def png(path: Path, size: tuple[int, int], color: tuple[int, int, int]) -> bytes:
-    out = io.BytesIO()
-    Image.new("RGB", size, color).save(out, "PNG")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(out.getvalue())
-    return out.getvalue()
 
 
 def answer(sample: LiteSample) -> list[Any]:

@@ -7,4 +7,9 @@ BUILTIN = (
     "cua_data.converters.gui360",
     "cua_data.converters.screenspot",
     "cua_data.converters.osworld",
+    "cua_data.converters.aitz",
+    "cua_data.converters.android_control",
+    "cua_data.converters.os_atlas",
+    "cua_data.converters.mind2web",
+    "cua_data.converters.weblinx",
 )
