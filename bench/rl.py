@@ -386,7 +386,7 @@ def main() -> int:
 
         counts = [int(c) for c in args.placement_workers.split(",")]
         figures = placement_figures(counts, str(folder), warmup, seconds)
-        first = [k for c in counts for k in (f"ray_hosts_vs_pool_{c}", f"ray_vs_pool_{c}", f"ray_vs_raw_{c}")]
+        first = [k for c in counts for k in (f"ray_vs_pool_{c}", f"ray_each_vs_pool_{c}", f"ray_vs_raw_{c}")]
         print(" ".join(f"{k}={figures[k]:.2f}" for k in [*first, *(k for k in figures if k not in first)]))
         return 0
     if "rpc" in wanted:

@@ -2,17 +2,18 @@
 
 For each count of workers (16 and 64): rollout steps/s through the RolloutLoader with ``sim`` workers
 placed ``here`` (and raw stepping of the same workers, the baseline), on a pool of this computer
-(a controller and one host agent in this process) and on a Ray cluster (``ray start --head``), each
-worker a process of its own; then ``here`` and Ray again with ``per_server`` K (K = workers / CPUs: one
-sim host or actor per CPU, serving K environments). For each: the time to bring the workers up, per
+(a controller and one host agent in this process) and on a Ray cluster (``ray start --head``) with an
+actor each (``ray_each``: ``per_server=1``), each worker a process of its own; then ``here`` with
+``per_server`` K (K = workers / CPUs: one sim host per CPU, ``here_hosts``) and Ray as it places by
+default (``ray``: one actor per CPU, the workers spread over them). For each: the time to bring the workers up, per
 worker, and the PSS of the processes that serve them (env servers or hosts here, actors on Ray), per worker.
 Beside them: one frame fetched from an env server on this node through the bus's shared memory (what
 rollouts use) against the same frame through Ray's object store (an actor call), the latency of each.
 
 Ray binds its node's address, never loopback, so the measurement runs as a Ray driver inside a network
 namespace made for it (the pool tests' harness: 10.213.0.1 on its own bridge), where the head node runs too.
-Target: Ray within 0.9x of the pool's steps/s on one node. ``ray_hosts_vs_here_hosts`` is Ray's own cost
-with K per process.
+Target: Ray within 0.9x of the pool's steps/s on one node. ``ray_vs_here_hosts`` is Ray's own cost with
+K per process.
 """
 
 from __future__ import annotations
@@ -98,11 +99,13 @@ def _inside(address: str, task: str, counts: list[int], warmup: float, seconds: 
             for name, where, per_server in (
                 ("here", "here", 1),
                 ("pool", "pool", 1),
-                ("ray", f"ray:{address}", 1),
+                ("ray_each", f"ray:{address}", 1),
                 ("here_hosts", "here", hosts),
-                ("ray_hosts", f"ray:{address}", hosts),
+                ("ray", f"ray:{address}", None),  # its default: one actor per CPU
             ):
-                os.environ["CUA_SIM_PER_SERVER"] = str(per_server)  # as --backend-option per_server=K sets it
+                os.environ.pop("CUA_SIM_PER_SERVER", None)
+                if per_server is not None:
+                    os.environ["CUA_SIM_PER_SERVER"] = str(per_server)  # as --backend-option per_server=K sets it
                 begun = time.perf_counter()
                 with EnvWorkers(place("sim", where), count, start_timeout=300) as workers:
                     out[f"{name}_start_s_per_worker_{count}"] = (time.perf_counter() - begun) / count
@@ -113,12 +116,10 @@ def _inside(address: str, task: str, counts: list[int], warmup: float, seconds: 
                         pids = {w.computer.info.get("pid") or w.computer.handle.pid for w in workers}
                         out[f"{name}_mib_per_worker_{count}"] = sum(_pss_mib(int(p)) for p in pids) / count
                 print(f"{count} workers {name}: {out[f'{name}_steps_per_s_{count}']:.1f} steps/s", flush=True)
-            for name in ("ray", "ray_hosts"):
+            for name in ("ray", "ray_each"):
                 out[f"{name}_vs_pool_{count}"] = out[f"{name}_steps_per_s_{count}"] / out[f"pool_steps_per_s_{count}"]
                 out[f"{name}_vs_raw_{count}"] = out[f"{name}_steps_per_s_{count}"] / out[f"raw_steps_per_s_{count}"]
-            out[f"ray_hosts_vs_here_hosts_{count}"] = (
-                out[f"ray_hosts_steps_per_s_{count}"] / out[f"here_hosts_steps_per_s_{count}"]
-            )
+            out[f"ray_vs_here_hosts_{count}"] = out[f"ray_steps_per_s_{count}"] / out[f"here_hosts_steps_per_s_{count}"]
             out[f"per_server_{count}"] = hosts
         out |= _frames(address)
     finally:

@@ -79,7 +79,8 @@ class Slow(Policy):
 
 out = {}
 count = int(sys.argv[1])
-os.environ["CUA_SIM_PER_SERVER"] = sys.argv[2]  # as --backend-option per_server=K sets it
+if sys.argv[2]:
+    os.environ["CUA_SIM_PER_SERVER"] = sys.argv[2]  # as --backend-option per_server=K sets it
 backend = place("sim", "ray:%s")
 with EnvWorkers(backend, count, width=640, height=400) as workers:
     out["nodes"] = sorted(w.computer.info["node_ip"] for w in workers)
@@ -115,19 +116,21 @@ print("RESULT " + json.dumps(out), flush=True)
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("per_server", [1, 2])
-def test_env_workers_on_two_ray_nodes_survive_the_loss_of_one(cluster: RayCluster, per_server: int) -> None:
-    """With ``per_server`` 2 each actor serves two workers: the lost node takes both of its workers' servers,
-    and their replacements fill a new actor on the head (the head's first one is full)."""
-    count = 2 * per_server
+@pytest.mark.parametrize(("per_server", "count", "actors"), [("1", 2, 2), ("2", 4, 2), ("", 8, 4)])
+def test_env_workers_on_two_ray_nodes_survive_the_loss_of_one(
+    cluster: RayCluster, per_server: str, count: int, actors: int
+) -> None:
+    """``per_server`` 1: an actor each. 2: each actor serves two workers, and the lost node's two are replaced
+    in a new actor on the head (its first one is full). Not set: one actor per CPU (two on each 2-CPU node),
+    the workers spread over them, and the lost node's four replaced in the head's two."""
     try:
-        out = cluster.drive(LOSS % ADDRESS, str(count), str(per_server))
+        out = cluster.drive(LOSS % ADDRESS, str(count), per_server)
     finally:
         kill_namespace(cluster.net.hosts[0].ns)  # whatever the driver got to
         cluster.join(cluster.net.hosts[0], 2)  # back for the tests after this one
     second = cluster.net.hosts[0].address
-    assert out["nodes"] == sorted([HEAD, second] * per_server)  # spread: the same number on each node
-    assert out["actors"] == 2 and out["actors_after"] == 2  # one actor per node; two on the head after
+    assert out["nodes"] == sorted([HEAD, second] * (count // 2))  # spread: the same number on each node
+    assert (out["actors"], out["actors_after"]) == (actors, 2)  # the lost node's actors gone, two on the head
     assert out["frames"] == {HEAD: "shm", second: None}  # shared memory only with the driver's own node
     assert out["oracle"] == 1.0 and out.get("killed")
     # Every episode was played and counted exactly once, the lost one again on the head.
