@@ -1,4 +1,6 @@
-"""cua-data's store against raw pyarrow and 🤗 datasets, measured in one run (only ratios count).
+"""cua-data's store against raw pyarrow and 🤗 datasets, and its converters against a raw parse (only ratios count).
+
+The store (the default; with --converters, only if --store is given too):
 
 Write: DatasetWriter adds 100,000 rows (one screenshot each, drawn from 10,000 distinct noise PNGs
 of ~3 KB, so 90% of image puts are deduplicated) to four partitions, in a child process that
@@ -16,10 +18,15 @@ Read, interleaved over rounds (medians): rows/s of
             pip install -e ".[bench]");
   parse     iterating DatasetReader itself: rows parsed into LiteSamples (json.loads + Metadata).
 
-The last line is ``key=value`` pairs, the first four always
-``read_ratio_pyarrow read_ratio_datasets write_rows_per_s write_peak_rss_mib``.
+The converters (--converters): bench/data_converters.py, whose docstring says how.
 
-Run: .venv/bin/python bench/data.py [--quick]
+The last line is ``key=value`` pairs: with the store figures, the first four always
+``read_ratio_pyarrow read_ratio_datasets write_rows_per_s write_peak_rss_mib``; with the
+converters, five a converter after them: ``convert_<name>_rows_per_s convert_<name>_vs_parse
+convert_<name>_peak_mib_small convert_<name>_peak_mib_large convert_<name>_peak_growth``
+(--converters alone: only those).
+
+Run: .venv/bin/python bench/data.py [--quick] [--converters [--store]]
 """
 
 from __future__ import annotations
@@ -137,8 +144,11 @@ def idle_child() -> dict[str, Any]:
     return {"peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
 
 
-def _run_child(*args: str) -> dict[str, Any]:
-    done = subprocess.run([sys.executable, __file__, *args], check=True, capture_output=True, text=True)
+def _run_child(*args: str, script: str = __file__) -> dict[str, Any]:
+    """``script`` (this file by default) run with ``args`` in a child; the JSON its last line prints."""
+    done = subprocess.run([sys.executable, script, *args], check=False, capture_output=True, text=True)
+    if done.returncode:
+        raise RuntimeError(f"child {' '.join(args)} exited {done.returncode}:\n{done.stderr[-3000:]}")
     result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
     return result
 
@@ -244,16 +254,85 @@ def time_find_partitions(root: Path, repeat: int = 5) -> float:
     return statistics.median(times)
 
 
-# -- the run -------------------------------------------------------------------------------------------------
+# -- converters: inputs built from the fixtures, each converted in a child process ------------------
 
 
 def _du(folder: Path) -> int:
     return sum(f.stat().st_size for f in folder.rglob("*") if f.is_file())
 
 
+def run_store(folder: Path, quick: bool) -> dict[str, str]:
+    """The store's figures (write, then read against pyarrow and 🤗 datasets), printed as they come."""
+    rows, images, small, rounds = (10_000, 1_000, 2_000, 2) if quick else (100_000, 10_000, 20_000, 5)
+    started = time.perf_counter()
+    pool, offsets = make_pool(folder, images)
+    print(f"image pool: {images:,} distinct noise PNGs, {offsets[-1] / images / 1024:.1f} KiB each on average")
+
+    root = folder / "Bench"
+    big = _run_child("--write-child", str(root), str(rows), str(pool))
+    little = _run_child("--write-child", str(folder / "Small"), str(small), str(pool))
+    idle = _run_child("--idle-child")
+    write_rows = big["rows"] / big["seconds"]
+    puts = big["images_written"] + big["images_deduplicated"]
+    print(
+        f"write {big['rows']:,} rows in {big['seconds']:.1f} s: {write_rows:,.0f} rows/s, "
+        f"{puts / big['seconds']:,.0f} image puts/s ({big['images_written']:,} new files, "
+        f"{big['images_deduplicated']:,} deduplicated); {_du(root) / 2**20:.0f} MiB on disk"
+    )
+    rss_ratio = big["peak_rss_mib"] / little["peak_rss_mib"]
+    print(
+        f"peak RSS while writing: {rows:,} rows {big['peak_rss_mib']:.0f} MiB, {small:,} rows "
+        f"{little['peak_rss_mib']:.0f} MiB (ratio {rss_ratio:.2f}); "
+        f"the same imports writing nothing: {idle['peak_rss_mib']:.0f} MiB"
+    )
+
+    files = [root / p.relpath() for p in DatasetReader(root).partitions()]
+    got = load_datasets(files, folder / "hf-cache")
+    loaded = None
+    if isinstance(got, str):
+        print(f"datasets: skipped: {got}")
+    else:
+        loaded, load_seconds = got
+        print(f"datasets: one-time load_dataset('parquet') into its Arrow cache: {load_seconds:.2f} s")
+    rates = measure_reads(root, rows, rounds, loaded)
+    pyarrow_ratio = rates["ours"] / rates["pyarrow"]
+    pyarrow_ratio_cpu = rates["ours_cpu"] / rates["pyarrow_cpu"]
+    datasets_ratio = rates["ours"] / rates["datasets"] if "datasets" in rates else math.nan
+    print(f"read rows/s (medians: ours and pyarrow over {3 * rounds} interleaved rounds, the others {rounds}):")
+    print(f"  ours      DatasetReader.rows()        {rates['ours']:>10,.0f}")
+    print(
+        f"  pyarrow   iter_batches + to_pylist    {rates['pyarrow']:>10,.0f}   ours/pyarrow {pyarrow_ratio:.2f}"
+        f" (by CPU time {pyarrow_ratio_cpu:.2f})"
+    )
+    if "datasets" in rates:
+        datasets_rate = rates["datasets"]
+        print(f"  datasets  iterating a 🤗 Dataset       {datasets_rate:>10,.0f}   ours/datasets {datasets_ratio:.2f}")
+    parse_share = rates["parse"] / rates["ours"]
+    print(f"  parse     DatasetReader -> LiteSample {rates['parse']:>10,.0f}   parse/ours {parse_share:.2f}")
+    find = time_find_partitions(root)
+    print(f"DatasetReader.partitions() (finding the partition files): {find * 1000:.1f} ms a call")
+    print(f"pyarrow {pa.__version__}, total {time.perf_counter() - started:.0f} s")
+    return {
+        "read_ratio_pyarrow": f"{pyarrow_ratio:.2f}",
+        "read_ratio_datasets": f"{datasets_ratio:.2f}",
+        "write_rows_per_s": f"{write_rows:.0f}",
+        "write_peak_rss_mib": f"{big['peak_rss_mib']:.0f}",
+        "read_ratio_pyarrow_cpu": f"{pyarrow_ratio_cpu:.2f}",
+        "write_peak_rss_small_mib": f"{little['peak_rss_mib']:.0f}",
+        "write_rss_ratio": f"{rss_ratio:.2f}",
+        "write_image_puts_per_s": f"{puts / big['seconds']:.0f}",
+        "read_rows_per_s": f"{rates['ours']:.0f}",
+        "parse_rows_per_s": f"{rates['parse']:.0f}",
+        "datasets_rows_per_s": f"{rates.get('datasets', math.nan):.0f}",
+        "find_partitions_ms": f"{find * 1000:.1f}",
+    }
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="10,000 rows and 2 rounds, for a smoke run")
+    parser.add_argument("--quick", action="store_true", help="smaller sizes and fewer rounds, for a smoke run")
+    parser.add_argument("--converters", action="store_true", help="the converter figures (alone: only those)")
+    parser.add_argument("--store", action="store_true", help="the store figures (the default without --converters)")
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder and print where it is")
     parser.add_argument("--write-child", nargs=3, metavar=("ROOT", "ROWS", "POOL"), help=argparse.SUPPRESS)
     parser.add_argument("--idle-child", action="store_true", help=argparse.SUPPRESS)
@@ -266,76 +345,17 @@ def main() -> int:
         print(json.dumps(idle_child()))
         return 0
 
-    rows, images, small, rounds = (10_000, 1_000, 2_000, 2) if args.quick else (100_000, 10_000, 20_000, 5)
     folder = Path(tempfile.mkdtemp(prefix="cua-bench-data-"))
     try:
-        started = time.perf_counter()
-        pool, offsets = make_pool(folder, images)
-        print(f"image pool: {images:,} distinct noise PNGs, {offsets[-1] / images / 1024:.1f} KiB each on average")
+        figures: dict[str, str] = {}
+        if args.store or not args.converters:
+            figures |= run_store(folder, args.quick)
+        if args.converters:
+            from data_converters import run_converters  # bench/data_converters.py
 
-        root = folder / "Bench"
-        big = _run_child("--write-child", str(root), str(rows), str(pool))
-        little = _run_child("--write-child", str(folder / "Small"), str(small), str(pool))
-        idle = _run_child("--idle-child")
-        write_rows = big["rows"] / big["seconds"]
-        puts = big["images_written"] + big["images_deduplicated"]
-        print(
-            f"write {big['rows']:,} rows in {big['seconds']:.1f} s: {write_rows:,.0f} rows/s, "
-            f"{puts / big['seconds']:,.0f} image puts/s ({big['images_written']:,} new files, "
-            f"{big['images_deduplicated']:,} deduplicated); {_du(root) / 2**20:.0f} MiB on disk"
-        )
-        rss_ratio = big["peak_rss_mib"] / little["peak_rss_mib"]
-        print(
-            f"peak RSS while writing: {rows:,} rows {big['peak_rss_mib']:.0f} MiB, {small:,} rows "
-            f"{little['peak_rss_mib']:.0f} MiB (ratio {rss_ratio:.2f}); "
-            f"the same imports writing nothing: {idle['peak_rss_mib']:.0f} MiB"
-        )
-
-        files = [root / p.relpath() for p in DatasetReader(root).partitions()]
-        got = load_datasets(files, folder / "hf-cache")
-        loaded = None
-        if isinstance(got, str):
-            print(f"datasets: skipped: {got}")
-        else:
-            loaded, load_seconds = got
-            print(f"datasets: one-time load_dataset('parquet') into its Arrow cache: {load_seconds:.2f} s")
-        rates = measure_reads(root, rows, rounds, loaded)
-        pyarrow_ratio = rates["ours"] / rates["pyarrow"]
-        pyarrow_ratio_cpu = rates["ours_cpu"] / rates["pyarrow_cpu"]
-        datasets_ratio = rates["ours"] / rates["datasets"] if "datasets" in rates else math.nan
-        print(f"read rows/s (medians: ours and pyarrow over {3 * rounds} interleaved rounds, the others {rounds}):")
-        print(f"  ours      DatasetReader.rows()        {rates['ours']:>10,.0f}")
-        print(
-            f"  pyarrow   iter_batches + to_pylist    {rates['pyarrow']:>10,.0f}   ours/pyarrow {pyarrow_ratio:.2f}"
-            f" (by CPU time {pyarrow_ratio_cpu:.2f})"
-        )
-        if "datasets" in rates:
-            datasets_rate = rates["datasets"]
-            print(
-                f"  datasets  iterating a 🤗 Dataset       {datasets_rate:>10,.0f}   ours/datasets {datasets_ratio:.2f}"
-            )
-        parse_share = rates["parse"] / rates["ours"]
-        print(f"  parse     DatasetReader -> LiteSample {rates['parse']:>10,.0f}   parse/ours {parse_share:.2f}")
-        find = time_find_partitions(root)
-        print(f"DatasetReader.partitions() (finding the partition files): {find * 1000:.1f} ms a call")
-        print(f"pyarrow {pa.__version__}, total {time.perf_counter() - started:.0f} s")
+            figures |= run_converters(folder / "converters", args.quick, args.keep)
         if args.keep:
             print(f"kept {folder}")
-
-        figures = {
-            "read_ratio_pyarrow": f"{pyarrow_ratio:.2f}",
-            "read_ratio_datasets": f"{datasets_ratio:.2f}",
-            "write_rows_per_s": f"{write_rows:.0f}",
-            "write_peak_rss_mib": f"{big['peak_rss_mib']:.0f}",
-            "read_ratio_pyarrow_cpu": f"{pyarrow_ratio_cpu:.2f}",
-            "write_peak_rss_small_mib": f"{little['peak_rss_mib']:.0f}",
-            "write_rss_ratio": f"{rss_ratio:.2f}",
-            "write_image_puts_per_s": f"{puts / big['seconds']:.0f}",
-            "read_rows_per_s": f"{rates['ours']:.0f}",
-            "parse_rows_per_s": f"{rates['parse']:.0f}",
-            "datasets_rows_per_s": f"{rates.get('datasets', math.nan):.0f}",
-            "find_partitions_ms": f"{find * 1000:.1f}",
-        }
         print(" ".join(f"{k}={v}" for k, v in figures.items()))
     finally:
         if not args.keep:
