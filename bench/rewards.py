@@ -168,11 +168,19 @@ def random_play(taskset: str, backend: str, agent: str, limit: int | None, outpu
     return {task: row["mean_reward"] for task, row in summary["tasks"].items()}
 
 
-def sweep_key(folder: str) -> str:
-    """``sweep:TASKSET/TASK``: the same in every clone (keys once held the folder's absolute path,
-    which ``Record`` still reads)."""
-    path = Path(folder)
-    return f"sweep:{path.parent.name}/{path.name}"
+def sweep_key(taskset: str, folder: str) -> str:
+    """``sweep:TASKSET/TASK``, by the taskset's registered name: the same in every clone and wherever its
+    package keeps the folders (``Record`` reads the keys of older records: a folder's absolute path, and
+    the name of the package folder the tasks moved into, ``cua_bench_tasks_desktop``)."""
+    return f"sweep:{taskset}/{Path(folder).name}"
+
+
+def _recorded_key(key: str) -> str:
+    """An older record's key as ``sweep_key`` gives it now."""
+    if key.startswith("sweep:/"):  # an absolute path: the folder's parent was the taskset's folder
+        path = Path(key.removeprefix("sweep:"))
+        key = f"sweep:{path.parent.name}/{path.name}"
+    return key.replace("sweep:cua_bench_tasks_", "sweep:", 1)
 
 
 class Record:
@@ -195,7 +203,7 @@ class Record:
                         f"{path} was recorded with {entry.get('settings')}, not {settings}: use another --record file"
                     )
                 key = entry["key"]
-                self.done[sweep_key(key.removeprefix("sweep:")) if key.startswith("sweep:/") else key] = entry["value"]
+                self.done[_recorded_key(key)] = entry["value"]  # a later line of a task replaces an earlier
 
     def get(self, key: str) -> dict[str, Any] | None:
         return self.done.get(key)
@@ -245,6 +253,7 @@ def main() -> None:
     started = time.monotonic()
     sweeps: list[Sweep] = []
     folders = [(str(folder), backend) for name, backend in tasksets for folder in task_folders(name)]
+    taskset_of = {str(folder): name for name, _ in tasksets for folder in task_folders(name)}
     if args.task:
         unknown = set(args.task) - {Path(folder).name for folder, _ in folders}
         if unknown:
@@ -254,7 +263,7 @@ def main() -> None:
     redo: list[tuple[str, str, Sweep]] = []
     if args.redo_errors:
         for folder, backend in folders:
-            recorded = record.get(sweep_key(folder))
+            recorded = record.get(sweep_key(taskset_of[folder], folder))
             if recorded is not None and recorded["errors"]:
                 redo.append((folder, backend, Sweep(**recorded)))
         old = [partial.task for _, _, partial in redo if not partial.atomic]
@@ -267,12 +276,12 @@ def main() -> None:
         futures = {
             folder: pool.submit(sweep, folder, backend, args.variants)
             for folder, backend in folders
-            if record.get(sweep_key(folder)) is None and args.part != "random"
+            if record.get(sweep_key(taskset_of[folder], folder)) is None and args.part != "random"
         }
         for folder, backend, partial in redo:
             futures[folder] = pool.submit(redo_errors, folder, backend, args.variants, partial)
         for folder, _ in folders:
-            kept = record.get(sweep_key(folder))
+            kept = record.get(sweep_key(taskset_of[folder], folder))
             if kept is not None and folder not in futures:
                 sweeps.append(Sweep(**kept))
                 continue
@@ -280,7 +289,7 @@ def main() -> None:
                 pending.append(f"the sweep of {Path(folder).name}")
                 continue
             result = futures[folder].result()
-            record.put(sweep_key(folder), asdict(result))
+            record.put(sweep_key(taskset_of[folder], folder), asdict(result))
             sweeps.append(result)
             flag = " WRONG WAY PASSES" if result.wrong_passing else ""
             flag += " MUTATION PASSES" if result.mutations_passing else ""
