@@ -151,7 +151,7 @@ def test_check_interact_and_conformance_name_a_wrong_backend_in_one_line(tasks: 
         assert result.exit_code == 1, args
         assert (
             result.output
-            == "Error: unknown backend 'nope' (known: cua, docker, libvirt, libvirt-windows, local, macos, sim)\n"
+            == "Error: unknown backend 'nope' (known: android, cua, docker, libvirt, libvirt-windows, local, macos, sim)\n"
         ), args
 
 

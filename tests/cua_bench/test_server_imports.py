@@ -33,6 +33,7 @@ NOT_SERVING = {
     "cua_bench_osworld.report": "cua_bench_osworld's __init__",
     "cua_bench_cua.endpoint": "cua_bench_cua's __init__",
     "cua_bench_macos.session": "cua_bench_macos's __init__",
+    "cua_bench_android.session": "cua_bench_android's __init__ (pillow's decoding and the XML parser, for a device)",
 }
 
 _LOADED = """

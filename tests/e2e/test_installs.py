@@ -39,6 +39,7 @@ DOCUMENTED = {
     "pip install .": {"cua", *CORE},
     'pip install "./packages/cua-bench"': BENCH,
     'pip install "./packages/cua-bench[docker]"': {*BENCH, "cua-bench-docker"},
+    'pip install "./packages/cua-bench[android]"': {*BENCH, "cua-bench-android"},
     "pip install ./packages/cua-bench ./plugins/cua-adapters-qwen": {*BENCH, "cua-adapters-qwen"},
     "pip install './packages/cua-pool[docker]'": {"cua-core", "cua-pool"},
     'pip install "./packages/cua-pool[ray]"': {"cua-core", "cua-pool"},
@@ -60,6 +61,7 @@ DOCUMENTED = {
     "pip install --no-deps -e plugins/cua-bench-cua": {"cua-bench-cua"},
     "pip install --no-deps -e plugins/cua-bench-libvirt": {"cua-bench-libvirt"},
     "pip install --no-deps -e plugins/cua-bench-macos": {"cua-bench-macos"},
+    "pip install --no-deps -e plugins/cua-bench-android": {"cua-bench-android"},
 }  # fmt: skip
 MEMBERS = sorted(
     p.parent.relative_to(ROOT)

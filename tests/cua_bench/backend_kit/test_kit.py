@@ -45,6 +45,7 @@ PLUGIN_MODULES = [
     *sorted((ROOT / "plugins/cua-bench-docker/src").rglob("*.py")),
     ROOT / "plugins/cua-bench-cua/src/cua_bench_cua/backend.py",
     ROOT / "plugins/cua-bench-cua/src/cua_bench_cua/session.py",
+    *sorted((ROOT / "plugins/cua-bench-android/src").rglob("*.py")),
 ]
 PUBLIC = {"cua_bench": set(cua_bench.__all__), "cua_bench.backend_kit": set(backend_kit.__all__)}
 

@@ -22,7 +22,8 @@ OS_PLUGINS = {
     "Windows (`cua-bench image build libvirt-windows --backend-option media=PATH`; its README says how)",
     "macos": "macOS machines come from the macos backend (plugins/cua-bench-macos: Lume or tart on an Apple silicon "
     "Mac, after `cua-bench image build macos`); its README says what was verified: it has not run on a Mac",
-    "android": "phones are to come from a cua-bench-android plugin (adb), not built yet",
+    "android": "phones and emulators come from the android backend (plugins/cua-bench-android: adb and a device "
+    "or emulator it lists); its README says what was verified: it has not run on a device",
     "linux": "install the local backend's desktop (scripts/system-deps.sh), or cua-bench-docker or cua-bench-libvirt",
 }
 
