@@ -32,7 +32,7 @@ def test_oracle_run_records_trajectories_and_summary(tmp_path: Path) -> None:
     rows = list(DatasetReader(tmp_path / "run/trajectories"))
     assert len(rows) == 7
     row = next(r for r in rows if r.metadata.others["episode"] == "press-a/test/1")
-    assert row.metadata.others["reward"] == 1.0
+    assert row.metadata.others["reward"] == 1.0 and row.metadata.platform == "desktop"  # the session's
     assert row.messages[0]["content"][1]["text"] == "Press Bravo"
     assert row.messages[1]["tool_calls"][0]["function"]["arguments"]["actions"][0]["action"] == "click"
     assert row.messages[-1]["content"] == [{"type": "text", "text": "Done."}]

@@ -15,11 +15,13 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from PIL import Image
 
-from cua_bench import BackendError
+from cua_bench import BackendError, EpisodeSpec
+from cua_bench.agents.builtin import OracleAgent
 from cua_bench.backend_choice import backend_unavailable
 from cua_bench.backend_kit import Capabilities, capabilities_of
 from cua_bench.client import EnvClient
 from cua_bench.conformance import check_backend
+from cua_bench.episode import run_episode
 from cua_bench.registry import backends
 from cua_bench.server import EnvServer
 from cua_bench_android import AndroidBackend, AndroidSession
@@ -39,7 +41,6 @@ def test_the_backend_is_registered_by_entry_point_with_its_capabilities() -> Non
     assert backends()["android"] is AndroidBackend
     assert AndroidBackend.__module__ == "cua_bench_android.backend"
     assert capabilities_of(AndroidBackend) == Capabilities(os="android", shell=True)
-    assert AndroidBackend.platform == "mobile"
     assert [(o.name, o.env, o.default) for o in AndroidBackend.options] == [
         ("serial", "CUA_ANDROID_SERIAL", ""), ("adb", "CUA_ANDROID_ADB", "adb"),
     ]  # fmt: skip
@@ -145,6 +146,7 @@ def served(adb: FakeAdb) -> Iterator[EnvClient]:
 def test_an_episode_end_to_end_through_the_env_server(served: EnvClient, settings_task: Path, adb: FakeAdb) -> None:
     obs, info = served.reset(options={"task": str(settings_task), "observes": "rgb,a11y"})
     assert info["task"]["description"] == "Open Network & internet"
+    assert info["platform"] == "mobile"  # a recording of it is a mobile LiteSample, its actions the mobile tool's
     assert obs["screenshot"].shape == (2400, 1080, 3) and (obs["width"], obs["height"]) == (1080, 2400)
     [window] = obs["a11y"]
     assert (window["role"], window["app"]) == ("window", "com.android.settings")
@@ -172,6 +174,14 @@ def test_an_episode_end_to_end_through_the_env_server(served: EnvClient, setting
 def test_the_oracle_through_the_env_server(served: EnvClient, settings_task: Path) -> None:
     served.reset(options={"task": str(settings_task), "observes": "none"})
     assert served.solve()["reward"] == 1.0
+
+
+def test_a_recorded_episode_is_a_mobile_trajectory(served: EnvClient, settings_task: Path) -> None:
+    """What the runner writes to the run's dataset: the phone's platform and the mobile tool's tap."""
+    outcome = run_episode(served, OracleAgent(), EpisodeSpec(str(settings_task)), record=True)
+    assert outcome.reward == 1.0 and outcome.trajectory.platform == "mobile"
+    [call] = outcome.trajectory.messages[1]["tool_calls"]
+    assert call["function"]["name"] == "mobile" and call["function"]["arguments"]["actions"][0]["action"] == "tap"
 
 
 def _walk(node: dict[str, Any]) -> Iterator[dict[str, Any]]:

@@ -157,7 +157,9 @@ def run_episode(
     if record:
         from cua_data import Trajectory  # cua-data only when recording
 
-        trajectory = Trajectory("desktop", the_task.description)
+        trajectory = Trajectory(
+            str(info.get("platform", "desktop")), the_task.description
+        )  # servers before it: desktop
         trajectory.add_screenshot(_recorded(obs))  # type: ignore[arg-type]  # record=True: the server sent one
     screen = (int(obs["width"]), int(obs["height"]))
     if agent.oracle:

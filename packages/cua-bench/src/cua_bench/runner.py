@@ -503,7 +503,9 @@ class Runner:
             if isinstance(ended, Done):  # only an answer the agent gave: never a 'Done.' it did not write
                 outcome.trajectory.finish(ended.answer)
             sample = LiteSample(
-                Metadata("desktop", "use", others=others), outcome.trajectory.messages, outcome.trajectory.images
+                Metadata(outcome.trajectory.platform, "use", others=others),
+                outcome.trajectory.messages,
+                outcome.trajectory.images,
             )
         # A task that leaves state reset cannot undo says so in reset's info (OSWorld's, given root).
         return result, sample, outcome.task.metadata.get(REPLACE_COMPUTER)

@@ -194,6 +194,7 @@ class EnvServer:
         refused = self._negotiate_frames(frames)
         await module.run("setup_task", chosen, self.session)
         info: dict[str, Any] = {"task": chosen.to_dict(), "wrong_ways": sorted(module.wrong_ways(split))}
+        info["platform"] = self.session.platform  # what a recording of this episode is labelled with
         info["frames"] = "shm" if self.shared_frames else "socket"
         if refused:
             info["frames_refused"] = refused

@@ -50,6 +50,9 @@ class Session(HtmlWindows, ABC):
     height: int
     # The operating system tasks see; a task's ``computer={"setup_config": {"os_type": ...}}`` must match.
     os_type: ClassVar[str] = "linux"
+    # LiteSample's platform for what is recorded here: desktop, or mobile for a phone (its actions are
+    # the mobile tool's: tap, swipe, system buttons).
+    platform: ClassVar[str] = "desktop"
     # True where a task's commands run on the host itself, outside any isolation (the local backend
     # on a host it shares): tasks that would take root or touch paths outside the home are skipped.
     shares_host: bool = False

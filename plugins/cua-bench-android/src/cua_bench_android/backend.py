@@ -15,7 +15,7 @@ import hashlib
 import os
 import shutil
 import threading
-from typing import Any, ClassVar
+from typing import Any
 
 from cua_bench import Backend, BackendError, Computer, ProcessBackend, Session
 from cua_bench.backend_kit import Capabilities, Option, hookimpl, provisioning, resolve_options
@@ -28,7 +28,6 @@ __all__ = ["AndroidBackend"]
 
 class AndroidBackend(ProcessBackend):
     name = "android"
-    platform: ClassVar[str] = "mobile"  # LiteSample's platform for what its episodes record
     # The device's shell (not root on a production build); apps are packages, launched by their name.
     capabilities = Capabilities(os="android", shell=True)
     options = (
