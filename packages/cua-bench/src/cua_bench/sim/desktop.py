@@ -11,7 +11,7 @@ import io
 import itertools
 import random
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from PIL import Image, ImageDraw
@@ -28,6 +28,9 @@ from cua_bench.sim.router import EventRouter
 from cua_bench.sim.widget import A11yContext, Widget
 from cua_bench.sim.windows import TASKBAR_HEIGHT, TITLE_HEIGHT, Dialog, Window
 from cua_core import Action, Point, from_pixels
+
+if TYPE_CHECKING:
+    from cua_bench.sim.phone import Phone
 
 __all__ = ["TASKBAR_HEIGHT", "SimDesktop"]
 
@@ -52,6 +55,7 @@ class SimDesktop:
         self.taskbar = taskbar
         self.show_cursor = show_cursor
         self.popup: Popup | None = None
+        self.phone: Phone | None = None  # set by Phone.install: this episode's desktop is a phone
         self.held: set[str] = set()
         self._windows: list[Window] = []  # back to front
         self._ids = itertools.count(1)
@@ -78,6 +82,8 @@ class SimDesktop:
 
     @property
     def work_area(self) -> Rect:
+        if self.phone is not None:
+            return self.phone.work_area
         return Rect(0, 0, self.width, self.height - (TASKBAR_HEIGHT if self.taskbar else 0))
 
     def add_window(self, window: Window) -> Window:
@@ -293,6 +299,8 @@ class SimDesktop:
         draw = ImageDraw.Draw(frame)
         if self.taskbar:
             self._paint_taskbar(draw)
+        if self.phone is not None:
+            self.phone.paint_chrome(draw)
         if self.popup is not None:
             self.popup.paint(draw)
         if self._ghost is not None:
@@ -365,7 +373,10 @@ class SimDesktop:
     # --- accessibility ---------------------------------------------------------------------
 
     def a11y(self) -> list[dict[str, Any]]:
-        """One node per window, front to back (and the taskbar last, when shown)."""
+        """One node per window, front to back (and the taskbar last, when shown); a phone's own tree
+        (status bar, the screens in view, nav bar) when one is installed."""
+        if self.phone is not None:
+            return self.phone.a11y()
         nodes = []
         for window in self.windows():
             node = window.node(A11yContext(window.rect, self.width, self.height))

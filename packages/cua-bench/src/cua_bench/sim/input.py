@@ -82,9 +82,9 @@ class ActionInput:
             case Click(coordinate=point, button=button, clicks=clicks):
                 self.click(self._px(point), button, clicks)
             case Tap(coordinate=point, clicks=clicks):
-                self.click(self._px(point), "left", clicks)
+                self.click(self._px(point), "left", clicks, touch="tap")
             case LongPress(coordinate=point):
-                self.click(self._px(point), "right", 1)
+                self.click(self._px(point), "right", 1, touch="long_press")
             case MouseMove(coordinate=point):
                 x, y = self._px(point)
                 desktop.events.mouse_move(x, y)
@@ -107,7 +107,9 @@ class ActionInput:
             case Drag(start=start, end=end, button=button):
                 self.drag(self._px(start), self._px(end), button)
             case Swipe(start=start, end=end):
-                self.drag(self._px(start), self._px(end), "left")
+                begin, finish = self._px(start), self._px(end)
+                if desktop.phone is None or not desktop.phone.swipe(begin, finish):
+                    self.drag(begin, finish, "left", touch="swipe")
             case Scroll(direction=direction, amount=amount, coordinate=point):
                 x, y = self._px(point)
                 dx, dy = _SCROLL[direction]
@@ -135,24 +137,26 @@ class ActionInput:
                 desktop.held.discard(key)
             case Pinch():
                 return "pinch: the sim desktop has no touch screen; zoom with key (e.g. ctrl+plus) or scroll"
+            case SystemButton(button=button) if desktop.phone is not None:
+                return desktop.phone.system_button(button)
             case SystemButton(button=button):
                 return f"system_button: the sim desktop has no {button!r} phone button; use key (e.g. escape)"
             case Wait() | Screenshot() | CursorPosition() | Done() | Fail():
                 return None  # the env server answers these; the desktop has nothing to do
         return None
 
-    def click(self, at: tuple[int, int], button: str, clicks: int) -> None:
+    def click(self, at: tuple[int, int], button: str, clicks: int, *, touch: str | None = None) -> None:
         x, y = at
         desktop = self.desktop
         desktop.events.mouse_move(x, y)
         for count in range(1, clicks + 1):
-            desktop.events.mouse_down(x, y, button, count)
+            desktop.events.mouse_down(x, y, button, count, touch=touch)
             desktop.events.mouse_up(x, y, button)
 
-    def drag(self, start: tuple[int, int], end: tuple[int, int], button: str) -> None:
+    def drag(self, start: tuple[int, int], end: tuple[int, int], button: str, *, touch: str | None = None) -> None:
         desktop = self.desktop
         desktop.events.mouse_move(*start)
-        desktop.events.mouse_down(start[0], start[1], button)
+        desktop.events.mouse_down(start[0], start[1], button, touch=touch)
         for step in range(1, DRAG_STEPS + 1):
             x = start[0] + (end[0] - start[0]) * step // DRAG_STEPS
             y = start[1] + (end[1] - start[1]) * step // DRAG_STEPS

@@ -154,7 +154,8 @@ class ClickRecord:
     window's background), ``title`` or ``close`` (the title bar and its close button), ``popup``
     (``item`` is the row's label, ``target`` the popup's owner), ``outside popup`` (a press that
     only closed the popup), ``taskbar``, ``blocked`` (on a window behind a modal dialog) or
-    ``desktop``. ``at`` is in screen pixels."""
+    ``desktop``, or a phone's ``status bar`` or ``nav bar``. ``at`` is in screen pixels. ``touch`` names
+    the touch gesture that made the press (``tap``, ``long_press``, ``swipe``; None for a mouse)."""
 
     button: str
     count: int
@@ -163,6 +164,7 @@ class ClickRecord:
     window: str | None = None
     target: WidgetRef | None = None
     item: str | None = None
+    touch: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

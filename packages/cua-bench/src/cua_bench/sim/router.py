@@ -59,12 +59,13 @@ class EventRouter:
     def _event(self, window: Window, sx: int, sy: int, button: str = "left", count: int = 1) -> MouseEvent:
         return MouseEvent(sx - window.rect.x, sy - window.rect.y, sx, sy, button, count, self._mods())
 
-    def mouse_down(self, sx: int, sy: int, button: str = "left", count: int = 1) -> None:
+    def mouse_down(self, sx: int, sy: int, button: str = "left", count: int = 1, *, touch: str | None = None) -> None:
+        """A press; ``touch`` names the touch gesture that made it, for the records."""
         self.move_cursor(sx, sy)
 
         def hit(part: str, window: Window | None = None, target: WidgetRef | None = None,
                 item: str | None = None) -> None:  # fmt: skip
-            record = ClickRecord(button, count, (sx, sy), part, window.id if window else None, target, item)
+            record = ClickRecord(button, count, (sx, sy), part, window.id if window else None, target, item, touch)
             self.desktop.provenance.clicks.append(record)
 
         popup = self.desktop.popup
@@ -82,6 +83,13 @@ class EventRouter:
         if self.desktop.taskbar and sy >= self.desktop.height - TASKBAR_HEIGHT:
             hit("taskbar", self.taskbar_click(sx))
             return
+        phone = self.desktop.phone
+        part = None if phone is None else phone.chrome_part(sx, sy)
+        if phone is not None and part is not None:
+            hit(part)
+            if button == "left":
+                phone.press_chrome(sx, sy)
+            return
         window = self.desktop.window_at(sx, sy)
         if window is None:
             hit("desktop")
@@ -93,10 +101,11 @@ class EventRouter:
             return
         self.desktop.raise_window(window)
         event = self._event(window, sx, sy, button, count)
-        if event.y < TITLE_HEIGHT:
+        # A window that cannot move (a phone screen) lets its title bar hold widgets: a toolbar.
+        if event.y < TITLE_HEIGHT and (window.movable or window.widget_at(event.x, event.y) is None):
             close = window.closable and window.close_rect().contains(event.x, event.y)
             hit("close" if close else "title", window)
-            if button == "left":
+            if button == "left" and (close or window.movable):
                 self.capture = _Capture("close" if close else "move", window, offset=(event.x, event.y))
             return
         widget = window.widget_at(event.x, event.y)

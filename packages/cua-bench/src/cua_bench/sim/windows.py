@@ -35,7 +35,7 @@ class Window:
     modal = False
 
     def __init__(self, title: str = "", x: int = 0, y: int = 0, width: int = 480, height: int = 360, *,
-                 app: str = "", closable: bool = True, padding: int = 12, spacing: int = 8,
+                 app: str = "", closable: bool = True, movable: bool = True, padding: int = 12, spacing: int = 8,
                  label_width: int = 110) -> None:  # fmt: skip
         self._desktop: SimDesktop | None = None
         self._dirty = True
@@ -47,6 +47,7 @@ class Window:
         self.app = app
         self.rect = Rect(x, y, width, height)
         self.closable = closable
+        self.movable = movable
         self.padding, self.spacing, self.label_width = padding, spacing, label_width
         self.focus_widget: Widget | None = None
         self.on_close: Callable[[Window], bool | None] | None = None
