@@ -50,9 +50,6 @@ class Session(HtmlWindows, ABC):
     height: int
     # The operating system tasks see; a task's ``computer={"setup_config": {"os_type": ...}}`` must match.
     os_type: ClassVar[str] = "linux"
-    # LiteSample's platform for what is recorded here: desktop, or mobile for a phone (its actions are
-    # the mobile tool's: tap, swipe, system buttons).
-    platform: ClassVar[str] = "desktop"
     # True where a task's commands run on the host itself, outside any isolation (the local backend
     # on a host it shares): tasks that would take root or touch paths outside the home are skipped.
     shares_host: bool = False
@@ -277,6 +274,12 @@ class Session(HtmlWindows, ABC):
             The seconds waited (0.0 by default); the step reports it as ``info["settle_ms"]``.
         """
         return 0.0
+
+    @property
+    def platform(self) -> str:
+        """LiteSample's platform for what is recorded here, as it is now (after the task's setup): desktop,
+        or mobile for a phone, whose actions are the mobile tool's (tap, swipe, system buttons)."""
+        return "desktop"
 
     def frame(self) -> np.ndarray[Any, Any] | None:
         """The screen as an (height, width, 3) uint8 array when the backend has raw pixels, else None.

@@ -60,8 +60,11 @@ class AndroidSession(Session):
     """The Session of one Android device; ``AndroidSession.connect(adb, serial)`` chooses it and reads its size."""
 
     os_type: ClassVar[str] = "android"
-    platform: ClassVar[str] = "mobile"  # LiteSample's platform for what is recorded here
     has_root = False  # the shell user is not root on a production build
+
+    @property
+    def platform(self) -> str:
+        return "mobile"
 
     def __init__(self, adb: Adb, width: int, height: int) -> None:
         self.adb = adb

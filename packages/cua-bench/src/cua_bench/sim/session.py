@@ -35,6 +35,11 @@ class SimSession(Session):
     def sim(self) -> SimDesktop:
         return self._desktop
 
+    @property
+    def platform(self) -> str:
+        """mobile once the task's setup has installed a phone (``cua_bench.sim.phone``) on this episode's desktop."""
+        return "mobile" if self._desktop.phone is not None else "desktop"
+
     async def reset(self, seed: int | None = None) -> None:
         """A fresh desktop of the same size: nothing of the previous episode survives."""
         old = self._desktop
