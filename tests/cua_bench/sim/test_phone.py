@@ -166,6 +166,8 @@ def test_long_press_is_recorded_as_one_and_other_buttons_are_refused() -> None:
     assert desktop.provenance.clicks[-1].touch == "long_press" and desktop.provenance.clicks[-1].button == "right"
     result = desktop.apply(SystemButton("power"))
     assert isinstance(result, str) and "power" in result
+    assert desktop.apply(SystemButton("enter")) is None  # the keyboard's Enter, which converted data uses
+    assert desktop.provenance.keys[-1].key == "enter"
 
 
 def test_system_button_without_a_phone_is_still_refused() -> None:

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from PIL import ImageDraw
 
 from cua_bench.sim.controls import Button, Label
+from cua_bench.sim.events import KeyEvent
 from cua_bench.sim.geometry import Rect
 from cua_bench.sim.phone.chrome import (
     NAV_HEIGHT,
@@ -177,8 +178,11 @@ class Phone:
 
     def system_button(self, button: str) -> str | None:
         """Press ``home``, ``back`` or ``recent``; None, or why the phone refused."""
+        if button == "enter":  # the on-screen keyboard's Enter, as Android's KEYCODE_ENTER
+            self.desktop.events.key(KeyEvent("enter", frozenset()))
+            return None
         if button not in ("home", "back", "recent"):
-            return f"system_button: the sim phone has no {button!r} button; it has home, back and recent"
+            return f"system_button: the sim phone has no {button!r} button; it has home, back, recent and enter"
         if button != "back" and self.desktop.modal_window() is not None:
             return f"system_button: {button}: a dialog is open; answer it (or press back) first"
         self.desktop.close_popup()
