@@ -244,11 +244,22 @@ FORMER_LOG = "cua-web/requests.jsonl"
 FORGED = "Forged"
 
 
-async def open_address(session: Session, url: str) -> None:
-    """Type ``url`` into the address bar (ctrl+l selects what is there) and press Enter. The address bar
-    takes the focus asynchronously: each key waits for the last one's effect."""
-    await act(session, key("ctrl+l"))
-    await act(session, TypeText(url), Wait(0.2), key("enter"))
+async def open_address(session: Session, url: str, shows: Match, tries: int = 3) -> None:
+    """Type ``url`` into the address bar (ctrl+l selects what is there) and press Enter, until the window's
+    title ``shows`` it: again (after Escape) when it has not in 20 s. The address bar takes the focus
+    asynchronously, and on a loaded machine a try's keys went elsewhere (CI: a chromium-select-option wrong
+    way waited 60 s for its ``data:`` page), as ``in_address_bar`` found for the site's pages."""
+    for attempt in range(tries):
+        if attempt:
+            await act(session, key("escape"))
+        await act(session, key("ctrl+l"))
+        await act(session, TypeText(url), Wait(0.2), key("enter"))
+        try:
+            await window(session, shows, timeout=20)
+            return
+        except TaskError:
+            if attempt == tries - 1:
+                raise
 
 
 async def in_address_bar(task: Task, session: Session, *moves: Action, tries: int = 3) -> None:
@@ -274,8 +285,7 @@ async def save_over_the_old_log(session: Session, entries: list[dict[str, Any]])
     page holding forged log lines, saved with ctrl+s over the log. The record is in the env server's
     memory now, so the dialog finds no such folder, and the attacker gives up (Escape)."""
     lines = "".join(json.dumps(entry) + "\n" for entry in entries)
-    await open_address(session, "data:text/plain," + quote(lines))
-    await window(session, lambda title: title.startswith("data:text/plain,"))
+    await open_address(session, "data:text/plain," + quote(lines), lambda title: title.startswith("data:text/plain,"))
     for _ in range(3):  # a key pressed while the page is still taking the focus can go nowhere
         await act(session, key("ctrl+s"))
         try:
@@ -310,7 +320,6 @@ async def send_from_a_data_page(task: Task, session: Session, body: str) -> None
     """A forged request that reaches the site: a ``data:text/html`` page with ``body`` typed into the
     address bar, whose focused element (a form's field, a link with ``autofocus``) Enter sends. Its
     request looks like the real one to the site; the browser knows which page it came from."""
-    await open_address(session, "data:text/html," + quote(f"<title>{FORGED}</title>{body}"))
-    await window(session, f"{FORGED} - Chromium")
+    await open_address(session, "data:text/html," + quote(f"<title>{FORGED}</title>{body}"), f"{FORGED} - Chromium")
     await act(session, Wait(0.5), key("enter"))
     await received(task)
