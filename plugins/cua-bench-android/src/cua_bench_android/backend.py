@@ -10,18 +10,16 @@ and two environments on it would act on each other's apps and score each other's
 
 from __future__ import annotations
 
-import fcntl
-import hashlib
 import os
 import shutil
 import threading
 from typing import Any
 
 from cua_bench import Backend, BackendError, Computer, ProcessBackend, Session
-from cua_bench.backend_kit import Capabilities, Option, hookimpl, provisioning, resolve_options
+from cua_bench.backend_kit import Capabilities, Option, hold_computer, hookimpl, provisioning, resolve_options
 from cua_bench_android.adb import ADB_ENV, INSTALL_HINT, SERIAL_ENV
 from cua_bench_android.devices import choose_device
-from cua_core import CuaError, Register, RpcClient, RpcError, runtime_dir
+from cua_core import CuaError, Register, RpcClient, RpcError
 
 __all__ = ["AndroidBackend"]
 
@@ -113,17 +111,12 @@ def _screen(address: str, timeout: float) -> tuple[int, int]:
 
 def _lock(serial: str) -> int:
     """Hold device ``serial`` for one environment (across processes of this host)."""
-    path = runtime_dir() / f"android-{hashlib.sha256(serial.encode()).hexdigest()[:16]}.lock"
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        os.close(fd)
-        raise BackendError(
-            f"Android device {serial!r} already serves an environment (it has one screen): run one at a time "
-            f"(--max-parallel 1), or attach another device and give each environment its serial ({SERIAL_ENV})"
-        ) from None
-    return fd
+    return hold_computer(
+        "android",
+        serial,
+        f"Android device {serial!r} already serves an environment (it has one screen): run one at a time "
+        f"(--max-parallel 1), or attach another device and give each environment its serial ({SERIAL_ENV})",
+    )
 
 
 @hookimpl

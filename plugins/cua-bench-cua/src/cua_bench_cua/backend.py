@@ -9,16 +9,14 @@ commands. One environment per server at a time: a computer-server has one screen
 
 from __future__ import annotations
 
-import fcntl
-import hashlib
 import os
 from typing import Any, Literal
 
 from cua_bench import Backend, BackendError, Computer, ProcessBackend, Session
-from cua_bench.backend_kit import APP_ALIASES, Capabilities, Option, hookimpl, provisioning
+from cua_bench.backend_kit import APP_ALIASES, Capabilities, Option, hold_computer, hookimpl, provisioning
 from cua_bench_cua.client import DEFAULT_URL, URL_ENV, CommandError, ServerUnreachable, call_once, server_url
 from cua_bench_cua.session import TYPING_ENV, CuaSession
-from cua_core import Register, runtime_dir
+from cua_core import Register
 
 __all__ = ["CuaBackend"]
 
@@ -68,18 +66,13 @@ class CuaBackend(ProcessBackend):
 def _lock(url: str) -> int:
     """Hold ``url``'s computer for one environment (across processes): two on one screen would act on
     each other's windows and score each other's work."""
-    path = runtime_dir() / f"cua-server-{hashlib.sha256(url.encode()).hexdigest()[:16]}.lock"
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        os.close(fd)
-        raise BackendError(
-            f"the computer-server at {url} already serves an environment (it has one screen): run one at a "
-            f"time (--max-parallel 1; for RL, EnvWorkers('cua', 1)), or start a server per environment and run each "
-            f"with its {URL_ENV}"
-        ) from None
-    return fd
+    return hold_computer(
+        "cua-server",
+        url,
+        f"the computer-server at {url} already serves an environment (it has one screen): run one at a "
+        f"time (--max-parallel 1; for RL, EnvWorkers('cua', 1)), or start a server per environment and run each "
+        f"with its {URL_ENV}",
+    )
 
 
 @hookimpl

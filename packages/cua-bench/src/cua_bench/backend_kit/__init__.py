@@ -3,7 +3,8 @@
 A backend (``cua_bench.Backend``) provisions a computer, returns its env server's address and tears
 it down; the kit holds the parts every backend needs so that none reaches into another's modules:
 declared capabilities and options, liveness and owner labels for ``prune``, the ready handshake, a
-provisioning context manager that undoes a half-made computer, Debian root filesystems for images
+provisioning context manager that undoes a half-made computer, a lock for a computer with one screen
+(``hold_computer``), Debian root filesystems for images
 and the env server's payload in them (``server_payload``: its wheels and our packages, beside the
 desktop's Debian packages), the settings of the local desktop's env server that a container or VM
 backend runs, whether local environments are isolated on this host (``isolating``), and starting a
@@ -24,6 +25,7 @@ from cua_bench.backend_kit.computer import (
 from cua_bench.backend_kit.debootstrap import DEBIAN_MIRROR, debootstrap, rootfs_tar
 from cua_bench.backend_kit.desktop import APP_ALIASES, PRIVATE_TMP, TASK_SETTINGS, serve_as, server_settings
 from cua_bench.backend_kit.errors import BackendError
+from cua_bench.backend_kit.locks import hold_computer
 from cua_bench.backend_kit.options import (
     Option,
     check_options,
@@ -77,6 +79,7 @@ __all__ = [
     "computer_files",
     "debootstrap",
     "export_options",
+    "hold_computer",
     "hookimpl",
     "isolating",
     "labels",
