@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import os
 
@@ -20,6 +19,8 @@ def hold_computer(kind: str, key: str, busy: str) -> int:
     Raises:
         BackendError: ``busy``, while another environment holds it.
     """
+    import fcntl  # here, not at the top: a Windows guest's env server imports the kit, and has no fcntl
+
     path = runtime_dir() / f"{kind}-{hashlib.sha256(key.encode()).hexdigest()[:16]}.lock"
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
     try:
