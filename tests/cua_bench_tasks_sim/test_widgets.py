@@ -5,20 +5,17 @@ wrong way (each of which acts through the screen only and really changes somethi
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
-from typing import Any
 
 import pytest
+from support.screen_only import ScreenOnly
 
 import cua_bench as cb
 from cua_bench.nodes import walk
-from cua_bench.session import Session
 from cua_bench.sim import Button, SimSession
 from cua_bench.tasks import TaskModule
 from cua_bench.taskset import task_folders
 from cua_bench_tasks_sim import FOLDER as SIM
 from cua_bench_tasks_sim._widgets_common import as_before_but, desktop
-from cua_core.actions import Action, action_to_dict
 
 FAMILIES = [
     "click-button", "click-checkboxes", "enter-text", "fill-form", "choose-dropdown", "choose-radio", "set-slider",
@@ -28,41 +25,6 @@ FAMILIES = [
 
 def module(family: str) -> TaskModule:
     return cb.load_task_module(SIM / family)
-
-
-class ScreenOnly(Session):
-    """What an agent has: actions in, the screen and its accessibility tree out; no ``sim``."""
-
-    def __init__(self, inner: SimSession) -> None:
-        self._inner = inner
-        self.width, self.height = inner.width, inner.height
-        self.refused: list[str] = []
-        self.history: list[dict[str, Any]] = []  # what the env server hands evaluators as task.history
-
-    async def apply(self, actions: Sequence[Action]) -> list[str | None]:
-        errors = await self._inner.apply(actions)
-        self.refused += [e for e in errors if e]
-        padded = [*errors, *[None] * (len(actions) - len(errors))]
-        self.history += [action_to_dict(a) for a, e in zip(actions, padded, strict=True) if not e]
-        return errors
-
-    async def screenshot(self) -> bytes:
-        return await self._inner.screenshot()
-
-    async def accessibility_tree(self) -> list[dict[str, Any]]:
-        return await self._inner.accessibility_tree()
-
-    async def windows(self) -> list[dict[str, Any]]:
-        return await self._inner.windows()
-
-    async def launch(self, app: str, **params: Any) -> str:
-        raise AssertionError("an oracle acts through the screen; it does not launch apps")
-
-    async def read_bytes(self, path: str) -> bytes:
-        raise AssertionError("an oracle acts through the screen; it does not read files")
-
-    async def write_file(self, path: str, content: bytes | str) -> None:
-        raise AssertionError("an oracle acts through the screen; it does not write files")
 
 
 @pytest.mark.parametrize("split", ["test", "train"])

@@ -111,8 +111,10 @@ FIELD_NAMES = [
 ]  # fmt: skip
 
 
-def variants(family: str, split: str, make: Callable[[random.Random, str], cb.Task]) -> list[cb.Task]:
-    """``make(rng, difficulty)`` per seed of ``split``; each variant also gets a window position."""
+def variants(family: str, split: str, make: Callable[[random.Random, str], cb.Task], *,
+             placed: bool = True) -> list[cb.Task]:  # fmt: skip
+    """``make(rng, difficulty)`` per seed of ``split``; each variant also gets a window position
+    (``placed``: a phone's screens have theirs)."""
     first, count = SPLITS[split]
     tasks = []
     for index in range(first, first + count):
@@ -120,12 +122,13 @@ def variants(family: str, split: str, make: Callable[[random.Random, str], cb.Ta
         difficulty = DIFFICULTIES[index % 3]
         task = make(rng, difficulty)
         task.difficulty = difficulty
-        task.metadata["at"] = [round(rng.random(), 3), round(rng.random(), 3)]
+        if placed:
+            task.metadata["at"] = [round(rng.random(), 3), round(rng.random(), 3)]
         tasks.append(task)
     return tasks
 
 
-def splits(family: str, make: Callable[[random.Random, str], cb.Task]) -> tuple[Loader, Loader]:
+def splits(family: str, make: Callable[[random.Random, str], cb.Task], *, placed: bool = True) -> tuple[Loader, Loader]:
     """The family's ``train`` and ``test`` loaders, marked as ``@cb.tasks_config`` for each split.
 
     Marking here (rather than decorating in main.py) keeps the loaders typed: the decorator with
@@ -133,10 +136,10 @@ def splits(family: str, make: Callable[[random.Random, str], cb.Task]) -> tuple[
     """
 
     def train() -> list[cb.Task]:
-        return variants(family, "train", make)
+        return variants(family, "train", make, placed=placed)
 
     def test() -> list[cb.Task]:
-        return variants(family, "test", make)
+        return variants(family, "test", make, placed=placed)
 
     cb.tasks_config(split="train")(train)
     cb.tasks_config(split="test")(test)

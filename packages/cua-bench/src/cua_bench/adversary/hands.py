@@ -216,6 +216,8 @@ class SimHands(Hands):
 
     def close_window(self, window_id: str) -> None:
         window = self.session.sim.get_window(window_id)
+        if not window.closable:  # no Close on its title bar (a phone's screens): a person cannot close it so
+            raise NotApplicable(f"window {window_id} has no Close")
         window.dismiss()
         if not window.closed:
             raise NotApplicable(f"window {window_id} would not close")  # its on_close said no

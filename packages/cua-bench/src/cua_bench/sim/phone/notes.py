@@ -1,5 +1,6 @@
-"""``notes``: the demo phone app. Its root lists the notes; tapping one opens it in a text area, the
-toolbar's "+" opens a new note, and back returns to the list. The notes live in the phone's store for
+"""``notes``: the demo phone app. Its root lists the notes; tapping one opens it (its title in a field,
+its text in an area, both saved as they are edited; the toolbar's Delete asks, then deletes it), the
+root's "+" opens a new note, and back returns to the list. The notes live in the phone's store for
 the app (``phone.app_data("notes")["notes"]``, a list of ``{"title", "body"}``), where a task seeds
 them and an evaluator reads them."""
 
@@ -37,14 +38,28 @@ class NotesApp(PhoneApp):
         if index is not None:
             self.open_note(index)
 
+    def _titles(self) -> None:
+        self.list.set_items([note["title"] for note in self.notes])
+
     def open_note(self, index: int) -> None:
         note = self.notes[index]
         screen = self.screen(note["title"])
 
+        def retitled(field: Any) -> None:
+            note["title"] = field.text
+            self._titles()
+
         def edited(area: Any) -> None:
             note["body"] = area.text
 
+        def delete() -> None:
+            self.notes.remove(note)
+            self._titles()
+            self.pop()
+
+        screen.add(TextField("Title", note["title"], on_change=retitled))
         screen.add(TextArea("Note", note["body"], on_change=edited), fill=True)
+        screen.add_action("Delete", "Del", lambda _: self.confirm(f'Delete "{note["title"]}"?', "Delete", delete))
         self.push(screen)
 
     def new_note(self) -> None:
@@ -54,7 +69,7 @@ class NotesApp(PhoneApp):
 
         def save(_: Any) -> None:
             self.notes.append({"title": title.value or "Untitled", "body": body.value})
-            self.list.set_items([note["title"] for note in self.notes])
+            self._titles()
             self.pop()
 
         screen.add_action("Save", "Save", save)

@@ -3,15 +3,16 @@ app's toolbar), ``ToolbarButton`` and ``PhoneApp``, an app's stack of screens.""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from PIL import ImageDraw
 
-from cua_bench.sim.controls import Button
+from cua_bench.sim.controls import Button, Label
 from cua_bench.sim.geometry import Rect
 from cua_bench.sim.render import LINE_HEIGHT, Theme, draw_text, focus_ring, text_width
 from cua_bench.sim.widget import Callback
-from cua_bench.sim.windows import TITLE_HEIGHT, Window
+from cua_bench.sim.windows import TITLE_HEIGHT, Dialog, Window
 
 if TYPE_CHECKING:
     from cua_bench.sim.phone.surface import Phone
@@ -105,6 +106,23 @@ class PhoneApp:
     def back(self) -> bool:
         """The back button: the top screen's own use of it, else a pop; False at the root."""
         return bool(self.stack) and (self.top.on_back() or self.pop())
+
+    def confirm(self, question: str, yes: str, on_yes: Callable[[], Any]) -> Dialog:
+        """A dialog of this app over its screen: ``question``, with Cancel and ``yes`` (which calls
+        ``on_yes``); back or Cancel answers no. While it is open, home and recents wait for an answer."""
+        area = self.phone.work_area
+
+        def answered(result: str | None) -> None:
+            if result == yes:
+                on_yes()
+
+        dialog = Dialog(self.label, area.x + 16, area.y + area.height // 3, area.width - 32, 150, app=self.name,
+                        closable=False, movable=False, on_result=answered)  # fmt: skip
+        dialog.add(Label(question))
+        dialog.add_row(Button("Cancel", lambda _: dialog.finish("Cancel")), Button(yes, lambda _: dialog.finish(yes)),
+                       align="right")  # fmt: skip
+        self.phone.desktop.add_window(dialog)
+        return dialog
 
     def close(self) -> None:
         while self.stack:

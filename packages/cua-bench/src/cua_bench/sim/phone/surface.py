@@ -7,6 +7,7 @@ desktop's own; the phone only decides which screens are on top and what the syst
 
 from __future__ import annotations
 
+import copy
 import itertools
 import random
 from collections.abc import Sequence
@@ -119,6 +120,10 @@ class Phone:
     def app_data(self, app: str) -> dict[str, Any]:
         """The app's state for this episode (tasks seed it, evaluators read it); it outlives the app."""
         return self._data.setdefault(app, {})
+
+    def state(self) -> dict[str, dict[str, Any]]:
+        """Every app's state, copied: what an evaluator compares whole with what setup left."""
+        return copy.deepcopy({app: data for app, data in self._data.items() if data})
 
     @property
     def recents(self) -> list[str]:
