@@ -9,7 +9,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 from support.docker import docker_host, docker_image  # noqa: F401 - one engine for every test folder
+
+# No per-example deadline: on a loaded machine one example can take longer than hypothesis's 200 ms (a
+# text round trip of the action codec took 254 ms while CI ran beside it). Timing belongs in benchmarks.
+settings.register_profile("cua", deadline=None)
+settings.load_profile("cua")
 
 # Two cores, three test workers: a second BLAS/OpenMP thread buys the tiny test models nothing (a GRPO
 # run took 76 s with one thread or two, 108 against 144 CPU seconds) and oversubscribes the cores when

@@ -92,7 +92,7 @@ def test_mobile_code() -> None:
         ('{"action": "test"}', "no code"),
         ("Action: click the button", "no code"),
         ("pyautogui.click(x=5, y=0.5)", "outside the relative range"),
-        ("mobile.open_app(app_name='Maps')", "mobile.open_app"),
+        ("mobile.open_app(app_name='')", "mobile.open_app"),
         ("pyautogui.click(x=0.1, y=0.1)\ncomputer.terminate(status='success')\nDONE", "ends the task twice"),
     ],
 )

@@ -76,8 +76,8 @@ def test_the_frame_matters(shared_fixtures: Path) -> None:
             "unknown mobile_use action 'fly'",
         ),
         (
-            '<tool_call>\n{"name": "mobile_use", "arguments": {"action": "open", "text": "Maps"}}\n</tool_call>',
-            "has no unified action",
+            '<tool_call>\n{"name": "mobile_use", "arguments": {"action": "open", "text": " "}}\n</tool_call>',
+            "name the app",
         ),
         (
             '<tool_call>\n{"name": "computer_use", "arguments": {"action": "left_click", "coordinate": [1, "a"]}}\n</tool_call>',

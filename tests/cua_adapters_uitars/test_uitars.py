@@ -160,7 +160,7 @@ def test_mobile_platform_reads_touch_actions() -> None:
         ("Action: click('(1,2)')", "positional arguments"),
         ("Action: click(start_box='(1,2)', button='left')", "click takes start_box, not button"),
         ("Action: scroll(direction='sideways')", "scroll direction 'sideways'"),
-        ("Action: open_app(app_name='Maps')", "open_app('Maps') has no unified action"),
+        ("Action: open_app(app_name='  ')", "name the app"),
         ("Action: hotkey(key='ctrl ctrl')", "appears more than once"),
         ("Action: hotkey(key='hyper')", "unknown key"),
         ('Action: {"action": "test"}', "is not a call"),
@@ -218,6 +218,7 @@ MOBILE: dict[str, st.SearchStrategy[ua.Action]] = {
     "long_press": st.builds(ua.LongPress, points),
     "swipe": st.builds(ua.Swipe, points, points),
     "system_button": st.sampled_from([ua.SystemButton("home"), ua.SystemButton("back")]),
+    "open_app": st.builds(ua.OpenApp, texts.filter(lambda t: t == t.strip())),
 }
 
 

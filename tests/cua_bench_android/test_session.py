@@ -15,7 +15,7 @@ import pytest
 
 from cua_bench import CommandFailed, NotSupported
 from cua_bench_android import AndroidSession, InstallError, LaunchError, device_path
-from cua_core import Point, Tap
+from cua_core import OpenApp, Point, Tap
 
 if TYPE_CHECKING:  # the fixture's class, for annotations only: pytest imports conftest files by itself
     from conftest import FakeAdb
@@ -48,6 +48,24 @@ def test_launch_starts_the_launcher_activity_and_waits_for_the_focus(adb: FakeAd
                      adb.shell(FOCUS, file="focus_settings.txt"))  # fmt: skip
     assert run(device.launch("com.android.settings")) == "com.android.settings"
     assert device_commands(adb) == [MONKEY, FOCUS, FOCUS]
+    adb.check()
+
+
+def test_open_app_launches_a_package_and_refuses_a_label_or_a_missing_app(adb: FakeAdb) -> None:
+    """The agent's open_app is launch's: a package starts and gets the focus; a label cannot be looked up
+    through adb, and a missing package is monkey's words, each a reason the agent reads."""
+    missing = "monkey -p com.example.missing -c android.intent.category.LAUNCHER 1"
+    device = session(adb, adb.shell(MONKEY, file="monkey_ok.txt"), adb.shell(FOCUS, file="focus_settings.txt"),
+                     adb.shell(missing, file="monkey_aborted.txt"))  # fmt: skip
+    label, gone = OpenApp("Settings"), OpenApp("com.example.missing")
+    assert run(device.apply([OpenApp("com.android.settings")])) == [None]
+    [why] = run(device.apply([label]))
+    assert (
+        why is not None and why.startswith("open_app: 'Settings' is not a package name") and "pm list packages" in why
+    )
+    [why] = run(device.apply([gone]))
+    assert why is not None and why.startswith("open_app: cannot start com.example.missing") and "monkey aborted" in why
+    assert device_commands(adb) == [MONKEY, FOCUS, missing]  # nothing sent for the label
     adb.check()
 
 

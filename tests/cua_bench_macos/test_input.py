@@ -14,7 +14,7 @@ from cua_bench_macos import macapi
 from cua_bench_macos.input import MacInput
 from cua_bench_macos.keys import ANSI_KEYS, NAMED_KEYS, chord_events, text_events
 from cua_bench_macos.macapi import KeyEvent, MouseEvent, QuartzEvent, ScrollEvent
-from cua_core import Drag, MouseDown, MouseMove, MouseUp, Pinch, Point, Scroll
+from cua_core import Drag, MouseDown, MouseMove, MouseUp, OpenApp, Pinch, Point, Scroll
 
 APPLE = json.loads((Path(__file__).parent / "fixtures" / "quartz_constants.json").read_text())
 TYPE, BUTTON, FLAG, KVK = APPLE["CGEventType"], APPLE["CGMouseButton"], APPLE["CGEventFlags"], APPLE["kVK"]
@@ -92,8 +92,12 @@ def test_scrolling_is_line_units_up_positive() -> None:
 
 
 def test_what_a_mac_cannot_do_is_a_reason_not_an_error() -> None:
-    results, posted = apply([Pinch(Point(500, 500), 0.5)])
-    assert results == ["pinch: the macOS desktop has no touch screen here; zoom with key (e.g. cmd+plus) or scroll"]
+    results, posted = apply([Pinch(Point(500, 500), 0.5), OpenApp("Safari")])
+    assert results == [
+        "pinch: the macOS desktop has no touch screen here; zoom with key (e.g. cmd+plus) or scroll",
+        "open_app: the macOS desktop has no app launcher by name ('Safari'); open it from the Dock or Spotlight "
+        "(cmd+space)",
+    ]
     assert posted == []
 
 

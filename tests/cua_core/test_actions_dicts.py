@@ -30,6 +30,7 @@ from cua_core.actions import (
     MouseDown,
     MouseMove,
     MouseUp,
+    OpenApp,
     Pinch,
     Point,
     Screenshot,
@@ -75,6 +76,7 @@ STRATEGIES: dict[str, st.SearchStrategy[Action]] = {
     "swipe": st.builds(Swipe, points, points, positive_duration),
     "pinch": st.builds(Pinch, points, st.floats(0, 100, exclude_min=True)),
     "system_button": st.builds(SystemButton, st.sampled_from(SYSTEM_BUTTONS)),
+    "open_app": st.builds(OpenApp, st.text(min_size=1).filter(str.strip)),
 }
 actions = st.one_of(*STRATEGIES.values())
 

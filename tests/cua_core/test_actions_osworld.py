@@ -22,6 +22,7 @@ from cua_core.actions import (
     MouseDown,
     MouseMove,
     MouseUp,
+    OpenApp,
     Pinch,
     Point,
     Screenshot,
@@ -156,6 +157,7 @@ REFUSED: list[tuple[Action, str]] = [
     (Swipe(CENTRE, CORNER), "swipe cannot be sent"),
     (Pinch(CENTRE, 2), "pinch cannot be sent"),
     (SystemButton("home"), "system_button cannot be sent"),
+    (OpenApp("Settings"), "open_app cannot be sent"),
 ]
 
 

@@ -26,6 +26,7 @@ from cua_core.actions import (
     MouseDown,
     MouseMove,
     MouseUp,
+    OpenApp,
     Pinch,
     Point,
     Screenshot,
@@ -74,12 +75,13 @@ EXAMPLES: list[Action] = [
     Swipe(P, Point(500, 900)),
     Pinch(P, 0.5),
     SystemButton("back"),
+    OpenApp("Settings"),
 ]
 
 KINDS = [
     "click", "mouse_move", "mouse_down", "mouse_up", "drag", "scroll", "type", "key",
     "key_down", "key_up", "hold_key", "wait", "screenshot", "cursor_position", "done", "fail",
-    "tap", "long_press", "swipe", "pinch", "system_button",
+    "tap", "long_press", "swipe", "pinch", "system_button", "open_app",
 ]  # fmt: skip
 
 
@@ -172,6 +174,8 @@ INVALID: list[tuple[Build, list[str]]] = [
     (lambda: Pinch(P, 0), ["pinch.scale", "0", "(0, 100]"]),
     (lambda: Pinch(P, float("nan")), ["pinch.scale", "nan"]),
     (lambda: SystemButton("start"), ["system_button.button", "'start'", "home, back"]),  # type: ignore[arg-type]
+    (lambda: OpenApp("  "), ["open_app.app", "name the app"]),
+    (lambda: OpenApp(None), ["open_app.app", "None", "not a string"]),  # type: ignore[arg-type]
 ]
 
 

@@ -22,6 +22,7 @@ from cua_core.actions import (
     MouseDown,
     MouseMove,
     MouseUp,
+    OpenApp,
     Pinch,
     Point,
     Screenshot,
@@ -93,6 +94,8 @@ GOOD: list[tuple[str, Action]] = [
     ("pinch(500, 500, 0.5)", Pinch(Point(500, 500), 0.5)),
     ("pinch(center=[500, 500], scale=2)", Pinch(Point(500, 500), 2)),
     ("system_button('back')", SystemButton("back")),
+    ("open_app('Settings')", OpenApp("Settings")),
+    ("open_app(app='com.android.settings')", OpenApp("com.android.settings")),
     ("  click( 500 ,\n 300 )  ", Click(P)),
     ("click(500, 300)  # the OK button", Click(P)),
 ]

@@ -20,6 +20,7 @@ from cua_core.actions import (
     MouseDown,
     MouseMove,
     MouseUp,
+    OpenApp,
     Point,
     Scroll,
     Swipe,
@@ -139,7 +140,8 @@ BAD = [
     ("pyautogui.click(x=0.5, y=0.5, foo=1)", DESKTOP, ["pyautogui.click: invalid arguments"]),
     ("pyautogui.moveTo(x=0.5, y=0.5)", MOBILE, ["pyautogui.moveTo: not on mobile"]),
     ("mobile.home()", DESKTOP, ["mobile.home: not on desktop"]),
-    ("mobile.open_app(app_name='Settings')", MOBILE, ["mobile.open_app"]),
+    ("mobile.open_app(app_name='Settings')", CodeContext("mobile", lite=True), ["mobile.open_app"]),
+    ("mobile.open_app(app_name='  ')", MOBILE, ["mobile.open_app: invalid arguments"]),
     ("pyautogui.scroll()", DESKTOP, ["pyautogui.scroll: no direction"]),
     ("pyautogui.hotkey('ctrl+c')", DESKTOP, ["pyautogui.hotkey: invalid arguments"]),
     ("pyautogui.press('a', presses=1000)", DESKTOP, ["pyautogui.press: invalid arguments"]),
@@ -155,6 +157,15 @@ def test_bad_forms_are_reported_by_form(code: str, ctx: CodeContext, forms: list
     assert [miss.form for miss in parsed.unmapped] == forms
     assert parsed.actions == []
     assert all(miss.detail for miss in parsed.unmapped)
+
+
+def test_open_app_is_an_action_for_a_model_and_unmapped_for_a_lite_sample() -> None:
+    """A model that writes open_app opens the app; a LiteSample row cannot hold it (CUA-Lite's mobile tool
+    has no launch), so a converter sees it unmapped, by its form, with why."""
+    code = "mobile.open_app(app_name='Settings')"
+    assert parse_code(code, MOBILE).actions == [OpenApp("Settings")]
+    [miss] = parse_code(code, CodeContext("mobile", lite=True)).unmapped
+    assert "no action that launches an app" in miss.detail
 
 
 def test_a_bad_statement_does_not_hide_the_good_ones() -> None:

@@ -182,6 +182,8 @@ def _lines(action: ua.Action, style: CodeStyle) -> list[str]:
             return [f"mobile.swipe(from_coord=[{frm}], to_coord=[{to}])"]
         case ua.SystemButton(button=b) if style.mobile and b in ("home", "back", "recent", "menu"):
             return [f"mobile.{b}()"]
+        case ua.OpenApp(app=app) if style.mobile:
+            return [f"mobile.open_app(app_name={app!r})"]
         case ua.SystemButton(button="enter") if style.mobile:
             return ["pyautogui.press('enter')"]
     raise ActionError(f"{style.family}: no pyautogui code for {ua.format_action(action)}")

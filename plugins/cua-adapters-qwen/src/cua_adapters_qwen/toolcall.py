@@ -31,6 +31,7 @@ from cua_core import (
     LongPress,
     MouseButton,
     MouseMove,
+    OpenApp,
     Point,
     Scroll,
     ScrollDirection,
@@ -190,6 +191,8 @@ class QwenToolCallAdapter(Adapter):
                 return [{"action": "system_button", "button": b.capitalize()}]
             case SystemButton(button=b):
                 return [{"action": "key", "text": b}]  # adb keyevent names: volume_up, power ...
+            case OpenApp(app=app):
+                return [{"action": "open", "text": app}]
             case Wait(duration=d):
                 return [{"action": "wait", "time": d}]
             case Done(answer=a):
@@ -303,9 +306,7 @@ class QwenToolCallAdapter(Adapter):
         if action == "key":
             return [_system_button(args.get("text"), "key.text")]
         if action == "open":
-            raise ActionError(
-                f"open (launch the app {args.get('text')!r} by name) has no unified action; tap the app's icon instead"
-            )
+            return [OpenApp(_text(args.get("text"), "open.text"))]
         return self._control_action(action, args)
 
     def _control_action(self, action: str, args: Mapping[str, Any]) -> list[Action]:

@@ -85,7 +85,7 @@ class _UITarsBase(Adapter):
     expresses: ClassVar[frozenset[str]] = frozenset(
         {
             "click", "mouse_move", "drag", "scroll", "type", "key", "key_down", "key_up", "wait", "done", "fail",
-            "tap", "long_press", "swipe", "system_button",
+            "tap", "long_press", "swipe", "system_button", "open_app",
         }
     )  # fmt: skip
 
@@ -192,6 +192,8 @@ class _UITarsBase(Adapter):
                 return "press_home()"
             case ua.SystemButton(button="back"):
                 return "press_back()"
+            case ua.OpenApp(app=app):
+                return f"open_app(app_name={quote(app)})"
         raise ActionError(f"{self.name}: UI-TARS has no action for {ua.format_action(action)}")
 
     # -- reading -------------------------------------------------------------------------------
@@ -251,9 +253,8 @@ class _UITarsBase(Adapter):
             "navigate_home": lambda: ua.SystemButton("home"),
             "press_back": lambda: ua.SystemButton("back"),
             "navigate_back": lambda: ua.SystemButton("back"),
+            "open_app": lambda: ua.OpenApp(args["app_name"] if "app_name" in args else _missing("app_name", name)),
         }
-        if name == "open_app":
-            raise ValueError(f"open_app({args.get('app_name', '')!r}) has no unified action (launching an app)")
         return actions[name]()
 
     def _gesture(self, start: ua.Point, end: ua.Point) -> ua.Action:

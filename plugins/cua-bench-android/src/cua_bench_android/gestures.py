@@ -41,8 +41,8 @@ from cua_core import (
 __all__ = ["SUPPORTED", "Refused", "input_command"]
 
 SUPPORTED = (
-    "tap, long_press, swipe, type, key (keys with an Android key code), system_button, wait, "
-    "and click (left button, at a coordinate) as taps"
+    "tap, long_press, swipe, type, key (keys with an Android key code), system_button, open_app (by package), "
+    "wait, and click (left button, at a coordinate) as taps"
 )
 
 

@@ -31,7 +31,7 @@ from cua_bench_android.gestures import Refused, input_command
 from cua_bench_android.hierarchy import HierarchyError, parse_hierarchy
 from cua_bench_android.paths import HOME, TMP, device_path, file_error
 from cua_bench_android.screen import ScreenError, frame_of, parse_wm_size, png_at_size
-from cua_core import Action, CuaError, Wait
+from cua_core import Action, CuaError, OpenApp, Wait
 
 __all__ = ["DUMP", "SETTLE", "AndroidSession", "InstallError", "LaunchError"]
 
@@ -46,6 +46,8 @@ LAUNCHER = "android.intent.category.LAUNCHER"
 # (or a system window's title: "Window{85a52f2 u0 StatusBar}").
 _FOCUS = re.compile(r"mCurrentFocus=Window\{\S+ (?:u\d+ )?([^}]+)\}")
 _INPUT_FAILED = re.compile(r"^(?:Error:|Exception)", re.MULTILINE)
+# A Java package name, as Android requires one: two or more dot-separated identifiers.
+_PACKAGE = re.compile(r"[A-Za-z][A-Za-z0-9_]*(?:\.[A-Za-z][A-Za-z0-9_]*)+")
 
 
 class LaunchError(CuaError):
@@ -93,6 +95,8 @@ class AndroidSession(Session):
         return [await self._apply(action) for action in actions]
 
     async def _apply(self, action: Action) -> str | None:
+        if isinstance(action, OpenApp):
+            return await self._open_app(action.app)
         try:
             command = input_command(action, self.width, self.height)
         except Refused as exc:
@@ -193,6 +197,18 @@ class AndroidSession(Session):
             if time.monotonic() >= deadline:
                 raise LaunchError(f"{app} did not come to the front within {timeout:g} s (the focus is on {focus})")
             await asyncio.sleep(0.2)
+
+    async def _open_app(self, app: str) -> str | None:
+        """The ``open_app`` action, as ``launch``: an app is named by its package here (the launcher's
+        labels are the device's own, and adb has no lookup from a label to its package)."""
+        if not _PACKAGE.fullmatch(app):
+            return (f"open_app: {app!r} is not a package name; on android, name the app by its package "
+                    "(com.android.settings), as `adb shell pm list packages` lists them")  # fmt: skip
+        try:
+            await self.launch(app)
+        except LaunchError as exc:
+            return f"open_app: {exc}"
+        return None
 
     async def install_apk(self, path: str | Path) -> None:
         """Install (or replace, keeping its data) the APK at ``path`` on this host: ``adb install -r``.

@@ -50,6 +50,7 @@ from cua_core import (
     MouseDown,
     MouseMove,
     MouseUp,
+    OpenApp,
     Pinch,
     Point,
     Screenshot,
@@ -225,6 +226,11 @@ class MacInput:
                 return "pinch: the macOS desktop has no touch screen here; zoom with key (e.g. cmd+plus) or scroll"
             case SystemButton(button=button):
                 return f"system_button: the macOS desktop has no {button!r} phone button; use key (e.g. escape)"
+            case OpenApp(app=app):
+                return (
+                    f"open_app: the macOS desktop has no app launcher by name ({app!r}); "
+                    f"open it from the Dock or Spotlight (cmd+space)"
+                )
             case Screenshot() | CursorPosition() | Done() | Fail():
                 return None  # the env server answers these; the desktop has nothing to do
-        return None
+        return f"{getattr(action, 'kind', type(action).__name__)}: not an action the macOS desktop knows"

@@ -32,7 +32,20 @@ from cua_bench.backends.local.procs import MARKER, alive
 from cua_bench.client import EnvClient
 from cua_bench.conformance import CONFORMANCE_TASK, check_backend
 from cua_bench_osworld.official import official_metrics
-from cua_core.actions import Click, Drag, KeyDown, KeyPress, KeyUp, Pinch, Point, Scroll, SystemButton, TypeText, Wait
+from cua_core.actions import (
+    Click,
+    Drag,
+    KeyDown,
+    KeyPress,
+    KeyUp,
+    OpenApp,
+    Pinch,
+    Point,
+    Scroll,
+    SystemButton,
+    TypeText,
+    Wait,
+)  # fmt: skip
 from cua_core.errors import RemoteError, SecurityError
 
 PROBLEM = unavailable() or (None if shutil.which("xterm") else "xterm is not installed")
@@ -218,10 +231,11 @@ def test_session_extras_in_process(root: Path) -> None:
             await until(first_focused)
             errors = await session.apply(
                 [Pinch(Point(500, 500), 2.0), SystemButton("home"), Scroll("down", 3, Point(100, 100)),
-                 Drag(Point(10, 10), Point(20, 20)), Wait(0.01), KeyDown("shift"), KeyDown("shift"), KeyUp("shift")]
+                 Drag(Point(10, 10), Point(20, 20)), Wait(0.01), KeyDown("shift"), KeyDown("shift"), KeyUp("shift"),
+                 OpenApp("xterm")]
             )  # fmt: skip
             assert [e.split(":")[0] if e else e for e in errors] == [
-                "pinch", "system_button", None, None, None, None, "key_down", None
+                "pinch", "system_button", None, None, None, None, "key_down", None, "open_app"
             ]  # fmt: skip
             assert 0 < await session.settle() < 2.5
             await session.close_window(second)

@@ -27,6 +27,7 @@ from cua_core import (
     MouseDown,
     MouseMove,
     MouseUp,
+    OpenApp,
     Pinch,
     Point,
     Screenshot,
@@ -141,6 +142,10 @@ class ActionInput:
                 return desktop.phone.system_button(button)
             case SystemButton(button=button):
                 return f"system_button: the sim desktop has no {button!r} phone button; use key (e.g. escape)"
+            case OpenApp(app=app) if desktop.phone is not None:
+                return desktop.phone.launch(app)
+            case OpenApp(app=app):
+                return f"open_app: the sim desktop opens apps from its windows and menus, not by name ({app!r})"
             case Wait() | Screenshot() | CursorPosition() | Done() | Fail():
                 return None  # the env server answers these; the desktop has nothing to do
         return None

@@ -43,6 +43,7 @@ __all__ = [
     "MouseDown",
     "MouseMove",
     "MouseUp",
+    "OpenApp",
     "Pinch",
     "Screenshot",
     "Scroll",
@@ -364,11 +365,27 @@ class SystemButton:
         _set(self, "button", check_choice(self.button, "system_button.button", SYSTEM_BUTTONS))
 
 
+@dataclass(frozen=True, slots=True)
+class OpenApp:
+    """Launch an app by name, or bring it to the front: a phone's ``open_app`` (AndroidControl,
+    UI-TARS, Qwen's ``open``). ``app`` is what the agent names it by, a launcher label ("Settings") or,
+    on Android, a package ("com.android.settings"); each backend says which it takes."""
+
+    kind: ClassVar[str] = "open_app"
+    app: str
+
+    def __post_init__(self) -> None:
+        app = check_text(self.app, "open_app.app").strip()
+        if not app:
+            raise ActionError("open_app.app: name the app to open (its label, or on Android its package)")
+        _set(self, "app", app)
+
+
 Action: TypeAlias = (
     Click | MouseMove | MouseDown | MouseUp | Drag | Scroll
     | TypeText | KeyPress | KeyDown | KeyUp | HoldKey
     | Wait | Screenshot | CursorPosition | Done | Fail
-    | Tap | LongPress | Swipe | Pinch | SystemButton
+    | Tap | LongPress | Swipe | Pinch | SystemButton | OpenApp
 )  # fmt: skip
 """Any action of the unified action space."""
 
@@ -376,7 +393,7 @@ _ALL: tuple[type[Action], ...] = (
     Click, MouseMove, MouseDown, MouseUp, Drag, Scroll,
     TypeText, KeyPress, KeyDown, KeyUp, HoldKey,
     Wait, Screenshot, CursorPosition, Done, Fail,
-    Tap, LongPress, Swipe, Pinch, SystemButton,
+    Tap, LongPress, Swipe, Pinch, SystemButton, OpenApp,
 )  # fmt: skip
 
 ACTIONS: dict[str, type[Action]] = {cls.kind: cls for cls in _ALL}

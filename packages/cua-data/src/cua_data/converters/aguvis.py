@@ -113,7 +113,7 @@ class _Subset:
     report: ConversionReport
 
     def parse(self, code: str) -> ParsedCode | None:
-        parsed = parse_code(code, CodeContext(self.platform))
+        parsed = parse_code(code, CodeContext(self.platform, lite=True))
         for miss in parsed.unmapped:
             self.report.unmapped(miss.form, miss.detail)
         return None if parsed.unmapped else parsed

@@ -63,7 +63,7 @@ def _folders(path: Path) -> list[Path]:
 
 
 def _parse(code: Any, report: ConversionReport) -> ParsedCode | None:
-    parsed = parse_code(code, CodeContext("desktop"))
+    parsed = parse_code(code, CodeContext("desktop", lite=True))
     for miss in parsed.unmapped:
         report.unmapped(miss.form, miss.detail)
     return None if parsed.unmapped else parsed

@@ -63,7 +63,9 @@ def _action(line: dict[str, Any], size: tuple[int, int]) -> ParsedCode:
             parsed.unmapped.append(Unmapped(f"osworld {action.get('action_type')}", str(exc)))
             return parsed
         return ParsedCode(end=unified) if isinstance(unified, Done | Fail) else ParsedCode([unified])
-    return parse_code(action if isinstance(action, str) else "", CodeContext("desktop", relative=False, size=size))
+    return parse_code(
+        action if isinstance(action, str) else "", CodeContext("desktop", relative=False, size=size, lite=True)
+    )
 
 
 def _lines(path: Path) -> list[dict[str, Any]]:

@@ -67,6 +67,9 @@ class CodeContext:
     relative: bool = True  # x, y in [0, 1]; else pixels on a ``size`` screen
     size: tuple[int, int] | None = None
     scroll_up_positive: bool = True  # pyautogui's sign; ScaleCUA's desktop grammar is the opposite
+    # For a LiteSample row (a dataset converter): what CUA-Lite's tools cannot hold (open_app: its mobile
+    # tool has no launch) is unmapped, as the row could not carry it; a model's output (False) gets it.
+    lite: bool = False
 
 
 @dataclass(frozen=True)
@@ -240,7 +243,9 @@ def _act(name: str, a: Any, ctx: CodeContext) -> list[ua.Action] | ua.Done | ua.
         return _swipe(a, mobile, ctx)
     if name in ("terminate", "answer", "response"):
         return _terminal(name, a)
-    raise _Bad("", "launching an app has no unified action")  # open_app
+    if ctx.lite:  # open_app
+        raise _Bad("", "CUA-Lite's mobile tool has no action that launches an app")
+    return [ua.OpenApp(a.get("app_name"))]
 
 
 def _dotted(node: ast.expr) -> str | None:

@@ -109,7 +109,7 @@ def _single(entry: _Entry, line: int, record: dict[str, Any], report: Conversion
         tool = "bbox" if tool == "box" else "point"
         messages = [user_turn(f"Locate the element: {description.strip()}", 0), grounding_call(tool, coordinate)]
     elif "action" in tags:
-        parsed = parse_code(tags["action"], CodeContext(platform, scroll_up_positive=False))
+        parsed = parse_code(tags["action"], CodeContext(platform, scroll_up_positive=False, lite=True))
         for miss in parsed.unmapped:
             report.unmapped(miss.form, miss.detail)
         if parsed.unmapped or not parsed.actions or parsed.end is not None:
@@ -155,7 +155,7 @@ def _navigation(entry: _Entry, line: int, record: dict[str, Any], report: Conver
         return
     tags = dict(_TAG.findall(answer))
     platform, _os = _platform(entry.key, record)
-    parsed = parse_code(tags.get("action", ""), CodeContext(platform, scroll_up_positive=False))
+    parsed = parse_code(tags.get("action", ""), CodeContext(platform, scroll_up_positive=False, lite=True))
     step = Step(b"", parsed.actions, parsed.end, tags.get("operation"), tags.get("think"))
     lane.append((line, record, step, not parsed.unmapped))  # an unmapped step skips the trajectory
     for miss in parsed.unmapped:

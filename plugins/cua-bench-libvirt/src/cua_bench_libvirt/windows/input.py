@@ -48,6 +48,7 @@ from cua_core import (
     MouseDown,
     MouseMove,
     MouseUp,
+    OpenApp,
     Pinch,
     Point,
     Screenshot,
@@ -199,6 +200,11 @@ class WindowsInput:
                 return "pinch: the Windows desktop has no touch screen here; zoom with key (e.g. ctrl+plus) or scroll"
             case SystemButton(button=button):
                 return f"system_button: the Windows desktop has no {button!r} phone button; use key (e.g. escape)"
+            case OpenApp(app=app):
+                return (
+                    f"open_app: the Windows desktop has no app launcher by name ({app!r}); "
+                    f"open it from the Start menu (the win key)"
+                )
             case Screenshot() | CursorPosition() | Done() | Fail():
                 return None  # the env server answers these; the desktop has nothing to do
-        return None
+        return f"{getattr(action, 'kind', type(action).__name__)}: not an action the Windows desktop knows"

@@ -28,6 +28,7 @@ from cua_core import (
     MouseDown,
     MouseMove,
     MouseUp,
+    OpenApp,
     Pinch,
     Point,
     Screenshot,
@@ -208,6 +209,11 @@ class XInput:
                 return "pinch: the local desktop has no touch screen; zoom with key (e.g. ctrl+plus) or scroll"
             case SystemButton(button=button):
                 return f"system_button: the local desktop has no {button!r} phone button; use key (e.g. escape)"
+            case OpenApp(app=app):
+                return (
+                    f"open_app: the local desktop has no app launcher by name ({app!r}); "
+                    f"open it from a window or the menu"
+                )
             case Screenshot() | CursorPosition() | Done() | Fail():
                 return None  # the env server answers these; the desktop has nothing to do
-        return None
+        return f"{getattr(action, 'kind', type(action).__name__)}: not an action the local desktop knows"
