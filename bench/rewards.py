@@ -1,7 +1,7 @@
 """Rewards you can train on, swept: the oracle, doing nothing, every declared wrong way, and random play.
 
-For every task of the ``sim`` taskset (and ``desktop`` with ``--desktop``, on the local backend),
-on every variant of both splits (``--variants K`` for the first K of each):
+For every task of the ``sim`` and ``phone`` tasksets (and ``desktop`` with ``--desktop``, on the local
+backend), on every variant of both splits (``--variants K`` for the first K of each):
 
 - ``oracle_ok_ratio``: the share of variants whose oracle scores 1.0 (target 1.0);
 - ``noop_zero_ratio``: the share where doing nothing scores 0 (target 1.0);
@@ -23,8 +23,8 @@ evaluator must hold at 0.
 
 Last line: ``wrong_ways_passing=… tasks_with_wrong_ways=… oracle_ok_ratio=… noop_zero_ratio=…
 random_over_chance=… mutations_passing=… mutations_applied=… tasks_mutated=…``.
-Run: .venv/bin/python bench/rewards.py [--variants K] [--desktop | --only desktop] [--jobs N] [--task NAME ...]
-[--record FILE [--part sweep|random] [--redo-errors]]
+Run: .venv/bin/python bench/rewards.py [--variants K] [--desktop | --only sim|phone|desktop] [--jobs N]
+[--task NAME ...] [--record FILE [--part sweep|random] [--redo-errors]]
 
 The whole ``--desktop`` sweep takes hours on two cores (some 13,000 episodes, each starting real apps):
 ``--record FILE`` appends each task's sweep and each random agent's play to FILE as it finishes, and a
@@ -224,7 +224,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--variants", type=int, help="only the first K variants of each split")
     parser.add_argument("--desktop", action="store_true", help="also the desktop taskset (local backend; slow)")
-    parser.add_argument("--only", choices=["sim", "desktop"], help="only this taskset")
+    parser.add_argument("--only", choices=["sim", "phone", "desktop"], help="only this taskset")
     parser.add_argument("--jobs", type=int, default=2, help="tasks swept at once")
     parser.add_argument("--record", type=Path, help="JSONL file of finished pieces: a rerun skips them")
     parser.add_argument(
@@ -244,9 +244,10 @@ def main() -> None:
         parser.error("--redo-errors needs --record FILE, which holds the sweeps whose errored variants to play again")
     if args.part != "all" and args.record is None:
         parser.error("--part sweep or random needs --record FILE, where the other part's results are kept")
-    tasksets = [("sim", "sim")] + ([("desktop", "local")] if args.desktop else [])
+    backends = {"sim": "sim", "phone": "sim", "desktop": "local"}  # each taskset's backend
+    tasksets = [(name, backends[name]) for name in ("sim", "phone", *(["desktop"] if args.desktop else []))]
     if args.only is not None:
-        tasksets = [("sim", "sim") if args.only == "sim" else ("desktop", "local")]
+        tasksets = [(args.only, backends[args.only])]
     # "adversary": records made before the mutations existed hold no mutation counts: refused, not mixed in.
     settings = {"variants": args.variants, "tasksets": [name for name, _ in tasksets], "adversary": True}
     record = Record(args.record, settings)

@@ -7,16 +7,16 @@ from typing import Any
 import pytest
 
 from cua_bench.nodes import center, find
-from cua_bench.sim import ListView, SimDesktop, Window
+from cua_bench.sim import Dropdown, ListView, SimDesktop, Window
 from cua_bench.sim.phone import NAV_HEIGHT, STATUS_HEIGHT, NotesApp, Phone
-from cua_core.actions import Action, LongPress, Point, Swipe, SystemButton, Tap, TypeText, from_pixels
+from cua_core.actions import Action, LongPress, OpenApp, Point, Swipe, SystemButton, Tap, TypeText, from_pixels
 
 W, H = 360, 720
 
 
 def phone_desktop(seed: int = 0, notes: int = 0) -> tuple[SimDesktop, Phone]:
     desktop = SimDesktop(W, H, seed)
-    phone = Phone.install(desktop)
+    phone = Phone.install(desktop, ["notes"])  # the surface's own app alone: other packages register more
     if notes:
         phone.app_data("notes")["notes"] = [{"title": f"Note {i}", "body": f"body {i}"} for i in range(notes)]
     return desktop, phone
@@ -168,6 +168,40 @@ def test_long_press_is_recorded_as_one_and_other_buttons_are_refused() -> None:
     assert isinstance(result, str) and "power" in result
     assert desktop.apply(SystemButton("enter")) is None  # the keyboard's Enter, which converted data uses
     assert desktop.provenance.keys[-1].key == "enter"
+
+
+def test_open_app_brings_an_app_up_by_label_or_name_in_any_case() -> None:
+    desktop, phone = phone_desktop(notes=2)
+    act(desktop, OpenApp("NOTES"))
+    assert phone.current == "notes" and top(desktop).title == "Notes"
+    tap(desktop, "listitem", "Note 1")
+    act(desktop, SystemButton("home"), OpenApp("notes"))  # the running app comes back where it was
+    assert phone.current == "notes" and top(desktop).title == "Note 1"
+    tap(desktop, "button", "Delete")  # a dialog waits for an answer: open_app, as home, waits too
+    result = desktop.apply(OpenApp("Notes"))
+    assert isinstance(result, str) and "dialog" in result
+    tap(desktop, "button", "Cancel")
+    result = desktop.apply(OpenApp("Camera"))
+    assert result == "open_app: the phone has no app 'Camera'; its apps are Notes"
+    result = SimDesktop(W, H).apply(OpenApp("Notes"))
+    assert isinstance(result, str) and result.startswith("open_app: the sim desktop opens apps from its windows")
+
+
+def test_a_swipe_on_an_open_list_scrolls_it_and_back_only_closes_it() -> None:
+    """As on Android: the finger scrolls a dropdown's open list (it does not choose the row it lands on),
+    and back closes the list without leaving the screen."""
+    desktop, phone = phone_desktop(notes=1)
+    app = phone.open_app("notes")
+    screen = app.push(app.screen("Pick"))
+    hours = screen.add(Dropdown("Hour", [f"{h:02d}" for h in range(24)], selected="00"))
+    tap(desktop, "combobox", "Hour")
+    popup = desktop.popup
+    assert popup is not None and popup.top == 0
+    left, top, right, bottom = popup.rect.box()
+    act(desktop, Swipe(at((left + right) // 2, bottom - 20), at((left + right) // 2, top + 20)))
+    assert desktop.popup is popup and popup.top > 0 and hours.selected == "00" and phone.gestures[-1].kind == "scroll"
+    act(desktop, SystemButton("back"))
+    assert desktop.popup is None and top(desktop).title == "Pick" and hours.selected == "00"
 
 
 def test_system_button_without_a_phone_is_still_refused() -> None:

@@ -176,7 +176,10 @@ class Hand:
         """The text field ``name`` holds ``text``: tapped, emptied, typed into."""
         await self.tap("textbox", name, within=within)
         await self.key("ctrl", "a")
-        await self.type(text)
+        if text:
+            await self.type(text)
+        else:  # typing nothing leaves the selection as it was
+            await self.key("backspace")
 
     async def button(self, button: str) -> None:
         """A system button: ``home``, ``back``, ``recent`` or ``enter``."""

@@ -36,10 +36,12 @@ def sentence(rng: random.Random) -> str:
 
 def full_names(rng: random.Random, count: int) -> list[str]:
     """``count`` distinct "First Last" names."""
-    names: set[str] = set()
+    names: list[str] = []  # a list, not a set: a set's order follows the process's string hashing
     while len(names) < count:
-        names.add(f"{rng.choice(FIRST_NAMES)} {rng.choice(LAST_NAMES)}")
-    return sorted(names, key=lambda _: rng.random())
+        name = f"{rng.choice(FIRST_NAMES)} {rng.choice(LAST_NAMES)}"
+        if name not in names:
+            names.append(name)
+    return names
 
 
 def phone_number(rng: random.Random) -> str:

@@ -59,6 +59,11 @@ class Hands:
         """Give the input ``key`` another value with the keys a person would press on it; its new value."""
         raise NotApplicable("no inputs here")
 
+    def screen_inputs(self) -> list[tuple[str, int]]:
+        """On a phone, the inputs of the screens in view now (lists, which a tap navigates, left out); []
+        elsewhere. A phone's oracle leaves the screens setup opened for new ones, whose inputs are its state."""
+        return []
+
     async def run(self, command: str) -> None:
         """Run a shell command as the desktop's user."""
         raise NotApplicable("no shell here")
@@ -207,6 +212,15 @@ class SimHands(Hands):
                     widget.accept(chip)
                     return copy.deepcopy(widget.value)
         raise NotApplicable(f"nothing a person does changes input {key}")
+
+    def screen_inputs(self) -> list[tuple[str, int]]:
+        from cua_bench.sim import ListView, input_widgets
+
+        phone = self.session.sim.phone
+        if phone is None:
+            return []
+        shown = input_widgets(phone.visible_windows())
+        return sorted(key for key, widget in shown.items() if widget.visible and not isinstance(widget, ListView))
 
     def windows(self) -> list[str]:
         return [window.id for window in self.session.sim.windows()]

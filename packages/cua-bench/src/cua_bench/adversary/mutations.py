@@ -238,6 +238,10 @@ async def _overshoot(hands: Hands, state: State) -> list[str]:
     return await _change_one(hands, _changed_inputs(hands, state))
 
 
+async def _change_screen_input(hands: Hands, state: State) -> list[str]:
+    return await _change_one(hands, hands.screen_inputs())
+
+
 def _windows_left(hands: Hands, state: State) -> list[str]:
     """Windows setup opened that are still open with every input as setup left it."""
     inputs = hands.inputs()
@@ -413,6 +417,13 @@ MUTATIONS: dict[str, Mutation] = {
             'a row on, the slider a step further, the field an "x" longer, one more chip in the drop area',
             _overshoot,
             lambda hands, state: bool(_changed_inputs(hands, state)),
+        ),
+        Mutation(
+            "phone-screen-input-changed",
+            "on a phone, an input of the screen the oracle ended on (a box, a choice, a slider, a field) gets "
+            "another value, by the keys a person would press on it: after the work, one more touch on what shows",
+            _change_screen_input,
+            lambda hands, state: bool(hands.screen_inputs()),
         ),
         Mutation(
             "untouched-window-closed",

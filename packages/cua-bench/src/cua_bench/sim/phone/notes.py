@@ -46,14 +46,14 @@ class NotesApp(PhoneApp):
         screen = self.screen(note["title"])
 
         def retitled(field: Any) -> None:
-            note["title"] = field.text
+            note["title"] = screen.title = field.text
             self._titles()
 
         def edited(area: Any) -> None:
             note["body"] = area.text
 
         def delete() -> None:
-            self.notes.remove(note)
+            self.notes[:] = [kept for kept in self.notes if kept is not note]  # this note, not an equal one
             self._titles()
             self.pop()
 

@@ -151,6 +151,20 @@ class Phone:
             app.open_target(target)
         return app
 
+    def launch(self, app: str) -> str | None:
+        """The ``open_app`` action: the app whose name or launcher label is ``app`` (in any case) comes
+        to the front; None, or why the phone refused."""
+        if self.desktop.modal_window() is not None:
+            return "open_app: a dialog is open; answer it (or press back) first"
+        wanted = app.casefold()
+        found = next((n for n in self.apps if wanted in (n.casefold(), PHONE_APPS[n].label.casefold())), None)
+        if found is None:
+            labels = ", ".join(PHONE_APPS[n].label for n in self.apps) or "none"
+            return f"open_app: the phone has no app {app!r}; its apps are {labels}"
+        self.desktop.close_popup()
+        self.open_app(found)
+        return None
+
     def _show(self, name: str) -> None:
         for screen in self.running[name].stack:
             self.desktop.raise_window(screen)
@@ -190,6 +204,9 @@ class Phone:
             return f"system_button: the sim phone has no {button!r} button; it has home, back, recent and enter"
         if button != "back" and self.desktop.modal_window() is not None:
             return f"system_button: {button}: a dialog is open; answer it (or press back) first"
+        if button == "back" and self.desktop.popup is not None:  # back closes an open list, and only that
+            self.desktop.close_popup()
+            return None
         self.desktop.close_popup()
         if button == "home":
             self.go_home()
@@ -286,7 +303,9 @@ class Phone:
             elif self.shade_open and dy < 0:
                 self.close_overlay()
                 kind = "shade close"
-        if kind == "drag" and vertical and self._scrollable_at(start) is not None:
+        popup = self.desktop.popup
+        over_popup = popup is not None and popup.rect.contains(*start)  # an open list scrolls under the finger
+        if kind == "drag" and vertical and (over_popup or self._scrollable_at(start) is not None):
             # Finger up moves the content up: the view scrolls down, by about the finger's travel.
             clicks = max(1, round(abs(dy) / SCROLL_STEP))
             self.desktop.events.scroll(start[0], start[1], 0, 1 if dy < 0 else -1, clicks)
