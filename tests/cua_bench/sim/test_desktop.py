@@ -27,6 +27,7 @@ from cua_core.actions import (
     MouseDown,
     MouseMove,
     MouseUp,
+    OpenApp,
     Pinch,
     Point,
     Screenshot,
@@ -195,7 +196,7 @@ def _sample(kind: str) -> Action:
         "key_up": KeyUp("shift"), "hold_key": HoldKey(("a",), 0.5), "wait": Wait(), "screenshot": Screenshot(),
         "cursor_position": CursorPosition(), "done": Done("x"), "fail": Fail("y"), "tap": Tap(p, 2),
         "long_press": LongPress(p), "swipe": Swipe(p, q), "pinch": Pinch(p, 2.0),
-        "system_button": SystemButton("home"),
+        "system_button": SystemButton("home"), "open_app": OpenApp("Notes"),
     }  # fmt: skip
     return samples[kind]
 
@@ -206,7 +207,7 @@ def test_every_action_kind_is_accepted_or_refused_with_a_reason(kind: str) -> No
     if kind in ("mouse_up", "key_up"):  # releasing needs a press first
         assert desktop.apply(MouseDown() if kind == "mouse_up" else KeyDown("shift")) is None
     result = desktop.apply(_sample(kind))
-    if kind in ("pinch", "system_button"):
+    if kind in ("pinch", "system_button", "open_app"):  # a phone's
         assert isinstance(result, str) and kind in result
     else:
         assert result is None

@@ -197,11 +197,22 @@ def test_a_swipe_on_an_open_list_scrolls_it_and_back_only_closes_it() -> None:
     tap(desktop, "combobox", "Hour")
     popup = desktop.popup
     assert popup is not None and popup.top == 0
-    left, top, right, bottom = popup.rect.box()
-    act(desktop, Swipe(at((left + right) // 2, bottom - 20), at((left + right) // 2, top + 20)))
+    left, upper, right, lower = popup.rect.box()
+    act(desktop, Swipe(at((left + right) // 2, lower - 20), at((left + right) // 2, upper + 20)))
     assert desktop.popup is popup and popup.top > 0 and hours.selected == "00" and phone.gestures[-1].kind == "scroll"
     act(desktop, SystemButton("back"))
     assert desktop.popup is None and top(desktop).title == "Pick" and hours.selected == "00"
+
+
+def test_a_session_launches_a_phone_app_by_name_or_label() -> None:
+    """What a task's setup calls (``session.launch``) reaches the phone's apps, as the desktop's apps."""
+    desktop, phone = phone_desktop(notes=2)
+    window = desktop.launch("Notes", target="Note 1")
+    assert phone.current == "notes" and window is top(desktop) and window.title == "Note 1"
+    with pytest.raises(ValueError, match="has no app 'editor'"):
+        desktop.launch("editor")
+    with pytest.raises(ValueError, match="takes target=, not path"):
+        desktop.launch("notes", path="x")
 
 
 def test_system_button_without_a_phone_is_still_refused() -> None:

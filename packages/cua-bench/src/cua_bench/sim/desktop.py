@@ -177,9 +177,17 @@ class SimDesktop:
         raise LookupError(f"no window {window_id!r}; open: {', '.join(w.id for w in self._windows) or 'none'}")
 
     def launch(self, app: str, **params: Any) -> Window:
-        """Start a built-in app (``editor``, ``files``, ``form``) or one added with ``register_app``."""
+        """Start a built-in app (``editor``, ``files``, ``form``) or one added with ``register_app``; on a
+        phone, bring up one of its apps (by name or label; ``target=`` what in it, as a notification's)."""
         from cua_bench.sim.apps import launch_app
 
+        if self.phone is not None:
+            name = self.phone.named(app)
+            unknown = sorted(set(params) - {"target"})
+            if name is None or unknown:
+                why = f"takes target=, not {', '.join(unknown)}" if name else f"has no app {app!r} ({self.phone.apps})"
+                raise ValueError(f"launch on a phone: the phone {why}")
+            return self.phone.open_app(name, params.get("target")).top
         return launch_app(self, app, **params)
 
     def _fs_changed(self) -> None:

@@ -156,14 +156,18 @@ class Phone:
         to the front; None, or why the phone refused."""
         if self.desktop.modal_window() is not None:
             return "open_app: a dialog is open; answer it (or press back) first"
-        wanted = app.casefold()
-        found = next((n for n in self.apps if wanted in (n.casefold(), PHONE_APPS[n].label.casefold())), None)
+        found = self.named(app)
         if found is None:
             labels = ", ".join(PHONE_APPS[n].label for n in self.apps) or "none"
             return f"open_app: the phone has no app {app!r}; its apps are {labels}"
         self.desktop.close_popup()
         self.open_app(found)
         return None
+
+    def named(self, app: str) -> str | None:
+        """The app on this phone whose name or launcher label is ``app``, in any case."""
+        wanted = app.casefold()
+        return next((n for n in self.apps if wanted in (n.casefold(), PHONE_APPS[n].label.casefold())), None)
 
     def _show(self, name: str) -> None:
         for screen in self.running[name].stack:
