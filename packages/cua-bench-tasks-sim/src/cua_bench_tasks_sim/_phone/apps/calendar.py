@@ -18,7 +18,7 @@ import datetime
 import random
 import re
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cua_bench.sim.controls import Label
 from cua_bench.sim.lists import ListView
@@ -26,12 +26,17 @@ from cua_bench.sim.phone import PhoneApp, Screen, register_phone_app
 from cua_bench.sim.textwidgets import TextField
 from cua_bench_tasks_sim._phone.words import FIRST_NAMES
 
-__all__ = ["ACTIVITIES", "FIELDS", "PLACES", "CalendarApp", "in_order", "row", "sample", "shown_day", "titles",
+if TYPE_CHECKING:
+    from cua_bench_tasks_sim._phone.kit import Hand
+
+__all__ = ["ACTIVITIES", "EVENTS", "FIELDS", "PLACES", "CalendarApp", "in_order", "open_row", "quarter_hour",
+           "reveal", "row", "row_beside", "sample", "save_new_event", "shown_day", "titles", "to_list",
            "valid_date", "valid_time"]  # fmt: skip
 
 Event = dict[str, str]
 FIELDS = ("title", "date", "time", "place")
 HINT = "Date as YYYY-MM-DD, time as HH:MM (24-hour)."
+EVENTS = ("list", "Events")  # the root's list of events
 
 ACTIVITIES = [
     "Dentist", "Team meeting", "Yoga class", "Haircut", "Car service", "Piano lesson", "Book club", "Vet visit",
@@ -88,6 +93,19 @@ def in_order(events: list[Event]) -> list[Event]:
     return sorted(events, key=lambda e: (e["date"], e["time"], e["title"], e["place"]))
 
 
+def quarter_hour(rng: random.Random) -> str:
+    """A time on a quarter hour from 07:00 to 20:45, as ``HH:MM``."""
+    minutes = rng.randrange(7 * 4, 21 * 4) * 15
+    return f"{minutes // 60:02d}:{minutes % 60:02d}"
+
+
+def row_beside(events: list[Event], target: str) -> str:
+    """The row after ``target``'s on the list of ``events`` (before it, for the last)."""
+    rows = [row(e) for e in in_order(events)]
+    place = rows.index(target)
+    return rows[place + 1] if place + 1 < len(rows) else rows[place - 1]
+
+
 def sample(rng: random.Random, count: int) -> dict[str, Any]:
     """``count`` events with distinct titles (about two in three activities, the rest lunches, calls and
     coffees with people) in one month of 2025 or 2026, at quarter hours from 07:00 to 20:45, about two in
@@ -100,10 +118,10 @@ def sample(rng: random.Random, count: int) -> dict[str, Any]:
     rng.shuffle(chosen)
     events = []
     for title in chosen:
-        minutes = rng.randrange(7 * 4, 21 * 4) * 15
+        time = quarter_hour(rng)
         place = rng.choice(PLACES) if rng.random() < 0.67 else ""
         events.append({"title": title, "date": datetime.date(year, month, rng.randint(1, last)).isoformat(),
-                       "time": f"{minutes // 60:02d}:{minutes % 60:02d}", "place": place})  # fmt: skip
+                       "time": time, "place": place})  # fmt: skip
     return {"events": in_order(events)}
 
 
@@ -255,3 +273,41 @@ class CalendarApp(PhoneApp):
             while self.pop():
                 pass
             self.open_event(found[0])
+
+
+# --- the oracle's and the wrong ways' steps (through Hand only; never the phone) ------------------------
+
+
+async def to_list(hand: Hand) -> None:
+    """Calendar in front, at its list of events."""
+    await hand.launch("Calendar")
+    while not await hand.shows(*EVENTS):
+        await hand.button("back")
+
+
+async def reveal(hand: Hand, name: str) -> None:
+    """Scroll the events until the row ``name`` shows: back to the top, then down."""
+    for _ in range(10):
+        rows = await hand.texts("listitem", within=EVENTS)
+        if name in rows:
+            return
+        await hand.swipe_in(await hand.find(*EVENTS), up=False)
+        if await hand.texts("listitem", within=EVENTS) == rows:
+            break
+    await hand.scroll_to("listitem", name, within=EVENTS)
+
+
+async def open_row(hand: Hand, name: str) -> None:
+    """The event on the row ``name``, from the list scrolled to it."""
+    await to_list(hand)
+    await reveal(hand, name)
+    await hand.tap("listitem", name, within=EVENTS)
+
+
+async def save_new_event(hand: Hand, values: Event) -> None:
+    """From the list: New event, each of ``values``' fields that is not empty typed, then Save."""
+    await hand.tap("button", "New event")
+    for key in FIELDS:
+        if values[key]:
+            await hand.fill(key.capitalize(), values[key])
+    await hand.tap("button", "Save")

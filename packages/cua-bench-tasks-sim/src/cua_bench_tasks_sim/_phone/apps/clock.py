@@ -15,15 +15,36 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from cua_bench.nodes import center
 from cua_bench.sim.controls import Checkbox, Label
 from cua_bench.sim.lists import Dropdown, ListView
 from cua_bench.sim.phone import PhoneApp, Screen, register_phone_app
 from cua_bench.sim.textwidgets import TextField
+from cua_core import Scroll
 
-__all__ = ["HOURS", "LABELS", "MINUTES", "ZONES", "ClockApp", "row", "sample"]
+if TYPE_CHECKING:
+    from cua_bench_tasks_sim._phone.kit import Hand
 
+__all__ = [
+    "ALARM_LIST",
+    "HOURS",
+    "LABELS",
+    "MINUTES",
+    "ZONES",
+    "ClockApp",
+    "choose",
+    "delete_open_alarm",
+    "row",
+    "row_beside",
+    "sample",
+    "tap_alarm",
+    "to_alarms",
+    "twelve_hour",
+]
+
+ALARM_LIST = ("list", "Alarms")  # the root's list of alarms
 HOURS = tuple(f"{h:02d}" for h in range(24))
 MINUTES = tuple(f"{m:02d}" for m in range(0, 60, 5))
 LABELS = (
@@ -58,6 +79,12 @@ def sample(rng: random.Random, count: int) -> dict[str, Any]:
 def row(alarm: dict[str, Any]) -> str:
     """An alarm's row in the list: "07:30 Gym", "07:30 Gym (off)"."""
     return f"{alarm['time']} {alarm['label']}" + ("" if alarm["enabled"] else " (off)")
+
+
+def twelve_hour(time: str) -> str:
+    """``HH:MM`` on a 12-hour clock: ``19:05`` is ``7:05 PM``."""
+    hour, minute = int(time[:2]), time[3:]
+    return f"{(hour - 1) % 12 + 1}:{minute} {'AM' if hour < 12 else 'PM'}"
 
 
 def _offset(minutes: int) -> str:
@@ -226,3 +253,46 @@ def _tapped(open_row: Callable[[int], Any]) -> Callable[[ListView], None]:
             open_row(index)
 
     return picked
+
+
+# --- the oracle's and the wrong ways' steps (through Hand only; never the phone) ------------------------
+
+
+async def to_alarms(hand: Hand) -> None:
+    """Clock in front on its list of alarms."""
+    await hand.launch("Clock")
+    while not await hand.shows(*ALARM_LIST):
+        await hand.button("back")
+
+
+async def tap_alarm(hand: Hand, name: str) -> None:
+    """On the list of alarms: scrolled to the row ``name``, then a tap on it (its screen opens)."""
+    await hand.scroll_to("listitem", name, within=ALARM_LIST)
+    await hand.tap("listitem", name, within=ALARM_LIST)
+
+
+async def row_beside(hand: Hand, name: str) -> str:
+    """The row next to ``name`` on the list of alarms as it shows (above it, or below the first)."""
+    rows = await hand.texts("listitem", within=ALARM_LIST)
+    at = rows.index(name)
+    return rows[at - 1 if at else 1]
+
+
+async def delete_open_alarm(hand: Hand) -> None:
+    """On an alarm's screen: Delete alarm, confirmed."""
+    await hand.tap("button", "Delete alarm")
+    await hand.tap("button", "Delete", within=("dialog", "Clock"))
+
+
+async def choose(hand: Hand, name: str, option: str) -> None:
+    """The dropdown ``name`` set to ``option``: opened, its list scrolled to the option, the option tapped."""
+    if await hand.value("combobox", name) == option:
+        return
+    await hand.tap("combobox", name)
+    popup = await hand.find("list", name)
+    shown = [item["name"] for item in popup["children"]]
+    if option not in shown:
+        options = HOURS if name == "Hour" else MINUTES
+        rows = options.index(option) - options.index(shown[0])
+        await hand.act(Scroll("down" if rows > 0 else "up", abs(rows), center(popup)))
+    await hand.tap("listitem", option, within=("list", name))

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cua_bench.sim.controls import Checkbox, Label
 from cua_bench.sim.lists import ListView
@@ -23,11 +23,30 @@ from cua_bench.sim.phone import PhoneApp, Screen, register_phone_app
 from cua_bench.sim.textwidgets import TextField
 from cua_bench_tasks_sim._phone.words import FIRST_NAMES, LAST_NAMES, phone_number
 
-__all__ = ["ContactsApp", "email_for", "names", "sample", "sort_key"]
+if TYPE_CHECKING:
+    import cua_bench as cb
+    from cua_bench_tasks_sim._phone.kit import Hand
+
+__all__ = [
+    "LIST",
+    "ContactsApp",
+    "email_for",
+    "names",
+    "near_miss",
+    "neighbour",
+    "new_number",
+    "open_contact",
+    "reveal",
+    "sample",
+    "save_new_contact",
+    "sort_key",
+    "to_list",
+]
 
 DOMAINS = ["mail.com", "post.net", "inbox.org", "web.de", "example.com"]
 FIELDS = (("Name", "name"), ("Phone", "phone"), ("Email", "email"))
 _EMPTY_DRAFT: dict[str, Any] = {"name": "", "phone": "", "email": "", "favourite": False}
+LIST = ("list", "Contacts")  # the root's list of people
 
 
 def email_for(rng: random.Random, name: str) -> str:
@@ -63,6 +82,20 @@ def sample(rng: random.Random, count: int) -> dict[str, Any]:
 def sort_key(contact: dict[str, Any]) -> tuple[str, str]:
     """The order the list shows: by name, case aside."""
     return str(contact["name"]).lower(), str(contact["name"])
+
+
+def new_number(rng: random.Random, people: list[dict[str, Any]]) -> str:
+    """A phone number none of ``people`` has."""
+    numbers = {p["phone"] for p in people}
+    number = phone_number(rng)
+    while number in numbers:
+        number = phone_number(rng)
+    return number
+
+
+def near_miss(number: str) -> str:
+    """``number`` with its last digit one more (9 becomes 0)."""
+    return number[:-1] + str((int(number[-1]) + 1) % 10)
 
 
 @register_phone_app
@@ -204,3 +237,50 @@ class ContactsApp(PhoneApp):
                     pass
                 self.open_contact(contact)
                 return
+
+
+# --- the oracle's and the wrong ways' steps (through Hand only; never the phone) ------------------------
+
+
+def neighbour(task: cb.Task, key: str = "name") -> str:
+    """The person after ``task.metadata[key]`` in the list (before it, for the last)."""
+    names = [p["name"] for p in sorted(task.metadata["data"]["contacts"]["contacts"], key=sort_key)]
+    index = names.index(task.metadata[key])
+    return str(names[index + 1] if index + 1 < len(names) else names[index - 1])
+
+
+async def to_list(hand: Hand) -> None:
+    """Contacts in front, at its list."""
+    await hand.launch("Contacts")
+    while not await hand.shows("button", "New contact"):
+        await hand.button("back")
+
+
+async def reveal(hand: Hand, name: str) -> None:
+    """Scroll the list until the row ``name`` shows: back to its top, then down."""
+    for _ in range(20):
+        rows = await hand.texts("listitem", within=LIST)
+        if name in rows:
+            return
+        await hand.swipe_in(await hand.find(*LIST), up=False)
+        if await hand.texts("listitem", within=LIST) == rows:
+            break
+    await hand.scroll_to("listitem", name, within=LIST)
+
+
+async def open_contact(hand: Hand, name: str) -> None:
+    """The person ``name``'s screen, from the list scrolled to them."""
+    await to_list(hand)
+    await reveal(hand, name)
+    await hand.tap("listitem", name, within=LIST)
+
+
+async def save_new_contact(hand: Hand, name: str, phone: str, email: str, favourite: bool) -> None:
+    """From the list: New contact, its three fields filled, Favourite ticked if ``favourite``, Save."""
+    await hand.tap("button", "New contact")
+    await hand.fill("Name", name)
+    await hand.fill("Phone", phone)
+    await hand.fill("Email", email)
+    if favourite:
+        await hand.tap("checkbox", "Favourite")
+    await hand.tap("button", "Save")

@@ -15,14 +15,35 @@ from __future__ import annotations
 import datetime
 import random
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cua_bench.sim.controls import Button, Checkbox, Label
 from cua_bench.sim.lists import ListView
 from cua_bench.sim.phone import PhoneApp, Screen, register_phone_app
 from cua_bench.sim.textwidgets import TextField
 
-__all__ = ["ALBUMS", "GalleryApp", "newest_first", "row", "sample", "shown_date"]
+if TYPE_CHECKING:
+    import cua_bench as cb
+    from cua_bench_tasks_sim._phone.kit import Hand
+
+__all__ = [
+    "ALBUMS",
+    "BIN",
+    "ROLL",
+    "GalleryApp",
+    "add_to_album",
+    "neighbour",
+    "newest_first",
+    "open_deleted",
+    "open_photo",
+    "photo_index",
+    "reveal",
+    "row",
+    "sample",
+    "setup_photo",
+    "shown_date",
+    "to_roll",
+]
 
 ALBUMS = [
     "Holiday", "Family", "Pets", "Work", "Garden", "Birthday", "Concert", "Hiking", "Food", "Screenshots",
@@ -30,6 +51,9 @@ ALBUMS = [
 ]  # fmt: skip
 
 Photo = dict[str, Any]
+
+ROLL = ("list", "Camera roll")  # the root's list of photos
+BIN = ("list", "Deleted photos")  # Recently deleted's list
 
 
 def shown_date(iso: str) -> str:
@@ -296,3 +320,67 @@ class GalleryApp(PhoneApp):
             while self.pop():
                 pass
             self.open_photo(target)
+
+
+# --- the oracle's and the wrong ways' steps (through Hand only; never the phone) ------------------------
+
+
+def photo_index(task: cb.Task, name: str) -> int:
+    """Where the photo ``name`` is in setup's list of photos."""
+    photos = task.metadata["data"]["gallery"]["photos"]
+    return next(i for i, p in enumerate(photos) if p["name"] == name)
+
+
+def setup_photo(task: cb.Task, name: str) -> Photo:
+    """A copy of setup's photo ``name``."""
+    return dict(task.metadata["data"]["gallery"]["photos"][photo_index(task, name)])
+
+
+def neighbour(task: cb.Task) -> Photo:
+    """The photo after ``task.metadata["photo"]`` in the roll (before it, for the last)."""
+    roll = newest_first([p for p in task.metadata["data"]["gallery"]["photos"] if not p["deleted"]])
+    index = [p["name"] for p in roll].index(task.metadata["photo"])
+    return dict(roll[index + 1] if index + 1 < len(roll) else roll[index - 1])
+
+
+async def to_roll(hand: Hand) -> None:
+    """Photos in front, at its camera roll."""
+    await hand.launch("Photos")
+    while not await hand.shows(*ROLL):
+        await hand.button("back")
+
+
+async def reveal(hand: Hand, name: str, within: tuple[str, str]) -> None:
+    """Scroll the list ``within`` until the row ``name`` shows: back to its top, then down."""
+    for _ in range(20):
+        rows = await hand.texts("listitem", within=within)
+        if name in rows:
+            return
+        await hand.swipe_in(await hand.find(*within), up=False)
+        if await hand.texts("listitem", within=within) == rows:
+            break
+    await hand.scroll_to("listitem", name, within=within)
+
+
+async def open_photo(hand: Hand, photo: Photo) -> None:
+    """The photo's screen, from the roll scrolled to it."""
+    await to_roll(hand)
+    await reveal(hand, row(photo), ROLL)
+    await hand.tap("listitem", row(photo), within=ROLL)
+
+
+async def add_to_album(hand: Hand, photo: Photo, album: str) -> None:
+    """The photo opened from the roll, then Add to album and the album ``album`` chosen."""
+    await open_photo(hand, photo)
+    await hand.tap("button", "Add to album")
+    await reveal(hand, album, ("list", "Choose an album"))
+    await hand.tap("listitem", album, within=("list", "Choose an album"))
+
+
+async def open_deleted(hand: Hand, photo: Photo) -> None:
+    """The deleted photo's screen, through Albums and Recently deleted."""
+    await to_roll(hand)
+    await hand.tap("button", "Albums")
+    await hand.tap("button", "Recently deleted")
+    await reveal(hand, row(photo), BIN)
+    await hand.tap("listitem", row(photo), within=BIN)

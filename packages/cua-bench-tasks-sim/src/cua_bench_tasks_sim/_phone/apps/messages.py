@@ -13,7 +13,7 @@ new-message form's ``{"to", "text"}``).
 from __future__ import annotations
 
 import random
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cua_bench.sim.controls import Button, Label
 from cua_bench.sim.lists import ListView
@@ -23,9 +23,27 @@ from cua_bench.sim.windows import TITLE_HEIGHT
 from cua_bench_tasks_sim._phone.apps.contacts import names
 from cua_bench_tasks_sim._phone.words import NOUNS, VERBS, sentence
 
-__all__ = ["ME", "MessagesApp", "line", "message", "row", "sample"]
+if TYPE_CHECKING:
+    import cua_bench as cb
+    from cua_bench_tasks_sim._phone.kit import Hand
+
+__all__ = [
+    "LIST",
+    "ME",
+    "MessagesApp",
+    "line",
+    "message",
+    "neighbour",
+    "open_thread",
+    "reveal",
+    "row",
+    "sample",
+    "send_text",
+    "to_list",
+]
 
 ME = "me"
+LIST = ("list", "Conversations")  # the root's list of conversations
 _OPENERS = ["Can you", "Could you", "Don't forget to", "Did you", "I will", "Please"]
 _SHORT = ["OK", "Sure", "Thanks!", "On my way", "See you soon", "Sounds good", "Call me later", "Yes", "No problem"]
 
@@ -201,3 +219,45 @@ class MessagesApp(PhoneApp):
             while self.pop():
                 pass
             self.open_thread(target)
+
+
+# --- the oracle's and the wrong ways' steps (through Hand only; never the phone) ------------------------
+
+
+def neighbour(task: cb.Task) -> str:
+    """The conversation after ``task.metadata["name"]``'s in the list (before it, for the last)."""
+    shown = list(reversed(task.metadata["data"]["messages"]["threads"]))
+    index = shown.index(task.metadata["name"])
+    return str(shown[index + 1] if index + 1 < len(shown) else shown[index - 1])
+
+
+async def to_list(hand: Hand) -> None:
+    """Messages in front, at its list of conversations."""
+    await hand.launch("Messages")
+    while not await hand.shows("button", "New message"):
+        await hand.button("back")
+
+
+async def reveal(hand: Hand, name: str) -> None:
+    """Scroll the list until the row ``name`` shows: back to its top, then down."""
+    for _ in range(20):
+        rows = await hand.texts("listitem", within=LIST)
+        if name in rows:
+            return
+        await hand.swipe_in(await hand.find(*LIST), up=False)
+        if await hand.texts("listitem", within=LIST) == rows:
+            break
+    await hand.scroll_to("listitem", name, within=LIST)
+
+
+async def open_thread(hand: Hand, name: str) -> None:
+    """The conversation with ``name``, from the list scrolled to it."""
+    await to_list(hand)
+    await reveal(hand, name)
+    await hand.tap("listitem", name, within=LIST)
+
+
+async def send_text(hand: Hand, text: str) -> None:
+    """Where a Message field shows (a conversation, the new-message form): ``text`` typed, then Send."""
+    await hand.fill("Message", text)
+    await hand.tap("button", "Send")

@@ -16,7 +16,7 @@ A notification's ``target`` is a section's name ("Display"): that section opens 
 from __future__ import annotations
 
 import random
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cua_bench.sim.controls import Checkbox, Label, RadioGroup, Slider
 from cua_bench.sim.lists import Dropdown, ListView
@@ -24,7 +24,10 @@ from cua_bench.sim.phone import PhoneApp, Screen, register_phone_app
 from cua_bench.sim.textwidgets import TextField
 from cua_bench_tasks_sim._phone.words import FIRST_NAMES
 
-__all__ = ["FONT_SIZES", "RINGTONES", "SECTIONS", "SettingsApp", "sample"]
+if TYPE_CHECKING:
+    from cua_bench_tasks_sim._phone.kit import Hand
+
+__all__ = ["FONT_SIZES", "RINGTONES", "SECTIONS", "SettingsApp", "open_section", "sample", "set_box"]
 
 SECTIONS = ("Network", "Display", "Sound", "About")
 FONT_SIZES = ("Small", "Default", "Large", "Largest")
@@ -154,3 +157,22 @@ class SettingsApp(PhoneApp):
             while self.pop():
                 pass
             self.open_section(target)
+
+
+# --- the oracle's and the wrong ways' steps (through Hand only; never the phone) ------------------------
+
+
+async def open_section(hand: Hand, section: str) -> None:
+    """Settings in front on ``section`` (where it is open on it already; else back to its list, then in)."""
+    await hand.launch("Settings")
+    if await hand.shows("window", section):
+        return
+    while not await hand.shows("list", "Settings"):
+        await hand.button("back")
+    await hand.tap("listitem", section, within=("list", "Settings"))
+
+
+async def set_box(hand: Hand, name: str, want: bool) -> None:
+    """The check box ``name`` on screen ticked if ``want``, else not (a tap only where it differs)."""
+    if await hand.value("checkbox", name) != want:
+        await hand.tap("checkbox", name)

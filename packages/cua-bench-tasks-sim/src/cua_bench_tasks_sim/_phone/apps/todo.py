@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PIL import ImageDraw
 
@@ -28,10 +28,30 @@ from cua_bench.sim.textwidgets import TextField
 from cua_bench.sim.widget import Widget
 from cua_bench_tasks_sim._phone.words import NOUNS, VERBS
 
-__all__ = ["LIST_NAMES", "TaskList", "TodoApp", "sample", "task_texts"]
+if TYPE_CHECKING:
+    import cua_bench as cb
+    from cua_bench_tasks_sim._phone.kit import Hand
+
+__all__ = [
+    "LISTS",
+    "LIST_NAMES",
+    "TASKS",
+    "TaskList",
+    "TodoApp",
+    "add_tasks",
+    "list_name",
+    "open_list",
+    "open_task",
+    "reveal",
+    "sample",
+    "task_texts",
+]
 
 Task = dict[str, Any]
 TodoList = dict[str, Any]
+
+LISTS = ("list", "Lists")  # the root's list of lists
+TASKS = ("list", "Tasks")  # a list's tasks
 
 LIST_NAMES = [
     "Groceries", "Work", "Home", "Errands", "Weekend", "Garden", "Packing", "Gifts", "Reading", "Car", "Health",
@@ -282,3 +302,47 @@ class TodoApp(PhoneApp):
             while self.pop():
                 pass
             self.open_list(found[0])
+
+
+# --- the oracle's and the wrong ways' steps (through Hand only; never the phone) ------------------------
+
+
+def list_name(task: cb.Task, step: int = 0) -> str:
+    """The name of the list ``step`` after the one at ``task.metadata["index"]`` (round the end)."""
+    lists = task.metadata["data"]["todo"]["lists"]
+    return str(lists[(task.metadata["index"] + step) % len(lists)]["name"])
+
+
+async def open_list(hand: Hand, name: str) -> None:
+    """To-do in front, the list ``name`` opened from its lists."""
+    await hand.launch("To-do")
+    while not await hand.shows(*LISTS):
+        await hand.button("back")
+    await hand.tap("listitem", name, within=LISTS)
+
+
+async def reveal(hand: Hand, text: str) -> None:
+    """Scroll the tasks until the box ``text`` shows: back to the top, then down."""
+    for _ in range(10):
+        rows = await hand.texts("checkbox", within=TASKS)
+        if text in rows:
+            return
+        await hand.swipe_in(await hand.find(*TASKS), up=False)
+        if await hand.texts("checkbox", within=TASKS) == rows:
+            break
+    await hand.scroll_to("checkbox", text, within=TASKS)
+
+
+async def open_task(hand: Hand, name: str, text: str) -> None:
+    """The screen of the task ``text`` on the list ``name``, from a long press on it in the list."""
+    await open_list(hand, name)
+    await reveal(hand, text)
+    await hand.long_press("checkbox", text, within=TASKS)
+
+
+async def add_tasks(hand: Hand, name: str, texts: list[str]) -> None:
+    """The list ``name`` opened, each of ``texts`` typed into Add task and added, in order."""
+    await open_list(hand, name)
+    for text in texts:
+        await hand.fill("Add task", text)
+        await hand.tap("button", "Add")

@@ -26,7 +26,6 @@ from cua_bench_tasks_sim._phone.kit import Hand, install, loaders, phone_task, s
 
 FAMILY = "calendar-add-event"
 SHAPE = {"easy": 4, "medium": 10, "hard": 16}  # events in the calendar
-EVENTS = ("list", "Events")
 
 
 def make(rng: random.Random, difficulty: str) -> cb.Task:
@@ -35,8 +34,7 @@ def make(rng: random.Random, difficulty: str) -> cb.Task:
     month = events[0]["date"][:8]
     title = rng.choice([t for t in calendar.titles() if t not in {e["title"] for e in events}])
     date = f"{month}{rng.randint(1, 28):02d}"
-    minutes = rng.randrange(7 * 4, 21 * 4) * 15
-    time = f"{minutes // 60:02d}:{minutes % 60:02d}"
+    time = calendar.quarter_hour(rng)
     place = "" if difficulty == "easy" else rng.choice(calendar.PLACES)
     apps, state = ["calendar"], {"calendar": data}
     opened: tuple[str, str | None] | None = None
@@ -86,13 +84,6 @@ async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
 # --- the oracle and the wrong ways ----------------------------------------------------------------
 
 
-async def to_list(hand: Hand) -> None:
-    """Calendar in front, at its list of events."""
-    await hand.launch("Calendar")
-    while not await hand.shows(*EVENTS):
-        await hand.button("back")
-
-
 async def put(hand: Hand, field: str, text: str) -> None:
     """The field ``field`` of the screen holds ``text`` (emptied for "")."""
     if text:
@@ -104,12 +95,8 @@ async def put(hand: Hand, field: str, text: str) -> None:
 
 
 async def add(hand: Hand, values: dict[str, str]) -> None:
-    await to_list(hand)
-    await hand.tap("button", "New event")
-    for key in calendar.FIELDS:
-        if values[key]:
-            await hand.fill(key.capitalize(), values[key])
-    await hand.tap("button", "Save")
+    await calendar.to_list(hand)
+    await calendar.save_new_event(hand, values)
 
 
 @cb.solve_task
@@ -128,9 +115,9 @@ async def saves_it_an_hour_late(task: cb.Task, session: cb.Session) -> None:
 @cb.wrong_way
 async def edits_the_first_event(task: cb.Task, session: cb.Session) -> None:
     hand = Hand(session)
-    await to_list(hand)
-    first = (await hand.texts("listitem", within=EVENTS))[0]
-    await hand.tap("listitem", first, within=EVENTS)
+    await calendar.to_list(hand)
+    first = (await hand.texts("listitem", within=calendar.EVENTS))[0]
+    await hand.tap("listitem", first, within=calendar.EVENTS)
     values = _wanted(task)
     for key in calendar.FIELDS:
         await put(hand, key.capitalize(), values[key])

@@ -27,7 +27,6 @@ from cua_bench_tasks_sim._phone.kit import Hand, install, loaders, phone_task, s
 FAMILY = "calendar-delete-event"
 SHAPE = {"easy": 5, "medium": 12, "hard": 29}  # events sampled (hard adds a namesake)
 SCREEN = 24  # rows of the list on its first screen
-EVENTS = ("list", "Events")
 
 
 def make(rng: random.Random, difficulty: str) -> cb.Task:
@@ -40,8 +39,7 @@ def make(rng: random.Random, difficulty: str) -> cb.Task:
     if difficulty == "hard":
         target = rng.choice([e for e in ordered[SCREEN - 1 :] if not e["date"].endswith("-01")])
         earlier = rng.randint(1, int(target["date"][8:]) - 1)
-        minutes = rng.randrange(7 * 4, 21 * 4) * 15
-        time = f"{minutes // 60:02d}:{minutes % 60:02d}"
+        time = calendar.quarter_hour(rng)
         namesake = {"title": target["title"], "date": f"{target['date'][:8]}{earlier:02d}", "time": time,
                     "place": rng.choice(calendar.PLACES)}  # fmt: skip
         events[:] = calendar.in_order([*events, namesake])
@@ -84,33 +82,8 @@ async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
 # --- the oracle and the wrong ways ----------------------------------------------------------------
 
 
-async def to_list(hand: Hand) -> None:
-    """Calendar in front, at its list of events."""
-    await hand.launch("Calendar")
-    while not await hand.shows(*EVENTS):
-        await hand.button("back")
-
-
-async def reveal(hand: Hand, name: str) -> None:
-    """Scroll the events until the row ``name`` shows: back to the top, then down."""
-    for _ in range(10):
-        rows = await hand.texts("listitem", within=EVENTS)
-        if name in rows:
-            return
-        await hand.swipe_in(await hand.find(*EVENTS), up=False)
-        if await hand.texts("listitem", within=EVENTS) == rows:
-            break
-    await hand.scroll_to("listitem", name, within=EVENTS)
-
-
-async def open_row(hand: Hand, name: str) -> None:
-    await to_list(hand)
-    await reveal(hand, name)
-    await hand.tap("listitem", name, within=EVENTS)
-
-
 async def delete(hand: Hand, name: str) -> None:
-    await open_row(hand, name)
+    await calendar.open_row(hand, name)
     await hand.tap("button", "Delete")
     await hand.tap("button", "Delete", within=("dialog", "Calendar"))
 
@@ -119,9 +92,7 @@ def _neighbour(task: cb.Task) -> str:
     """The namesake's row when there is one, else the row after the target's (before it, for the last)."""
     if task.metadata["twin"]:
         return str(task.metadata["twin"])
-    rows = [calendar.row(e) for e in calendar.in_order(task.metadata["data"]["calendar"]["events"])]
-    place = rows.index(task.metadata["target"])
-    return rows[place + 1] if place + 1 < len(rows) else rows[place - 1]
+    return calendar.row_beside(task.metadata["data"]["calendar"]["events"], task.metadata["target"])
 
 
 @cb.solve_task
@@ -143,7 +114,7 @@ async def oracle_then_the_neighbour(task: cb.Task, session: cb.Session) -> None:
 @cb.wrong_way
 async def clears_its_title_instead(task: cb.Task, session: cb.Session) -> None:
     hand = Hand(session)
-    await open_row(hand, task.metadata["target"])
+    await calendar.open_row(hand, task.metadata["target"])
     for field in ("Title", "Place"):
         await hand.tap("textbox", field)
         await hand.key("ctrl", "a")

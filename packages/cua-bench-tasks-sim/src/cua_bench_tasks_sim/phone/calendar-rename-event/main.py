@@ -27,7 +27,6 @@ from cua_bench_tasks_sim._phone.kit import Hand, install, loaders, phone_task, s
 FAMILY = "calendar-rename-event"
 SHAPE = {"easy": 5, "medium": 12, "hard": 30}  # events in the calendar
 SCREEN = 24  # rows of the list on its first screen
-EVENTS = ("list", "Events")
 
 
 def make(rng: random.Random, difficulty: str) -> cb.Task:
@@ -77,45 +76,19 @@ async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
 # --- the oracle and the wrong ways ----------------------------------------------------------------
 
 
-async def to_list(hand: Hand) -> None:
-    """Calendar in front, at its list of events."""
-    await hand.launch("Calendar")
-    while not await hand.shows(*EVENTS):
-        await hand.button("back")
-
-
-async def reveal(hand: Hand, name: str) -> None:
-    """Scroll the events until the row ``name`` shows: back to the top, then down."""
-    for _ in range(10):
-        rows = await hand.texts("listitem", within=EVENTS)
-        if name in rows:
-            return
-        await hand.swipe_in(await hand.find(*EVENTS), up=False)
-        if await hand.texts("listitem", within=EVENTS) == rows:
-            break
-    await hand.scroll_to("listitem", name, within=EVENTS)
-
-
-async def open_row(hand: Hand, name: str) -> None:
-    await to_list(hand)
-    await reveal(hand, name)
-    await hand.tap("listitem", name, within=EVENTS)
-
-
 @cb.solve_task
 async def solve(task: cb.Task, session: cb.Session) -> None:
     hand = Hand(session)
-    await open_row(hand, task.metadata["target"])
+    await calendar.open_row(hand, task.metadata["target"])
     await hand.fill("Title", task.metadata["title"])
     await hand.button("back")
 
 
 @cb.wrong_way
 async def renames_the_neighbour(task: cb.Task, session: cb.Session) -> None:
-    rows = [calendar.row(e) for e in calendar.in_order(task.metadata["data"]["calendar"]["events"])]
-    place = rows.index(task.metadata["target"])
     hand = Hand(session)
-    await open_row(hand, rows[place + 1] if place + 1 < len(rows) else rows[place - 1])
+    neighbour = calendar.row_beside(task.metadata["data"]["calendar"]["events"], task.metadata["target"])
+    await calendar.open_row(hand, neighbour)
     await hand.fill("Title", task.metadata["title"])
     await hand.button("back")
 
@@ -123,7 +96,7 @@ async def renames_the_neighbour(task: cb.Task, session: cb.Session) -> None:
 @cb.wrong_way
 async def adds_to_the_old_title(task: cb.Task, session: cb.Session) -> None:
     hand = Hand(session)
-    await open_row(hand, task.metadata["target"])
+    await calendar.open_row(hand, task.metadata["target"])
     await hand.tap("textbox", "Title")
     await hand.key("end")
     await hand.type(f" {task.metadata['title']}")
@@ -133,10 +106,6 @@ async def adds_to_the_old_title(task: cb.Task, session: cb.Session) -> None:
 @cb.wrong_way
 async def makes_a_new_event_instead(task: cb.Task, session: cb.Session) -> None:
     hand = Hand(session)
-    await to_list(hand)
-    await hand.tap("button", "New event")
+    await calendar.to_list(hand)
     event = task.metadata["data"]["calendar"]["events"][task.metadata["index"]] | {"title": task.metadata["title"]}
-    for key in calendar.FIELDS:
-        if event[key]:
-            await hand.fill(key.capitalize(), event[key])
-    await hand.tap("button", "Save")
+    await calendar.save_new_event(hand, event)

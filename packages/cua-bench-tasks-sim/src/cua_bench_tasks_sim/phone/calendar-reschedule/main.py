@@ -29,7 +29,6 @@ from cua_bench_tasks_sim._phone.kit import Hand, install, loaders, phone, phone_
 
 FAMILY = "calendar-reschedule"
 SHAPE = {"easy": 5, "medium": 10, "hard": 20}  # events in the calendar
-EVENTS = ("list", "Events")
 SHADE = ("window", "Notifications")
 
 
@@ -124,30 +123,6 @@ async def move(hand: Hand, event: dict[str, str], date: str, time: str) -> None:
     await hand.button("back")
 
 
-async def to_list(hand: Hand) -> None:
-    await hand.launch("Calendar")
-    while not await hand.shows(*EVENTS):
-        await hand.button("back")
-
-
-async def reveal(hand: Hand, name: str) -> None:
-    """Scroll the events until the row ``name`` shows: back to the top, then down."""
-    for _ in range(10):
-        rows = await hand.texts("listitem", within=EVENTS)
-        if name in rows:
-            return
-        await hand.swipe_in(await hand.find(*EVENTS), up=False)
-        if await hand.texts("listitem", within=EVENTS) == rows:
-            break
-    await hand.scroll_to("listitem", name, within=EVENTS)
-
-
-async def open_row(hand: Hand, event: dict[str, str]) -> None:
-    await to_list(hand)
-    await reveal(hand, calendar.row(event))
-    await hand.tap("listitem", calendar.row(event), within=EVENTS)
-
-
 @cb.solve_task
 async def solve(task: cb.Task, session: cb.Session) -> None:
     hand = Hand(session)
@@ -158,7 +133,7 @@ async def solve(task: cb.Task, session: cb.Session) -> None:
 @cb.wrong_way
 async def edits_it_from_the_launcher(task: cb.Task, session: cb.Session) -> None:
     hand = Hand(session)
-    await open_row(hand, _event(task))
+    await calendar.open_row(hand, calendar.row(_event(task)))
     await move(hand, _event(task), task.metadata["date"], task.metadata["time"])
 
 
@@ -171,7 +146,7 @@ async def moves_the_neighbour(task: cb.Task, session: cb.Session) -> None:
     after = ordered[place + 1 :] + ordered[:place]  # the next row on, and round
     wanted = (task.metadata["date"], task.metadata["time"])
     neighbour = next(e for e in after if (e["date"], e["time"]) != wanted)
-    await open_row(hand, neighbour)
+    await calendar.open_row(hand, calendar.row(neighbour))
     await move(hand, neighbour, task.metadata["date"], task.metadata["time"])
 
 
@@ -191,10 +166,5 @@ async def copies_it_instead(task: cb.Task, session: cb.Session) -> None:
     hand = Hand(session)
     await from_the_reminder(hand, task)
     await hand.button("back")
-    await hand.tap("button", "New event")
-    event = _event(task)
-    values = event | {"date": task.metadata["date"], "time": task.metadata["time"]}
-    for key in calendar.FIELDS:
-        if values[key]:
-            await hand.fill(key.capitalize(), values[key])
-    await hand.tap("button", "Save")
+    values = _event(task) | {"date": task.metadata["date"], "time": task.metadata["time"]}
+    await calendar.save_new_event(hand, values)

@@ -26,7 +26,6 @@ from cua_bench_tasks_sim._phone.kit import Hand, install, loaders, phone_task, s
 FAMILY = "calendar-set-place"
 SHAPE = {"easy": 5, "medium": 12, "hard": 30}  # events in the calendar
 SCREEN = 24  # rows of the list on its first screen
-EVENTS = ("list", "Events")
 
 
 def make(rng: random.Random, difficulty: str) -> cb.Task:
@@ -83,30 +82,9 @@ async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
 # --- the oracle and the wrong ways ----------------------------------------------------------------
 
 
-async def to_list(hand: Hand) -> None:
-    """Calendar in front, at its list of events."""
-    await hand.launch("Calendar")
-    while not await hand.shows(*EVENTS):
-        await hand.button("back")
-
-
-async def reveal(hand: Hand, name: str) -> None:
-    """Scroll the events until the row ``name`` shows: back to the top, then down."""
-    for _ in range(10):
-        rows = await hand.texts("listitem", within=EVENTS)
-        if name in rows:
-            return
-        await hand.swipe_in(await hand.find(*EVENTS), up=False)
-        if await hand.texts("listitem", within=EVENTS) == rows:
-            break
-    await hand.scroll_to("listitem", name, within=EVENTS)
-
-
 async def set_field(hand: Hand, row: str, field: str, text: str) -> None:
     """The event on ``row`` opened from the list, its ``field`` given ``text``, then back."""
-    await to_list(hand)
-    await reveal(hand, row)
-    await hand.tap("listitem", row, within=EVENTS)
+    await calendar.open_row(hand, row)
     await hand.fill(field, text)
     await hand.button("back")
 

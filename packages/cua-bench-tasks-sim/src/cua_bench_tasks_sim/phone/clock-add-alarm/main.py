@@ -21,10 +21,8 @@ import random
 from typing import Any
 
 import cua_bench as cb
-from cua_bench.nodes import center
 from cua_bench_tasks_sim._phone.apps import clock, notes, settings
 from cua_bench_tasks_sim._phone.kit import Hand, install, loaders, phone_task, score, settled, unchanged_but
-from cua_core import Scroll
 
 FAMILY = "clock-add-alarm"
 ALARMS = {"easy": 3, "medium": 6, "hard": 10}
@@ -34,11 +32,6 @@ PHRASES = (
     'Create an alarm in Clock: {time}, label "{label}".',
     'Open Clock and add a "{label}" alarm for {time}.',
 )
-
-
-def twelve_hour(time: str) -> str:
-    hour, minute = int(time[:2]), time[3:]
-    return f"{(hour - 1) % 12 + 1}:{minute} {'AM' if hour < 12 else 'PM'}"
 
 
 def make(rng: random.Random, difficulty: str) -> cb.Task:
@@ -54,7 +47,7 @@ def make(rng: random.Random, difficulty: str) -> cb.Task:
         data["settings"] = settings.sample(rng, 4)
         apps = rng.sample(["clock", "notes", "settings"], 3)
         opened = ("clock", rng.choice([rng.choice(alarms)["time"], "World clock"]))
-    shown = twelve_hour(time) if difficulty == "hard" else time
+    shown = clock.twelve_hour(time) if difficulty == "hard" else time
     description = rng.choice(PHRASES).format(time=shown, label=label) + " Change nothing else."
     return phone_task(description, apps=apps, data=data, opened=opened, chance=0.0, max_steps=28, time=time,
                       label=label)  # fmt: skip
@@ -74,36 +67,15 @@ async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
     return score(settled(session) and unchanged_but(task, session, lambda s: s["clock"]["alarms"].append(made)))
 
 
-async def to_alarms(hand: Hand) -> None:
-    """Clock in front on its list of alarms."""
-    await hand.launch("Clock")
-    while not await hand.shows("list", "Alarms"):
-        await hand.button("back")
-
-
-async def choose(hand: Hand, name: str, option: str) -> None:
-    """The dropdown ``name`` set to ``option``: opened, its list scrolled to the option, the option tapped."""
-    if await hand.value("combobox", name) == option:
-        return
-    await hand.tap("combobox", name)
-    popup = await hand.find("list", name)
-    shown = [item["name"] for item in popup["children"]]
-    if option not in shown:
-        options = clock.HOURS if name == "Hour" else clock.MINUTES
-        rows = options.index(option) - options.index(shown[0])
-        await hand.act(Scroll("down" if rows > 0 else "up", abs(rows), center(popup)))
-    await hand.tap("listitem", option, within=("list", name))
-
-
 async def fill_alarm(hand: Hand, time: str, label: str | None) -> None:
-    await choose(hand, "Hour", time[:2])
-    await choose(hand, "Minute", time[3:])
+    await clock.choose(hand, "Hour", time[:2])
+    await clock.choose(hand, "Minute", time[3:])
     if label is not None:
         await hand.fill("Label", label)
 
 
 async def add_alarm(hand: Hand, time: str, label: str | None) -> None:
-    await to_alarms(hand)
+    await clock.to_alarms(hand)
     await hand.tap("button", "New alarm")
     await fill_alarm(hand, time, label)
     await hand.tap("button", "Save")
@@ -117,9 +89,9 @@ async def solve(task: cb.Task, session: cb.Session) -> None:
 @cb.wrong_way
 async def edits_an_existing_alarm(task: cb.Task, session: cb.Session) -> None:
     hand = Hand(session)
-    await to_alarms(hand)
-    first = (await hand.texts("listitem", within=("list", "Alarms")))[0]
-    await hand.tap("listitem", first, within=("list", "Alarms"))
+    await clock.to_alarms(hand)
+    first = (await hand.texts("listitem", within=clock.ALARM_LIST))[0]
+    await hand.tap("listitem", first, within=clock.ALARM_LIST)
     await fill_alarm(hand, task.metadata["time"], task.metadata["label"])
     await hand.button("back")
 

@@ -77,9 +77,7 @@ async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
 
 async def to_world(hand: Hand) -> None:
     """Clock in front on its world clock."""
-    await hand.launch("Clock")
-    while not await hand.shows("list", "Alarms"):
-        await hand.button("back")
+    await clock.to_alarms(hand)
     await hand.tap("button", "World clock")
 
 

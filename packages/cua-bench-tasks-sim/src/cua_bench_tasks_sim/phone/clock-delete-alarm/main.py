@@ -74,61 +74,42 @@ async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
     return score(settled(session) and unchanged_but(task, session, change))
 
 
-async def to_alarms(hand: Hand) -> None:
-    """Clock in front on its list of alarms."""
-    await hand.launch("Clock")
-    while not await hand.shows("list", "Alarms"):
-        await hand.button("back")
-
-
-async def open_row(hand: Hand, name: str) -> None:
-    await hand.scroll_to("listitem", name, within=("list", "Alarms"))
-    await hand.tap("listitem", name, within=("list", "Alarms"))
-
-
-async def delete_open_alarm(hand: Hand) -> None:
-    await hand.tap("button", "Delete alarm")
-    await hand.tap("button", "Delete", within=("dialog", "Clock"))
-
-
 @cb.solve_task
 async def solve(task: cb.Task, session: cb.Session) -> None:
     hand = Hand(session)
-    await to_alarms(hand)
-    await open_row(hand, clock.row(task.metadata["alarm"]))
-    await delete_open_alarm(hand)
+    await clock.to_alarms(hand)
+    await clock.tap_alarm(hand, clock.row(task.metadata["alarm"]))
+    await clock.delete_open_alarm(hand)
 
 
 async def neighbour(hand: Hand, task: cb.Task) -> str:
     """The row next to the asked alarm's (above it, or below the first), on the list scrolled to it."""
     name = clock.row(task.metadata["alarm"])
-    await hand.scroll_to("listitem", name, within=("list", "Alarms"))
-    rows = await hand.texts("listitem", within=("list", "Alarms"))
-    at = rows.index(name)
-    return rows[at - 1 if at else 1]
+    await hand.scroll_to("listitem", name, within=clock.ALARM_LIST)
+    return await clock.row_beside(hand, name)
 
 
 @cb.wrong_way
 async def deletes_a_neighbour(task: cb.Task, session: cb.Session) -> None:
     hand = Hand(session)
-    await to_alarms(hand)
-    await open_row(hand, await neighbour(hand, task))
-    await delete_open_alarm(hand)
+    await clock.to_alarms(hand)
+    await clock.tap_alarm(hand, await neighbour(hand, task))
+    await clock.delete_open_alarm(hand)
 
 
 @cb.wrong_way
 async def toggles_it_instead(task: cb.Task, session: cb.Session) -> None:
     hand = Hand(session)
-    await to_alarms(hand)
-    await open_row(hand, clock.row(task.metadata["alarm"]))
+    await clock.to_alarms(hand)
+    await clock.tap_alarm(hand, clock.row(task.metadata["alarm"]))
     await hand.tap("checkbox", "Enabled")
 
 
 @cb.wrong_way
 async def oracle_then_deletes_another(task: cb.Task, session: cb.Session) -> None:
     hand = Hand(session)
-    await to_alarms(hand)
+    await clock.to_alarms(hand)
     other = await neighbour(hand, task)
     await solve(task, session)
-    await open_row(hand, other)
-    await delete_open_alarm(hand)
+    await clock.tap_alarm(hand, other)
+    await clock.delete_open_alarm(hand)

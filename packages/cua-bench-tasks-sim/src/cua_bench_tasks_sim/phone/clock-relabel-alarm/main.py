@@ -33,11 +33,6 @@ PHRASES = (
 )
 
 
-def twelve_hour(time: str) -> str:
-    hour, minute = int(time[:2]), time[3:]
-    return f"{(hour - 1) % 12 + 1}:{minute} {'AM' if hour < 12 else 'PM'}"
-
-
 def make(rng: random.Random, difficulty: str) -> cb.Task:
     data: dict[str, Any] = {"clock": clock.sample(rng, ALARMS[difficulty])}
     alarms = data["clock"]["alarms"]
@@ -53,7 +48,7 @@ def make(rng: random.Random, difficulty: str) -> cb.Task:
         apps = rng.sample(["clock", "notes", "settings"], 3)
         if difficulty == "medium":
             opened = ("clock", rng.choice([rng.choice([a for a in alarms if a is not alarm])["time"], "World clock"]))
-    time = twelve_hour(alarm["time"]) if difficulty == "hard" else alarm["time"]
+    time = clock.twelve_hour(alarm["time"]) if difficulty == "hard" else alarm["time"]
     description = rng.choice(PHRASES).format(time=time, old=alarm["label"], new=new)
     return phone_task(description + " Change nothing else.", apps=apps, data=data, opened=opened, chance=0.0,
                       max_steps=14, index=index, alarm=dict(alarm), new=new)  # fmt: skip
@@ -79,10 +74,8 @@ async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
 
 async def to_row(hand: Hand, name: str) -> None:
     """Clock in front on its list of alarms, scrolled to the row ``name``."""
-    await hand.launch("Clock")
-    while not await hand.shows("list", "Alarms"):
-        await hand.button("back")
-    await hand.scroll_to("listitem", name, within=("list", "Alarms"))
+    await clock.to_alarms(hand)
+    await hand.scroll_to("listitem", name, within=clock.ALARM_LIST)
 
 
 @cb.solve_task
@@ -90,7 +83,7 @@ async def solve(task: cb.Task, session: cb.Session) -> None:
     hand = Hand(session)
     name = clock.row(task.metadata["alarm"])
     await to_row(hand, name)
-    await hand.tap("listitem", name, within=("list", "Alarms"))
+    await hand.tap("listitem", name, within=clock.ALARM_LIST)
     await hand.fill("Label", task.metadata["new"])
 
 
@@ -99,9 +92,7 @@ async def relabels_a_neighbour(task: cb.Task, session: cb.Session) -> None:
     hand = Hand(session)
     name = clock.row(task.metadata["alarm"])
     await to_row(hand, name)
-    rows = await hand.texts("listitem", within=("list", "Alarms"))
-    at = rows.index(name)
-    await hand.tap("listitem", rows[at - 1 if at else 1], within=("list", "Alarms"))
+    await hand.tap("listitem", await clock.row_beside(hand, name), within=clock.ALARM_LIST)
     await hand.fill("Label", task.metadata["new"])
 
 
@@ -110,7 +101,7 @@ async def appends_to_the_old_label(task: cb.Task, session: cb.Session) -> None:
     hand = Hand(session)
     name = clock.row(task.metadata["alarm"])
     await to_row(hand, name)
-    await hand.tap("listitem", name, within=("list", "Alarms"))
+    await hand.tap("listitem", name, within=clock.ALARM_LIST)
     await hand.tap("textbox", "Label")
     await hand.key("end")
     await hand.type(task.metadata["new"])

@@ -20,10 +20,8 @@ import random
 from typing import Any
 
 import cua_bench as cb
-from cua_bench.nodes import center
 from cua_bench_tasks_sim._phone.apps import clock, notes, settings
 from cua_bench_tasks_sim._phone.kit import Hand, install, loaders, phone_task, score, settled, unchanged_but
-from cua_core import Scroll
 
 FAMILY = "clock-toggle-alarm"
 ALARMS = {"easy": 4, "medium": 8, "hard": 30}
@@ -79,11 +77,9 @@ async def open_alarm(hand: Hand, alarm: dict[str, Any]) -> None:
     await hand.launch("Clock")
     if await hand.shows("window", f"Alarm {alarm['time']}"):
         return
-    while not await hand.shows("list", "Alarms"):
+    while not await hand.shows(*clock.ALARM_LIST):
         await hand.button("back")
-    name = clock.row(alarm)
-    await hand.scroll_to("listitem", name, within=("list", "Alarms"))
-    await hand.tap("listitem", name, within=("list", "Alarms"))
+    await clock.tap_alarm(hand, clock.row(alarm))
 
 
 @cb.solve_task
@@ -98,9 +94,8 @@ async def toggles_a_neighbour(task: cb.Task, session: cb.Session) -> None:
     hand = Hand(session)
     await open_alarm(hand, task.metadata["alarm"])
     await hand.button("back")
-    rows = await hand.texts("listitem", within=("list", "Alarms"))
-    at = rows.index(clock.row(task.metadata["alarm"]))
-    await hand.tap("listitem", rows[at - 1 if at else 1], within=("list", "Alarms"))
+    neighbour = await clock.row_beside(hand, clock.row(task.metadata["alarm"]))
+    await hand.tap("listitem", neighbour, within=clock.ALARM_LIST)
     await hand.tap("checkbox", "Enabled")
 
 
@@ -108,8 +103,7 @@ async def toggles_a_neighbour(task: cb.Task, session: cb.Session) -> None:
 async def deletes_it_instead(task: cb.Task, session: cb.Session) -> None:
     hand = Hand(session)
     await open_alarm(hand, task.metadata["alarm"])
-    await hand.tap("button", "Delete alarm")
-    await hand.tap("button", "Delete", within=("dialog", "Clock"))
+    await clock.delete_open_alarm(hand)
 
 
 @cb.wrong_way
@@ -117,18 +111,4 @@ async def oracle_then_moves_its_minute(task: cb.Task, session: cb.Session) -> No
     await solve(task, session)
     hand = Hand(session)
     minute = await hand.value("combobox", "Minute")
-    await choose(hand, "Minute", clock.MINUTES[(clock.MINUTES.index(minute) + 1) % len(clock.MINUTES)])
-
-
-async def choose(hand: Hand, name: str, option: str) -> None:
-    """The dropdown ``name`` set to ``option``: opened, its list scrolled to the option, the option tapped."""
-    if await hand.value("combobox", name) == option:
-        return
-    await hand.tap("combobox", name)
-    popup = await hand.find("list", name)
-    shown = [item["name"] for item in popup["children"]]
-    if option not in shown:
-        options = clock.HOURS if name == "Hour" else clock.MINUTES
-        rows = options.index(option) - options.index(shown[0])
-        await hand.act(Scroll("down" if rows > 0 else "up", abs(rows), center(popup)))
-    await hand.tap("listitem", option, within=("list", name))
+    await clock.choose(hand, "Minute", clock.MINUTES[(clock.MINUTES.index(minute) + 1) % len(clock.MINUTES)])

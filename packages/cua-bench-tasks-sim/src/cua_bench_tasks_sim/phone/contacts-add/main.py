@@ -22,11 +22,9 @@ from typing import Any
 import cua_bench as cb
 from cua_bench_tasks_sim._phone.apps import contacts, messages
 from cua_bench_tasks_sim._phone.kit import Hand, install, loaders, phone_task, score, settled, unchanged_but
-from cua_bench_tasks_sim._phone.words import phone_number
 
 FAMILY = "contacts-add"
 SHAPE = {"easy": 6, "medium": 14, "hard": 32}  # contacts on the phone
-LIST = ("list", "Contacts")
 
 
 def make(rng: random.Random, difficulty: str) -> cb.Task:
@@ -36,10 +34,7 @@ def make(rng: random.Random, difficulty: str) -> cb.Task:
     opened: tuple[str, str | None] | None = None
     taken = {p["name"] for p in people}
     name = next(n for n in contacts.names(rng, len(taken) + 1) if n not in taken)
-    numbers = {p["phone"] for p in people}
-    number = phone_number(rng)
-    while number in numbers:
-        number = phone_number(rng)
+    number = contacts.new_number(rng, people)
     email, favourite = "", False
     if difficulty != "easy":
         email = contacts.email_for(rng, name)
@@ -85,15 +80,8 @@ async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
 # --- the oracle and the wrong ways ----------------------------------------------------------------
 
 
-async def to_list(hand: Hand) -> None:
-    """Contacts in front, at its list."""
-    await hand.launch("Contacts")
-    while not await hand.shows("button", "New contact"):
-        await hand.button("back")
-
-
 async def add(hand: Hand, meta: dict[str, Any], number: str) -> None:
-    await to_list(hand)
+    await contacts.to_list(hand)
     await hand.tap("button", "New contact")
     await hand.fill("Name", meta["name"])
     await hand.fill("Phone", number)
@@ -111,16 +99,15 @@ async def solve(task: cb.Task, session: cb.Session) -> None:
 
 @cb.wrong_way
 async def near_miss_number(task: cb.Task, session: cb.Session) -> None:
-    number = task.metadata["phone"]
-    await add(Hand(session), task.metadata, number[:-1] + str((int(number[-1]) + 1) % 10))
+    await add(Hand(session), task.metadata, contacts.near_miss(task.metadata["phone"]))
 
 
 @cb.wrong_way
 async def overwrites_an_existing_contact(task: cb.Task, session: cb.Session) -> None:
     meta, hand = task.metadata, Hand(session)
-    await to_list(hand)
-    first = (await hand.texts("listitem", within=LIST))[0]
-    await hand.tap("listitem", first, within=LIST)
+    await contacts.to_list(hand)
+    first = (await hand.texts("listitem", within=contacts.LIST))[0]
+    await hand.tap("listitem", first, within=contacts.LIST)
     await hand.fill("Name", meta["name"])
     await hand.fill("Phone", meta["phone"])
     await hand.fill("Email", meta["email"])

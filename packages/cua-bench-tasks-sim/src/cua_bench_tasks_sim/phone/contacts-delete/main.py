@@ -25,7 +25,6 @@ from cua_bench_tasks_sim._phone.kit import Hand, install, loaders, phone_task, s
 FAMILY = "contacts-delete"
 SHAPE = {"easy": 6, "medium": 14, "hard": 32}  # contacts on the phone
 SCREEN = 23  # rows of the contact list on its first screen
-LIST = ("list", "Contacts")
 
 
 def make(rng: random.Random, difficulty: str) -> cb.Task:
@@ -72,40 +71,8 @@ async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
 # --- the oracle and the wrong ways ----------------------------------------------------------------
 
 
-def _neighbour(task: cb.Task) -> str:
-    """The person after the target in the list (before it, for the last)."""
-    names = [p["name"] for p in sorted(task.metadata["data"]["contacts"]["contacts"], key=contacts.sort_key)]
-    index = names.index(task.metadata["name"])
-    return str(names[index + 1] if index + 1 < len(names) else names[index - 1])
-
-
-async def to_list(hand: Hand) -> None:
-    """Contacts in front, at its list."""
-    await hand.launch("Contacts")
-    while not await hand.shows("button", "New contact"):
-        await hand.button("back")
-
-
-async def reveal(hand: Hand, name: str) -> None:
-    """Scroll the list until the row ``name`` shows: back to its top, then down."""
-    for _ in range(20):
-        rows = await hand.texts("listitem", within=LIST)
-        if name in rows:
-            return
-        await hand.swipe_in(await hand.find(*LIST), up=False)
-        if await hand.texts("listitem", within=LIST) == rows:
-            break
-    await hand.scroll_to("listitem", name, within=LIST)
-
-
-async def open_contact(hand: Hand, name: str) -> None:
-    await to_list(hand)
-    await reveal(hand, name)
-    await hand.tap("listitem", name, within=LIST)
-
-
 async def delete(hand: Hand, name: str) -> None:
-    await open_contact(hand, name)
+    await contacts.open_contact(hand, name)
     await hand.tap("button", "Delete contact")
     await hand.tap("button", "Delete", within=("dialog", "Contacts"))
 
@@ -117,7 +84,7 @@ async def solve(task: cb.Task, session: cb.Session) -> None:
 
 @cb.wrong_way
 async def deletes_the_neighbour(task: cb.Task, session: cb.Session) -> None:
-    await delete(Hand(session), _neighbour(task))
+    await delete(Hand(session), contacts.neighbour(task))
 
 
 @cb.wrong_way
@@ -129,7 +96,7 @@ async def oracle_then_the_neighbour(task: cb.Task, session: cb.Session) -> None:
 @cb.wrong_way
 async def empties_it_instead(task: cb.Task, session: cb.Session) -> None:
     hand = Hand(session)
-    await open_contact(hand, task.metadata["name"])
+    await contacts.open_contact(hand, task.metadata["name"])
     for field in ("Name", "Phone", "Email"):
         await hand.tap("textbox", field)
         await hand.key("ctrl", "a")

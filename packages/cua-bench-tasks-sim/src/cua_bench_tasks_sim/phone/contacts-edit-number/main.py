@@ -22,12 +22,10 @@ from typing import Any
 import cua_bench as cb
 from cua_bench_tasks_sim._phone.apps import contacts, messages
 from cua_bench_tasks_sim._phone.kit import Hand, install, loaders, phone_task, score, settled, unchanged_but
-from cua_bench_tasks_sim._phone.words import phone_number
 
 FAMILY = "contacts-edit-number"
 SHAPE = {"easy": 6, "medium": 14, "hard": 32}  # contacts on the phone
 SCREEN = 23  # rows of the contact list on its first screen
-LIST = ("list", "Contacts")
 
 
 def make(rng: random.Random, difficulty: str) -> cb.Task:
@@ -36,10 +34,7 @@ def make(rng: random.Random, difficulty: str) -> cb.Task:
     apps, state = ["contacts"], {"contacts": data}
     opened: tuple[str, str | None] | None = None
     target = rng.choice(people[SCREEN:] if difficulty == "hard" else people)
-    numbers = {p["phone"] for p in people}
-    number = phone_number(rng)
-    while number in numbers:
-        number = phone_number(rng)
+    number = contacts.new_number(rng, people)
     email = ""
     name = target["name"]
     if difficulty == "medium":
@@ -84,40 +79,8 @@ async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
 # --- the oracle and the wrong ways ----------------------------------------------------------------
 
 
-def _neighbour(task: cb.Task) -> str:
-    """The person after the target in the list (before it, for the last)."""
-    names = [p["name"] for p in sorted(task.metadata["data"]["contacts"]["contacts"], key=contacts.sort_key)]
-    index = names.index(task.metadata["name"])
-    return str(names[index + 1] if index + 1 < len(names) else names[index - 1])
-
-
-async def to_list(hand: Hand) -> None:
-    """Contacts in front, at its list."""
-    await hand.launch("Contacts")
-    while not await hand.shows("button", "New contact"):
-        await hand.button("back")
-
-
-async def reveal(hand: Hand, name: str) -> None:
-    """Scroll the list until the row ``name`` shows: back to its top, then down."""
-    for _ in range(20):
-        rows = await hand.texts("listitem", within=LIST)
-        if name in rows:
-            return
-        await hand.swipe_in(await hand.find(*LIST), up=False)
-        if await hand.texts("listitem", within=LIST) == rows:
-            break
-    await hand.scroll_to("listitem", name, within=LIST)
-
-
-async def open_contact(hand: Hand, name: str) -> None:
-    await to_list(hand)
-    await reveal(hand, name)
-    await hand.tap("listitem", name, within=LIST)
-
-
 async def edit(hand: Hand, name: str, number: str, email: str) -> None:
-    await open_contact(hand, name)
+    await contacts.open_contact(hand, name)
     await hand.fill("Phone", number)
     if email:
         await hand.fill("Email", email)
@@ -133,20 +96,19 @@ async def solve(task: cb.Task, session: cb.Session) -> None:
 @cb.wrong_way
 async def edits_the_neighbour(task: cb.Task, session: cb.Session) -> None:
     meta = task.metadata
-    await edit(Hand(session), _neighbour(task), meta["phone"], meta["email"])
+    await edit(Hand(session), contacts.neighbour(task), meta["phone"], meta["email"])
 
 
 @cb.wrong_way
 async def near_miss_number(task: cb.Task, session: cb.Session) -> None:
     meta = task.metadata
-    number = meta["phone"][:-1] + str((int(meta["phone"][-1]) + 1) % 10)
-    await edit(Hand(session), meta["name"], number, meta["email"])
+    await edit(Hand(session), meta["name"], contacts.near_miss(meta["phone"]), meta["email"])
 
 
 @cb.wrong_way
 async def oracle_then_toggles_favourite(task: cb.Task, session: cb.Session) -> None:
     await solve(task, session)
     hand = Hand(session)
-    await open_contact(hand, task.metadata["name"])
+    await contacts.open_contact(hand, task.metadata["name"])
     await hand.tap("checkbox", "Favourite")
     await hand.button("back")

@@ -27,7 +27,6 @@ from cua_bench_tasks_sim._phone.kit import Hand, install, loaders, phone_task, s
 FAMILY = "contacts-favourite"
 SHAPE = {"easy": 6, "medium": 14, "hard": 32}  # contacts on the phone
 SCREEN = 23  # rows of the contact list on its first screen
-LIST = ("list", "Contacts")
 
 
 def _ask(name: str, favourite: bool) -> str:
@@ -93,33 +92,8 @@ def _neighbour(task: cb.Task) -> str:
     return str(next(n for n in around if n not in changes))
 
 
-async def to_list(hand: Hand) -> None:
-    """Contacts in front, at its list."""
-    await hand.launch("Contacts")
-    while not await hand.shows("button", "New contact"):
-        await hand.button("back")
-
-
-async def reveal(hand: Hand, name: str) -> None:
-    """Scroll the list until the row ``name`` shows: back to its top, then down."""
-    for _ in range(20):
-        rows = await hand.texts("listitem", within=LIST)
-        if name in rows:
-            return
-        await hand.swipe_in(await hand.find(*LIST), up=False)
-        if await hand.texts("listitem", within=LIST) == rows:
-            break
-    await hand.scroll_to("listitem", name, within=LIST)
-
-
-async def open_contact(hand: Hand, name: str) -> None:
-    await to_list(hand)
-    await reveal(hand, name)
-    await hand.tap("listitem", name, within=LIST)
-
-
 async def toggle(hand: Hand, name: str) -> None:
-    await open_contact(hand, name)
+    await contacts.open_contact(hand, name)
     await hand.tap("checkbox", "Favourite")
     await hand.button("back")
 
@@ -128,7 +102,7 @@ async def toggle(hand: Hand, name: str) -> None:
 async def solve(task: cb.Task, session: cb.Session) -> None:
     hand = Hand(session)
     for name, favourite in task.metadata["changes"].items():
-        await open_contact(hand, name)
+        await contacts.open_contact(hand, name)
         if await hand.value("checkbox", "Favourite") != favourite:
             await hand.tap("checkbox", "Favourite")
         await hand.button("back")
@@ -149,13 +123,7 @@ async def oracle_then_the_neighbour(task: cb.Task, session: cb.Session) -> None:
 async def adds_a_copy_instead(task: cb.Task, session: cb.Session) -> None:
     hand = Hand(session)
     for name, favourite in task.metadata["changes"].items():
-        await open_contact(hand, name)
+        await contacts.open_contact(hand, name)
         phone, email = await hand.value("textbox", "Phone"), await hand.value("textbox", "Email")
         await hand.button("back")
-        await hand.tap("button", "New contact")
-        await hand.fill("Name", name)
-        await hand.fill("Phone", phone)
-        await hand.fill("Email", email)
-        if favourite:
-            await hand.tap("checkbox", "Favourite")
-        await hand.tap("button", "Save")
+        await contacts.save_new_contact(hand, name, phone, email, favourite)

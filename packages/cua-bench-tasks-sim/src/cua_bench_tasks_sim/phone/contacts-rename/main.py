@@ -28,7 +28,6 @@ from cua_bench_tasks_sim._phone.words import FIRST_NAMES, LAST_NAMES
 FAMILY = "contacts-rename"
 SHAPE = {"easy": 6, "medium": 14, "hard": 32}  # contacts on the phone
 SCREEN = 23  # rows of the contact list on its first screen
-LIST = ("list", "Contacts")
 
 
 def make(rng: random.Random, difficulty: str) -> cb.Task:
@@ -86,40 +85,8 @@ async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
 # --- the oracle and the wrong ways ----------------------------------------------------------------
 
 
-def _neighbour(task: cb.Task) -> str:
-    """The person after the target in the list (before it, for the last)."""
-    names = [p["name"] for p in sorted(task.metadata["data"]["contacts"]["contacts"], key=contacts.sort_key)]
-    index = names.index(task.metadata["name"])
-    return str(names[index + 1] if index + 1 < len(names) else names[index - 1])
-
-
-async def to_list(hand: Hand) -> None:
-    """Contacts in front, at its list."""
-    await hand.launch("Contacts")
-    while not await hand.shows("button", "New contact"):
-        await hand.button("back")
-
-
-async def reveal(hand: Hand, name: str) -> None:
-    """Scroll the list until the row ``name`` shows: back to its top, then down."""
-    for _ in range(20):
-        rows = await hand.texts("listitem", within=LIST)
-        if name in rows:
-            return
-        await hand.swipe_in(await hand.find(*LIST), up=False)
-        if await hand.texts("listitem", within=LIST) == rows:
-            break
-    await hand.scroll_to("listitem", name, within=LIST)
-
-
-async def open_contact(hand: Hand, name: str) -> None:
-    await to_list(hand)
-    await reveal(hand, name)
-    await hand.tap("listitem", name, within=LIST)
-
-
 async def rename(hand: Hand, name: str, new: str, email: str) -> None:
-    await open_contact(hand, name)
+    await contacts.open_contact(hand, name)
     await hand.fill("Name", new)
     if email:
         await hand.fill("Email", email)
@@ -135,7 +102,7 @@ async def solve(task: cb.Task, session: cb.Session) -> None:
 @cb.wrong_way
 async def renames_the_neighbour(task: cb.Task, session: cb.Session) -> None:
     meta = task.metadata
-    await rename(Hand(session), _neighbour(task), meta["new"], meta["email"])
+    await rename(Hand(session), contacts.neighbour(task), meta["new"], meta["email"])
 
 
 @cb.wrong_way
@@ -147,14 +114,8 @@ async def near_miss_name(task: cb.Task, session: cb.Session) -> None:
 @cb.wrong_way
 async def adds_a_new_contact_instead(task: cb.Task, session: cb.Session) -> None:
     meta, hand = task.metadata, Hand(session)
-    await open_contact(hand, meta["name"])
+    await contacts.open_contact(hand, meta["name"])
     number, email = await hand.value("textbox", "Phone"), meta["email"] or await hand.value("textbox", "Email")
     favourite = await hand.value("checkbox", "Favourite")
     await hand.button("back")
-    await hand.tap("button", "New contact")
-    await hand.fill("Name", meta["new"])
-    await hand.fill("Phone", number)
-    await hand.fill("Email", email)
-    if favourite:
-        await hand.tap("checkbox", "Favourite")
-    await hand.tap("button", "Save")
+    await contacts.save_new_contact(hand, meta["new"], number, email, favourite)

@@ -26,7 +26,6 @@ from cua_bench_tasks_sim._phone.kit import Hand, install, loaders, phone_task, s
 
 FAMILY = "gallery-add-to-album"
 SHAPE = {"easy": 12, "medium": 40, "hard": 60}  # photos in the roll
-ROLL = ("list", "Camera roll")
 SCREEN = 24  # rows of the roll on its first screen
 
 
@@ -66,15 +65,10 @@ async def setup(task: cb.Task, session: cb.Session) -> None:
     await install(task, session)
 
 
-def _index(task: cb.Task, name: str) -> int:
-    photos = task.metadata["data"]["gallery"]["photos"]
-    return next(i for i, p in enumerate(photos) if p["name"] == name)
-
-
 @cb.evaluate_task
 async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
     meta = task.metadata
-    index = _index(task, meta["photo"])
+    index = gallery.photo_index(task, meta["photo"])
 
     def change(state: dict[str, Any]) -> None:
         state["gallery"]["photos"][index]["album"] = meta["album"]
@@ -85,10 +79,6 @@ async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
 # --- the oracle and the wrong ways ----------------------------------------------------------------
 
 
-def _photo(task: cb.Task, name: str) -> dict[str, Any]:
-    return dict(task.metadata["data"]["gallery"]["photos"][_index(task, name)])
-
-
 def _neighbour(task: cb.Task) -> dict[str, Any]:
     """The photo nearest the target in the roll that is not in the asked album."""
     roll = gallery.newest_first([p for p in task.metadata["data"]["gallery"]["photos"] if not p["deleted"]])
@@ -97,51 +87,23 @@ def _neighbour(task: cb.Task) -> dict[str, Any]:
     return dict(next(roll[i] for i in near if i != index and roll[i]["album"] != task.metadata["album"]))
 
 
-async def to_roll(hand: Hand) -> None:
-    """Photos in front, at its camera roll."""
-    await hand.launch("Photos")
-    while not await hand.shows(*ROLL):
-        await hand.button("back")
-
-
-async def reveal(hand: Hand, name: str, within: tuple[str, str]) -> None:
-    """Scroll the list ``within`` until the row ``name`` shows: back to its top, then down."""
-    for _ in range(20):
-        rows = await hand.texts("listitem", within=within)
-        if name in rows:
-            return
-        await hand.swipe_in(await hand.find(*within), up=False)
-        if await hand.texts("listitem", within=within) == rows:
-            break
-    await hand.scroll_to("listitem", name, within=within)
-
-
-async def add_to_album(hand: Hand, photo: dict[str, Any], album: str) -> None:
-    await to_roll(hand)
-    await reveal(hand, gallery.row(photo), ROLL)
-    await hand.tap("listitem", gallery.row(photo), within=ROLL)
-    await hand.tap("button", "Add to album")
-    await reveal(hand, album, ("list", "Choose an album"))
-    await hand.tap("listitem", album, within=("list", "Choose an album"))
-
-
 @cb.solve_task
 async def solve(task: cb.Task, session: cb.Session) -> None:
-    await add_to_album(Hand(session), _photo(task, task.metadata["photo"]), task.metadata["album"])
+    await gallery.add_to_album(Hand(session), gallery.setup_photo(task, task.metadata["photo"]), task.metadata["album"])
 
 
 @cb.wrong_way
 async def the_album_next_to_it(task: cb.Task, session: cb.Session) -> None:
-    photo = _photo(task, task.metadata["photo"])
+    photo = gallery.setup_photo(task, task.metadata["photo"])
     albums = [
         a for a in task.metadata["data"]["gallery"]["albums"] if a not in (task.metadata["album"], photo["album"])
     ]
-    await add_to_album(Hand(session), photo, albums[0])
+    await gallery.add_to_album(Hand(session), photo, albums[0])
 
 
 @cb.wrong_way
 async def the_neighbour(task: cb.Task, session: cb.Session) -> None:
-    await add_to_album(Hand(session), _neighbour(task), task.metadata["album"])
+    await gallery.add_to_album(Hand(session), _neighbour(task), task.metadata["album"])
 
 
 @cb.wrong_way

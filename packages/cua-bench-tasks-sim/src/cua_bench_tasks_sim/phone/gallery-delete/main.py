@@ -25,7 +25,6 @@ from cua_bench_tasks_sim._phone.kit import Hand, install, loaders, phone_task, s
 
 FAMILY = "gallery-delete"
 SHAPE = {"easy": 12, "medium": 40, "hard": 60}  # photos in the roll
-ROLL = ("list", "Camera roll")
 SCREEN = 24  # rows of the roll on its first screen
 
 
@@ -68,14 +67,9 @@ async def setup(task: cb.Task, session: cb.Session) -> None:
     await install(task, session)
 
 
-def _index(task: cb.Task, name: str) -> int:
-    photos = task.metadata["data"]["gallery"]["photos"]
-    return next(i for i, p in enumerate(photos) if p["name"] == name)
-
-
 @cb.evaluate_task
 async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
-    index = _index(task, task.metadata["photo"])
+    index = gallery.photo_index(task, task.metadata["photo"])
 
     def change(state: dict[str, Any]) -> None:
         state["gallery"]["photos"][index]["deleted"] = True
@@ -86,45 +80,15 @@ async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
 # --- the oracle and the wrong ways ----------------------------------------------------------------
 
 
-def _photo(task: cb.Task, name: str) -> dict[str, Any]:
-    return dict(task.metadata["data"]["gallery"]["photos"][_index(task, name)])
-
-
-def _neighbour(task: cb.Task) -> dict[str, Any]:
-    """The photo after the target in the roll (before it, for the last)."""
-    roll = gallery.newest_first([p for p in task.metadata["data"]["gallery"]["photos"] if not p["deleted"]])
-    index = [p["name"] for p in roll].index(task.metadata["photo"])
-    return dict(roll[index + 1] if index + 1 < len(roll) else roll[index - 1])
-
-
-async def to_roll(hand: Hand) -> None:
-    """Photos in front, at its camera roll."""
-    await hand.launch("Photos")
-    while not await hand.shows(*ROLL):
-        await hand.button("back")
-
-
-async def reveal(hand: Hand, name: str, within: tuple[str, str]) -> None:
-    """Scroll the list ``within`` until the row ``name`` shows: back to its top, then down."""
-    for _ in range(20):
-        rows = await hand.texts("listitem", within=within)
-        if name in rows:
-            return
-        await hand.swipe_in(await hand.find(*within), up=False)
-        if await hand.texts("listitem", within=within) == rows:
-            break
-    await hand.scroll_to("listitem", name, within=within)
-
-
 async def delete(hand: Hand, photo: dict[str, Any], album: str = "") -> None:
     """The photo opened from the roll (from its album's list, given ``album``), then deleted."""
-    await to_roll(hand)
-    where = ROLL
+    await gallery.to_roll(hand)
+    where = gallery.ROLL
     if album:
         await hand.tap("button", "Albums")
         await hand.tap("listitem", album, within=("list", "Album list"))
         where = ("list", f"Photos in {album}")
-    await reveal(hand, gallery.row(photo), where)
+    await gallery.reveal(hand, gallery.row(photo), where)
     await hand.tap("listitem", gallery.row(photo), within=where)
     await hand.tap("button", "Delete")
     await hand.tap("button", "Delete", within=("dialog", "Photos"))
@@ -132,12 +96,12 @@ async def delete(hand: Hand, photo: dict[str, Any], album: str = "") -> None:
 
 @cb.solve_task
 async def solve(task: cb.Task, session: cb.Session) -> None:
-    await delete(Hand(session), _photo(task, task.metadata["photo"]), task.metadata["album"])
+    await delete(Hand(session), gallery.setup_photo(task, task.metadata["photo"]), task.metadata["album"])
 
 
 @cb.wrong_way
 async def deletes_the_neighbour(task: cb.Task, session: cb.Session) -> None:
-    await delete(Hand(session), _neighbour(task))
+    await delete(Hand(session), gallery.neighbour(task))
 
 
 @cb.wrong_way
@@ -150,11 +114,6 @@ async def oracle_then_the_neighbour(task: cb.Task, session: cb.Session) -> None:
 async def oracle_then_deletes_it_for_good(task: cb.Task, session: cb.Session) -> None:
     await solve(task, session)
     hand = Hand(session)
-    await to_roll(hand)
-    await hand.tap("button", "Albums")
-    await hand.tap("button", "Recently deleted")
-    row = gallery.row(_photo(task, task.metadata["photo"]))
-    await reveal(hand, row, ("list", "Deleted photos"))
-    await hand.tap("listitem", row, within=("list", "Deleted photos"))
+    await gallery.open_deleted(hand, gallery.setup_photo(task, task.metadata["photo"]))
     await hand.tap("button", "Delete permanently")
     await hand.tap("button", "Delete", within=("dialog", "Photos"))

@@ -27,7 +27,6 @@ from cua_bench_tasks_sim._phone.kit import Hand, install, loaders, phone_task, s
 
 FAMILY = "gallery-favourite"
 SHAPE = {"easy": 12, "medium": 40, "hard": 80}  # photos in the roll
-ROLL = ("list", "Camera roll")
 SCREEN = 24  # rows of the roll on its first screen
 
 
@@ -66,15 +65,10 @@ async def setup(task: cb.Task, session: cb.Session) -> None:
     await install(task, session)
 
 
-def _index(task: cb.Task, name: str) -> int:
-    photos = task.metadata["data"]["gallery"]["photos"]
-    return next(i for i, p in enumerate(photos) if p["name"] == name)
-
-
 @cb.evaluate_task
 async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
     meta = task.metadata
-    index = _index(task, meta["photo"])
+    index = gallery.photo_index(task, meta["photo"])
 
     def change(state: dict[str, Any]) -> None:
         state["gallery"]["photos"][index]["favourite"] = meta["favourite"]
@@ -85,57 +79,21 @@ async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
 # --- the oracle and the wrong ways ----------------------------------------------------------------
 
 
-def _photo(task: cb.Task, name: str) -> dict[str, Any]:
-    return dict(task.metadata["data"]["gallery"]["photos"][_index(task, name)])
-
-
-def _neighbour(task: cb.Task) -> dict[str, Any]:
-    """The photo after the target in the roll (before it, for the last)."""
-    roll = gallery.newest_first([p for p in task.metadata["data"]["gallery"]["photos"] if not p["deleted"]])
-    index = [p["name"] for p in roll].index(task.metadata["photo"])
-    return dict(roll[index + 1] if index + 1 < len(roll) else roll[index - 1])
-
-
-async def to_roll(hand: Hand) -> None:
-    """Photos in front, at its camera roll."""
-    await hand.launch("Photos")
-    while not await hand.shows(*ROLL):
-        await hand.button("back")
-
-
-async def reveal(hand: Hand, name: str, within: tuple[str, str]) -> None:
-    """Scroll the list ``within`` until the row ``name`` shows: back to its top, then down."""
-    for _ in range(20):
-        rows = await hand.texts("listitem", within=within)
-        if name in rows:
-            return
-        await hand.swipe_in(await hand.find(*within), up=False)
-        if await hand.texts("listitem", within=within) == rows:
-            break
-    await hand.scroll_to("listitem", name, within=within)
-
-
-async def open_photo(hand: Hand, photo: dict[str, Any]) -> None:
-    await to_roll(hand)
-    await reveal(hand, gallery.row(photo), ROLL)
-    await hand.tap("listitem", gallery.row(photo), within=ROLL)
-
-
 async def set_favourite(hand: Hand, photo: dict[str, Any], want: bool) -> None:
-    await open_photo(hand, photo)
+    await gallery.open_photo(hand, photo)
     if await hand.value("checkbox", "Favourite") != want:
         await hand.tap("checkbox", "Favourite")
 
 
 @cb.solve_task
 async def solve(task: cb.Task, session: cb.Session) -> None:
-    await set_favourite(Hand(session), _photo(task, task.metadata["photo"]), task.metadata["favourite"])
+    await set_favourite(Hand(session), gallery.setup_photo(task, task.metadata["photo"]), task.metadata["favourite"])
 
 
 @cb.wrong_way
 async def favourites_the_neighbour(task: cb.Task, session: cb.Session) -> None:
     hand = Hand(session)
-    await open_photo(hand, _neighbour(task))
+    await gallery.open_photo(hand, gallery.neighbour(task))
     await hand.tap("checkbox", "Favourite")
 
 

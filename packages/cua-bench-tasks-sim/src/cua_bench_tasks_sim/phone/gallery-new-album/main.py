@@ -26,7 +26,6 @@ from cua_bench_tasks_sim._phone.kit import Hand, install, loaders, phone_task, s
 
 FAMILY = "gallery-new-album"
 SHAPE = {"easy": 12, "medium": 40, "hard": 60}  # photos in the roll
-ROLL = ("list", "Camera roll")
 SCREEN = 24  # rows of the roll on its first screen
 PLACES = ["Lisbon", "Kyoto", "Oslo", "Lima", "Nairobi", "Quebec", "Seville", "Hanoi", "Bergen", "Cusco"]
 
@@ -67,15 +66,10 @@ async def setup(task: cb.Task, session: cb.Session) -> None:
     await install(task, session)
 
 
-def _index(task: cb.Task, name: str) -> int:
-    photos = task.metadata["data"]["gallery"]["photos"]
-    return next(i for i, p in enumerate(photos) if p["name"] == name)
-
-
 @cb.evaluate_task
 async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
     meta = task.metadata
-    indices = [_index(task, name) for name in meta["photos"]]
+    indices = [gallery.photo_index(task, name) for name in meta["photos"]]
 
     def change(state: dict[str, Any]) -> None:
         state["gallery"]["albums"].append(meta["album"])
@@ -88,10 +82,6 @@ async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
 # --- the oracle and the wrong ways ----------------------------------------------------------------
 
 
-def _photo(task: cb.Task, name: str) -> dict[str, Any]:
-    return dict(task.metadata["data"]["gallery"]["photos"][_index(task, name)])
-
-
 def _neighbour(task: cb.Task) -> dict[str, Any]:
     """The photo after the first asked one in the roll (before it, for the last), not one asked for."""
     roll = gallery.newest_first([p for p in task.metadata["data"]["gallery"]["photos"] if not p["deleted"]])
@@ -100,63 +90,35 @@ def _neighbour(task: cb.Task) -> dict[str, Any]:
     return dict(next(roll[i] for i in near if roll[i]["name"] not in task.metadata["photos"]))
 
 
-async def to_roll(hand: Hand) -> None:
-    """Photos in front, at its camera roll."""
-    await hand.launch("Photos")
-    while not await hand.shows(*ROLL):
-        await hand.button("back")
-
-
-async def reveal(hand: Hand, name: str, within: tuple[str, str]) -> None:
-    """Scroll the list ``within`` until the row ``name`` shows: back to its top, then down."""
-    for _ in range(20):
-        rows = await hand.texts("listitem", within=within)
-        if name in rows:
-            return
-        await hand.swipe_in(await hand.find(*within), up=False)
-        if await hand.texts("listitem", within=within) == rows:
-            break
-    await hand.scroll_to("listitem", name, within=within)
-
-
 async def new_album(hand: Hand, album: str) -> None:
-    await to_roll(hand)
+    await gallery.to_roll(hand)
     await hand.tap("button", "Albums")
     await hand.tap("button", "New album")
     await hand.fill("Album name", album)
     await hand.tap("button", "Create")
 
 
-async def add_to_album(hand: Hand, photo: dict[str, Any], album: str) -> None:
-    await to_roll(hand)
-    await reveal(hand, gallery.row(photo), ROLL)
-    await hand.tap("listitem", gallery.row(photo), within=ROLL)
-    await hand.tap("button", "Add to album")
-    await reveal(hand, album, ("list", "Choose an album"))
-    await hand.tap("listitem", album, within=("list", "Choose an album"))
-
-
 async def make_album(hand: Hand, task: cb.Task, album: str, photos: list[dict[str, Any]]) -> None:
     await new_album(hand, album)
     for photo in photos:
-        await add_to_album(hand, photo, album)
+        await gallery.add_to_album(hand, photo, album)
 
 
 @cb.solve_task
 async def solve(task: cb.Task, session: cb.Session) -> None:
-    photos = [_photo(task, name) for name in task.metadata["photos"]]
+    photos = [gallery.setup_photo(task, name) for name in task.metadata["photos"]]
     await make_album(Hand(session), task, task.metadata["album"], photos)
 
 
 @cb.wrong_way
 async def misspells_the_name(task: cb.Task, session: cb.Session) -> None:
-    photos = [_photo(task, name) for name in task.metadata["photos"]]
+    photos = [gallery.setup_photo(task, name) for name in task.metadata["photos"]]
     await make_album(Hand(session), task, task.metadata["album"] + "s", photos)
 
 
 @cb.wrong_way
 async def the_neighbour(task: cb.Task, session: cb.Session) -> None:
-    photos = [_neighbour(task)] + [_photo(task, name) for name in task.metadata["photos"][1:]]
+    photos = [_neighbour(task)] + [gallery.setup_photo(task, name) for name in task.metadata["photos"][1:]]
     await make_album(Hand(session), task, task.metadata["album"], photos)
 
 

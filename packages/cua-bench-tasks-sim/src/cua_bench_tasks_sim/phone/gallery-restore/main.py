@@ -25,8 +25,6 @@ from cua_bench_tasks_sim._phone.kit import Hand, install, loaders, phone_task, s
 
 FAMILY = "gallery-restore"
 SHAPE = {"easy": (12, 4), "medium": (30, 10), "hard": (40, 30)}  # photos in the roll, in Recently deleted
-ROLL = ("list", "Camera roll")
-BIN = ("list", "Deleted photos")
 SCREEN = 23  # rows of Recently deleted on its first screen
 
 
@@ -63,14 +61,9 @@ async def setup(task: cb.Task, session: cb.Session) -> None:
     await install(task, session)
 
 
-def _index(task: cb.Task, name: str) -> int:
-    photos = task.metadata["data"]["gallery"]["photos"]
-    return next(i for i, p in enumerate(photos) if p["name"] == name)
-
-
 @cb.evaluate_task
 async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
-    index = _index(task, task.metadata["photo"])
+    index = gallery.photo_index(task, task.metadata["photo"])
 
     def change(state: dict[str, Any]) -> None:
         state["gallery"]["photos"][index]["deleted"] = False
@@ -81,10 +74,6 @@ async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
 # --- the oracle and the wrong ways ----------------------------------------------------------------
 
 
-def _photo(task: cb.Task, name: str) -> dict[str, Any]:
-    return dict(task.metadata["data"]["gallery"]["photos"][_index(task, name)])
-
-
 def _neighbour(task: cb.Task) -> dict[str, Any]:
     """The photo after the target in Recently deleted (before it, for the last)."""
     deleted = gallery.newest_first([p for p in task.metadata["data"]["gallery"]["photos"] if p["deleted"]])
@@ -92,40 +81,17 @@ def _neighbour(task: cb.Task) -> dict[str, Any]:
     return dict(deleted[index + 1] if index + 1 < len(deleted) else deleted[index - 1])
 
 
-async def reveal(hand: Hand, name: str, within: tuple[str, str]) -> None:
-    """Scroll the list ``within`` until the row ``name`` shows: back to its top, then down."""
-    for _ in range(20):
-        rows = await hand.texts("listitem", within=within)
-        if name in rows:
-            return
-        await hand.swipe_in(await hand.find(*within), up=False)
-        if await hand.texts("listitem", within=within) == rows:
-            break
-    await hand.scroll_to("listitem", name, within=within)
-
-
-async def open_deleted(hand: Hand, photo: dict[str, Any]) -> None:
-    """The deleted photo's screen, through Albums and Recently deleted."""
-    await hand.launch("Photos")
-    while not await hand.shows(*ROLL):
-        await hand.button("back")
-    await hand.tap("button", "Albums")
-    await hand.tap("button", "Recently deleted")
-    await reveal(hand, gallery.row(photo), BIN)
-    await hand.tap("listitem", gallery.row(photo), within=BIN)
-
-
 @cb.solve_task
 async def solve(task: cb.Task, session: cb.Session) -> None:
     hand = Hand(session)
-    await open_deleted(hand, _photo(task, task.metadata["photo"]))
+    await gallery.open_deleted(hand, gallery.setup_photo(task, task.metadata["photo"]))
     await hand.tap("button", "Restore")
 
 
 @cb.wrong_way
 async def restores_the_neighbour(task: cb.Task, session: cb.Session) -> None:
     hand = Hand(session)
-    await open_deleted(hand, _neighbour(task))
+    await gallery.open_deleted(hand, _neighbour(task))
     await hand.tap("button", "Restore")
 
 
@@ -138,6 +104,6 @@ async def oracle_then_the_neighbour(task: cb.Task, session: cb.Session) -> None:
 @cb.wrong_way
 async def erases_it(task: cb.Task, session: cb.Session) -> None:
     hand = Hand(session)
-    await open_deleted(hand, _photo(task, task.metadata["photo"]))
+    await gallery.open_deleted(hand, gallery.setup_photo(task, task.metadata["photo"]))
     await hand.tap("button", "Delete permanently")
     await hand.tap("button", "Delete", within=("dialog", "Photos"))

@@ -25,7 +25,6 @@ from cua_bench_tasks_sim._phone.kit import Hand, install, loaders, phone_task, s
 FAMILY = "messages-delete-thread"
 SHAPE = {"easy": 4, "medium": 8, "hard": 30}  # conversations on the phone
 SCREEN = 24  # rows of the conversation list on its first screen
-LIST = ("list", "Conversations")
 
 
 def make(rng: random.Random, difficulty: str) -> cb.Task:
@@ -68,40 +67,8 @@ async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
 # --- the oracle and the wrong ways ----------------------------------------------------------------
 
 
-def _neighbour(task: cb.Task) -> str:
-    """The conversation after the target in the list (before it, for the last)."""
-    shown = list(reversed(task.metadata["data"]["messages"]["threads"]))
-    index = shown.index(task.metadata["name"])
-    return str(shown[index + 1] if index + 1 < len(shown) else shown[index - 1])
-
-
-async def to_list(hand: Hand) -> None:
-    """Messages in front, at its list of conversations."""
-    await hand.launch("Messages")
-    while not await hand.shows("button", "New message"):
-        await hand.button("back")
-
-
-async def reveal(hand: Hand, name: str) -> None:
-    """Scroll the list until the row ``name`` shows: back to its top, then down."""
-    for _ in range(20):
-        rows = await hand.texts("listitem", within=LIST)
-        if name in rows:
-            return
-        await hand.swipe_in(await hand.find(*LIST), up=False)
-        if await hand.texts("listitem", within=LIST) == rows:
-            break
-    await hand.scroll_to("listitem", name, within=LIST)
-
-
-async def open_thread(hand: Hand, name: str) -> None:
-    await to_list(hand)
-    await reveal(hand, name)
-    await hand.tap("listitem", name, within=LIST)
-
-
 async def delete(hand: Hand, name: str) -> None:
-    await open_thread(hand, name)
+    await messages.open_thread(hand, name)
     await hand.tap("button", "Delete conversation")
     await hand.tap("button", "Delete", within=("dialog", "Messages"))
 
@@ -113,7 +80,7 @@ async def solve(task: cb.Task, session: cb.Session) -> None:
 
 @cb.wrong_way
 async def deletes_the_neighbour(task: cb.Task, session: cb.Session) -> None:
-    await delete(Hand(session), _neighbour(task))
+    await delete(Hand(session), messages.neighbour(task))
 
 
 @cb.wrong_way
@@ -125,6 +92,6 @@ async def oracle_then_the_neighbour(task: cb.Task, session: cb.Session) -> None:
 @cb.wrong_way
 async def oracle_leaving_a_draft(task: cb.Task, session: cb.Session) -> None:
     hand = Hand(session)
-    await open_thread(hand, _neighbour(task))
+    await messages.open_thread(hand, messages.neighbour(task))
     await hand.fill("Message", "bye")
     await solve(task, session)

@@ -25,7 +25,6 @@ from cua_bench_tasks_sim._phone.words import LAST_NAMES
 
 FAMILY = "messages-new-thread"
 SHAPE = {"easy": 4, "medium": 8, "hard": 14}  # conversations on the phone
-LIST = ("list", "Conversations")
 
 
 def make(rng: random.Random, difficulty: str) -> cb.Task:
@@ -76,19 +75,11 @@ async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
 # --- the oracle and the wrong ways ----------------------------------------------------------------
 
 
-async def to_list(hand: Hand) -> None:
-    """Messages in front, at its list of conversations."""
-    await hand.launch("Messages")
-    while not await hand.shows("button", "New message"):
-        await hand.button("back")
-
-
 async def new_message(hand: Hand, name: str, text: str) -> None:
-    await to_list(hand)
+    await messages.to_list(hand)
     await hand.tap("button", "New message")
     await hand.fill("To", name)
-    await hand.fill("Message", text)
-    await hand.tap("button", "Send")
+    await messages.send_text(hand, text)
 
 
 @cb.solve_task
@@ -99,11 +90,10 @@ async def solve(task: cb.Task, session: cb.Session) -> None:
 @cb.wrong_way
 async def sends_in_an_existing_conversation(task: cb.Task, session: cb.Session) -> None:
     hand = Hand(session)
-    await to_list(hand)
-    other = task.metadata["namesake"] or (await hand.texts("listitem", within=LIST))[0]
-    await hand.tap("listitem", other, within=LIST)
-    await hand.fill("Message", task.metadata["text"])
-    await hand.tap("button", "Send")
+    await messages.to_list(hand)
+    other = task.metadata["namesake"] or (await hand.texts("listitem", within=messages.LIST))[0]
+    await hand.tap("listitem", other, within=messages.LIST)
+    await messages.send_text(hand, task.metadata["text"])
 
 
 @cb.wrong_way

@@ -27,7 +27,6 @@ from cua_bench_tasks_sim._phone.kit import Hand, install, loaders, phone, phone_
 
 FAMILY = "messages-reply-from-notification"
 SHAPE = {"easy": (4, 1), "medium": (8, 2), "hard": (12, 3)}  # conversations, notifications
-LIST = ("list", "Conversations")
 
 
 def make(rng: random.Random, difficulty: str) -> cb.Task:
@@ -82,50 +81,32 @@ async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
 # --- the oracle and the wrong ways ----------------------------------------------------------------
 
 
-def _neighbour(task: cb.Task) -> str:
-    """The conversation after the sender's in the list (before it, for the last)."""
-    shown = list(reversed(task.metadata["data"]["messages"]["threads"]))
-    index = shown.index(task.metadata["name"])
-    return str(shown[index + 1] if index + 1 < len(shown) else shown[index - 1])
-
-
 async def from_notification(hand: Hand, name: str) -> None:
     """The sender's notification tapped in the shade: their conversation opens."""
     await hand.open_shade()
     await hand.tap("button", name, within=("window", "Notifications"))
 
 
-async def to_list(hand: Hand) -> None:
-    await hand.launch("Messages")
-    while not await hand.shows("button", "New message"):
-        await hand.button("back")
-
-
-async def reply(hand: Hand, text: str) -> None:
-    await hand.fill("Message", text)
-    await hand.tap("button", "Send")
-
-
 @cb.solve_task
 async def solve(task: cb.Task, session: cb.Session) -> None:
     hand = Hand(session)
     await from_notification(hand, task.metadata["name"])
-    await reply(hand, task.metadata["reply"])
+    await messages.send_text(hand, task.metadata["reply"])
 
 
 @cb.wrong_way
 async def replies_from_the_app(task: cb.Task, session: cb.Session) -> None:
     hand = Hand(session)
-    await to_list(hand)
-    await hand.tap("listitem", task.metadata["name"], within=LIST)
-    await reply(hand, task.metadata["reply"])
+    await messages.to_list(hand)
+    await hand.tap("listitem", task.metadata["name"], within=messages.LIST)
+    await messages.send_text(hand, task.metadata["reply"])
 
 
 @cb.wrong_way
 async def notification_then_near_miss_reply(task: cb.Task, session: cb.Session) -> None:
     hand = Hand(session)
     await from_notification(hand, task.metadata["name"])
-    await reply(hand, task.metadata["reply"][:-1])
+    await messages.send_text(hand, task.metadata["reply"][:-1])
 
 
 @cb.wrong_way
@@ -133,5 +114,5 @@ async def notification_then_replies_to_the_neighbour(task: cb.Task, session: cb.
     hand = Hand(session)
     await from_notification(hand, task.metadata["name"])
     await hand.button("back")
-    await hand.tap("listitem", _neighbour(task), within=LIST)
-    await reply(hand, task.metadata["reply"])
+    await hand.tap("listitem", messages.neighbour(task), within=messages.LIST)
+    await messages.send_text(hand, task.metadata["reply"])

@@ -28,8 +28,6 @@ from cua_bench_tasks_sim._phone.kit import Hand, install, loaders, phone_task, s
 FAMILY = "messages-send-number"
 SHAPE = {"easy": (6, 4), "medium": (14, 8), "hard": (32, 8)}  # contacts, conversations
 SCREEN = 23  # rows of the contact list on its first screen
-PEOPLE = ("list", "Contacts")
-THREADS = ("list", "Conversations")
 
 
 def make(rng: random.Random, difficulty: str) -> cb.Task:
@@ -91,37 +89,9 @@ async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
 # --- the oracle and the wrong ways ----------------------------------------------------------------
 
 
-def _neighbour(task: cb.Task) -> str:
-    """The person after the target in Contacts' list (before it, for the last)."""
-    names = [p["name"] for p in sorted(task.metadata["data"]["contacts"]["contacts"], key=contacts.sort_key)]
-    index = names.index(task.metadata["person"])
-    return str(names[index + 1] if index + 1 < len(names) else names[index - 1])
-
-
-async def to_list(hand: Hand, label: str, marker: str) -> None:
-    """The app ``label`` in front, at its root (where its toolbar has ``marker``)."""
-    await hand.launch(label)
-    while not await hand.shows("button", marker):
-        await hand.button("back")
-
-
-async def reveal(hand: Hand, name: str, within: tuple[str, str]) -> None:
-    """Scroll the list ``within`` until the row ``name`` shows: back to its top, then down."""
-    for _ in range(20):
-        rows = await hand.texts("listitem", within=within)
-        if name in rows:
-            return
-        await hand.swipe_in(await hand.find(*within), up=False)
-        if await hand.texts("listitem", within=within) == rows:
-            break
-    await hand.scroll_to("listitem", name, within=within)
-
-
 async def look_up(hand: Hand, name: str) -> str:
     """The person's number, read off their screen in Contacts."""
-    await to_list(hand, "Contacts", "New contact")
-    await reveal(hand, name, PEOPLE)
-    await hand.tap("listitem", name, within=PEOPLE)
+    await contacts.open_contact(hand, name)
     number = str(await hand.value("textbox", "Phone"))
     await hand.button("back")
     return number
@@ -129,14 +99,13 @@ async def look_up(hand: Hand, name: str) -> str:
 
 async def send(hand: Hand, recipient: str, text: str) -> None:
     """``text`` to ``recipient``: in their conversation if the list has one, else a new message."""
-    await to_list(hand, "Messages", "New message")
-    if recipient in await hand.texts("listitem", within=THREADS):
-        await hand.tap("listitem", recipient, within=THREADS)
+    await messages.to_list(hand)
+    if recipient in await hand.texts("listitem", within=messages.LIST):
+        await hand.tap("listitem", recipient, within=messages.LIST)
     else:
         await hand.tap("button", "New message")
         await hand.fill("To", recipient)
-    await hand.fill("Message", text)
-    await hand.tap("button", "Send")
+    await messages.send_text(hand, text)
 
 
 @cb.solve_task
@@ -148,15 +117,15 @@ async def solve(task: cb.Task, session: cb.Session) -> None:
 @cb.wrong_way
 async def sends_the_neighbours_number(task: cb.Task, session: cb.Session) -> None:
     hand = Hand(session)
-    await send(hand, task.metadata["recipient"], await look_up(hand, _neighbour(task)))
+    await send(hand, task.metadata["recipient"], await look_up(hand, contacts.neighbour(task, "person")))
 
 
 @cb.wrong_way
 async def sends_it_to_someone_else(task: cb.Task, session: cb.Session) -> None:
     hand = Hand(session)
     number = await look_up(hand, task.metadata["person"])
-    await to_list(hand, "Messages", "New message")
-    other = next(n for n in await hand.texts("listitem", within=THREADS) if n != task.metadata["recipient"])
+    await messages.to_list(hand)
+    other = next(n for n in await hand.texts("listitem", within=messages.LIST) if n != task.metadata["recipient"])
     await send(hand, other, number)
 
 
@@ -164,4 +133,4 @@ async def sends_it_to_someone_else(task: cb.Task, session: cb.Session) -> None:
 async def near_miss_number(task: cb.Task, session: cb.Session) -> None:
     hand = Hand(session)
     number = await look_up(hand, task.metadata["person"])
-    await send(hand, task.metadata["recipient"], number[:-1] + str((int(number[-1]) + 1) % 10))
+    await send(hand, task.metadata["recipient"], contacts.near_miss(number))

@@ -24,7 +24,6 @@ from cua_bench_tasks_sim._phone.words import sentence
 
 FAMILY = "notes-append-line"
 SHAPE = {"easy": 3, "medium": 6, "hard": 12}  # notes there
-LIST = ("list", "Notes")
 
 
 def make(rng: random.Random, difficulty: str) -> cb.Task:
@@ -58,14 +57,10 @@ async def setup(task: cb.Task, session: cb.Session) -> None:
     await install(task, session)
 
 
-def _index(task: cb.Task, title: str) -> int:
-    return next(i for i, n in enumerate(task.metadata["data"]["notes"]["notes"]) if n["title"] == title)
-
-
 @cb.evaluate_task
 async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
     meta = task.metadata
-    index = _index(task, meta["title"])
+    index = notes.note_index(task, meta["title"])
 
     def change(state: dict[str, Any]) -> None:
         note = state["notes"]["notes"][index]
@@ -77,19 +72,10 @@ async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
 # --- the oracle and the wrong ways ----------------------------------------------------------------
 
 
-async def open_note(hand: Hand, title: str) -> None:
-    await hand.launch("Notes")
-    while not await hand.shows(*LIST):  # a note is open: back to the list
-        await hand.button("back")
-    await hand.tap("listitem", title, within=LIST)
-
-
 async def append(hand: Hand, title: str, text: str, *, top: bool = False) -> None:
     """``text`` typed at the end (the start, with ``top``) of the note ``title``."""
-    await open_note(hand, title)
-    await hand.tap("textbox", "Note")
-    await hand.key("ctrl", "home" if top else "end")
-    await hand.type(text)
+    await notes.open_note(hand, title)
+    await notes.type_into(hand, text, top=top)
 
 
 @cb.solve_task
@@ -99,9 +85,7 @@ async def solve(task: cb.Task, session: cb.Session) -> None:
 
 @cb.wrong_way
 async def the_neighbour(task: cb.Task, session: cb.Session) -> None:
-    titles = [n["title"] for n in task.metadata["data"]["notes"]["notes"]]
-    other = titles[(titles.index(task.metadata["title"]) + 1) % len(titles)]
-    await append(Hand(session), other, "\n" + task.metadata["line"])
+    await append(Hand(session), notes.neighbour(task), "\n" + task.metadata["line"])
 
 
 @cb.wrong_way

@@ -57,12 +57,7 @@ async def new_note(hand: Hand, title: str | None, body: str) -> None:
     await hand.launch("Notes")
     while await hand.shows("button", "Delete"):  # a note is open: back to the list
         await hand.button("back")
-    await hand.tap("button", "New note")
-    if title is not None:
-        await hand.fill("Title", title)
-    await hand.tap("textbox", "Body")
-    await hand.type(body)
-    await hand.tap("button", "Save")
+    await notes.save_new_note(hand, title, body)
 
 
 @cb.solve_task

@@ -23,7 +23,6 @@ from cua_bench_tasks_sim._phone.kit import Hand, install, loaders, phone_task, s
 
 FAMILY = "notes-delete"
 SHAPE = {"easy": 3, "medium": 6, "hard": 12}  # notes there
-LIST = ("list", "Notes")
 
 
 def make(rng: random.Random, difficulty: str) -> cb.Task:
@@ -67,15 +66,8 @@ async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
 # --- the oracle and the wrong ways ----------------------------------------------------------------
 
 
-async def open_note(hand: Hand, title: str) -> None:
-    await hand.launch("Notes")
-    while not await hand.shows(*LIST):  # a note is open: back to the list
-        await hand.button("back")
-    await hand.tap("listitem", title, within=LIST)
-
-
 async def delete(hand: Hand, title: str) -> None:
-    await open_note(hand, title)
+    await notes.open_note(hand, title)
     await hand.tap("button", "Delete")
     await hand.tap("button", "Delete", within=("dialog", "Notes"))
 
@@ -85,26 +77,21 @@ async def solve(task: cb.Task, session: cb.Session) -> None:
     await delete(Hand(session), task.metadata["title"])
 
 
-def _neighbour(task: cb.Task) -> str:
-    titles = [n["title"] for n in task.metadata["data"]["notes"]["notes"]]
-    return titles[(titles.index(task.metadata["title"]) + 1) % len(titles)]
-
-
 @cb.wrong_way
 async def deletes_the_neighbour(task: cb.Task, session: cb.Session) -> None:
-    await delete(Hand(session), _neighbour(task))
+    await delete(Hand(session), notes.neighbour(task))
 
 
 @cb.wrong_way
 async def oracle_then_the_neighbour(task: cb.Task, session: cb.Session) -> None:
     await solve(task, session)
-    await delete(Hand(session), _neighbour(task))
+    await delete(Hand(session), notes.neighbour(task))
 
 
 @cb.wrong_way
 async def empties_it_instead(task: cb.Task, session: cb.Session) -> None:
     hand = Hand(session)
-    await open_note(hand, task.metadata["title"])
+    await notes.open_note(hand, task.metadata["title"])
     for box in ("Title", "Note"):
         await hand.tap("textbox", box)
         await hand.key("ctrl", "a")

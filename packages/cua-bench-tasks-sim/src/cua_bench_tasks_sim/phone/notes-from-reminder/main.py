@@ -37,7 +37,6 @@ from cua_bench_tasks_sim._phone.words import sentence
 
 FAMILY = "notes-from-reminder"
 SHAPE = {"easy": (3, 1), "medium": (6, 2), "hard": (10, 3)}  # notes there, Notes reminders
-LIST = ("list", "Notes")
 
 
 def make(rng: random.Random, difficulty: str) -> cb.Task:
@@ -82,14 +81,10 @@ async def setup(task: cb.Task, session: cb.Session) -> None:
     await install(task, session)
 
 
-def _index(task: cb.Task, title: str) -> int:
-    return next(i for i, n in enumerate(task.metadata["data"]["notes"]["notes"]) if n["title"] == title)
-
-
 @cb.evaluate_task
 async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
     meta = task.metadata
-    index = _index(task, meta["title"])
+    index = notes.note_index(task, meta["title"])
     opened = any(n.app == "notes" and n.title == meta["reminder"] and n.opened for n in phone(session).notifications)
 
     def change(state: dict[str, Any]) -> None:
@@ -108,27 +103,18 @@ async def from_the_shade(hand: Hand, reminder: str) -> None:
     await hand.tap("button", reminder, within=("window", "Notifications"))
 
 
-async def type_at_the_end(hand: Hand, text: str) -> None:
-    await hand.tap("textbox", "Note")
-    await hand.key("ctrl", "end")
-    await hand.type(text)
-
-
 @cb.solve_task
 async def solve(task: cb.Task, session: cb.Session) -> None:
     hand = Hand(session)
     await from_the_shade(hand, task.metadata["reminder"])
-    await type_at_the_end(hand, "\n" + task.metadata["line"])
+    await notes.type_into(hand, "\n" + task.metadata["line"])
 
 
 @cb.wrong_way
 async def from_the_launcher(task: cb.Task, session: cb.Session) -> None:
     hand = Hand(session)
-    await hand.launch("Notes")
-    while not await hand.shows(*LIST):
-        await hand.button("back")
-    await hand.tap("listitem", task.metadata["title"], within=LIST)
-    await type_at_the_end(hand, "\n" + task.metadata["line"])
+    await notes.open_note(hand, task.metadata["title"])
+    await notes.type_into(hand, "\n" + task.metadata["line"])
 
 
 @cb.wrong_way
@@ -136,13 +122,12 @@ async def opens_it_then_edits_another_note(task: cb.Task, session: cb.Session) -
     hand = Hand(session)
     await from_the_shade(hand, task.metadata["reminder"])
     await hand.button("back")
-    titles = [n["title"] for n in task.metadata["data"]["notes"]["notes"]]
-    await hand.tap("listitem", titles[(titles.index(task.metadata["title"]) + 1) % len(titles)], within=LIST)
-    await type_at_the_end(hand, "\n" + task.metadata["line"])
+    await hand.tap("listitem", notes.neighbour(task), within=notes.LIST)
+    await notes.type_into(hand, "\n" + task.metadata["line"])
 
 
 @cb.wrong_way
 async def on_the_same_line(task: cb.Task, session: cb.Session) -> None:
     hand = Hand(session)
     await from_the_shade(hand, task.metadata["reminder"])
-    await type_at_the_end(hand, " " + task.metadata["line"])
+    await notes.type_into(hand, " " + task.metadata["line"])

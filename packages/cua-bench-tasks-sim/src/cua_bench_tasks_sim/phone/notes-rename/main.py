@@ -24,7 +24,6 @@ from cua_bench_tasks_sim._phone.words import TOPICS
 
 FAMILY = "notes-rename"
 SHAPE = {"easy": 3, "medium": 6, "hard": 12}  # notes there
-LIST = ("list", "Notes")
 
 
 def make(rng: random.Random, difficulty: str) -> cb.Task:
@@ -56,14 +55,10 @@ async def setup(task: cb.Task, session: cb.Session) -> None:
     await install(task, session)
 
 
-def _index(task: cb.Task, title: str) -> int:
-    return next(i for i, n in enumerate(task.metadata["data"]["notes"]["notes"]) if n["title"] == title)
-
-
 @cb.evaluate_task
 async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
     meta = task.metadata
-    index = _index(task, meta["title"])
+    index = notes.note_index(task, meta["title"])
 
     def change(state: dict[str, Any]) -> None:
         state["notes"]["notes"][index]["title"] = meta["new"]
@@ -74,15 +69,8 @@ async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
 # --- the oracle and the wrong ways ----------------------------------------------------------------
 
 
-async def to_list(hand: Hand) -> None:
-    await hand.launch("Notes")
-    while not await hand.shows(*LIST):  # a note is open: back to the list
-        await hand.button("back")
-
-
 async def rename(hand: Hand, title: str, new: str) -> None:
-    await to_list(hand)
-    await hand.tap("listitem", title, within=LIST)
+    await notes.open_note(hand, title)
     await hand.fill("Title", new)
 
 
@@ -93,9 +81,7 @@ async def solve(task: cb.Task, session: cb.Session) -> None:
 
 @cb.wrong_way
 async def renames_the_neighbour(task: cb.Task, session: cb.Session) -> None:
-    titles = [n["title"] for n in task.metadata["data"]["notes"]["notes"]]
-    other = titles[(titles.index(task.metadata["title"]) + 1) % len(titles)]
-    await rename(Hand(session), other, task.metadata["new"])
+    await rename(Hand(session), notes.neighbour(task), task.metadata["new"])
 
 
 @cb.wrong_way
@@ -106,10 +92,6 @@ async def a_letter_short(task: cb.Task, session: cb.Session) -> None:
 @cb.wrong_way
 async def new_note_instead(task: cb.Task, session: cb.Session) -> None:
     hand = Hand(session)
-    body = task.metadata["data"]["notes"]["notes"][_index(task, task.metadata["title"])]["body"]
-    await to_list(hand)
-    await hand.tap("button", "New note")
-    await hand.fill("Title", task.metadata["new"])
-    await hand.tap("textbox", "Body")
-    await hand.type(body)
-    await hand.tap("button", "Save")
+    body = task.metadata["data"]["notes"]["notes"][notes.note_index(task, task.metadata["title"])]["body"]
+    await notes.to_list(hand)
+    await notes.save_new_note(hand, task.metadata["new"], body)

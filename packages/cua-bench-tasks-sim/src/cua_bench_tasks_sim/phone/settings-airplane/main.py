@@ -94,35 +94,20 @@ async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
     return score(settled(session) and unchanged_but(task, session, change))
 
 
-async def to_network(hand: Hand) -> None:
-    """Settings in front on Network (where it is open on it already; else back to its list, then in)."""
-    await hand.launch("Settings")
-    if await hand.shows("window", "Network"):
-        return
-    while not await hand.shows("list", "Settings"):
-        await hand.button("back")
-    await hand.tap("listitem", "Network", within=("list", "Settings"))
-
-
-async def set_box(hand: Hand, name: str, want: bool) -> None:
-    if await hand.value("checkbox", name) != want:
-        await hand.tap("checkbox", name)
-
-
 @cb.solve_task
 async def solve(task: cb.Task, session: cb.Session) -> None:
     hand = Hand(session)
     want = task.metadata["want"]
-    await to_network(hand)
-    await set_box(hand, "Airplane mode", want["airplane"])
+    await settings.open_section(hand, "Network")
+    await settings.set_box(hand, "Airplane mode", want["airplane"])
     for key, name in RADIOS.items():  # what Airplane mode left, put as asked
-        await set_box(hand, name, want[key])
+        await settings.set_box(hand, name, want[key])
 
 
 @cb.wrong_way
 async def flips_wifi_instead(task: cb.Task, session: cb.Session) -> None:
     hand = Hand(session)
-    await to_network(hand)
+    await settings.open_section(hand, "Network")
     await hand.tap("checkbox", "Wi-Fi")
 
 
@@ -130,8 +115,8 @@ async def flips_wifi_instead(task: cb.Task, session: cb.Session) -> None:
 async def gets_the_exception_wrong(task: cb.Task, session: cb.Session) -> None:
     hand = Hand(session)
     want = task.metadata["want"]
-    await to_network(hand)
-    await set_box(hand, "Airplane mode", want["airplane"])
+    await settings.open_section(hand, "Network")
+    await settings.set_box(hand, "Airplane mode", want["airplane"])
     if task.metadata["keep"] is None:
         await hand.tap("checkbox", "Bluetooth")  # an exception nobody asked for
 

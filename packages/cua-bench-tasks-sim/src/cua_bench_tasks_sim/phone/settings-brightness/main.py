@@ -81,16 +81,6 @@ async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
     return score(settled(session) and unchanged_but(task, session, change))
 
 
-async def open_section(hand: Hand, section: str) -> None:
-    """Settings in front on ``section`` (where it is open on it already; else back to its list, then in)."""
-    await hand.launch("Settings")
-    if await hand.shows("window", section):
-        return
-    while not await hand.shows("list", "Settings"):
-        await hand.button("back")
-    await hand.tap("listitem", section, within=("list", "Settings"))
-
-
 async def set_slider(hand: Hand, name: str, level: int) -> None:
     """A tap on the track where ``level`` is, then the arrow keys to the exact number it shows."""
     left, top, right, bottom = (await hand.find("slider", name))["bounds"]
@@ -106,7 +96,7 @@ async def set_slider(hand: Hand, name: str, level: int) -> None:
 @cb.solve_task
 async def solve(task: cb.Task, session: cb.Session) -> None:
     hand = Hand(session)
-    await open_section(hand, "Display")
+    await settings.open_section(hand, "Display")
     await set_slider(hand, "Brightness", task.metadata["level"])
 
 
@@ -114,14 +104,14 @@ async def solve(task: cb.Task, session: cb.Session) -> None:
 async def off_by_one(task: cb.Task, session: cb.Session) -> None:
     hand = Hand(session)
     level = task.metadata["level"]
-    await open_section(hand, "Display")
+    await settings.open_section(hand, "Display")
     await set_slider(hand, "Brightness", level + 1 if level < 100 else level - 1)
 
 
 @cb.wrong_way
 async def sets_the_volume_instead(task: cb.Task, session: cb.Session) -> None:
     hand = Hand(session)
-    await open_section(hand, "Sound")
+    await settings.open_section(hand, "Sound")
     await set_slider(hand, "Volume", task.metadata["level"])
 
 

@@ -94,12 +94,7 @@ async def to_about(hand: Hand, task: cb.Task) -> None:
         await hand.open_shade()
         await hand.tap("button", NOTE[1], within=("window", "Notifications"))
         return
-    await hand.launch("Settings")
-    if await hand.shows("window", "About"):
-        return
-    while not await hand.shows("list", "Settings"):
-        await hand.button("back")
-    await hand.tap("listitem", "About", within=("list", "Settings"))
+    await settings.open_section(hand, "About")
 
 
 @cb.solve_task

@@ -75,30 +75,20 @@ async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
     return score(settled(session) and unchanged_but(task, session, change))
 
 
-async def open_section(hand: Hand, section: str) -> None:
-    """Settings in front on ``section`` (where it is open on it already; else back to its list, then in)."""
-    await hand.launch("Settings")
-    if await hand.shows("window", section):
-        return
-    while not await hand.shows("list", "Settings"):
-        await hand.button("back")
-    await hand.tap("listitem", section, within=("list", "Settings"))
-
-
 @cb.solve_task
 async def solve(task: cb.Task, session: cb.Session) -> None:
     hand = Hand(session)
-    await open_section(hand, "Sound")
+    await settings.open_section(hand, "Sound")
     await hand.tap("radio", task.metadata["tone"], within=("radiogroup", "Ringtone"))
     want = task.metadata["vibrate"]
-    if want is not None and await hand.value("checkbox", "Vibrate") != want:
-        await hand.tap("checkbox", "Vibrate")
+    if want is not None:
+        await settings.set_box(hand, "Vibrate", want)
 
 
 @cb.wrong_way
 async def another_ringtone(task: cb.Task, session: cb.Session) -> None:
     hand = Hand(session)
-    await open_section(hand, "Sound")
+    await settings.open_section(hand, "Sound")
     radios = await hand.find_all("radio", within=("radiogroup", "Ringtone"))
     other = next(r["name"] for r in radios if r["name"] != task.metadata["tone"] and "checked" not in r["states"])
     await hand.tap("radio", other, within=("radiogroup", "Ringtone"))

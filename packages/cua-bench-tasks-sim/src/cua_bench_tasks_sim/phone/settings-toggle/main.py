@@ -84,27 +84,12 @@ async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
     return score(settled(session) and unchanged_but(task, session, change))
 
 
-async def open_section(hand: Hand, section: str) -> None:
-    """Settings in front on ``section`` (where it is open on it already; else back to its list, then in)."""
-    await hand.launch("Settings")
-    if await hand.shows("window", section):
-        return
-    while not await hand.shows("list", "Settings"):
-        await hand.button("back")
-    await hand.tap("listitem", section, within=("list", "Settings"))
-
-
-async def set_box(hand: Hand, section: str, name: str, want: bool) -> None:
-    await open_section(hand, section)
-    if await hand.value("checkbox", name) != want:
-        await hand.tap("checkbox", name)
-
-
 @cb.solve_task
 async def solve(task: cb.Task, session: cb.Session) -> None:
     hand = Hand(session)
     for _, _, name, screen, want in task.metadata["asked"]:
-        await set_box(hand, screen, name, want)
+        await settings.open_section(hand, screen)
+        await settings.set_box(hand, name, want)
 
 
 @cb.wrong_way
@@ -112,7 +97,7 @@ async def toggles_another_switch(task: cb.Task, session: cb.Session) -> None:
     hand = Hand(session)
     asked = {name for _, _, name, _, _ in task.metadata["asked"]}
     _, _, name, screen = next(s for s in SWITCHES if s[2] not in asked)
-    await open_section(hand, screen)
+    await settings.open_section(hand, screen)
     await hand.tap("checkbox", name)
 
 
@@ -120,7 +105,7 @@ async def toggles_another_switch(task: cb.Task, session: cb.Session) -> None:
 async def oracle_then_airplane_mode(task: cb.Task, session: cb.Session) -> None:
     await solve(task, session)
     hand = Hand(session)
-    await open_section(hand, "Network")
+    await settings.open_section(hand, "Network")
     await hand.tap("checkbox", "Airplane mode")
 
 
@@ -128,7 +113,7 @@ async def oracle_then_airplane_mode(task: cb.Task, session: cb.Session) -> None:
 async def oracle_then_dims_the_screen(task: cb.Task, session: cb.Session) -> None:
     await solve(task, session)
     hand = Hand(session)
-    await open_section(hand, "Display")
+    await settings.open_section(hand, "Display")
     slider = await hand.find("slider", "Brightness")
     left, top, _, bottom = slider["bounds"]
     await hand.act(Tap(Point(left + 1, (top + bottom) / 2)))  # the track's left end: 0

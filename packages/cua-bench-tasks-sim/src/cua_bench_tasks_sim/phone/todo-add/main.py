@@ -26,8 +26,6 @@ from cua_bench_tasks_sim._phone.words import VERBS
 
 FAMILY = "todo-add"
 SHAPE = {"easy": (2, 1), "medium": (4, 1), "hard": (6, 2)}  # lists, tasks to add
-LISTS = ("list", "Lists")
-TASKS = ("list", "Tasks")
 
 
 def make(rng: random.Random, difficulty: str) -> cb.Task:
@@ -88,40 +86,20 @@ async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
 # --- the oracle and the wrong ways ----------------------------------------------------------------
 
 
-async def open_list(hand: Hand, name: str) -> None:
-    """To-do in front, the list ``name`` opened from its lists."""
-    await hand.launch("To-do")
-    while not await hand.shows(*LISTS):
-        await hand.button("back")
-    await hand.tap("listitem", name, within=LISTS)
-
-
-async def add(hand: Hand, name: str, texts: list[str]) -> None:
-    await open_list(hand, name)
-    for text in texts:
-        await hand.fill("Add task", text)
-        await hand.tap("button", "Add")
-
-
-def _name(task: cb.Task, step: int = 0) -> str:
-    lists = task.metadata["data"]["todo"]["lists"]
-    return str(lists[(task.metadata["index"] + step) % len(lists)]["name"])
-
-
 @cb.solve_task
 async def solve(task: cb.Task, session: cb.Session) -> None:
-    await add(Hand(session), _name(task), task.metadata["texts"])
+    await todo.add_tasks(Hand(session), todo.list_name(task), task.metadata["texts"])
 
 
 @cb.wrong_way
 async def adds_to_the_wrong_list(task: cb.Task, session: cb.Session) -> None:
-    await add(Hand(session), _name(task, 1), task.metadata["texts"])
+    await todo.add_tasks(Hand(session), todo.list_name(task, 1), task.metadata["texts"])
 
 
 @cb.wrong_way
 async def adds_it_ticked(task: cb.Task, session: cb.Session) -> None:
     await solve(task, session)
-    await Hand(session).tap("checkbox", task.metadata["texts"][0], within=TASKS)
+    await Hand(session).tap("checkbox", task.metadata["texts"][0], within=todo.TASKS)
 
 
 @cb.wrong_way

@@ -25,8 +25,6 @@ from cua_bench_tasks_sim._phone.kit import Hand, install, loaders, phone_task, s
 
 FAMILY = "todo-clear-done"
 SHAPE = {"easy": 2, "medium": 4, "hard": 5}  # lists
-LISTS = ("list", "Lists")
-TASKS = ("list", "Tasks")
 
 
 def make(rng: random.Random, difficulty: str) -> cb.Task:
@@ -86,45 +84,32 @@ async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
 # --- the oracle and the wrong ways ----------------------------------------------------------------
 
 
-async def open_list(hand: Hand, name: str) -> None:
-    """To-do in front, the list ``name`` opened from its lists."""
-    await hand.launch("To-do")
-    while not await hand.shows(*LISTS):
-        await hand.button("back")
-    await hand.tap("listitem", name, within=LISTS)
-
-
 async def clear(hand: Hand, name: str) -> None:
-    await open_list(hand, name)
+    await todo.open_list(hand, name)
     await hand.tap("button", "Clear done")
     await hand.tap("button", "Clear", within=("dialog", "To-do"))
 
 
-def _name(task: cb.Task, step: int = 0) -> str:
-    lists = task.metadata["data"]["todo"]["lists"]
-    return str(lists[(task.metadata["index"] + step) % len(lists)]["name"])
-
-
 @cb.solve_task
 async def solve(task: cb.Task, session: cb.Session) -> None:
-    await clear(Hand(session), _name(task))
+    await clear(Hand(session), todo.list_name(task))
 
 
 @cb.wrong_way
 async def clears_the_neighbour_list(task: cb.Task, session: cb.Session) -> None:
-    await clear(Hand(session), _name(task, 1))
+    await clear(Hand(session), todo.list_name(task, 1))
 
 
 @cb.wrong_way
 async def unticks_them_instead(task: cb.Task, session: cb.Session) -> None:
     hand = Hand(session)
-    await open_list(hand, _name(task))
-    for box in await hand.find_all("checkbox", within=TASKS):
+    await todo.open_list(hand, todo.list_name(task))
+    for box in await hand.find_all("checkbox", within=todo.TASKS):
         if box["value"]:
-            await hand.tap("checkbox", box["name"], within=TASKS)
+            await hand.tap("checkbox", box["name"], within=todo.TASKS)
 
 
 @cb.wrong_way
 async def oracle_then_clears_another_list(task: cb.Task, session: cb.Session) -> None:
     await solve(task, session)
-    await clear(Hand(session), _name(task, 1))
+    await clear(Hand(session), todo.list_name(task, 1))

@@ -28,8 +28,6 @@ from cua_bench_tasks_sim._phone.kit import Hand, install, loaders, phone_task, s
 FAMILY = "todo-complete"
 SHAPE = {"easy": (2, 1), "medium": (4, 2), "hard": (4, 3)}  # lists, tasks to tick
 SCREEN = 18  # boxes of a list on its first screen
-LISTS = ("list", "Lists")
-TASKS = ("list", "Tasks")
 
 
 def make(rng: random.Random, difficulty: str) -> cb.Task:
@@ -97,34 +95,14 @@ async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
 # --- the oracle and the wrong ways ----------------------------------------------------------------
 
 
-async def open_list(hand: Hand, name: str) -> None:
-    """To-do in front, the list ``name`` opened from its lists."""
-    await hand.launch("To-do")
-    while not await hand.shows(*LISTS):
-        await hand.button("back")
-    await hand.tap("listitem", name, within=LISTS)
-
-
-async def reveal(hand: Hand, text: str) -> None:
-    """Scroll the tasks until the box ``text`` shows: back to the top, then down."""
-    for _ in range(10):
-        rows = await hand.texts("checkbox", within=TASKS)
-        if text in rows:
-            return
-        await hand.swipe_in(await hand.find(*TASKS), up=False)
-        if await hand.texts("checkbox", within=TASKS) == rows:
-            break
-    await hand.scroll_to("checkbox", text, within=TASKS)
-
-
 async def tick(hand: Hand, task: cb.Task, indices: list[int]) -> None:
     """The list opened, the boxes of the tasks at ``indices`` tapped."""
     todo_list = task.metadata["data"]["todo"]["lists"][task.metadata["index"]]
-    await open_list(hand, todo_list["name"])
+    await todo.open_list(hand, todo_list["name"])
     for i in indices:
         text = todo_list["tasks"][i]["text"]
-        await reveal(hand, text)
-        await hand.tap("checkbox", text, within=TASKS)
+        await todo.reveal(hand, text)
+        await hand.tap("checkbox", text, within=todo.TASKS)
 
 
 @cb.solve_task
@@ -146,8 +124,8 @@ async def oracle_then_unticks_a_done_one(task: cb.Task, session: cb.Session) -> 
     tasks = task.metadata["data"]["todo"]["lists"][task.metadata["index"]]["tasks"]
     done = next(t["text"] for t in tasks if t["done"])
     hand = Hand(session)
-    await reveal(hand, done)
-    await hand.tap("checkbox", done, within=TASKS)
+    await todo.reveal(hand, done)
+    await hand.tap("checkbox", done, within=todo.TASKS)
 
 
 @cb.wrong_way

@@ -26,8 +26,6 @@ from cua_bench_tasks_sim._phone.kit import Hand, install, loaders, phone_task, s
 FAMILY = "todo-move"
 SHAPE = {"easy": 3, "medium": 4, "hard": 5}  # lists
 SCREEN = 18  # boxes of a list on its first screen
-LISTS = ("list", "Lists")
-TASKS = ("list", "Tasks")
 
 
 def make(rng: random.Random, difficulty: str) -> cb.Task:
@@ -86,26 +84,6 @@ async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
 # --- the oracle and the wrong ways ----------------------------------------------------------------
 
 
-async def open_list(hand: Hand, name: str) -> None:
-    """To-do in front, the list ``name`` opened from its lists."""
-    await hand.launch("To-do")
-    while not await hand.shows(*LISTS):
-        await hand.button("back")
-    await hand.tap("listitem", name, within=LISTS)
-
-
-async def reveal(hand: Hand, text: str) -> None:
-    """Scroll the tasks until the box ``text`` shows: back to the top, then down."""
-    for _ in range(10):
-        rows = await hand.texts("checkbox", within=TASKS)
-        if text in rows:
-            return
-        await hand.swipe_in(await hand.find(*TASKS), up=False)
-        if await hand.texts("checkbox", within=TASKS) == rows:
-            break
-    await hand.scroll_to("checkbox", text, within=TASKS)
-
-
 def _names(task: cb.Task) -> tuple[list[str], str]:
     """Every list's name, and the task's text."""
     meta = task.metadata
@@ -116,9 +94,7 @@ def _names(task: cb.Task) -> tuple[list[str], str]:
 async def open_task(hand: Hand, task: cb.Task) -> None:
     """The task's screen, from a long press on it in its list."""
     names, text = _names(task)
-    await open_list(hand, names[task.metadata["source"]])
-    await reveal(hand, text)
-    await hand.long_press("checkbox", text, within=TASKS)
+    await todo.open_task(hand, names[task.metadata["source"]], text)
 
 
 async def move(hand: Hand, task: cb.Task, dest: str) -> None:
@@ -144,10 +120,7 @@ async def moves_it_to_the_wrong_list(task: cb.Task, session: cb.Session) -> None
 @cb.wrong_way
 async def copies_it_instead(task: cb.Task, session: cb.Session) -> None:
     names, text = _names(task)
-    hand = Hand(session)
-    await open_list(hand, names[task.metadata["dest"]])
-    await hand.fill("Add task", text)
-    await hand.tap("button", "Add")
+    await todo.add_tasks(Hand(session), names[task.metadata["dest"]], [text])
 
 
 @cb.wrong_way

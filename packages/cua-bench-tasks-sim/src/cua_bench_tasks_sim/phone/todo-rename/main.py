@@ -25,8 +25,6 @@ from cua_bench_tasks_sim._phone.kit import Hand, install, loaders, phone_task, s
 FAMILY = "todo-rename"
 SHAPE = {"easy": 2, "medium": 4, "hard": 4}  # lists
 SCREEN = 18  # boxes of a list on its first screen
-LISTS = ("list", "Lists")
-TASKS = ("list", "Tasks")
 
 
 def make(rng: random.Random, difficulty: str) -> cb.Task:
@@ -90,33 +88,10 @@ async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
 # --- the oracle and the wrong ways ----------------------------------------------------------------
 
 
-async def open_list(hand: Hand, name: str) -> None:
-    """To-do in front, the list ``name`` opened from its lists."""
-    await hand.launch("To-do")
-    while not await hand.shows(*LISTS):
-        await hand.button("back")
-    await hand.tap("listitem", name, within=LISTS)
-
-
-async def reveal(hand: Hand, text: str) -> None:
-    """Scroll the tasks until the box ``text`` shows: back to the top, then down."""
-    for _ in range(10):
-        rows = await hand.texts("checkbox", within=TASKS)
-        if text in rows:
-            return
-        await hand.swipe_in(await hand.find(*TASKS), up=False)
-        if await hand.texts("checkbox", within=TASKS) == rows:
-            break
-    await hand.scroll_to("checkbox", text, within=TASKS)
-
-
 async def open_task(hand: Hand, task: cb.Task, at: tuple[int, int]) -> None:
     """The screen of the task at (list, place), from a long press on it in its list."""
     lists = task.metadata["data"]["todo"]["lists"]
-    text = lists[at[0]]["tasks"][at[1]]["text"]
-    await open_list(hand, lists[at[0]]["name"])
-    await reveal(hand, text)
-    await hand.long_press("checkbox", text, within=TASKS)
+    await todo.open_task(hand, lists[at[0]]["name"], lists[at[0]]["tasks"][at[1]]["text"])
 
 
 def _target(task: cb.Task) -> tuple[int, int]:
@@ -154,7 +129,5 @@ async def adds_to_the_old_text(task: cb.Task, session: cb.Session) -> None:
 
 @cb.wrong_way
 async def adds_it_as_a_new_task(task: cb.Task, session: cb.Session) -> None:
-    hand = Hand(session)
-    await open_list(hand, task.metadata["data"]["todo"]["lists"][task.metadata["source"]]["name"])
-    await hand.fill("Add task", task.metadata["text"])
-    await hand.tap("button", "Add")
+    name = task.metadata["data"]["todo"]["lists"][task.metadata["source"]]["name"]
+    await todo.add_tasks(Hand(session), name, [task.metadata["text"]])
