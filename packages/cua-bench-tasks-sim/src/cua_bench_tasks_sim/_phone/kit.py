@@ -198,7 +198,15 @@ class Hand:
         await self.act(Swipe(start, end))
 
     async def scroll_to(self, role: str, name: str, *, within: tuple[str, str], tries: int = 30) -> None:
-        """Swipe ``within`` (a list) until the node shows, from its top (a list opens at its top)."""
+        """Swipe ``within`` (a list) until the node shows: back to the list's top first (it keeps where it
+        was left scrolled), then down."""
+        for _ in range(tries):
+            if await self.shows(role, name, within=within):
+                return
+            rows = await self.texts(role, within=within)
+            await self.swipe_in(await self.find(*within), up=False)
+            if await self.texts(role, within=within) == rows:
+                break  # at the top
         for _ in range(tries):
             if await self.shows(role, name, within=within):
                 return

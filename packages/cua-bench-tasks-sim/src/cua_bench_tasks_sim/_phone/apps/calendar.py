@@ -286,14 +286,7 @@ async def to_list(hand: Hand) -> None:
 
 
 async def reveal(hand: Hand, name: str) -> None:
-    """Scroll the events until the row ``name`` shows: back to the top, then down."""
-    for _ in range(10):
-        rows = await hand.texts("listitem", within=EVENTS)
-        if name in rows:
-            return
-        await hand.swipe_in(await hand.find(*EVENTS), up=False)
-        if await hand.texts("listitem", within=EVENTS) == rows:
-            break
+    """Scroll the events until the row ``name`` shows."""
     await hand.scroll_to("listitem", name, within=EVENTS)
 
 

@@ -37,7 +37,6 @@ __all__ = [
     "open_deleted",
     "open_photo",
     "photo_index",
-    "reveal",
     "row",
     "sample",
     "setup_photo",
@@ -350,22 +349,10 @@ async def to_roll(hand: Hand) -> None:
         await hand.button("back")
 
 
-async def reveal(hand: Hand, name: str, within: tuple[str, str]) -> None:
-    """Scroll the list ``within`` until the row ``name`` shows: back to its top, then down."""
-    for _ in range(20):
-        rows = await hand.texts("listitem", within=within)
-        if name in rows:
-            return
-        await hand.swipe_in(await hand.find(*within), up=False)
-        if await hand.texts("listitem", within=within) == rows:
-            break
-    await hand.scroll_to("listitem", name, within=within)
-
-
 async def open_photo(hand: Hand, photo: Photo) -> None:
     """The photo's screen, from the roll scrolled to it."""
     await to_roll(hand)
-    await reveal(hand, row(photo), ROLL)
+    await hand.scroll_to("listitem", row(photo), within=ROLL)
     await hand.tap("listitem", row(photo), within=ROLL)
 
 
@@ -373,7 +360,7 @@ async def add_to_album(hand: Hand, photo: Photo, album: str) -> None:
     """The photo opened from the roll, then Add to album and the album ``album`` chosen."""
     await open_photo(hand, photo)
     await hand.tap("button", "Add to album")
-    await reveal(hand, album, ("list", "Choose an album"))
+    await hand.scroll_to("listitem", album, within=("list", "Choose an album"))
     await hand.tap("listitem", album, within=("list", "Choose an album"))
 
 
@@ -382,5 +369,5 @@ async def open_deleted(hand: Hand, photo: Photo) -> None:
     await to_roll(hand)
     await hand.tap("button", "Albums")
     await hand.tap("button", "Recently deleted")
-    await reveal(hand, row(photo), BIN)
+    await hand.scroll_to("listitem", row(photo), within=BIN)
     await hand.tap("listitem", row(photo), within=BIN)

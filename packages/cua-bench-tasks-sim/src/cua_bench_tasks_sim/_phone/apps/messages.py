@@ -239,14 +239,7 @@ async def to_list(hand: Hand) -> None:
 
 
 async def reveal(hand: Hand, name: str) -> None:
-    """Scroll the list until the row ``name`` shows: back to its top, then down."""
-    for _ in range(20):
-        rows = await hand.texts("listitem", within=LIST)
-        if name in rows:
-            return
-        await hand.swipe_in(await hand.find(*LIST), up=False)
-        if await hand.texts("listitem", within=LIST) == rows:
-            break
+    """Scroll the list until the row ``name`` shows."""
     await hand.scroll_to("listitem", name, within=LIST)
 
 

@@ -322,14 +322,7 @@ async def open_list(hand: Hand, name: str) -> None:
 
 
 async def reveal(hand: Hand, text: str) -> None:
-    """Scroll the tasks until the box ``text`` shows: back to the top, then down."""
-    for _ in range(10):
-        rows = await hand.texts("checkbox", within=TASKS)
-        if text in rows:
-            return
-        await hand.swipe_in(await hand.find(*TASKS), up=False)
-        if await hand.texts("checkbox", within=TASKS) == rows:
-            break
+    """Scroll the tasks until the box ``text`` shows."""
     await hand.scroll_to("checkbox", text, within=TASKS)
 
 

@@ -88,7 +88,7 @@ async def delete(hand: Hand, photo: dict[str, Any], album: str = "") -> None:
         await hand.tap("button", "Albums")
         await hand.tap("listitem", album, within=("list", "Album list"))
         where = ("list", f"Photos in {album}")
-    await gallery.reveal(hand, gallery.row(photo), where)
+    await hand.scroll_to("listitem", gallery.row(photo), within=where)
     await hand.tap("listitem", gallery.row(photo), within=where)
     await hand.tap("button", "Delete")
     await hand.tap("button", "Delete", within=("dialog", "Photos"))
