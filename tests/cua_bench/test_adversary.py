@@ -315,3 +315,60 @@ def test_a_title_judged_by_its_start_falls_to_a_near_miss(tmp_path: Path) -> Non
         "exact-title", "titles == ['Sent: Ada'] and session.sim.windows()[0].find('textbox', 'Name').value == 'Ada'"
     )
     assert check_task(exact, backend="sim") == []
+
+
+PHONE_TASK = '''
+"""Rename the note "Ideas" to "Plans" on a phone: judged by {judge}."""
+import copy
+
+import cua_bench as cb
+from cua_bench.nodes import center, find
+from cua_bench.sim.phone import Phone
+from cua_core import Tap, KeyPress, TypeText
+
+NOTES = [{{"title": "Ideas", "body": "a phone"}}, {{"title": "Groceries", "body": "milk"}}]
+
+
+@cb.tasks_config(split="test")
+def load():
+    return [cb.Task(description='Rename the note "Ideas" to "Plans".', computer={{"setup_config": {{"width": 360, "height": 720}}}})]
+
+
+@cb.setup_task
+async def setup(task, session):
+    phone = Phone.install(session.sim, ["notes"])
+    phone.app_data("notes")["notes"] = copy.deepcopy(NOTES)
+
+
+@cb.evaluate_task
+async def evaluate(task, session):
+    notes = session.sim.phone.app_data("notes")["notes"]
+    return [1.0 if {judge} else 0.0]
+
+
+async def tap(session, role, name):
+    await session.apply([Tap(center(find(await session.accessibility_tree(), role=role, name=name)))])
+
+
+@cb.solve_task
+async def solve(task, session):
+    await tap(session, "button", "Notes")
+    await tap(session, "listitem", "Ideas")
+    await tap(session, "textbox", "Title")
+    await session.apply([KeyPress(("ctrl", "a")), TypeText("Plans")])
+'''
+
+
+def test_phone_mutations_change_the_screen_left_and_another_part_of_the_phone(tmp_path: Path) -> None:
+    """A phone evaluator that reads only the asked-for change is beaten by one more edit on the screen the
+    oracle left (its Note text) and by an edit elsewhere (another note, opened from the list); one that
+    compares the whole state is not."""
+    weak = "any(n['title'] == 'Plans' for n in notes)"
+    assert caught(check_task(task_folder(tmp_path / "weak", PHONE_TASK.format(judge=weak)), backend="sim")) == [
+        "phone-collateral-change",
+        "phone-screen-input-changed",
+    ]
+    whole = "notes == [{'title': 'Plans', 'body': 'a phone'}, {'title': 'Groceries', 'body': 'milk'}]"
+    tally = MutationTally()
+    assert check_task(task_folder(tmp_path / "whole", PHONE_TASK.format(judge=whole)), backend="sim", tally=tally) == []
+    assert tally.applied >= 2

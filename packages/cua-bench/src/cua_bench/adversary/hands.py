@@ -64,6 +64,15 @@ class Hands:
         elsewhere. A phone's oracle leaves the screens setup opened for new ones, whose inputs are its state."""
         return []
 
+    def has_phone(self) -> bool:
+        return False
+
+    def change_in_some_app(self) -> str:
+        """On a phone, as a person would after the work: open an app, tap into the last row of its first
+        list if its screen has no input, and change the last input that changes (the first ones are most
+        often what a task asks for: a title, a name); what was changed."""
+        raise NotApplicable("no phone here")
+
     async def run(self, command: str) -> None:
         """Run a shell command as the desktop's user."""
         raise NotApplicable("no shell here")
@@ -221,6 +230,30 @@ class SimHands(Hands):
             return []
         shown = input_widgets(phone.visible_windows())
         return sorted(key for key, widget in shown.items() if widget.visible and not isinstance(widget, ListView))
+
+    def has_phone(self) -> bool:
+        return self.session.sim.phone is not None
+
+    def change_in_some_app(self) -> str:
+        from cua_bench.sim import ListView
+
+        phone = self.session.sim.phone
+        if phone is None:
+            raise NotApplicable("no phone here")
+        for name in phone.apps:
+            top = phone.open_app(name).top
+            if not any(widget.is_input and not isinstance(widget, ListView) for widget in top.all_widgets()):
+                rows = [w for w in top.all_widgets() if isinstance(w, ListView) and w.visible and w.items]
+                if not rows:
+                    continue
+                rows[0].select(len(rows[0].items) - 1)  # a row's tap opens it: navigation, no app's state
+            for key in self.screen_inputs()[::-1]:
+                try:
+                    value = self.change_input(key)
+                except NotApplicable:
+                    continue
+                return f"in {name}, input {key[1]} of window {key[0]} changed to {value!r}"
+        raise NotApplicable("no app on the phone has an input a person can change")
 
     def windows(self) -> list[str]:
         return [window.id for window in self.session.sim.windows()]

@@ -239,7 +239,15 @@ async def _overshoot(hands: Hands, state: State) -> list[str]:
 
 
 async def _change_screen_input(hands: Hands, state: State) -> list[str]:
-    return await _change_one(hands, hands.screen_inputs())
+    # The last first: a screen's first input is most often the one the task asked for (a title, a name).
+    return await _change_one(hands, hands.screen_inputs()[::-1])
+
+
+async def _change_in_some_app(hands: Hands, state: State) -> list[str]:
+    try:
+        return [hands.change_in_some_app()]
+    except NotApplicable:
+        return []
 
 
 def _windows_left(hands: Hands, state: State) -> list[str]:
@@ -420,10 +428,17 @@ MUTATIONS: dict[str, Mutation] = {
         ),
         Mutation(
             "phone-screen-input-changed",
-            "on a phone, an input of the screen the oracle ended on (a box, a choice, a slider, a field) gets "
-            "another value, by the keys a person would press on it: after the work, one more touch on what shows",
+            "on a phone, an input of the screen the oracle ended on (a box, a choice, a slider, a field; the last "
+            "first) gets another value, by the keys a person would press on it: one more touch on what shows",
             _change_screen_input,
             lambda hands, state: bool(hands.screen_inputs()),
+        ),
+        Mutation(
+            "phone-collateral-change",
+            "on a phone, after the work, an app opened (and the last row of its first list, where its screen "
+            "has no input) and the last input there a person can change, changed: damage beside the task",
+            _change_in_some_app,
+            lambda hands, state: hands.has_phone(),
         ),
         Mutation(
             "untouched-window-closed",
