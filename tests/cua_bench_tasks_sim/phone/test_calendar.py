@@ -4,19 +4,17 @@ whole event and back discards it, a long list scrolls to its last row, a notific
 
 from __future__ import annotations
 
-import copy
 import random
-from typing import Any
 
 import pytest
+from support.phone_screen import act, fill, installed, node, rows, tap, title
 
 from cua_bench.nodes import center, find, find_all
 from cua_bench.sim import SimDesktop
 from cua_bench.sim.phone import Phone
 from cua_bench_tasks_sim._phone.apps import calendar
-from cua_core.actions import Action, KeyPress, Point, Swipe, SystemButton, Tap, TypeText
+from cua_core.actions import KeyPress, Point, Swipe, SystemButton, Tap
 
-W, H = 360, 720
 EVENTS = [  # in the list's order, as the app keeps them
     {"title": "Team meeting", "date": "2025-03-03", "time": "10:00", "place": "Office"},
     {"title": "Yoga class", "date": "2025-03-12", "time": "08:15", "place": ""},
@@ -25,36 +23,7 @@ EVENTS = [  # in the list's order, as the app keeps them
 
 
 def phone_with(events: list[dict[str, str]], seed: int = 0) -> tuple[SimDesktop, Phone]:
-    desktop = SimDesktop(W, H, seed)
-    phone = Phone.install(desktop, ["calendar"])
-    phone.app_data("calendar")["events"] = copy.deepcopy(events)
-    return desktop, phone
-
-
-def node(desktop: SimDesktop, role: str, name: str | None = None) -> dict[str, Any]:
-    return find(desktop.a11y(), role=role, name=name)
-
-
-def act(desktop: SimDesktop, *actions: Action) -> None:
-    for action in actions:
-        assert desktop.apply(action) is None, action
-
-
-def tap(desktop: SimDesktop, role: str, name: str | None = None) -> None:
-    act(desktop, Tap(center(node(desktop, role, name))))
-
-
-def fill(desktop: SimDesktop, name: str, text: str) -> None:
-    tap(desktop, "textbox", name)
-    act(desktop, KeyPress(("ctrl", "a")), TypeText(text))
-
-
-def rows(desktop: SimDesktop) -> list[str]:
-    return [n["name"] for n in find_all(desktop.a11y(), role="listitem")]
-
-
-def title(desktop: SimDesktop) -> str:
-    return str(desktop.a11y()[1]["name"])
+    return installed("calendar", {"events": events}, seed)
 
 
 def test_the_root_lists_the_events_by_date_then_time_and_opens_the_one_tapped() -> None:

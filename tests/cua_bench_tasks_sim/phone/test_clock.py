@@ -11,14 +11,15 @@ import json
 import random
 from typing import Any
 
+from support.phone_screen import act, installed, node, swipe_up, tap, title
+
 from cua_bench.nodes import center, find, find_all
 from cua_bench.sim import SimDesktop
 from cua_bench.sim.events import KeyEvent
 from cua_bench.sim.phone import Phone
 from cua_bench_tasks_sim._phone.apps import clock
-from cua_core.actions import Action, KeyPress, Point, Scroll, Swipe, SystemButton, Tap, TypeText
+from cua_core.actions import KeyPress, Point, Scroll, Swipe, SystemButton, Tap, TypeText
 
-W, H = 360, 720
 SEEDED = {
     "alarms": [
         {"time": "07:30", "label": "Gym", "enabled": True},
@@ -30,28 +31,7 @@ SEEDED = {
 
 
 def phone_with(data: dict[str, Any] | None = None, seed: int = 0) -> tuple[SimDesktop, Phone]:
-    desktop = SimDesktop(W, H, seed)
-    phone = Phone.install(desktop, ["clock"])
-    if data is not None:
-        phone.app_data("clock").update(copy.deepcopy(data))
-    return desktop, phone
-
-
-def node(desktop: SimDesktop, role: str, name: str | None = None) -> dict[str, Any]:
-    return find(desktop.a11y(), role=role, name=name)
-
-
-def act(desktop: SimDesktop, *actions: Action) -> None:
-    for action in actions:
-        assert desktop.apply(action) is None, action
-
-
-def tap(desktop: SimDesktop, role: str, name: str | None = None) -> None:
-    act(desktop, Tap(center(node(desktop, role, name))))
-
-
-def title(desktop: SimDesktop) -> str:
-    return str(desktop.a11y()[1]["name"])
+    return installed("clock", data, seed)
 
 
 def rows(desktop: SimDesktop, name: str) -> list[str]:
@@ -71,12 +51,6 @@ def choose(desktop: SimDesktop, dropdown: str, option: str) -> None:
         rows = options.index(option) - options.index(shown[0])
         act(desktop, Scroll("down" if rows > 0 else "up", abs(rows), center(popup)))
     act(desktop, Tap(center(find([node(desktop, "list", dropdown)], role="listitem", name=option))))
-
-
-def swipe_up(desktop: SimDesktop, listname: str) -> None:
-    left, top, right, bottom = node(desktop, "list", listname)["bounds"]
-    x = (left + right) / 2
-    act(desktop, Swipe(Point(x, top + 0.8 * (bottom - top)), Point(x, top + 0.2 * (bottom - top))))
 
 
 def test_sample_is_seeded_json_with_distinct_times_and_known_cities() -> None:
@@ -207,7 +181,7 @@ def test_add_city_lists_the_missing_cities_and_adds_the_tapped_one_at_the_end() 
     for _ in range(10):
         if missing[-1] in rows(desktop, "Cities"):
             break
-        swipe_up(desktop, "Cities")
+        swipe_up(desktop, node(desktop, "list", "Cities"))
     tap(desktop, "listitem", missing[-1])
     assert phone.app_data("clock")["cities"] == ["Tokyo", "London", missing[-1]]
     assert title(desktop) == "World clock" and rows(desktop, "World clock") == ["Tokyo", "London", missing[-1]]
@@ -238,7 +212,7 @@ def test_a_long_alarm_list_scrolls_to_its_last_alarm() -> None:
     for _ in range(10):
         if last in rows(desktop, "Alarms"):
             break
-        swipe_up(desktop, "Alarms")
+        swipe_up(desktop, node(desktop, "list", "Alarms"))
     tap(desktop, "listitem", last)
     assert title(desktop) == f"Alarm {last[:5]}"
     assert phone.app_data("clock") == data

@@ -8,16 +8,17 @@ import random
 from typing import Any
 
 import pytest
+from support.phone_screen import H, W, act, fill, installed, nodes, rows, tap
+from support.phone_screen import window_title as title
 
-from cua_bench.nodes import center, find, find_all
+from cua_bench.nodes import find
 from cua_bench.sim import SimDesktop
 from cua_bench.sim.apps import input_widgets
 from cua_bench.sim.events import KeyEvent
 from cua_bench.sim.phone import Phone
 from cua_bench_tasks_sim._phone.apps import contacts
-from cua_core.actions import Action, KeyPress, Swipe, SystemButton, Tap, TypeText, from_pixels
+from cua_core.actions import KeyPress, Swipe, SystemButton, from_pixels
 
-W, H = 360, 720
 PEOPLE = [
     {"id": 1, "name": "Ada Khan", "phone": "+1 555 100 1000", "email": "ada.khan@mail.com", "favourite": False},
     {"id": 2, "name": "Bruno Silva", "phone": "+1 555 200 2000", "email": "bruno.silva@post.net", "favourite": True},
@@ -26,38 +27,7 @@ PEOPLE = [
 
 
 def phone_with(people: list[dict[str, Any]], seed: int = 0) -> tuple[SimDesktop, Phone]:
-    desktop = SimDesktop(W, H, seed)
-    phone = Phone.install(desktop, ["contacts"])
-    phone.app_data("contacts").update({"contacts": copy.deepcopy(people), "next_id": 4})
-    return desktop, phone
-
-
-def nodes(desktop: SimDesktop, role: str, name: str | None = None) -> list[dict[str, Any]]:
-    return find_all(desktop.a11y(), role=role, name=name)
-
-
-def act(desktop: SimDesktop, *actions: Action) -> None:
-    for action in actions:
-        assert desktop.apply(action) is None, action
-
-
-def tap(desktop: SimDesktop, role: str, name: str | None = None) -> None:
-    act(desktop, Tap(center(find(desktop.a11y(), role=role, name=name))))
-
-
-def fill(desktop: SimDesktop, name: str, text: str) -> None:
-    tap(desktop, "textbox", name)
-    act(desktop, KeyPress(("ctrl", "a")), TypeText(text))
-
-
-def rows(desktop: SimDesktop) -> list[str]:
-    return [n["name"] for n in nodes(desktop, "listitem")]
-
-
-def title(desktop: SimDesktop) -> str:
-    window = desktop.focused_window
-    assert window is not None
-    return window.title
+    return installed("contacts", {"contacts": people, "next_id": 4}, seed)
 
 
 def opened(seed: int = 0, people: list[dict[str, Any]] | None = None) -> tuple[SimDesktop, Phone]:

@@ -6,18 +6,17 @@ folder or deletes it forever (asks), a long folder scrolls to its last file, and
 
 from __future__ import annotations
 
-import copy
 import json
 import random
 from typing import Any
 
-from cua_bench.nodes import center, find, find_all
+from support.phone_screen import act, fill, hold, installed, node, rows, tap, title
+
+from cua_bench.nodes import find
 from cua_bench.sim import SimDesktop
 from cua_bench.sim.phone import Phone
 from cua_bench_tasks_sim._phone.apps import files
-from cua_core.actions import Action, KeyPress, LongPress, Point, Swipe, SystemButton, Tap, TypeText
-
-W, H = 360, 720
+from cua_core.actions import KeyPress, Point, Swipe, SystemButton
 
 
 def state() -> dict[str, Any]:
@@ -39,46 +38,13 @@ def state() -> dict[str, Any]:
 
 
 def phone_with(data: dict[str, Any], seed: int = 0) -> tuple[SimDesktop, Phone]:
-    desktop = SimDesktop(W, H, seed)
-    phone = Phone.install(desktop, ["files"])
-    phone.app_data("files").update(copy.deepcopy(data))
-    return desktop, phone
+    return installed("files", data, seed)
 
 
 def opened(data: dict[str, Any] | None = None) -> tuple[SimDesktop, Phone]:
     desktop, phone = phone_with(state() if data is None else data)
     tap(desktop, "button", "Files")
     return desktop, phone
-
-
-def node(desktop: SimDesktop, role: str, name: str | None = None) -> dict[str, Any]:
-    return find(desktop.a11y(), role=role, name=name)
-
-
-def act(desktop: SimDesktop, *actions: Action) -> None:
-    for action in actions:
-        assert desktop.apply(action) is None, action
-
-
-def tap(desktop: SimDesktop, role: str, name: str | None = None) -> None:
-    act(desktop, Tap(center(node(desktop, role, name))))
-
-
-def hold(desktop: SimDesktop, role: str, name: str) -> None:
-    act(desktop, LongPress(center(node(desktop, role, name))))
-
-
-def fill(desktop: SimDesktop, name: str, text: str) -> None:
-    tap(desktop, "textbox", name)
-    act(desktop, KeyPress(("ctrl", "a")), TypeText(text))
-
-
-def rows(desktop: SimDesktop) -> list[str]:
-    return [n["name"] for n in find_all(desktop.a11y(), role="listitem")]
-
-
-def title(desktop: SimDesktop) -> str:
-    return str(desktop.a11y()[1]["name"])
 
 
 def data(phone: Phone) -> dict[str, Any]:

@@ -12,13 +12,13 @@ import json
 import random
 from typing import Any
 
-from cua_bench.nodes import center, find, find_all
+from support.phone_screen import act, installed, labels, node, rows, swipe_up, tap, title
+
+from cua_bench.nodes import center, find
 from cua_bench.sim import SimDesktop
 from cua_bench.sim.phone import Phone
 from cua_bench_tasks_sim._phone.apps import gallery
-from cua_core.actions import Action, KeyPress, Point, Swipe, SystemButton, Tap, TypeText
-
-W, H = 360, 720
+from cua_core.actions import KeyPress, Point, Swipe, SystemButton, Tap, TypeText
 
 
 def photo(name: str, date: str, album: str = "", favourite: bool = False, deleted: bool = False) -> dict[str, Any]:
@@ -39,10 +39,7 @@ DATA = {
 
 
 def phone_with(data: dict[str, Any], apps: tuple[str, ...] = ("gallery",)) -> tuple[SimDesktop, Phone]:
-    desktop = SimDesktop(W, H, 0)
-    phone = Phone.install(desktop, list(apps))
-    phone.app_data("gallery").update(copy.deepcopy(data))
-    return desktop, phone
+    return installed("gallery", data, apps=apps)
 
 
 def store(phone: Phone) -> dict[str, Any]:
@@ -54,31 +51,6 @@ def saved(phone: Phone, name: str) -> dict[str, Any]:
     return found
 
 
-def node(desktop: SimDesktop, role: str, name: str | None = None) -> dict[str, Any]:
-    return find(desktop.a11y(), role=role, name=name)
-
-
-def act(desktop: SimDesktop, *actions: Action) -> None:
-    for action in actions:
-        assert desktop.apply(action) is None, action
-
-
-def tap(desktop: SimDesktop, role: str, name: str | None = None) -> None:
-    act(desktop, Tap(center(node(desktop, role, name))))
-
-
-def title(desktop: SimDesktop) -> str:
-    return str(desktop.a11y()[1]["name"])
-
-
-def rows(desktop: SimDesktop) -> list[str]:
-    return [n["name"] for n in find_all(desktop.a11y(), role="listitem")]
-
-
-def labels(desktop: SimDesktop) -> list[str]:
-    return [n["name"] for n in find_all(desktop.a11y()[1:2], role="label")]
-
-
 def row_of(name: str, date: str) -> str:
     return gallery.row(photo(name, date))
 
@@ -87,12 +59,6 @@ def open_photo(desktop: SimDesktop, row: str) -> None:
     tap(desktop, "button", "Photos")
     tap(desktop, "listitem", row)
     assert title(desktop) == row.split(" ", maxsplit=1)[0]
-
-
-def swipe_up(desktop: SimDesktop, list_node: dict[str, Any]) -> None:
-    left, top, right, bottom = list_node["bounds"]
-    x = (left + right) / 2
-    act(desktop, Swipe(Point(x, top + 0.8 * (bottom - top)), Point(x, top + 0.2 * (bottom - top))))
 
 
 # --- the sample ------------------------------------------------------------------------------------

@@ -11,14 +11,14 @@ import copy
 import random
 from typing import Any
 
+from support.phone_screen import act, installed, labels, node, rows, tap, title
+
 from cua_bench.nodes import center, find, find_all
 from cua_bench.sim import SimDesktop
 from cua_bench.sim.lists import ListView
 from cua_bench.sim.phone import Phone
 from cua_bench_tasks_sim._phone.apps import maps
-from cua_core.actions import Action, KeyPress, Point, Swipe, SystemButton, Tap, TypeText
-
-W, H = 360, 720
+from cua_core.actions import KeyPress, Point, Swipe, SystemButton, Tap, TypeText
 
 
 def place(name: str, category: str, distance: int, rating: int = 42) -> dict[str, Any]:
@@ -41,39 +41,11 @@ ROWS = ["Stone Cup · Cafe · 90 m", "Old Chemist · Pharmacy · 220 m", "Blue B
 
 
 def phone_with(data: dict[str, Any], apps: tuple[str, ...] = ("maps",)) -> tuple[SimDesktop, Phone]:
-    desktop = SimDesktop(W, H, 0)
-    phone = Phone.install(desktop, list(apps))
-    phone.app_data("maps").update(copy.deepcopy(data))
-    return desktop, phone
+    return installed("maps", data, apps=apps)
 
 
 def store(phone: Phone) -> dict[str, Any]:
     return phone.app_data("maps")
-
-
-def node(desktop: SimDesktop, role: str, name: str | None = None) -> dict[str, Any]:
-    return find(desktop.a11y(), role=role, name=name)
-
-
-def act(desktop: SimDesktop, *actions: Action) -> None:
-    for action in actions:
-        assert desktop.apply(action) is None, action
-
-
-def tap(desktop: SimDesktop, role: str, name: str | None = None) -> None:
-    act(desktop, Tap(center(node(desktop, role, name))))
-
-
-def title(desktop: SimDesktop) -> str:
-    return str(desktop.a11y()[1]["name"])
-
-
-def rows(desktop: SimDesktop) -> list[str]:
-    return [n["name"] for n in find_all(desktop.a11y(), role="listitem")]
-
-
-def labels(desktop: SimDesktop) -> list[str]:
-    return [n["name"] for n in find_all(desktop.a11y()[1:2], role="label")]
 
 
 def search(desktop: SimDesktop, text: str) -> None:

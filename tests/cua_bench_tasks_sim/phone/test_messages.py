@@ -8,16 +8,17 @@ import random
 from typing import Any
 
 import pytest
+from support.phone_screen import H, W, act, fill, installed, tap
+from support.phone_screen import window_title as title
 
-from cua_bench.nodes import center, find, find_all
+from cua_bench.nodes import find, find_all
 from cua_bench.sim import SimDesktop
 from cua_bench.sim.apps import input_widgets
 from cua_bench.sim.events import KeyEvent
 from cua_bench.sim.phone import Phone
 from cua_bench_tasks_sim._phone.apps import messages
-from cua_core.actions import Action, KeyPress, Swipe, SystemButton, Tap, TypeText, from_pixels
+from cua_core.actions import Swipe, SystemButton, from_pixels
 
-W, H = 360, 720
 THREADS = {
     "Ada Khan": [{"from": "Ada Khan", "text": "Lunch?"}, {"from": "me", "text": "Sure"}],
     "Bruno Silva": [{"from": "me", "text": "Did you book the tickets?"}],
@@ -28,40 +29,13 @@ THREADS = {
 def phone_with(
     threads: dict[str, Any], seed: int = 0, apps: tuple[str, ...] = ("messages",)
 ) -> tuple[SimDesktop, Phone]:
-    desktop = SimDesktop(W, H, seed)
-    phone = Phone.install(desktop, list(apps))
-    phone.app_data("messages")["threads"] = copy.deepcopy(threads)
-    return desktop, phone
-
-
-def nodes(desktop: SimDesktop, role: str, name: str | None = None) -> list[dict[str, Any]]:
-    return find_all(desktop.a11y(), role=role, name=name)
-
-
-def act(desktop: SimDesktop, *actions: Action) -> None:
-    for action in actions:
-        assert desktop.apply(action) is None, action
-
-
-def tap(desktop: SimDesktop, role: str, name: str | None = None) -> None:
-    act(desktop, Tap(center(find(desktop.a11y(), role=role, name=name))))
-
-
-def fill(desktop: SimDesktop, name: str, text: str) -> None:
-    tap(desktop, "textbox", name)
-    act(desktop, KeyPress(("ctrl", "a")), TypeText(text))
+    return installed("messages", {"threads": threads}, seed, apps)
 
 
 def rows(desktop: SimDesktop, within: str) -> list[str]:
     found = find_all(desktop.a11y(), role="list", name=within)
     assert found, within
     return [n["name"] for n in find_all(found[:1], role="listitem")]
-
-
-def title(desktop: SimDesktop) -> str:
-    window = desktop.focused_window
-    assert window is not None
-    return window.title
 
 
 def opened(threads: dict[str, Any] | None = None) -> tuple[SimDesktop, Phone]:

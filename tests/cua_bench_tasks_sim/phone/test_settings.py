@@ -11,15 +11,15 @@ import random
 from typing import Any
 
 import pytest
+from support.phone_screen import act, installed, node, tap, title
 
 from cua_bench.nodes import center, find
 from cua_bench.sim import SimDesktop
 from cua_bench.sim.events import KeyEvent
 from cua_bench.sim.phone import Phone
 from cua_bench_tasks_sim._phone.apps import settings
-from cua_core.actions import Action, KeyPress, Point, Swipe, SystemButton, Tap, TypeText
+from cua_core.actions import KeyPress, Point, Swipe, SystemButton, Tap, TypeText
 
-W, H = 360, 720
 SEEDED = {
     "network": {"wifi": True, "bluetooth": False, "airplane": False},
     "display": {"brightness": 40, "dark_mode": False, "font_size": "Default"},
@@ -29,28 +29,7 @@ SEEDED = {
 
 
 def phone_with(data: dict[str, Any] | None = None, seed: int = 0) -> tuple[SimDesktop, Phone]:
-    desktop = SimDesktop(W, H, seed)
-    phone = Phone.install(desktop, ["settings"])
-    if data is not None:
-        phone.app_data("settings").update(copy.deepcopy(data))
-    return desktop, phone
-
-
-def node(desktop: SimDesktop, role: str, name: str | None = None) -> dict[str, Any]:
-    return find(desktop.a11y(), role=role, name=name)
-
-
-def act(desktop: SimDesktop, *actions: Action) -> None:
-    for action in actions:
-        assert desktop.apply(action) is None, action
-
-
-def tap(desktop: SimDesktop, role: str, name: str | None = None) -> None:
-    act(desktop, Tap(center(node(desktop, role, name))))
-
-
-def title(desktop: SimDesktop) -> str:
-    return str(desktop.a11y()[1]["name"])
+    return installed("settings", data, seed)
 
 
 def open_section(desktop: SimDesktop, section: str) -> None:

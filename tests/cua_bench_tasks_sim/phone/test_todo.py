@@ -5,19 +5,18 @@ list scrolls to its last task, a notification opens its list."""
 
 from __future__ import annotations
 
-import copy
 import random
 from typing import Any
 
 import pytest
+from support.phone_screen import act, installed, node, tap, title
 
 from cua_bench.nodes import center, find, find_all
 from cua_bench.sim import SimDesktop
 from cua_bench.sim.phone import Phone
 from cua_bench_tasks_sim._phone.apps import todo
-from cua_core.actions import Action, KeyPress, LongPress, Point, Swipe, SystemButton, Tap, TypeText
+from cua_core.actions import KeyPress, LongPress, Point, Swipe, SystemButton, Tap, TypeText
 
-W, H = 360, 720
 LISTS: list[dict[str, Any]] = [
     {"name": "Groceries", "tasks": [{"text": "buy bread", "done": False}, {"text": "buy coffee", "done": True},
                                     {"text": "order stamps", "done": False}]},
@@ -27,27 +26,7 @@ LISTS: list[dict[str, Any]] = [
 
 
 def phone_with(lists: list[dict[str, Any]], seed: int = 0) -> tuple[SimDesktop, Phone]:
-    desktop = SimDesktop(W, H, seed)
-    phone = Phone.install(desktop, ["todo"])
-    phone.app_data("todo")["lists"] = copy.deepcopy(lists)
-    return desktop, phone
-
-
-def node(desktop: SimDesktop, role: str, name: str | None = None) -> dict[str, Any]:
-    return find(desktop.a11y(), role=role, name=name)
-
-
-def act(desktop: SimDesktop, *actions: Action) -> None:
-    for action in actions:
-        assert desktop.apply(action) is None, action
-
-
-def tap(desktop: SimDesktop, role: str, name: str | None = None) -> None:
-    act(desktop, Tap(center(node(desktop, role, name))))
-
-
-def title(desktop: SimDesktop) -> str:
-    return str(desktop.a11y()[1]["name"])
+    return installed("todo", {"lists": lists}, seed)
 
 
 def boxes(desktop: SimDesktop) -> dict[str, bool]:
