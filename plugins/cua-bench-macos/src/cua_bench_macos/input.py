@@ -233,4 +233,4 @@ class MacInput:
                 )
             case Screenshot() | CursorPosition() | Done() | Fail():
                 return None  # the env server answers these; the desktop has nothing to do
-        return f"{getattr(action, 'kind', type(action).__name__)}: not an action the macOS desktop knows"
+        return None

@@ -207,4 +207,4 @@ class WindowsInput:
                 )
             case Screenshot() | CursorPosition() | Done() | Fail():
                 return None  # the env server answers these; the desktop has nothing to do
-        return f"{getattr(action, 'kind', type(action).__name__)}: not an action the Windows desktop knows"
+        return None
