@@ -10,9 +10,11 @@ set -euo pipefail
 # libatk-adaptor and libgail-common: GTK 2's atk-bridge and gail modules, without which PCManFM (GTK 2) shows
 # nothing on the accessibility bus; pcmanfm-setting reads the window's state there (gail is only recommended,
 # and an image made with --no-install-recommends lacked it: found by parity on the libvirt machine).
+# libreoffice-{calc,writer,impress} and libreoffice-gtk3: the desktop taskset's office tasks (GTK dialogs, whose
+# titles their oracles wait on; without -gtk3 LibreOffice draws its own).
 packages=(xvfb openbox dbus at-spi2-core xterm xdotool xclip x11-xserver-utils mousepad gnumeric pcmanfm chromium
   fonts-dejavu-core docker.io debootstrap gnome-screenshot dconf-service libglib2.0-bin gsettings-desktop-schemas
-  libatk-adaptor libgail-common)
+  libatk-adaptor libgail-common libreoffice-calc libreoffice-writer libreoffice-impress libreoffice-gtk3)
 # The libvirt plugin's hypervisor, apart from the desktop's list above (which OSWorld's support report reads):
 # its tests start libvirtd and virtlogd themselves when none runs.
 # e2fsprogs: mkfs.ext4 -d, which makes the libvirt image's disk; xorriso: the Windows provisioning kit's ISO.

@@ -10,10 +10,12 @@ from pathlib import Path
 from typing import ClassVar
 
 import pytest
+from support.office_files import ods, xlsx
 from support.shell_home import Home, snap
 
 from cua_bench.adversary import MUTATIONS, ShellHands, State, waivers
 from cua_bench.checks import MutationTally, check_task
+from cua_bench.office import format_of, parse
 from cua_core.errors import CuaError
 
 
@@ -81,6 +83,30 @@ def test_forged_write_writes_what_the_evaluation_read_and_skips_what_it_cannot(o
     # out of the adversary's reach, as it is out of the agent's: skipped, not an error.
     state.reads = {"docs/a.txt/record": b"x"}
     assert mutate(root, state, "forged-write") == []
+
+
+def test_workbook_mutations_reach_ods_and_xlsx_saved_by_the_oracle_and_never_libreoffices_lock(tmp_path: Path) -> None:
+    """An .ods and an .xlsx the oracle saved get each workbook mutation in their own format; the lock
+    LibreOffice keeps beside them is no file the oracle made (no mutation touches it)."""
+    (tmp_path / "book.ods").write_bytes(b"seed")
+    before = snap(tmp_path)
+    (tmp_path / "book.ods").write_bytes(ods())
+    (tmp_path / "book.xlsx").write_bytes(xlsx())
+    (tmp_path / ".~lock.book.ods#").write_text(",user,host,06.12.2026 07:35,file:///home/user;\n")
+    state = State(before, {"book.ods": b"seed"}, snap(tmp_path))
+    assert sorted(state.made()) == ["book.ods", "book.xlsx"]
+    assert sorted(mutate(tmp_path, state, "numbers-as-text")) == [
+        "book.ods: numbers stored as text",
+        "book.xlsx: numbers stored as text",
+    ]
+    assert parse((tmp_path / "book.xlsx").read_bytes()).sheets["Sheet1"].cells[(1, 1)].kind == "text"  # type: ignore[union-attr]
+    mutate(tmp_path, state, "extra-sheet")
+    assert len(parse((tmp_path / "book.ods").read_bytes()).sheets) == 3  # type: ignore[union-attr]
+    mutate(tmp_path, state, "wrong-format")
+    assert (
+        format_of((tmp_path / "book.ods").read_bytes()) is None
+        and format_of((tmp_path / "book.xlsx").read_bytes()) is None
+    )
 
 
 def test_waivers_need_a_known_mutation_and_a_reason() -> None:

@@ -125,3 +125,21 @@ def test_a_usercustomize_left_in_home_cannot_rewrite_the_snapshot(home: Path) ->
         "os.walk = walk\n"
     )
     assert "docs/a.txt" in snap(home)
+
+
+def test_libreoffices_lock_beside_a_document_is_not_a_change_but_a_copy_under_its_name_is(home: Path) -> None:
+    """LibreOffice keeps ``.~lock.NAME#`` (one short line) beside each open document, made on open and
+    moved on Save As; a document copied under such a name is still a stray file."""
+    (home / "docs" / ".~lock.a.ods#").write_text(",user,host,06.12.2026 07:35,file:///home/user/.config;\n")
+    before = snap(home)
+    os.rename(home / "docs" / ".~lock.a.ods#", home / "docs" / ".~lock.a.xlsx#")
+    (home / "docs" / ".~lock.b.ods#").write_bytes(b"PK" + b"x" * 2000)  # a document hidden as a lock
+    (home / "docs" / ".~lock.c.ods").write_text("not a lock: no #\n")
+    assert changes(before, snap(home)) == ["docs/.~lock.b.ods# appeared", "docs/.~lock.c.ods appeared"]
+
+
+def test_a_lock_that_grows_into_a_document_is_a_change(home: Path) -> None:
+    (home / "docs" / ".~lock.a.ods#").write_text(",user,host;\n")
+    before = snap(home)
+    (home / "docs" / ".~lock.a.ods#").write_bytes(b"PK" + b"x" * 2000)
+    assert changes(before, snap(home)) == ["docs/.~lock.a.ods# content changed"]

@@ -24,6 +24,14 @@ def test_the_variant_option_takes_exactly_the_images_variants() -> None:
     assert typing.get_args(variant.type) == tuple(VARIANTS)
 
 
+def test_the_office_image_is_the_default_desktop_plus_libreoffice_and_its_readers() -> None:
+    default, office = VARIANTS["default"], VARIANTS["office"]
+    assert office.dockerfile == default.dockerfile and not office.computer and not office.metrics and office.office
+    assert set(office.packages) - set(default.packages) == {
+        "libreoffice-calc", "libreoffice-writer", "libreoffice-impress", "libreoffice-gtk3"
+    }  # fmt: skip
+
+
 def test_options_override_the_variables_and_are_typed(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("CUA_DOCKER_MEMORY", "3g")
     monkeypatch.setenv("CUA_DOCKER_CPUS", "1.5")

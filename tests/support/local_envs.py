@@ -30,6 +30,18 @@ PROGRAMS = {
     "gnumeric": ("gnumeric", "ssconvert"),
     "pcmanfm": ("pcmanfm",),
     "chromium": ("chromium",),
+    "calc": ("soffice", "localc"),
+    "writer": ("soffice", "lowriter"),
+    "impress": ("soffice", "loimpress"),
+    "multi": ("soffice", "localc", "mousepad"),  # tasks that carry data between two of the apps above
+}
+# The Debian package of each program, where it is not the program's name.
+PACKAGES = {
+    "ssconvert": "gnumeric",
+    "soffice": "libreoffice-gtk3",
+    "localc": "libreoffice-calc",
+    "lowriter": "libreoffice-writer",
+    "loimpress": "libreoffice-impress",
 }
 
 
@@ -41,7 +53,7 @@ def desktop_task_problem(task: str) -> str | None:
     if backend:
         return f"local backend unavailable: {backend}"
     missing = [name for name in PROGRAMS[task.split("-", 1)[0]] if shutil.which(name) is None]
-    packages = sorted({"gnumeric" if name == "ssconvert" else name for name in missing})
+    packages = sorted({PACKAGES.get(name, name) for name in missing})
     return f"{', '.join(missing)} not installed (apt-get install {' '.join(packages)})" if missing else None
 
 

@@ -304,6 +304,24 @@ def test_server_payload_pins_the_servers_wheels_and_copies_our_packages_with_the
     assert (info / "METADATA").read_text().startswith("Metadata-Version: 2.1\nName: cua-bench-tasks-sim\n")
 
 
+def test_the_office_payload_adds_the_readers_of_libreoffices_formats(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from importlib import metadata
+
+    from cua_bench.backend_kit import payload
+
+    asked: list[list[str]] = []
+    monkeypatch.setattr(payload, "_download_wheels", lambda folder, log, pins, platforms: asked.append(pins))
+    (tmp_path / "plain").mkdir()
+    (tmp_path / "office").mkdir()
+    backend_kit.server_payload(tmp_path / "plain", log=lambda line: None)
+    backend_kit.server_payload(tmp_path / "office", office=True, log=lambda line: None)
+    plain, office = asked
+    readers = {f"{name}=={metadata.version(name)}" for name in ("odfpy", "openpyxl", "python-docx", "python-pptx")}
+    assert readers <= set(office) and not readers & set(plain) and set(plain) < set(office)
+
+
 def test_server_payload_takes_another_platforms_wheels_and_refuses_to_build_one_here(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -418,7 +418,10 @@ def image() -> None:
 @image.command("build")
 @click.argument("backend")
 @click.option("--rebuild-base", is_flag=True, help="Also rebuild the base (e.g. debootstrap) the image starts from.")
-@click.option("--variant", help="One of the backend's images (docker: default, or osworld: OSWorld's computer).")
+@click.option(
+    "--variant",
+    help="One of the backend's images (docker: default, office: with LibreOffice, or osworld: OSWorld's computer).",
+)
 @BACKEND_OPTION
 def image_build(backend: str, rebuild_base: bool, variant: str | None, backend_options: tuple[str, ...]) -> None:
     """Build BACKEND's image (docker: a Debian base from debootstrap, then the desktop on top; libvirt: the same

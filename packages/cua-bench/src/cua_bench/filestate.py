@@ -32,6 +32,7 @@ __all__ = [
     "holders",
     "ignored",
     "is_copy",
+    "office_lock",
     "shell_snapshot",
     "to_wire",
 ]
@@ -62,6 +63,8 @@ CACHES: dict[str, str] = {
     ".config/pulse": "PulseAudio's cookie, written by any app that probes for sound",
     ".config/gtk-3.0": "GTK 3's settings folder (bookmarks), made by the first GTK app that starts",
     ".local/share/gvfs-metadata": "GVFS file metadata, rewritten by file dialogs and PCManFM on their own",
+    ".config/libreoffice": "LibreOffice's user profile: settings, recent documents and window states, written on "
+    "every start, save and close",
 }
 
 TRASH = ".local/share/Trash"
@@ -144,6 +147,24 @@ def ignored(path: str, caches: Iterable[str] = CACHES) -> bool:
     return _inside(path, caches) or any(fnmatchcase(path, f"{glob.escape(p)}.??????") for p in caches)
 
 
+OFFICE_LOCK_BYTES = 512
+"""The most a LibreOffice lock file holds (one line: user, host, time, profile URL; ~70-150 bytes)."""
+
+
+def office_lock(path: str, state: FileState | None) -> bool:
+    """``.~lock.NAME#``: the lock LibreOffice keeps beside each document it has open (made on open, moved
+    on Save As, removed on close). Only a small plain file of that name is one, so a copy of a document
+    hidden under such a name is still a change."""
+    name = path.rsplit("/", 1)[-1]
+    return (
+        name.startswith(".~lock.")
+        and name.endswith("#")
+        and state is not None
+        and state.kind == "file"
+        and state.size <= OFFICE_LOCK_BYTES
+    )
+
+
 def _differs(old: FileState, new: FileState) -> str | None:
     """How a path that is in both snapshots changed, or None. A folder's size and times move with
     its children, which are compared one by one, so a folder compares by kind, inode and mode."""
@@ -173,7 +194,14 @@ def changes(
     expect, ignore = [p.rstrip("/") for p in expect], [p.rstrip("/") for p in ignore]
 
     def skipped(path: str) -> bool:
-        return _inside(path, expect) or ignored(path, ignore)
+        return (
+            _inside(path, expect)
+            or ignored(path, ignore)
+            or (
+                (office_lock(path, before.get(path)) or path not in before)
+                and (office_lock(path, after.get(path)) or path not in after)
+            )
+        )
 
     def holds_skipped(path: str) -> bool:
         # A folder that appeared to hold an expected or ignored path (``.local/share`` for the trash)

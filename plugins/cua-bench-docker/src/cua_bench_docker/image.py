@@ -21,6 +21,7 @@ from cua_bench.backend_kit import (
     COMPUTER_PACKAGES,
     DEBIAN_MIRROR,
     DESKTOP_PACKAGES,
+    OFFICE_PACKAGES,
     OSWORLD_APPS,
     BuildResult,
     computer_files,
@@ -34,6 +35,7 @@ __all__ = [
     "BASE_IMAGE",
     "COMPUTER_PACKAGES",
     "IMAGE",
+    "OFFICE_IMAGE",
     "OSWORLD_APPS",
     "OSWORLD_IMAGE",
     "VARIANTS",
@@ -46,6 +48,7 @@ __all__ = [
 
 IMAGE = "cua-bench/desktop:0.1.0"
 OSWORLD_IMAGE = "cua-bench/desktop-osworld:0.1.0"
+OFFICE_IMAGE = "cua-bench/desktop-office:0.1.0"
 BASE_IMAGE = "cua-bench/debian:bookworm"
 SUITE = "bookworm"
 MIRROR = DEBIAN_MIRROR
@@ -62,10 +65,14 @@ class Variant:
     packages: tuple[str, ...]
     computer: bool = False  # OSWorld's computer: user ``user``, sudo, pyautogui (the ``osworld`` folder here)
     metrics: bool = False  # the env server gets cua-bench[osworld] and desktop-env: OSWorld's metrics score inside
+    office: bool = False  # the env server gets the readers of LibreOffice's formats: the office tasks score inside
 
 
 VARIANTS = {
     "default": Variant(IMAGE, "Dockerfile", APT_PACKAGES),
+    # The default desktop plus LibreOffice Calc, Writer and Impress: the desktop taskset's calc-, writer-,
+    # impress- and multi- tasks (the default image stays light).
+    "office": Variant(OFFICE_IMAGE, "Dockerfile", APT_PACKAGES + OFFICE_PACKAGES, office=True),
     "osworld": Variant(
         OSWORLD_IMAGE,
         "Dockerfile.osworld",
@@ -134,7 +141,7 @@ def build_image(
         shutil.copy(Path(__file__).with_name(chosen.dockerfile), context / "Dockerfile")
         if chosen.computer:
             _computer(context / "computer", log)
-        server_payload(context, metrics=chosen.metrics if metrics is None else metrics, log=log)
+        server_payload(context, metrics=chosen.metrics if metrics is None else metrics, office=chosen.office, log=log)
         log(f"docker build {tag}")
         last: list[str] = []
         stream = client.api.build(

@@ -8,10 +8,10 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from cua_bench import gnumeric
+from cua_bench import gnumeric, office
 from cua_bench.adversary.channels import Channel
 from cua_bench.adversary.hands import Hands, NotApplicable, SimHands
-from cua_bench.filestate import CACHES, TRASH, Snapshot, ignored
+from cua_bench.filestate import CACHES, TRASH, Snapshot, ignored, office_lock
 from cua_core import CuaError
 
 __all__ = ["MUTATIONS", "Mutation", "State", "waivers"]
@@ -39,14 +39,21 @@ class State:
     channels: dict[str, Channel] = field(default_factory=dict)  # this episode's channels, to forge into
 
     def removed(self) -> list[str]:
-        return [p for p, s in self.before.items() if s.kind == "file" and p not in self.after and not _cached(p)]
+        return [
+            p
+            for p, s in self.before.items()
+            if s.kind == "file" and p not in self.after and not _cached(p) and not office_lock(p, s)
+        ]
 
     def made(self) -> list[str]:
-        """Files the oracle created or changed (outside caches)."""
+        """Files the oracle created or changed (outside caches and LibreOffice's locks)."""
         return [
             p
             for p, s in self.after.items()
-            if s.kind == "file" and not _cached(p) and (p not in self.before or self.before[p].sha256 != s.sha256)
+            if s.kind == "file"
+            and not _cached(p)
+            and not office_lock(p, s)
+            and (p not in self.before or self.before[p].sha256 != s.sha256)
         ]
 
     def made_dirs(self) -> list[str]:
@@ -54,7 +61,11 @@ class State:
         return [p for p, s in self.after.items() if s.kind == "dir" and p not in self.before and not _cached(p)]
 
     def untouched(self) -> list[str]:
-        return [p for p, s in self.before.items() if s.kind == "file" and self.after.get(p) == s and not _cached(p)]
+        return [
+            p
+            for p, s in self.before.items()
+            if s.kind == "file" and self.after.get(p) == s and not _cached(p) and not office_lock(p, s)
+        ]
 
     def touched_files(self) -> bool:
         return bool(self.removed() or self.made() or self.made_dirs())
@@ -304,23 +315,27 @@ async def _forged_request(hands: Hands, state: State) -> list[str]:
     return done
 
 
-def _workbook(data: bytes) -> bool:
-    """A Gnumeric workbook by its content (gzip'd XML naming Gnumeric's schema), whatever its name."""
+def _workbook_module(data: bytes) -> Any:
+    """The module that reads and rewrites this workbook, by its content (whatever its name): ``gnumeric``
+    for gzip'd XML naming Gnumeric's schema, ``office`` for an .ods or .xlsx; None for anything else."""
+    if office.format_of(data) is not None:
+        return office
     if data[:2] != b"\x1f\x8b":
-        return False
+        return None
     try:
-        return b"gnumeric" in gzip.decompress(data)[:2000]
+        return gnumeric if b"gnumeric" in gzip.decompress(data)[:2000] else None
     except (OSError, EOFError):
-        return False
+        return None
 
 
 def _sheet_mutation(transform_name: str, label: str) -> Apply:
     async def apply(hands: Hands, state: State) -> list[str]:
-        transform: Callable[[bytes], bytes | None] = getattr(gnumeric, transform_name)
         done = []
         for path in state.made():
             data = await hands.read(path)
-            if _workbook(data):
+            module = _workbook_module(data)
+            if module is not None:
+                transform: Callable[[bytes], bytes | None] = getattr(module, transform_name)
                 changed = transform(data)
                 if changed is not None and changed != data:
                     await hands.write(path, changed)
@@ -338,8 +353,11 @@ def _made(hands: Hands, state: State) -> bool:
     return bool(state.made())
 
 
+WORKBOOKS = (".gnumeric", ".ods", ".xlsx")
+
+
 def _workbooks_made(hands: Hands, state: State) -> bool:
-    return any(p.endswith(".gnumeric") for p in state.made())
+    return any(p.endswith(WORKBOOKS) for p in state.made())
 
 
 MUTATIONS: dict[str, Mutation] = {

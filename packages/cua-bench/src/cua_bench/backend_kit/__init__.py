@@ -44,7 +44,7 @@ from cua_bench.backend_kit.owners import (
     owner_gone,
     stale,
 )
-from cua_bench.backend_kit.payload import DESKTOP_PACKAGES, IMAGE_PYTHON, BuildResult, server_payload
+from cua_bench.backend_kit.payload import DESKTOP_PACKAGES, IMAGE_PYTHON, OFFICE_PACKAGES, BuildResult, server_payload
 from cua_bench.backend_kit.provisioning import provisioning
 from cua_bench.backend_kit.ready import READY, read_ready_line, ready_address, wait_ready
 from cua_bench.backends.local.isolate import isolating
@@ -61,6 +61,7 @@ __all__ = [
     "DEBIAN_MIRROR",
     "DESKTOP_PACKAGES",
     "IMAGE_PYTHON",
+    "OFFICE_PACKAGES",
     "OSWORLD_APPS",
     "OS_NAMES",
     "OS_PLUGINS",

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from cua_bench.backend_kit.errors import BackendError
 
-__all__ = ["DESKTOP_PACKAGES", "IMAGE_PYTHON", "BuildResult", "server_payload"]
+__all__ = ["DESKTOP_PACKAGES", "IMAGE_PYTHON", "OFFICE_PACKAGES", "BuildResult", "server_payload"]
 
 
 @dataclass
@@ -43,6 +43,20 @@ DESKTOP_PACKAGES = (
     "gnumeric", "pcmanfm", "chromium", "fonts-dejavu-core", "libatk-adaptor", "libgail-common", "python3",
     "python3-venv", "procps",
 )  # fmt: skip
+# The desktop taskset's LibreOffice tasks (heavier than the default desktop: an image variant of their own).
+OFFICE_PACKAGES = ("libreoffice-calc", "libreoffice-writer", "libreoffice-impress", "libreoffice-gtk3")
+# What their evaluators read the apps' files with, in the env server (cua_bench.office and the taskset's readers).
+OFFICE_DISTRIBUTIONS = (
+    "odfpy",
+    "defusedxml",
+    "openpyxl",
+    "et_xmlfile",
+    "python-docx",
+    "python-pptx",
+    "lxml",
+    "XlsxWriter",
+    "typing_extensions",
+)
 # What the env server imports (cua-core's, cua-bench's and its `local` extra's dependencies), at
 # the versions installed here.
 SERVER_DISTRIBUTIONS = (
@@ -73,7 +87,12 @@ Log = Callable[[str], None]
 
 
 def server_payload(
-    folder: Path, *, metrics: bool = False, log: Log = print, platforms: Sequence[str] | None = None
+    folder: Path,
+    *,
+    metrics: bool = False,
+    office: bool = False,
+    log: Log = print,
+    platforms: Sequence[str] | None = None,
 ) -> None:
     """Write the env server's payload into ``folder`` (which exists, without ``wheels`` or ``lib`` yet).
 
@@ -85,6 +104,7 @@ def server_payload(
             ``lib`` (our packages, each with a dist-info holding its entry points).
         metrics: also the wheels of cua-bench's ``osworld`` extra and of desktop-env, whose metric
             modules the server imports to score OSWorld's tasks inside.
+        office: also the wheels the LibreOffice tasks' evaluators read documents with (``OFFICE_DISTRIBUTIONS``).
         log: called with each line of progress.
         platforms: pip's platform tags of the image's Python (``["win_amd64"]`` for a Windows guest); None
             for the Linux images', manylinux for this host's machine.
@@ -98,6 +118,8 @@ def server_payload(
     if metrics:  # OSWorld's metric modules, which the env server inside imports to score
         hint = "pip install --no-deps desktop-env==1.0.2"
         pins = list(dict.fromkeys([*pins, *_extra_closure("osworld"), *_pins(["desktop-env"], hint)]))
+    if office:
+        pins = list(dict.fromkeys([*pins, *_pins(OFFICE_DISTRIBUTIONS, "pip install './packages/cua-bench'")]))
     _download_wheels(folder / "wheels", log, pins, list(platforms) if platforms is not None else _linux_platforms())
     _copy_packages(folder / "lib")
 
