@@ -7,7 +7,16 @@ import pytest
 from support.office_files import ods, xlsx
 
 from cua_bench.gnumeric import Value
-from cua_bench.office import as_csv, format_of, numbers_as_text, odf_formula, parse, parse_as, with_extra_sheet
+from cua_bench.office import (
+    as_csv,
+    document_format,
+    format_of,
+    numbers_as_text,
+    odf_formula,
+    parse,
+    parse_as,
+    with_extra_sheet,
+)
 
 
 def test_an_ods_is_read_with_types_formulas_and_results() -> None:
@@ -81,3 +90,24 @@ def test_mutations_refuse_what_is_not_a_workbook() -> None:
     for mutation in (numbers_as_text, with_extra_sheet, as_csv):
         with pytest.raises(ValueError, match=r"not an \.ods or \.xlsx"):
             mutation(b"item,qty\n")
+
+
+def test_every_office_format_is_told_by_content() -> None:
+    import io
+    import zipfile
+
+    def archive(entries: dict[str, bytes]) -> bytes:
+        out = io.BytesIO()
+        with zipfile.ZipFile(out, "w") as made:
+            for name, data in entries.items():
+                made.writestr(name, data)
+        return out.getvalue()
+
+    odf = "application/vnd.oasis.opendocument."
+    assert document_format(archive({"mimetype": f"{odf}text".encode()})) == "odt"
+    assert document_format(archive({"mimetype": f"{odf}presentation".encode()})) == "odp"
+    assert document_format(archive({"[Content_Types].xml": b"", "word/document.xml": b""})) == "docx"
+    assert document_format(archive({"[Content_Types].xml": b"", "ppt/presentation.xml": b""})) == "pptx"
+    assert document_format(archive({"mimetype": f"{odf}graphics".encode()})) is None  # a drawing: none of ours
+    assert format_of(archive({"mimetype": f"{odf}text".encode()})) is None  # a text is no workbook
+    assert document_format(ods()) == "ods" and document_format(xlsx()) == "xlsx"

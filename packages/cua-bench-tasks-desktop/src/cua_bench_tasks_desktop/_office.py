@@ -9,7 +9,8 @@ Autocorrect's capital at the start of a sentence is off too (see ``_SETTINGS``).
 
 **Ready for keys.** LibreOffice shows its window before it takes text: keys typed in the first second
 are lost or land in the wrong cell. Setup waits until the screen has been still for a moment
-(``still``), as a person waits for the window to finish drawing.
+(``still``), as a person waits for the window to finish drawing. A blinking caret (Writer's, Impress's
+text) would keep it from ever being still, so GTK's settings turn the blink off (``NO_BLINK``, a cache).
 
 **Saved.** LibreOffice puts no ``*`` in its title. The oracle saves and waits for the file to change,
 as a person watches the save icon; for a foreign format (``.xlsx``, ``.docx``, ``.pptx``) it answers
@@ -49,6 +50,7 @@ __all__ = [
     "APPS",
     "CONFIRM_FORMAT",
     "FOREIGN",
+    "NO_BLINK",
     "app_title",
     "book_bytes",
     "open_document",
@@ -68,6 +70,8 @@ FOREIGN = (".xlsx", ".docx", ".pptx", ".xls", ".doc", ".ppt", ".csv", ".txt", ".
 
 CONFIRM_FORMAT = "Confirm File Format"
 PROFILE = ".config/libreoffice/4/user/registrymodifications.xcu"
+NO_BLINK = ".config/gtk-3.0/settings.ini"
+"""GTK's settings file (under ``CACHES``), where setup turns the caret's blinking off."""
 PROGRAM = "/usr/lib/libreoffice/program"
 
 _ITEM = '<item oor:path="{path}"><prop oor:name="{name}" oor:op="fuse"><value>{value}</value></prop></item>'
@@ -138,6 +142,7 @@ async def open_document(task: Task, session: Session, app: str, path: str, data:
         await session.run_command(f"mkdir -p {shell(path.rsplit('/', 1)[0])}", timeout=20, check=True)
     await session.write_bytes(path, data)
     await _profile(session)
+    await session.write_file(NO_BLINK, "[Settings]\ngtk-cursor-blink = false\n")
     await start(session, "soffice", f"--{app}", "--norestore", "--nologo", path, title=app_title(path, app))
     await still(session)
     await remember_files(task, session)

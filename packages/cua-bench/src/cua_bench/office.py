@@ -22,28 +22,59 @@ from typing import Any, Literal
 
 from cua_bench.gnumeric import Sheet, Value, Workbook, number_text
 
-__all__ = ["Format", "as_csv", "format_of", "numbers_as_text", "parse", "parse_as", "with_extra_sheet"]
+__all__ = [
+    "DocumentFormat",
+    "Format",
+    "as_csv",
+    "document_format",
+    "format_of",
+    "numbers_as_text",
+    "parse",
+    "parse_as",
+    "with_extra_sheet",
+]
 
 Format = Literal["ods", "xlsx"]
-
-ODS_MIME = b"application/vnd.oasis.opendocument.spreadsheet"
+DocumentFormat = Literal["ods", "xlsx", "odt", "docx", "odp", "pptx"]
 _MAX_REPEAT = 10_000  # a non-empty cell or row repeated more than this is junk, not a table to expand
 
 
-def format_of(data: bytes) -> Format | None:
-    """``ods`` or ``xlsx`` by content (a zip holding ODF's spreadsheet mimetype, or a workbook part)."""
+# ODF by the ``mimetype`` entry its zip holds first; OOXML by its main part.
+_ODF_MIMES: dict[bytes, DocumentFormat] = {
+    b"application/vnd.oasis.opendocument.spreadsheet": "ods",
+    b"application/vnd.oasis.opendocument.text": "odt",
+    b"application/vnd.oasis.opendocument.presentation": "odp",
+}
+_OOXML_PARTS: dict[str, DocumentFormat] = {
+    "xl/workbook.xml": "xlsx",
+    "word/document.xml": "docx",
+    "ppt/presentation.xml": "pptx",
+}
+
+
+def document_format(data: bytes) -> DocumentFormat | None:
+    """An office file's format by content: ``ods``, ``odt``, ``odp`` (the zip's ``mimetype``), ``xlsx``,
+    ``docx``, ``pptx`` (its main part); None for anything else, whatever the file is called."""
     if data[:2] != b"PK":
         return None
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as archive:
             names = set(archive.namelist())
-            if "mimetype" in names and archive.read("mimetype").strip() == ODS_MIME:
-                return "ods"
-            if "xl/workbook.xml" in names:
-                return "xlsx"
-    except (zipfile.BadZipFile, OSError, KeyError):
+            if "mimetype" in names:
+                found = _ODF_MIMES.get(archive.read("mimetype").strip())
+                if found is not None:
+                    return found
+            return next((kind for part, kind in _OOXML_PARTS.items() if part in names), None)
+    except (zipfile.BadZipFile, OSError, KeyError, ValueError):
         return None
-    return None
+
+
+def format_of(data: bytes) -> Format | None:
+    """``ods`` or ``xlsx`` by content (``document_format``, spreadsheets only)."""
+    kind = document_format(data)
+    if kind == "ods":
+        return "ods"
+    return "xlsx" if kind == "xlsx" else None
 
 
 def parse(data: bytes) -> Workbook | None:
