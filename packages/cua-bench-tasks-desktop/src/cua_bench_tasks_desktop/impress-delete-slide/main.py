@@ -64,7 +64,7 @@ async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
     return [await scored(task, session, expected(task.metadata))]
 
 
-async def delete(session: cb.Session, path: str, number: int) -> None:
+async def delete(session: cb.Session, number: int) -> None:
     """Slide ``number`` selected in the slide pane and deleted (Delete)."""
     await pick_in_pane(session, number)
     await press(session, "delete")
@@ -74,14 +74,14 @@ async def delete(session: cb.Session, path: str, number: int) -> None:
 @cb.solve_task
 async def solve(task: cb.Task, session: cb.Session) -> None:
     meta = task.metadata
-    await delete(session, meta["path"], meta["number"])
+    await delete(session, meta["number"])
     await save(session, meta["path"])
 
 
 @cb.wrong_way
 async def never_saved(task: cb.Task, session: cb.Session) -> None:
     """The slide deleted on screen, never saved."""
-    await delete(session, task.metadata["path"], task.metadata["number"])
+    await delete(session, task.metadata["number"])
 
 
 @cb.wrong_way
@@ -89,7 +89,7 @@ async def deletes_the_next_slide(task: cb.Task, session: cb.Session) -> None:
     """The slide after the one asked deleted (the one before, for the last slide)."""
     meta = task.metadata
     number = meta["number"] + 1 if meta["number"] < len(meta["slides"]) else meta["number"] - 1
-    await delete(session, meta["path"], number)
+    await delete(session, number)
     await save(session, meta["path"])
 
 
