@@ -75,7 +75,7 @@ def test_the_variant_is_chosen_by_its_setting(monkeypatch: pytest.MonkeyPatch) -
     assert DockerSettings().computer is False and DockerSettings().memory == "2g"
     assert {"libreoffice-calc", "gimp", "vlc", "thunderbird", "chromium", "sudo"} <= set(VARIANTS["osworld"].packages)
     monkeypatch.setenv("CUA_DOCKER_VARIANT", "vm")
-    with pytest.raises(Exception, match="CUA_DOCKER_VARIANT must be one of default, osworld, got 'vm'"):
+    with pytest.raises(Exception, match="CUA_DOCKER_VARIANT must be one of default, office, osworld, got 'vm'"):
         DockerSettings.from_env()
 
 

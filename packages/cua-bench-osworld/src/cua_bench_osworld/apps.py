@@ -103,6 +103,7 @@ BACKEND_PACKAGES: dict[str, frozenset[str]] = {
             "xvfb", "openbox", "dbus", "at-spi2-core", "xterm", "xdotool", "xclip", "x11-xserver-utils", "mousepad",
             "gnumeric", "pcmanfm", "chromium", "fonts-dejavu-core", "docker.io", "debootstrap", "gnome-screenshot",
             "dconf-service", "libglib2.0-bin", "gsettings-desktop-schemas", "libatk-adaptor", "libgail-common",
+            "libreoffice-calc", "libreoffice-writer", "libreoffice-impress", "libreoffice-gtk3",
         }
     ),
     "docker": frozenset(
