@@ -28,12 +28,18 @@ move it to the start or the end; the Slide menu is Alt+L.
 
 from __future__ import annotations
 
-import importlib
 import io
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
+
+import odf.draw
+import odf.opendocument
+import odf.presentation
+import odf.style
+import odf.teletype
+import odf.text
 
 from cua_bench import Session, Task
 from cua_bench.office import document_format
@@ -232,11 +238,6 @@ STYLENS = "urn:oasis:names:tc:opendocument:xmlns:style:1.0"
 ANIMATIONNS = "urn:oasis:names:tc:opendocument:xmlns:animation:1.0"
 
 
-def _odf(module: str) -> Any:
-    """An odfpy module (``odf.draw``, ...), untyped: odfpy has no stubs."""
-    return importlib.import_module(f"odf.{module}")
-
-
 def _local(node: Any) -> str:
     qname = getattr(node, "qname", None)
     return qname[1] if qname else ""
@@ -248,7 +249,7 @@ def _paragraphs(node: Any, level: int = -1) -> list[tuple[int, str]]:
     for child in node.childNodes:
         local = _local(child)
         if local in ("p", "h"):
-            found.append((max(level, 0), _odf("teletype").extractText(child)))
+            found.append((max(level, 0), odf.teletype.extractText(child)))
         elif local == "list":
             found += _paragraphs(child, level + 1)
         elif local in ("list-item", "list-header", "text-box", "section"):
@@ -261,7 +262,7 @@ def _all_text(node: Any) -> list[str]:
     found: list[str] = []
     for child in node.childNodes:
         if _local(child) in ("p", "h"):
-            found.append(_odf("teletype").extractText(child))
+            found.append(odf.teletype.extractText(child))
         elif _local(child):
             found += _all_text(child)
     return found
@@ -284,7 +285,7 @@ def _odp_kind(node: Any) -> str:
 
 
 def _parse_odp(data: bytes) -> Deck:
-    doc = _odf("opendocument").load(io.BytesIO(data))
+    doc = odf.opendocument.load(io.BytesIO(data))
     slides: list[Slide] = []
     for page in doc.presentation.childNodes:
         if _local(page) != "page":
@@ -476,7 +477,7 @@ _NOTES_BOX = {"x": "2.1cm", "y": "14.1cm", "width": "16.8cm", "height": "13.36cm
 
 def _frame(kind: str, style_name: str, layer: str, box: dict[str, str], *, placeholder: bool = False) -> Any:
     """A ``draw:frame`` of ``presentation:class`` ``kind`` with an empty text box."""
-    frame = _odf("draw").Frame(layer=layer, **box)
+    frame = odf.draw.Frame(layer=layer, **box)
     frame.setAttrNS(PRESENTATIONNS, "style-name", style_name)
     frame.setAttrNS(PRESENTATIONNS, "class", kind)
     if placeholder:
@@ -485,8 +486,8 @@ def _frame(kind: str, style_name: str, layer: str, box: dict[str, str], *, place
 
 
 def _odp_bytes(slides: Sequence[Slide]) -> bytes:
-    draw, presentation, style, text = (_odf(name) for name in ("draw", "presentation", "style", "text"))
-    doc = _odf("opendocument").OpenDocumentPresentation()
+    draw, presentation, style, text = odf.draw, odf.presentation, odf.style, odf.text
+    doc = odf.opendocument.OpenDocumentPresentation()
     layout = style.PageLayout(name="PM1")
     layout.addElement(
         style.PageLayoutProperties(

@@ -38,13 +38,17 @@ is the evaluators' reward: the whole document as expected, in its format, and no
 from __future__ import annotations
 
 import bisect
-import importlib
 import io
 import random
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
+
+import odf.opendocument
+import odf.style
+import odf.teletype
+import odf.text
 
 from cua_bench import Session, Task, TaskError
 from cua_bench.office import document_format
@@ -384,13 +388,8 @@ def _odf_unescape(name: str) -> str:
     return re.sub(r"_([0-9a-fA-F]{2})_", lambda m: chr(int(m[1], 16)), name)
 
 
-def _odf(module: str) -> Any:
-    """An odfpy module, ``odf.<module>``: odfpy has no type hints, so its names are ``Any`` here."""
-    return importlib.import_module(f"odf.{module}")
-
-
 def _parse_odt(data: bytes) -> Document:
-    doc = _odf("opendocument").load(io.BytesIO(data))
+    doc = odf.opendocument.load(io.BytesIO(data))
     styles = _OdtStyles(doc)
     paragraphs: list[Paragraph] = []
     objects: list[str] = []
@@ -488,7 +487,7 @@ def _odt_inline(
 
 def _odt_margins(doc: Any) -> list[str]:
     """Headers and footers of the master pages that hold text."""
-    teletype = _odf("teletype")
+    teletype = odf.teletype
     found = []
     for page in doc.masterstyles.childNodes:
         for part in page.childNodes:
@@ -684,7 +683,7 @@ class _OdtSeed:
 
     def text_style(self, marks: frozenset[str]) -> Any:
         if marks not in self.text_styles:
-            odf_style = _odf("style")
+            odf_style = odf.style
             props: dict[str, str] = {}
             if "b" in marks:
                 props.update(fontweight="bold", fontweightasian="bold", fontweightcomplex="bold")
@@ -700,8 +699,8 @@ class _OdtSeed:
 
 
 def _odt_bytes(paragraphs: Sequence[Paragraph]) -> bytes:
-    odf_style, odf_text = _odf("style"), _odf("text")
-    doc = _odf("opendocument").OpenDocumentText()
+    odf_style, odf_text = odf.style, odf.text
+    doc = odf.opendocument.OpenDocumentText()
     doc.styles.addElement(odf_style.Style(name="Standard", family="paragraph", attributes={"class": "text"}))
     body = odf_style.Style(name="Text_20_body", displayname="Text body", family="paragraph", parentstylename="Standard")
     body.setAttribute("class", "text")
@@ -749,7 +748,7 @@ def _odt_bytes(paragraphs: Sequence[Paragraph]) -> bytes:
 
 
 def _odt_text(element: Any, text: str) -> None:
-    _odf("teletype").addTextToElement(element, text)
+    odf.teletype.addTextToElement(element, text)
 
 
 def _docx_bytes(paragraphs: Sequence[Paragraph]) -> bytes:
