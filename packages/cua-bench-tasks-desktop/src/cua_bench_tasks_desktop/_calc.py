@@ -20,8 +20,7 @@ from cua_bench.builders import Evaluator, Meta, TaskFn, wrong_way
 from cua_bench.office import Format
 from cua_bench_tasks_desktop._common import act, key
 from cua_bench_tasks_desktop._office import book_bytes, open_document, save, unchanged_but, workbook
-from cua_bench_tasks_desktop._sheets import SHEET, Want, goto, workbook_differences
-from cua_core import TypeText
+from cua_bench_tasks_desktop._sheets import SHEET, Want, goto, type_at, workbook_differences
 
 __all__ = ["CalcEdit", "Entry", "fmt", "open_book", "scored", "type_entries"]
 
@@ -33,15 +32,10 @@ def fmt(path: str) -> Format:
     return "xlsx" if path.endswith(".xlsx") else "ods"
 
 
-def seeded(meta: Meta) -> dict[str, list[list[str | int | float]]]:
-    """The sheets setup writes: ``metadata["sheets"]``, or ``metadata["rows"]`` on one ``Sheet1``."""
-    return meta["sheets"] if "sheets" in meta else {SHEET: meta["rows"]}
-
-
 async def open_book(task: Task, session: Session) -> None:
-    """Setup: the seeded workbook at ``metadata["path"]``, open in Calc, ready for keys."""
+    """Setup: ``metadata["rows"]`` on one sheet at ``metadata["path"]``, open in Calc, ready for keys."""
     meta = task.metadata
-    await open_document(task, session, "calc", meta["path"], book_bytes(seeded(meta), fmt(meta["path"])))
+    await open_document(task, session, "calc", meta["path"], book_bytes({SHEET: meta["rows"]}, fmt(meta["path"])))
 
 
 async def scored(task: Task, session: Session, sheets: dict[str, list[list[Want]]], path: str | None = None) -> float:
@@ -56,9 +50,8 @@ async def scored(task: Task, session: Session, sheets: dict[str, list[list[Want]
 
 async def type_entries(session: Session, entries: list[Entry]) -> None:
     """Each entry typed from its cell (arrow keys from A1), with Enter, unsaved."""
-    for row, col, text in entries:
-        await goto(session, row, col)
-        await act(session, TypeText(text, press_enter=True))
+    for entry in entries:
+        await type_at(session, *entry)
 
 
 @dataclass(frozen=True)

@@ -55,6 +55,7 @@ __all__ = [
     "moved",
     "no_window",
     "nothing_else_changed",
+    "open_dialog",
     "open_in_mousepad",
     "output_text",
     "press",
@@ -451,16 +452,21 @@ async def in_terminal(session: Session, command: str, timeout: float = PATIENCE)
     await window(session, mark, timeout)
 
 
-async def save_as(session: Session, combo: str, dialog: str, path: str, app: str) -> None:
+async def open_dialog(session: Session, combo: str, dialog: str) -> None:
     """Press ``combo`` until the ``dialog`` shows (a key pressed while the window is taking the focus
-    back from the last dialog can go nowhere), save under ``~/path``, and wait for ``app``'s title."""
+    back from the last dialog can go nowhere), three tries; the caller's next wait on it has the last word."""
     for _ in range(3):
         await act(session, key(combo))
         try:
             await window(session, dialog, timeout=5)
-            break
+            return
         except TaskError:
             continue
+
+
+async def save_as(session: Session, combo: str, dialog: str, path: str, app: str) -> None:
+    """``combo`` until the ``dialog`` shows (``open_dialog``), save under ``~/path``, and wait for ``app``'s title."""
+    await open_dialog(session, combo, dialog)
     await submit_dialog(session, dialog, f"~/{path}")
     await window(session, file_title(path, app))
 

@@ -17,19 +17,12 @@ from dataclasses import dataclass
 from cua_bench import Session, Task, evaluate_task, setup_task, solve_task
 from cua_bench.builders import Evaluator, Meta, TaskFn, wrong_way
 from cua_bench_tasks_desktop._common import act, key, save_and_wait
-from cua_bench_tasks_desktop._sheets import Want, goto, open_workbook, scored
-from cua_core import TypeText
+from cua_bench_tasks_desktop._sheets import Want, goto, open_workbook, scored, type_at
 
-__all__ = ["Entry", "WorkbookEdit", "enter", "type_at"]
+__all__ = ["Entry", "WorkbookEdit", "enter"]
 
 # What the oracle types: from the cell at (row, column), this text.
 Entry = tuple[int, int, str]
-
-
-async def type_at(session: Session, row: int, col: int, text: str) -> None:
-    """Go to the cell at ``row``, ``col`` and type ``text`` and Enter, unsaved."""
-    await goto(session, row, col)
-    await act(session, TypeText(text, press_enter=True))
 
 
 async def enter(task: Task, session: Session, entry: Entry) -> None:

@@ -37,6 +37,7 @@ from cua_bench_tasks_desktop._common import (
     files_since_setup,
     key,
     nothing_else_changed,
+    open_dialog,
     remember_files,
     shell,
     start,
@@ -229,13 +230,7 @@ async def save(session: Session, path: str, *, tries: int = 3) -> None:
 async def save_as(session: Session, path: str, app: str) -> None:
     """Oracle move: File > Save As (ctrl+shift+s) under ``~/path``; LibreOffice takes the format from
     the name's extension. Waits for the window to show the new name."""
-    for _ in range(3):
-        await act(session, key("ctrl+shift+s"))
-        try:
-            await window(session, "Save", timeout=5)
-            break
-        except TaskError:
-            continue
+    await open_dialog(session, "ctrl+shift+s", "Save")
     await submit_dialog(session, "Save", f"~/{path}")
     if path.lower().endswith(FOREIGN):
         await window(session, CONFIRM_FORMAT)

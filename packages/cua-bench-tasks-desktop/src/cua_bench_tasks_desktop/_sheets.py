@@ -73,6 +73,7 @@ __all__ = [
     "same_value",
     "scored",
     "to_csv",
+    "type_at",
     "with_extra_sheet",
     "workbook_differences",
 ]
@@ -363,6 +364,12 @@ def product_of(formula: str, over: set[str]) -> bool:
 async def goto(session: Session, row: int, col: int) -> None:
     """Select the cell at 0-based (row, col) from A1 with the arrow keys."""
     await act(session, key("ctrl+home"), *[key("down")] * row, *[key("right")] * col)
+
+
+async def type_at(session: Session, row: int, col: int, text: str) -> None:
+    """Go to the cell at ``row``, ``col`` and type ``text`` and Enter, unsaved (Gnumeric and Calc alike)."""
+    await goto(session, row, col)
+    await act(session, TypeText(text, press_enter=True))
 
 
 EXPORT_DIALOG = "Export the current workbook or sheet to"

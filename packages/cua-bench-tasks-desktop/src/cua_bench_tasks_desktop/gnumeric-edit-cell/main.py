@@ -15,8 +15,8 @@ import random
 
 import cua_bench as cb
 from cua_bench_tasks_desktop._common import OUTPUT_IS_THE_WORK, WORDS, loaders
-from cua_bench_tasks_desktop._gnumeric import WorkbookEdit, enter, type_at
-from cua_bench_tasks_desktop._sheets import ITEMS, Cell, export_csv, price
+from cua_bench_tasks_desktop._gnumeric import WorkbookEdit, enter
+from cua_bench_tasks_desktop._sheets import ITEMS, Cell, export_csv, price, type_at
 
 NAME = "gnumeric-edit-cell"
 COLUMNS = ("qty", "price")
