@@ -43,6 +43,14 @@ async def test_the_palette_has_an_entry_for_each_common_action() -> None:
         assert "| p | Pause |" in help_text and "| / | Search |" in help_text
 
 
+def test_an_update_from_a_worker_before_the_first_screen_or_after_the_last_is_dropped() -> None:
+    # Feed workers post from threads: in CI a controller update landed while the app was exiting
+    # and raised ScreenStackError out of the handler, failing the run.
+    app = CuaTui(runs=[], feeds=False)
+    assert not app.screen_stack
+    app._redraw({"computers", "jobs", "runs"})
+
+
 def test_a_screenshot_is_drawn_two_pixels_a_cell() -> None:
     image = Image.new("RGB", (40, 20), (255, 0, 0))
     image.paste((0, 0, 255), (0, 10, 40, 20))  # the bottom half blue

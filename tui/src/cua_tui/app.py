@@ -139,6 +139,10 @@ class CuaTui(App[None]):
         self._redraw({"computers", "jobs"})
 
     def _redraw(self, changed: set[str]) -> None:
+        # Workers post from threads, so a message can land before the first screen is pushed or
+        # after the last one is popped on exit: there is nothing to redraw then.
+        if not self.screen_stack:
+            return
         screen = self.screen
         if isinstance(screen, ViewScreen) and screen.VIEW in changed and screen.is_mounted:
             screen.show(self.model)
