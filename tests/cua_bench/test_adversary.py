@@ -10,12 +10,12 @@ from pathlib import Path
 from typing import ClassVar
 
 import pytest
-from support.office_files import ods, xlsx
+from support.office_files import docx_doc, odp, ods, odt, pptx_deck, xlsx
 from support.shell_home import Home, snap
 
 from cua_bench.adversary import MUTATIONS, ShellHands, State, waivers
 from cua_bench.checks import MutationTally, check_task
-from cua_bench.office import format_of, parse
+from cua_bench.office import document_format, format_of, parse
 from cua_core.errors import CuaError
 
 
@@ -107,6 +107,27 @@ def test_workbook_mutations_reach_ods_and_xlsx_saved_by_the_oracle_and_never_lib
         format_of((tmp_path / "book.ods").read_bytes()) is None
         and format_of((tmp_path / "book.xlsx").read_bytes()) is None
     )
+
+
+def test_document_mutations_reach_each_text_document_and_presentation_the_oracle_saved(tmp_path: Path) -> None:
+    files = {
+        "a.odt": odt(["Title", "Body"]),
+        "a.docx": docx_doc(["Body"]),
+        "a.odp": odp(["One"]),
+        "a.pptx": pptx_deck(["One"]),
+    }
+    before = snap(tmp_path)
+    for name, data in files.items():
+        (tmp_path / name).write_bytes(data)
+    state = State(before, {}, snap(tmp_path))
+    assert sorted(mutate(tmp_path, state, "extra-paragraph")) == [
+        "a.docx: an extra paragraph",
+        "a.odt: an extra paragraph",
+    ]
+    assert sorted(mutate(tmp_path, state, "extra-slide")) == ["a.odp: an extra slide", "a.pptx: an extra slide"]
+    assert len(mutate(tmp_path, state, "wrong-format")) == 4
+    assert all(document_format((tmp_path / name).read_bytes()) is None for name in files)
+    assert not MUTATIONS["extra-slide"].applies(ShellHands(Home(tmp_path)), State(before, {}, before))
 
 
 def test_waivers_need_a_known_mutation_and_a_reason() -> None:

@@ -20,12 +20,14 @@ from odf.opendocument import OpenDocumentPresentation, OpenDocumentSpreadsheet
 from pptx import Presentation
 from pptx.util import Inches
 
+from cua_bench.documents import as_text, with_extra_slide
 from cua_bench_tasks_desktop._impress import (
     BLANK,
     CONTENT,
     ONLY_TITLE,
     TITLE_SLIDE,
     Deck,
+    Format,
     Shape,
     Slide,
     deck_bytes,
@@ -304,3 +306,10 @@ def test_the_whole_deck_is_compared() -> None:
 def test_any_field_of_a_slide_counts(changed: Slide) -> None:
     deck = Deck("odp", (changed, SEEDS[1]))
     assert len(deck_differences(deck, SEEDS)) == 1
+
+
+@pytest.mark.parametrize("kind", ["odp", "pptx"])
+def test_the_adversarys_presentation_mutations_are_differences(kind: Format) -> None:
+    data = deck_bytes(SEEDS, kind)
+    assert deck_differences(parse(with_extra_slide(data) or b""), SEEDS) != []
+    assert parse(as_text(data) or b"") is None

@@ -13,6 +13,7 @@ import io
 from typing import Any
 
 import docx
+import pytest
 from docx.enum.text import WD_UNDERLINE
 from docx.oxml import OxmlElement
 from docx.oxml.ns import qn
@@ -21,9 +22,11 @@ from odf.style import Style, TextProperties
 from odf.table import Table, TableCell, TableRow
 from odf.text import H, LineBreak, P, S, Span, Tab
 
+from cua_bench.documents import as_text, with_extra_paragraph
 from cua_bench_tasks_desktop._writer import (
     DEFAULT_STYLE,
     Document,
+    Format,
     Paragraph,
     Run,
     differences,
@@ -291,3 +294,10 @@ def test_seed_lines_are_distinct_with_one_word_in_italics() -> None:
         assert lines[0].startswith("# ") and len(lines) == 5
         assert sum(line.count("<i>") for line in lines) == 1
         assert len({plain(line) for line in lines}) == 5
+
+
+@pytest.mark.parametrize("kind", ["odt", "docx"])
+def test_the_adversarys_document_mutations_are_differences(kind: Format) -> None:
+    data = document_bytes(LINES, kind)
+    assert differences(parse(with_extra_paragraph(data) or b""), LINES) == ["the document has 5 paragraphs, not 4"]
+    assert parse(as_text(data) or b"") is None

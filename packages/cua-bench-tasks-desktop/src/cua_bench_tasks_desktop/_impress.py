@@ -58,7 +58,7 @@ from cua_bench_tasks_desktop._common import (
     wait_for,
     window,
 )
-from cua_bench_tasks_desktop._office import APPS, open_document, read_bytes, still, unchanged_but
+from cua_bench_tasks_desktop._office import APPS, open_document, read_bytes, screen_hash, still, unchanged_but
 from cua_core import Action
 
 __all__ = [
@@ -638,20 +638,15 @@ async def settled(session: Session) -> None:
     await still(session, quiet=0.35, timeout=PATIENCE)
 
 
-async def _screen(session: Session) -> int:
-    frame = session.frame()
-    return hash(frame.tobytes()) if frame is not None else hash(await session.screenshot())
-
-
 async def changed(session: Session, *actions: Action) -> None:
     """``actions`` applied, then a wait until the screen shows a change and settles: a menu opened,
     a box entered. On two loaded cores Impress can take seconds to react, and keys sent before a
     menu is up go to the window beneath it; a still screen alone cannot tell "done" from "not yet"."""
-    before = await _screen(session)
+    before = await screen_hash(session)
     await act(session, *actions)
 
     async def moved() -> bool:
-        return await _screen(session) != before
+        return await screen_hash(session) != before
 
     await wait_for(moved, "Impress to show what the keys did")
     await settled(session)

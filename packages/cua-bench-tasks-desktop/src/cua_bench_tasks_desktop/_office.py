@@ -59,6 +59,7 @@ __all__ = [
     "read_bytes",
     "save",
     "save_as",
+    "screen_hash",
     "still",
     "unchanged_but",
     "workbook",
@@ -120,7 +121,7 @@ async def _profile(session: Session) -> None:
     )
 
 
-async def _screen(session: Session) -> int:
+async def screen_hash(session: Session) -> int:
     """A hash of what the screen shows now (the shared-memory frame where the backend has one)."""
     frame = session.frame()
     return hash(frame.tobytes()) if frame is not None else hash(await session.screenshot())
@@ -131,7 +132,7 @@ async def still(session: Session, quiet: float = 0.6, timeout: float = PATIENCE)
     deadline = time.monotonic() + timeout
     last, since = None, time.monotonic()
     while True:
-        current = await _screen(session)
+        current = await screen_hash(session)
         now = time.monotonic()
         if current != last:
             last, since = current, now
@@ -145,12 +146,12 @@ async def still(session: Session, quiet: float = 0.6, timeout: float = PATIENCE)
 async def _answers(session: Session, combo: str, tries: int = 4, wait: float = 3.0) -> bool:
     """``combo`` pressed until the screen changes (again when a press went nowhere): True once it did."""
     for _ in range(tries):
-        before = await _screen(session)
+        before = await screen_hash(session)
         await act(session, key(combo))
         deadline = time.monotonic() + wait
         while time.monotonic() < deadline:
             await asyncio.sleep(0.1)
-            if await _screen(session) != before:
+            if await screen_hash(session) != before:
                 return True
     return False
 

@@ -8,7 +8,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from cua_bench import gnumeric, office
+from cua_bench import documents, gnumeric, office
 from cua_bench.adversary.channels import Channel
 from cua_bench.adversary.hands import Hands, NotApplicable, SimHands
 from cua_bench.filestate import CACHES, TRASH, Snapshot, ignored, office_lock
@@ -328,18 +328,29 @@ def _workbook_module(data: bytes) -> Any:
         return None
 
 
-def _sheet_mutation(transform_name: str, label: str) -> Apply:
+def _sheet_transform(name: str) -> Callable[[bytes], bytes | None]:
+    """The workbook transform ``name`` of whichever module reads this workbook (None: not a workbook)."""
+
+    def transform(data: bytes) -> bytes | None:
+        module = _workbook_module(data)
+        return None if module is None else getattr(module, name)(data)
+
+    return transform
+
+
+def _file_mutation(label: str, *transforms: Callable[[bytes], bytes | None]) -> Apply:
+    """Each file the oracle made, rewritten by the first of ``transforms`` that has something to do with it."""
+
     async def apply(hands: Hands, state: State) -> list[str]:
         done = []
         for path in state.made():
             data = await hands.read(path)
-            module = _workbook_module(data)
-            if module is not None:
-                transform: Callable[[bytes], bytes | None] = getattr(module, transform_name)
+            for transform in transforms:
                 changed = transform(data)
                 if changed is not None and changed != data:
                     await hands.write(path, changed)
                     done.append(f"{path}: {label}")
+                    break
         return done
 
     return apply
@@ -354,10 +365,12 @@ def _made(hands: Hands, state: State) -> bool:
 
 
 WORKBOOKS = (".gnumeric", ".ods", ".xlsx")
+TEXT_DOCUMENTS = (".odt", ".docx")
+PRESENTATIONS = (".odp", ".pptx")
 
 
-def _workbooks_made(hands: Hands, state: State) -> bool:
-    return any(p.endswith(WORKBOOKS) for p in state.made())
+def _made_with(*extensions: str) -> Applies:
+    return lambda hands, state: any(p.endswith(extensions) for p in state.made())
 
 
 MUTATIONS: dict[str, Mutation] = {
@@ -408,20 +421,33 @@ MUTATIONS: dict[str, Mutation] = {
         Mutation(
             "numbers-as-text",
             "each workbook the oracle saved has its numbers stored as text",
-            _sheet_mutation("numbers_as_text", "numbers stored as text"),
-            _workbooks_made,
+            _file_mutation("numbers stored as text", _sheet_transform("numbers_as_text")),
+            _made_with(*WORKBOOKS),
         ),
         Mutation(
             "extra-sheet",
             "each workbook the oracle saved gets a second sheet of junk",
-            _sheet_mutation("with_extra_sheet", "an extra sheet"),
-            _workbooks_made,
+            _file_mutation("an extra sheet", _sheet_transform("with_extra_sheet")),
+            _made_with(*WORKBOOKS),
+        ),
+        Mutation(
+            "extra-paragraph",
+            "each text document the oracle saved (.odt, .docx) gets a paragraph of junk at its end",
+            _file_mutation("an extra paragraph", documents.with_extra_paragraph),
+            _made_with(*TEXT_DOCUMENTS),
+        ),
+        Mutation(
+            "extra-slide",
+            "each presentation the oracle saved (.odp, .pptx) gets a slide of junk at its end",
+            _file_mutation("an extra slide", documents.with_extra_slide),
+            _made_with(*PRESENTATIONS),
         ),
         Mutation(
             "wrong-format",
-            "each workbook the oracle saved holds its first sheet as CSV text under the same name",
-            _sheet_mutation("as_csv", "CSV under the workbook's name"),
-            _workbooks_made,
+            "each office file the oracle saved holds its content as plain text under the same name: a "
+            "workbook's first sheet as CSV, a text document's or a presentation's paragraphs one a line",
+            _file_mutation("plain text under the file's name", _sheet_transform("as_csv"), documents.as_text),
+            _made_with(*WORKBOOKS, *TEXT_DOCUMENTS, *PRESENTATIONS),
         ),
         Mutation(
             "wrong-window",
