@@ -334,6 +334,8 @@ def test_check_runs_every_wrong_way(tmp_path: Path) -> None:
         "press test/0: the wrong way 'presses_twice' scores 1.0, not 0",
         "press test/1: the wrong way 'presses_twice' scores 1.0, not 0",
     ]
+    # Without the wrong ways (a quick check of the oracle and doing nothing), it is not played.
+    assert check_task(tasks / "press", wrong_ways=False) == []
 
 
 def test_check_prints_why_the_evaluator_scored_a_failing_oracle_0(tmp_path: Path) -> None:

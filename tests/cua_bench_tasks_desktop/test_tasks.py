@@ -1,14 +1,13 @@
 """The ``desktop`` taskset: real Debian apps on the local backend, every oracle scores 1 and doing nothing 0.
 
-Each task runs ``check_task`` (the oracle, doing nothing, every declared wrong way, and every
-mutation of the oracle's end state the adversary of ``cua_bench.adversary`` applies; for the
-LibreOffice tasks, the mutations on one task per app: ``OFFICE_ADVERSARY``) on its first test
-variant (``CUA_DESKTOP_VARIANTS``, 1 by default; the apps' and files' test modules add a
-train variant each), so CI keeps a sample and stays within a few minutes on two cores; the sweep of
-every variant of both splits is ``bench/rewards.py --desktop``. Needs Xvfb and openbox, and each task its
-app (apt-get install xvfb openbox xterm mousepad gnumeric pcmanfm chromium libreoffice-calc
-libreoffice-writer libreoffice-impress libreoffice-gtk3). Without them the tests
-skip, unless CI is set: there a missing program is a broken CI image and must fail.
+Each task runs ``check_task`` on its first test variant (``CUA_DESKTOP_VARIANTS``, 1 by default): the
+oracle and doing nothing, and on the first task of each app (``FULL``) every declared wrong way and every
+mutation of the oracle's end state the adversary of ``cua_bench.adversary`` applies. The light apps'
+test modules add a train variant each with its wrong ways. So CI keeps a sample and stays within a few
+minutes on two cores; the sweep of every variant of both splits is ``bench/rewards.py --desktop``. Needs
+Xvfb and openbox, and each task its app (``support.local_envs.PROGRAMS``; scripts/system-deps.sh installs
+them all). Without them the tests skip, unless CI is set: there a missing program is a broken CI image
+and must fail.
 """
 
 from __future__ import annotations
@@ -41,33 +40,26 @@ def test_at_least_50_tasks_with_20_test_variants_on_every_app() -> None:
         tasks = module.variants("test")
         assert len(tasks) >= 20, folder.name
         assert module.function("solve_task", "test") is not None, f"{folder.name} has no oracle"
+        for split in ("test", "train"):
+            assert len(module.wrong_ways(split)) >= 2, f"{folder.name} declares fewer than 2 wrong ways for {split}"
+            assert all(task.chance is not None and 0.0 <= task.chance < 1.0 for task in module.variants(split))
         # Seeded variants really vary (names, contents, values), and are the same every time.
         assert len({repr(task.metadata) for task in tasks}) >= 15, folder.name
         assert [t.metadata for t in tasks] == [t.metadata for t in load_task_module(folder).variants("test")]
 
 
-# The LibreOffice tasks cost 40-100 s each with the adversary (about 2 s an episode, each mutation an
-# episode): here the adversary plays on one task per app and on each multi-app builder's first use, and the
-# rest get the oracle, nothing and every wrong way; bench/rewards.py plays every mutation on all of them.
-OFFICE_ADVERSARY = {
-    "calc-sum-formula",
-    "calc-save-as-xlsx",
-    "writer-bold-word",
-    "impress-edit-title",
-    "multi-notes-to-calc",
-}
-
-
-def adversary_here(name: str) -> bool:
-    return name.split("-", 1)[0] not in ("calc", "writer", "impress", "multi") or name in OFFICE_ADVERSARY
+# A full check (every wrong way and every mutation of the adversary) costs 20-100 s a task: here it plays on
+# the first task of each app (and of the multi-app tasks), and every other task gets its oracle and doing
+# nothing (test_tasks_files.py and test_tasks_apps.py play the light apps' wrong ways on a train variant);
+# bench/rewards.py --desktop plays everything on every variant.
+FULL = {min((f for f in FOLDERS if f.name.startswith(prefix + "-")), key=lambda f: f.name).name for prefix in PROGRAMS}
 
 
 @pytest.mark.parametrize("folder", FOLDERS, ids=[folder.name for folder in FOLDERS])
 def test_oracle_scores_1_and_doing_nothing_0(folder: Path, root: Path) -> None:
-    check_desktop_task(folder, root, "test", VARIANTS, adversary=adversary_here(folder.name))
+    full = folder.name in FULL
+    check_desktop_task(folder, root, "test", VARIANTS, adversary=full, wrong_ways=full)
 
 
-def test_the_adversary_plays_here_on_every_app_and_on_most_tasks() -> None:
-    assert {name.split("-", 1)[0] for name in OFFICE_ADVERSARY} == {"calc", "writer", "impress", "multi"}
-    assert {folder.name for folder in FOLDERS} >= OFFICE_ADVERSARY  # a renamed task is not silently dropped
-    assert sum(adversary_here(folder.name) for folder in FOLDERS) >= 40
+def test_the_full_check_plays_here_on_every_app() -> None:
+    assert {name.split("-", 1)[0] for name in FULL} == set(PROGRAMS)

@@ -33,7 +33,12 @@ PROGRAMS = {
     "calc": ("soffice", "localc"),
     "writer": ("soffice", "lowriter"),
     "impress": ("soffice", "loimpress"),
-    "multi": ("soffice", "localc", "mousepad"),  # tasks that carry data between two of the apps above
+    "gedit": ("gedit",),
+    "galculator": ("galculator",),
+    "fileroller": ("file-roller", "zip", "unzip"),
+    "evince": ("evince",),
+    # Tasks that carry data between two of the apps above.
+    "multi": ("soffice", "localc", "mousepad", "gedit", "galculator", "file-roller", "evince"),
 }
 # The Debian package of each program, where it is not the program's name.
 PACKAGES = {
@@ -57,10 +62,12 @@ def desktop_task_problem(task: str) -> str | None:
     return f"{', '.join(missing)} not installed (apt-get install {' '.join(packages)})" if missing else None
 
 
-def check_desktop_task(folder: Path, root: Path, split: str, variants: int, *, adversary: bool = True) -> None:
-    """``check_task`` on the local backend (oracle 1, nothing 0, every wrong way 0, and with ``adversary``
-    every mutation of the oracle's end state 0), then nothing left of the environments under ``root``;
-    a task that cannot run skips, or fails when CI is set."""
+def check_desktop_task(
+    folder: Path, root: Path, split: str, variants: int, *, adversary: bool = True, wrong_ways: bool = True
+) -> None:
+    """``check_task`` on the local backend (oracle 1, nothing 0, with ``wrong_ways`` every wrong way 0, and
+    with ``adversary`` every mutation of the oracle's end state 0), then nothing left of the environments
+    under ``root``; a task that cannot run skips, or fails when CI is set."""
     import pytest
 
     from cua_bench.checks import check_task
@@ -70,7 +77,9 @@ def check_desktop_task(folder: Path, root: Path, split: str, variants: int, *, a
         if os.environ.get("CI"):
             pytest.fail(f"CI is set but {folder.name} cannot run here: {reason}")
         pytest.skip(reason)
-    problems = check_task(folder, backend="local", split=split, variants=variants, adversary=adversary)
+    problems = check_task(
+        folder, backend="local", split=split, variants=variants, adversary=adversary, wrong_ways=wrong_ways
+    )
     assert problems == [], problems
     assert not [p for p in root.iterdir() if p.name.startswith("env-")], "an environment's folder was left behind"
     assert marked(root) == [], "an environment's processes outlived it"

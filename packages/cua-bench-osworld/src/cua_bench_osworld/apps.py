@@ -103,14 +103,15 @@ BACKEND_PACKAGES: dict[str, frozenset[str]] = {
             "xvfb", "openbox", "dbus", "at-spi2-core", "xterm", "xdotool", "xclip", "x11-xserver-utils", "mousepad",
             "gnumeric", "pcmanfm", "chromium", "fonts-dejavu-core", "docker.io", "debootstrap", "gnome-screenshot",
             "dconf-service", "libglib2.0-bin", "gsettings-desktop-schemas", "libatk-adaptor", "libgail-common",
-            "libreoffice-calc", "libreoffice-writer", "libreoffice-impress", "libreoffice-gtk3",
+            "libreoffice-calc", "libreoffice-writer", "libreoffice-impress", "libreoffice-gtk3", "gedit", "galculator",
+            "file-roller", "zip", "unzip", "xz-utils", "evince",
         }
     ),
     "docker": frozenset(
         {
             "xvfb", "openbox", "dbus", "at-spi2-core", "xterm", "xdotool", "xclip", "x11-xserver-utils", "mousepad",
             "gnumeric", "pcmanfm", "chromium", "fonts-dejavu-core", "libatk-adaptor", "libgail-common", "python3",
-            "python3-venv", "procps",
+            "python3-venv", "procps", "gedit", "galculator", "file-roller", "zip", "unzip", "xz-utils", "evince",
         }
     ),
     "docker-osworld": frozenset(

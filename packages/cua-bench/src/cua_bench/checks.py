@@ -45,10 +45,12 @@ def check_task(
     progress: Callable[[str], None] | None = None,
     adversary: bool = True,
     tally: MutationTally | None = None,
+    wrong_ways: bool = True,
 ) -> list[str]:
-    """Reset -> oracle -> evaluate on every variant (and reset -> evaluate for doing nothing, and each
-    wrong way); then, with ``adversary``, each mutation that applies to the oracle's end state. The
-    failures, one line each; ``tally`` (when given) gets the mutations applied, passing and waived."""
+    """Reset -> oracle -> evaluate on every variant (and reset -> evaluate for doing nothing, and with
+    ``wrong_ways`` each declared wrong way); then, with ``adversary``, each mutation that applies to the
+    oracle's end state. The failures, one line each; ``tally`` (when given) gets the mutations applied,
+    passing and waived."""
     module = load_task_module(path)
     waived = waivers(module.module) if adversary else {}
     impl = backends()[backend]()
@@ -64,7 +66,7 @@ def check_task(
                     where = f"{module.name} {chosen_split}/{variant}"
                     options = {"task": str(module.path), "variant": variant, "split": chosen_split, "observes": "none"}
                     try:
-                        problems += _variant(env, options, where, adversary, waived, tally)
+                        problems += _variant(env, options, where, adversary, waived, tally, wrong_ways)
                     except CuaError as exc:
                         problems.append(f"{where}: {exc}")
                     if progress is not None:
@@ -75,7 +77,13 @@ def check_task(
 
 
 def _variant(
-    env: EnvClient, options: dict[str, Any], where: str, adversary: bool, waived: dict[str, str], tally: MutationTally
+    env: EnvClient,
+    options: dict[str, Any],
+    where: str,
+    adversary: bool,
+    waived: dict[str, str],
+    tally: MutationTally,
+    wrong_ways: bool,
 ) -> list[str]:
     problems = []
     env.reset(options=options)
@@ -92,7 +100,7 @@ def _variant(
         )
     # Mutations start from the oracle's end state: there is none to start from when it failed.
     planned = list(env.adversary("plan")) if adversary and solved["reward"] == 1.0 else []
-    for name in info.get("wrong_ways", []):
+    for name in info.get("wrong_ways", []) if wrong_ways else []:
         env.reset(options=options)
         wrong = env.wrong(name)
         if wrong["reward"] != 0.0:

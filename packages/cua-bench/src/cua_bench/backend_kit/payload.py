@@ -41,7 +41,7 @@ IMAGE_PYTHON = "3.11.2"  # Debian bookworm's python3, which runs the env server 
 DESKTOP_PACKAGES = (
     "xvfb", "openbox", "dbus", "at-spi2-core", "xterm", "xdotool", "xclip", "x11-xserver-utils", "mousepad",
     "gnumeric", "pcmanfm", "chromium", "fonts-dejavu-core", "libatk-adaptor", "libgail-common", "python3",
-    "python3-venv", "procps",
+    "python3-venv", "procps", "gedit", "galculator", "file-roller", "zip", "unzip", "xz-utils", "evince",
 )  # fmt: skip
 # The desktop taskset's LibreOffice tasks (heavier than the default desktop: an image variant of their own).
 OFFICE_PACKAGES = ("libreoffice-calc", "libreoffice-writer", "libreoffice-impress", "libreoffice-gtk3")
@@ -71,6 +71,11 @@ SERVER_DISTRIBUTIONS = (
     "mss",
     "jeepney",
     "websockets",  # Cua's HTML task windows: Chromium's DevTools protocol
+    # The desktop taskset's Evince tasks: PDFs written in setup and read back by their evaluators.
+    "fpdf2",
+    "fonttools",
+    "defusedxml",
+    "pypdf",
 )
 # cua-bench and the tasksets and OSWorld plugin it brings, which register by entry point: each goes in
 # with its distribution's entry points, so the server inside finds the same tasksets by name as the host.
