@@ -76,6 +76,7 @@ def test_too_many_lines_for_a_page_are_refused() -> None:
         (b"", "not a PDF"),
         (b"hello, world\n", "not a PDF"),
         (b"%PDF-1.4\n garbage", "not a readable PDF"),
+        (b"%PDF-1.4\n" + bytes(17 << 20), "too large to read"),
     ],
 )
 def test_what_is_not_a_pdf_is_a_reason(data: bytes | None, why: str) -> None:

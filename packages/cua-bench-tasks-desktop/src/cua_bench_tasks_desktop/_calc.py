@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from cua_bench import Session, Task, evaluate_task, setup_task, solve_task
 from cua_bench.builders import Evaluator, Meta, TaskFn, wrong_way
 from cua_bench.office import Format
-from cua_bench_tasks_desktop._common import act, key
-from cua_bench_tasks_desktop._office import book_bytes, open_document, save, unchanged_but, workbook
+from cua_bench_tasks_desktop._common import act, key, unchanged_but
+from cua_bench_tasks_desktop._office import book_bytes, open_document, save, workbook
 from cua_bench_tasks_desktop._sheets import SHEET, Want, goto, type_at, workbook_differences
 
 __all__ = ["CalcEdit", "Entry", "fmt", "open_book", "scored", "type_entries"]

@@ -74,6 +74,7 @@ __all__ = [
     "text_difference",
     "type_text",
     "typed_until",
+    "unchanged_but",
     "wait_for",
     "wait_path",
     "window",
@@ -421,6 +422,12 @@ async def files_since_setup(task: Task, session: Session) -> tuple[Snapshot, Sna
     if not isinstance(before, dict):
         raise TaskError("setup kept no snapshot of the files (call remember_files at its end)")
     return before, await snapshot_files(session)
+
+
+async def unchanged_but(task: Task, session: Session, expect: list[str]) -> bool:
+    """No file under home changed since setup but ``expect`` (caches, and LibreOffice's locks, aside)."""
+    before, after = await files_since_setup(task, session)
+    return nothing_else_changed(task, before, after, expect=expect)
 
 
 async def output_text(session: Session, snapshot: Snapshot, path: str) -> str | None:

@@ -52,7 +52,6 @@ from cua_bench_tasks_desktop._common import (
     act,
     files_since_setup,
     key,
-    nothing_else_changed,
     open_dialog,
     remember_files,
     sentence,
@@ -98,7 +97,6 @@ __all__ = [
     "to_screen",
     "tool",
     "type_in_note",
-    "unchanged_but",
 ]
 
 SAVE_DIALOG = "Save As…"
@@ -107,6 +105,9 @@ SAVE_DIALOG = "Save As…"
 SPELL_FILES = (".config/enchant/en_US.dic", ".config/enchant/en_US.exc")
 """The spell checker's personal word lists, as a profile that has checked spelling once has them."""
 
+MAX_PDF = 16 << 20
+"""The largest file the evaluator parses (the tasks' PDFs are a few KiB): pypdf inflates what it reads,
+and an agent's file may be built to blow up."""
 SLACK = 1.5
 """Points of a phrase's outer glyphs a highlight may miss, or of a neighbouring word it may touch:
 Evince rounds QuadPoints to whole points (a glyph of the body text is 3.5 pt wide at least)."""
@@ -217,6 +218,8 @@ def read_pdf(data: bytes | None) -> Pdf | str:
         return "no such file (or not a plain file with one link)"
     if not data.startswith(b"%PDF-"):
         return "not a PDF (no %PDF- header)"
+    if len(data) > MAX_PDF:
+        return f"too large to read ({len(data)} bytes; the evaluator reads up to {MAX_PDF})"
     try:
         reader = pypdf.PdfReader(io.BytesIO(data), strict=False)
         texts = [page.extract_text() for page in reader.pages]
@@ -298,12 +301,6 @@ async def read_saved(task: Task, session: Session, path: str) -> Pdf | None:
         task.explain(f"{path}: {pdf}")
         return None
     return pdf
-
-
-async def unchanged_but(task: Task, session: Session, expect: list[str]) -> bool:
-    """No file under home changed since setup but ``expect`` (Evince's recent list aside: a cache)."""
-    before, after = await files_since_setup(task, session)
-    return nothing_else_changed(task, before, after, expect=expect)
 
 
 # --- setup and the oracle's hands ------------------------------------------------------------

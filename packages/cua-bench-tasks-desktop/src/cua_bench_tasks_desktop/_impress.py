@@ -55,10 +55,11 @@ from cua_bench_tasks_desktop._common import (
     press,
     sentence,
     type_text,
+    unchanged_but,
     wait_for,
     window,
 )
-from cua_bench_tasks_desktop._office import APPS, open_document, read_bytes, screen_hash, still, unchanged_but
+from cua_bench_tasks_desktop._office import APPS, open_document, read_bytes, screen_hash, still
 from cua_core import Action
 
 __all__ = [

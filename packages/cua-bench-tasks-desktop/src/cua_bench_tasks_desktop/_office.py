@@ -35,9 +35,7 @@ from cua_bench.office import Format, parse_as
 from cua_bench_tasks_desktop._common import (
     PATIENCE,
     act,
-    files_since_setup,
     key,
-    nothing_else_changed,
     open_dialog,
     remember_files,
     shell,
@@ -61,7 +59,6 @@ __all__ = [
     "save_as",
     "screen_hash",
     "still",
-    "unchanged_but",
     "workbook",
 ]
 
@@ -274,9 +271,3 @@ async def workbook(session: Session, path: str, fmt: Format) -> Workbook | None:
     """The workbook saved at ``~/path`` in the format ``fmt``; None when it is missing or another format."""
     data = await read_bytes(session, path)
     return None if data is None else parse_as(data, fmt)
-
-
-async def unchanged_but(task: Task, session: Session, expect: list[str]) -> bool:
-    """No file under home changed since setup but ``expect`` (LibreOffice's locks and profile aside)."""
-    before, after = await files_since_setup(task, session)
-    return nothing_else_changed(task, before, after, expect=expect)

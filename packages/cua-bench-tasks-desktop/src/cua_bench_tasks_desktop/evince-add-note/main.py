@@ -14,7 +14,15 @@ from __future__ import annotations
 import random
 
 import cua_bench as cb
-from cua_bench_tasks_desktop._common import OUTPUT_IS_THE_WORK, WORDS, file_name, loaders, same_text, sentence
+from cua_bench_tasks_desktop._common import (
+    OUTPUT_IS_THE_WORK,
+    WORDS,
+    file_name,
+    loaders,
+    same_text,
+    sentence,
+    unchanged_but,
+)
 from cua_bench_tasks_desktop._evince import (
     LAYOUT,
     add_note,
@@ -27,7 +35,6 @@ from cua_bench_tasks_desktop._evince import (
     save_copy,
     seed_pages,
     title_of,
-    unchanged_but,
 )
 
 NAME = "evince-add-note"

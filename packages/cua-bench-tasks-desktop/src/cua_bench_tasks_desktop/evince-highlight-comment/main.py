@@ -26,6 +26,7 @@ from cua_bench_tasks_desktop._common import (
     loaders,
     same_text,
     sentence,
+    unchanged_but,
 )
 from cua_bench_tasks_desktop._evince import (
     LAYOUT,
@@ -43,7 +44,6 @@ from cua_bench_tasks_desktop._evince import (
     seed_pages,
     title_of,
     type_in_note,
-    unchanged_but,
 )
 
 NAME = "evince-highlight-comment"

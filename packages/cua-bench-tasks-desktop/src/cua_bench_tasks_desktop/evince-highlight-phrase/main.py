@@ -19,7 +19,7 @@ import re
 
 import cua_bench as cb
 from cua_bench.builders import Meta
-from cua_bench_tasks_desktop._common import OUTPUT_IS_THE_WORK, WORDS, file_name, loaders
+from cua_bench_tasks_desktop._common import OUTPUT_IS_THE_WORK, WORDS, file_name, loaders, unchanged_but
 from cua_bench_tasks_desktop._evince import (
     annotation_problems,
     as_pages,
@@ -32,7 +32,6 @@ from cua_bench_tasks_desktop._evince import (
     save_copy,
     seed_pages,
     title_of,
-    unchanged_but,
 )
 
 NAME = "evince-highlight-phrase"

@@ -13,7 +13,15 @@ from __future__ import annotations
 import random
 
 import cua_bench as cb
-from cua_bench_tasks_desktop._common import OUTPUT_IS_THE_WORK, WORDS, distinct, file_name, loaders, write_files
+from cua_bench_tasks_desktop._common import (
+    OUTPUT_IS_THE_WORK,
+    WORDS,
+    distinct,
+    file_name,
+    loaders,
+    unchanged_but,
+    write_files,
+)
 from cua_bench_tasks_desktop._evince import (
     annotation_problems,
     as_pages,
@@ -25,7 +33,6 @@ from cua_bench_tasks_desktop._evince import (
     save_copy,
     seed_pages,
     title_of,
-    unchanged_but,
 )
 
 NAME = "evince-save-copy"
