@@ -24,11 +24,12 @@ def test_the_variant_option_takes_exactly_the_images_variants() -> None:
     assert typing.get_args(variant.type) == tuple(VARIANTS)
 
 
-def test_the_office_image_is_the_default_desktop_plus_libreoffice_and_its_readers() -> None:
+def test_the_office_image_is_the_default_desktop_plus_the_document_apps_and_their_readers() -> None:
     default, office = VARIANTS["default"], VARIANTS["office"]
     assert office.dockerfile == default.dockerfile and not office.computer and not office.metrics and office.office
     assert set(office.packages) - set(default.packages) == {
-        "libreoffice-calc", "libreoffice-writer", "libreoffice-impress", "libreoffice-gtk3"
+        "libreoffice-calc", "libreoffice-writer", "libreoffice-impress", "libreoffice-gtk3", "gedit", "galculator",
+        "file-roller", "zip", "unzip", "xz-utils", "evince",
     }  # fmt: skip
 
 

@@ -111,7 +111,7 @@ BACKEND_PACKAGES: dict[str, frozenset[str]] = {
         {
             "xvfb", "openbox", "dbus", "at-spi2-core", "xterm", "xdotool", "xclip", "x11-xserver-utils", "mousepad",
             "gnumeric", "pcmanfm", "chromium", "fonts-dejavu-core", "libatk-adaptor", "libgail-common", "python3",
-            "python3-venv", "procps", "gedit", "galculator", "file-roller", "zip", "unzip", "xz-utils", "evince",
+            "python3-venv", "procps",
         }
     ),
     "docker-osworld": frozenset(

@@ -420,7 +420,8 @@ def image() -> None:
 @click.option("--rebuild-base", is_flag=True, help="Also rebuild the base (e.g. debootstrap) the image starts from.")
 @click.option(
     "--variant",
-    help="One of the backend's images (docker: default, office: with LibreOffice, or osworld: OSWorld's computer).",
+    help="One of the backend's images (docker: default, office: with LibreOffice and the other document apps, "
+    "or osworld: OSWorld's computer).",
 )
 @BACKEND_OPTION
 def image_build(backend: str, rebuild_base: bool, variant: str | None, backend_options: tuple[str, ...]) -> None:

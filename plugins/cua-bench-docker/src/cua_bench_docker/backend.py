@@ -14,11 +14,11 @@ Reset happens inside the container (the env server kills the apps and restores h
 not by replacing the container (seconds); a fresh container is started per environment.
 Settings: the options in ``DockerBackend.options`` (``--backend-option KEY=VALUE``, or the constructor),
 each also its environment variable: ``variant`` (``CUA_DOCKER_VARIANT``: ``default``; ``office``, the default
-desktop plus LibreOffice, for the desktop taskset's office tasks; or ``osworld``:
-OSWorld's computer, whose env server runs as ``user`` with sudo, so its containers may gain privileges
-through sudo inside; 4g of memory by default), ``image`` (the variant's), ``memory`` (``2g``), ``cpus``
-(``2``), ``pids`` (``1024``), ``network`` (``none``; ``host`` for tasks that need the host's loopback)
-and ``mounts``.
+desktop plus the document apps (LibreOffice, gedit, galculator, File Roller, Evince), for the desktop
+taskset's tasks on them; or ``osworld``: OSWorld's computer, whose env server runs as ``user`` with sudo,
+so its containers may gain privileges through sudo inside; 4g of memory by default), ``image`` (the
+variant's), ``memory`` (``2g``), ``cpus`` (``2``), ``pids`` (``1024``), ``network`` (``none``; ``host`` for
+tasks that need the host's loopback) and ``mounts``.
 """
 
 from __future__ import annotations
@@ -117,8 +117,9 @@ class DockerBackend(Backend):
     capabilities = Capabilities(os="linux", shell=True, browser=True, apps=frozenset(APP_ALIASES))
     options = (
         Option("variant", Literal["default", "office", "osworld"], "default", "the image: default, office (with "
-               "LibreOffice, for the desktop taskset's office tasks), or osworld (OSWorld's computer: user `user` with "
-               "sudo, its apps; 4g of memory by default)", "CUA_DOCKER_VARIANT"),
+               "LibreOffice, gedit, galculator, File Roller and Evince, for the desktop taskset's tasks on them), or "
+               "osworld (OSWorld's computer: user `user` with sudo, its apps; 4g of memory by default)",
+               "CUA_DOCKER_VARIANT"),
         Option("image", str, "", "the image containers start from (empty: the variant's)", "CUA_DOCKER_IMAGE"),
         Option("memory", str, "", "memory limit, swap included (empty: 2g, 4g for osworld)", "CUA_DOCKER_MEMORY"),
         Option("cpus", float, 2.0, "CPU limit", "CUA_DOCKER_CPUS"),

@@ -65,7 +65,7 @@ class Variant:
     packages: tuple[str, ...]
     computer: bool = False  # OSWorld's computer: user ``user``, sudo, pyautogui (the ``osworld`` folder here)
     metrics: bool = False  # the env server gets cua-bench[osworld] and desktop-env: OSWorld's metrics score inside
-    office: bool = False  # the env server gets the readers of LibreOffice's formats: the office tasks score inside
+    office: bool = False  # the env server gets the readers of the document apps' formats: their tasks score inside
 
 
 VARIANTS = {

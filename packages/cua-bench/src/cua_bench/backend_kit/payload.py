@@ -41,10 +41,14 @@ IMAGE_PYTHON = "3.11.2"  # Debian bookworm's python3, which runs the env server 
 DESKTOP_PACKAGES = (
     "xvfb", "openbox", "dbus", "at-spi2-core", "xterm", "xdotool", "xclip", "x11-xserver-utils", "mousepad",
     "gnumeric", "pcmanfm", "chromium", "fonts-dejavu-core", "libatk-adaptor", "libgail-common", "python3",
-    "python3-venv", "procps", "gedit", "galculator", "file-roller", "zip", "unzip", "xz-utils", "evince",
+    "python3-venv", "procps",
 )  # fmt: skip
-# The desktop taskset's LibreOffice tasks (heavier than the default desktop: an image variant of their own).
-OFFICE_PACKAGES = ("libreoffice-calc", "libreoffice-writer", "libreoffice-impress", "libreoffice-gtk3")
+# The desktop taskset's document apps: LibreOffice, gedit, galculator, File Roller (with the archivers it
+# runs) and Evince (heavier than the default desktop, which the tests build: an image variant of their own).
+OFFICE_PACKAGES = (
+    "libreoffice-calc", "libreoffice-writer", "libreoffice-impress", "libreoffice-gtk3", "gedit", "galculator",
+    "file-roller", "zip", "unzip", "xz-utils", "evince",
+)  # fmt: skip
 # What their evaluators read the apps' files with, in the env server (cua_bench.office and the taskset's readers).
 OFFICE_DISTRIBUTIONS = (
     "odfpy",
@@ -56,6 +60,10 @@ OFFICE_DISTRIBUTIONS = (
     "lxml",
     "XlsxWriter",
     "typing_extensions",
+    # Evince's tasks: PDFs written in setup (fpdf2) and read back by their evaluators (pypdf).
+    "fpdf2",
+    "fonttools",
+    "pypdf",
 )
 # What the env server imports (cua-core's, cua-bench's and its `local` extra's dependencies), at
 # the versions installed here.
@@ -71,11 +79,6 @@ SERVER_DISTRIBUTIONS = (
     "mss",
     "jeepney",
     "websockets",  # Cua's HTML task windows: Chromium's DevTools protocol
-    # The desktop taskset's Evince tasks: PDFs written in setup and read back by their evaluators.
-    "fpdf2",
-    "fonttools",
-    "defusedxml",
-    "pypdf",
 )
 # cua-bench and the tasksets and OSWorld plugin it brings, which register by entry point: each goes in
 # with its distribution's entry points, so the server inside finds the same tasksets by name as the host.
