@@ -30,9 +30,9 @@ TASK = EpisodeSpec("sim/click-button", 2, "train")
 SCREEN = (640, 400)
 
 
-def fit_answers(model: Any, processor: Any, dataset: Any, answers: list[str], steps: int = 80) -> float:
-    """Teach ``model`` to answer the dataset's first prompt with one of ``answers``, equally likely, against the
-    prompt's cached keys and values (a step costs ~40 tokens, not the ~2300 of the prompt); the last loss."""
+def _first_prompt(processor: Any, dataset: Any, answers: list[str]) -> tuple[dict[str, Any], Any, list[Any]]:
+    """The dataset's first prompt as the model's inputs but its last token, that token, and each answer's
+    tokens with the end of turn."""
     from trl.data_utils import apply_chat_template, prepare_multimodal_messages
 
     row = dataset[0]
@@ -41,10 +41,29 @@ def fit_answers(model: Any, processor: Any, dataset: Any, answers: list[str], st
     inputs = processor(text=[text], images=row["images"], return_tensors="pt")
     length = inputs["input_ids"].shape[1]
     head = {k: (v[:, : length - 1] if v.dim() == 2 and v.shape[1] == length else v) for k, v in inputs.items()}
-    last = inputs["input_ids"][0, length - 1 :]
     tokenizer = processor.tokenizer
     end = tokenizer.convert_tokens_to_ids("<|im_end|>")
     targets = [torch.tensor(tokenizer(a, add_special_tokens=False)["input_ids"] + [end]) for a in answers]
+    return head, inputs["input_ids"][0, length - 1 :], targets
+
+
+def answer_logprobs(model: Any, processor: Any, dataset: Any, answers: list[str]) -> list[float]:
+    """log P(answer, then end of turn | the dataset's first prompt), for each answer."""
+    head, last, targets = _first_prompt(processor, dataset, answers)
+    scores = []
+    with torch.no_grad():
+        for target in targets:
+            cache = model(**head, use_cache=True).past_key_values
+            logits = model(input_ids=torch.cat([last, target[:-1]])[None], past_key_values=cache).logits[0]
+            scores.append(float(torch.log_softmax(logits.float(), -1).gather(-1, target[:, None]).sum()))
+    return scores
+
+
+def fit_answers(model: Any, processor: Any, dataset: Any, answers: list[str], steps: int = 160) -> float:
+    """Teach ``model`` to answer the dataset's first prompt with one of ``answers``, equally likely, against the
+    prompt's cached keys and values (a step costs ~40 tokens, not the ~2300 of the prompt); the last loss.
+    160 steps leave about 2% to other outputs (80 left 43%, enough for a group to hold no right answer)."""
+    head, last, targets = _first_prompt(processor, dataset, answers)
     fitted = ("lm_head.", "model.language_model.norm.", "model.language_model.layers.1.self_attn.q_proj.",
               "model.language_model.layers.1.self_attn.o_proj.", "model.language_model.layers.1.mlp.",
               "model.language_model.layers.1.post_attention_layernorm.")  # fmt: skip
@@ -103,10 +122,11 @@ def test_grpo_trains_on_episodes_scored_by_the_sim_evaluator(tiny_vl: Path, tmp_
         assert isinstance(oracle, Click)
         answers = [adapter.format_output([c], SCREEN) for c in (Click(oracle.coordinate), Click(Point(40, 960)))]
         assert fit_answers(model, processor, dataset, answers) < 0.1
+        fitted = answer_logprobs(model, processor, dataset, answers)
 
         args = trl.GRPOConfig(
             output_dir=str(tmp_path / "grpo"), max_steps=2, per_device_train_batch_size=6, num_generations=6,
-            max_completion_length=64, learning_rate=2e-3, report_to="none", logging_steps=1, save_strategy="no",
+            max_completion_length=64, learning_rate=3e-5, report_to="none", logging_steps=1, save_strategy="no",
             use_cpu=True, bf16=False, activation_checkpointing=False, disable_tqdm=True, seed=0,
         )  # fmt: skip
         returned: list[list[float]] = []
@@ -130,6 +150,7 @@ def test_grpo_trains_on_episodes_scored_by_the_sim_evaluator(tiny_vl: Path, tmp_
             before = {n: p.detach().clone() for n, p in trainer.model.named_parameters()}
             trainer.train()
             last = list(rollout.episodes)
+            trained = answer_logprobs(trainer.model, processor, dataset, answers)
 
             # The same rollout with two turns per episode: environment text between turns is masked out.
             prompts = [trl.data_utils.prepare_multimodal_messages(dataset[0]["prompt"], dataset[0]["images"])] * 2
@@ -137,10 +158,10 @@ def test_grpo_trains_on_episodes_scored_by_the_sim_evaluator(tiny_vl: Path, tmp_
                 "sim:click-button", workers=workers, max_steps=2, max_new_tokens=16, mask_truncated=False
             ) as two:
                 out = two(prompts, trainer)
-            # Turns cut off at 4 tokens: each such episode is left out of the loss whole.
+            # Turns cut off at 4 tokens (an answer is ~30): each such episode is left out of the loss whole.
             with rollout_func("sim:click-button", workers=workers, max_steps=2, max_new_tokens=4) as cut:
                 short = cut(prompts, trainer)
-                assert all(t.decision.truncated for e in cut.episodes for t in e.turns)
+                truncated = [any(t.decision.truncated for t in e.turns) for e in cut.episodes]
 
         # Rewards are the evaluator's: the same actions replayed on a fresh env server score the same.
         with client_for(workers[0].computer) as env:
@@ -150,7 +171,8 @@ def test_grpo_trains_on_episodes_scored_by_the_sim_evaluator(tiny_vl: Path, tmp_
                     env.step(taken.decision.actions)
                 assert env.evaluate() == episode.reward
 
-    print(f"\nrewards per step {returned}; logged {[(d['loss'], d['reward']) for d in logged]}")
+    print(f"\nrewards per step {returned}; logged {[(d['loss'], d['reward']) for d in logged]}; "
+          f"log P(right, wrong answer) fitted {fitted}, trained {trained}")  # fmt: skip
     assert len(logged) == 2 and all(math.isfinite(d["loss"]) for d in logged)
     for rewards, logs in zip(returned, logged, strict=True):
         assert logs["rewards/env_reward/mean"] == pytest.approx(sum(rewards) / len(rewards))
@@ -158,6 +180,9 @@ def test_grpo_trains_on_episodes_scored_by_the_sim_evaluator(tiny_vl: Path, tmp_
     assert [e.reward for e in last] == returned[-1]
     after = dict(trainer.model.named_parameters())
     assert any(not torch.equal(before[n], after[n].detach()) for n in before)
+    # The update went the reward's way (at lr 3e-5 two steps moved the gap by ~1.5 nats; a sign error or
+    # rewards paired with the wrong completions would move it the other way).
+    assert trained[0] - trained[1] > fitted[0] - fitted[1]
 
     assert set(out) == {"prompt_ids", "completion_ids", "logprobs", "env_mask", "env_reward"}
     for completion, mask, logprobs in zip(out["completion_ids"], out["env_mask"], out["logprobs"], strict=True):
@@ -166,7 +191,8 @@ def test_grpo_trains_on_episodes_scored_by_the_sim_evaluator(tiny_vl: Path, tmp_
         said = processor.tokenizer.decode([t for t, m in zip(completion, mask, strict=True) if m == 0])
         assert "<|im_start|>user\nStep 2: your last action was applied" in said and said.endswith("assistant\n")
     assert all(r in (0.0, 1.0) for r in out["env_reward"])
-    assert [set(mask) for mask in short["env_mask"]] == [{0}, {0}] and all(short["completion_ids"])
+    assert any(truncated) and all(short["completion_ids"])
+    assert [set(mask) == {0} for mask in short["env_mask"]] == truncated
 
 
 def test_the_rollout_samples_at_the_temperature_trl_scores_at(tiny_vl: Path) -> None:
