@@ -9,7 +9,9 @@ root file system made with ``mkfs.ext4 -d`` and converted to qcow2. The kernel a
 copied out beside it, since machines boot them directly.
 
 Each build goes into a folder of its own and ``current`` points at the newest: machines' overlays
-name their base by path, so a running machine keeps the build it started on.
+name their base by path, so a running machine keeps the build it started on. A new build removes the
+older ones that no machine's overlay names, but for the one it replaces (a machine may be starting on
+it), so rebuilding does not fill the disk (each build is 1-3 GiB).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import json
 import os
 import shutil
 import stat
+import struct
 import subprocess
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -319,9 +322,37 @@ def new_build(root: Path, variant: str) -> Iterator[tuple[Path, dict[str, object
         shutil.rmtree(folder, ignore_errors=True)
         raise
     link = folder.parent / "current"
+    replaced = link.resolve().name if link.exists() else None
     temporary = folder.parent / f".current-{os.getpid()}"
     temporary.unlink(missing_ok=True)
     temporary.symlink_to(stamp)
     os.replace(temporary, link)  # atomic: a machine started meanwhile gets the old build or the new, whole
     for path in (root, root / "images", folder.parent):
         path.chmod(0o755)
+    _drop_builds(root, folder.parent, keep={stamp, replaced})
+
+
+def _backing_file(disk: Path) -> str | None:
+    """The backing file a qcow2 names in its header (qcow2 spec: offset u64 at byte 8, size u32 at 16),
+    or None when it names none or is no qcow2."""
+    try:
+        with disk.open("rb") as file:
+            header = file.read(20)
+            if len(header) < 20 or header[:4] != b"QFI\xfb":
+                return None
+            offset, size = struct.unpack(">QI", header[8:20])
+            if not offset or not 0 < size <= 4096:
+                return None
+            file.seek(offset)
+            return file.read(size).decode(errors="replace")
+    except OSError:
+        return None
+
+
+def _drop_builds(root: Path, builds: Path, keep: set[str | None]) -> None:
+    """Remove the builds in ``builds`` that are not kept and that no machine's overlay under ``root`` names."""
+    named = {_backing_file(disk) for disk in (root / "machines").glob("*/*.qcow2")}
+    in_use = {Path(name).parent.name for name in named if name and Path(name).parent.parent == builds.resolve()}
+    for build in builds.iterdir():
+        if build.is_dir() and not build.is_symlink() and build.name not in keep | in_use:
+            shutil.rmtree(build, ignore_errors=True)
