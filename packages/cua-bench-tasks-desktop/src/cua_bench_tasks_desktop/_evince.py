@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import io
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -45,6 +45,7 @@ import pypdf
 from fpdf import FPDF
 
 from cua_bench import Session, Task, TaskError
+from cua_bench.builders import Meta
 from cua_bench_tasks_desktop._a11y import nodes
 from cua_bench_tasks_desktop._common import (
     PATIENCE,
@@ -58,6 +59,7 @@ from cua_bench_tasks_desktop._common import (
     shell,
     start,
     submit_dialog,
+    unchanged_but,
     wait_for,
     window,
     write_files,
@@ -74,6 +76,7 @@ __all__ = [
     "Pages",
     "Pdf",
     "add_note",
+    "annotated_copy_score",
     "annotation_problems",
     "as_pages",
     "drag",
@@ -83,10 +86,13 @@ __all__ = [
     "new_window",
     "open_highlight",
     "open_pdf",
+    "open_seeded",
     "page_box",
     "page_on_screen",
     "pdf_bytes",
     "pdf_text_problems",
+    "phrase_line",
+    "phrase_problems",
     "read_pdf",
     "read_saved",
     "save_copy",
@@ -303,6 +309,37 @@ async def read_saved(task: Task, session: Session, path: str) -> Pdf | None:
     return pdf
 
 
+def phrase_line(meta: Meta) -> str:
+    """The line of a highlight task's phrase (``metadata``: ``pages``, ``page``, ``row``)."""
+    return as_pages(meta["pages"])[meta["page"]][1][meta["row"]]
+
+
+def phrase_problems(pdf: Pdf, meta: Meta) -> list[str]:
+    """What is wrong with a copy's one highlight: it must cover exactly the phrase's words on its line
+    (``metadata``'s ``start`` and ``end``, characters of the line)."""
+    (_, mark), *_ = pdf.markup()
+    return highlight_problems(mark.quads, phrase_line(meta), meta["row"], meta["start"], meta["end"])
+
+
+async def annotated_copy_score(
+    task: Task, session: Session, wanted: dict[int, list[str]], check: Callable[[Pdf], list[str]]
+) -> list[float]:
+    """The score of a task that annotates the seeded PDF and saves a copy (``metadata``: ``pages``, ``copy``):
+    1 when the copy is read whole, holds the seed's pages and text and exactly the ``wanted`` annotations
+    (``annotation_problems``), ``check`` finds no problem with them, and no other file under home changed."""
+    meta = task.metadata
+    pdf = await read_saved(task, session, meta["copy"])
+    if pdf is None:
+        return [0.0]
+    problems = pdf_text_problems(pdf, pdf_bytes(as_pages(meta["pages"])))
+    problems += annotation_problems(pdf, wanted)
+    if not problems:
+        problems = check(pdf)
+    for problem in problems:
+        task.explain(f"{meta['copy']}: {problem}")
+    return [1.0 if not problems and await unchanged_but(task, session, [meta["copy"]]) else 0.0]
+
+
 # --- setup and the oracle's hands ------------------------------------------------------------
 
 
@@ -329,6 +366,11 @@ async def open_pdf(
     await still(session)
     if remember:
         await remember_files(task, session)
+
+
+async def open_seeded(task: Task, session: Session) -> None:
+    """Setup of a task on a seeded PDF (``metadata``: ``path``, ``pages``): it open in Evince, as ``open_pdf``."""
+    await open_pdf(task, session, task.metadata["path"], pdf_bytes(as_pages(task.metadata["pages"])))
 
 
 async def _maximise(session: Session, title: str, tries: int = 3) -> None:

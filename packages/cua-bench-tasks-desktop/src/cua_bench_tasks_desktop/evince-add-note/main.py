@@ -14,24 +14,13 @@ from __future__ import annotations
 import random
 
 import cua_bench as cb
-from cua_bench_tasks_desktop._common import (
-    OUTPUT_IS_THE_WORK,
-    WORDS,
-    file_name,
-    loaders,
-    same_text,
-    sentence,
-    unchanged_but,
-)
+from cua_bench_tasks_desktop._common import OUTPUT_IS_THE_WORK, WORDS, file_name, loaders, same_text, sentence
 from cua_bench_tasks_desktop._evince import (
     LAYOUT,
+    Pdf,
     add_note,
-    annotation_problems,
-    as_pages,
-    open_pdf,
-    pdf_bytes,
-    pdf_text_problems,
-    read_saved,
+    annotated_copy_score,
+    open_seeded,
     save_copy,
     seed_pages,
     title_of,
@@ -62,25 +51,20 @@ load_train, load_test = loaders(NAME, build)
 
 @cb.setup_task
 async def setup(task: cb.Task, session: cb.Session) -> None:
-    meta = task.metadata
-    await open_pdf(task, session, meta["path"], pdf_bytes(as_pages(meta["pages"])))
+    await open_seeded(task, session)
 
 
 @cb.evaluate_task
 async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
     meta = task.metadata
-    pdf = await read_saved(task, session, meta["copy"])
-    if pdf is None:
-        return [0.0]
-    problems = pdf_text_problems(pdf, pdf_bytes(as_pages(meta["pages"])))
-    problems += annotation_problems(pdf, {meta["page"]: ["/Text"]})
-    if not problems:
+
+    def says(pdf: Pdf) -> list[str]:
         (_, note), *_ = pdf.markup()
-        if not same_text(note.contents, meta["text"]):
-            problems.append(f"the note says {note.contents!r}, not {meta['text']!r}")
-    for problem in problems:
-        task.explain(f"{meta['copy']}: {problem}")
-    return [1.0 if not problems and await unchanged_but(task, session, [meta["copy"]]) else 0.0]
+        return (
+            [] if same_text(note.contents, meta["text"]) else [f"the note says {note.contents!r}, not {meta['text']!r}"]
+        )
+
+    return await annotated_copy_score(task, session, {meta["page"]: ["/Text"]}, says)
 
 
 async def _noted(task: cb.Task, session: cb.Session, *, page: int | None = None, text: str | None = None,

@@ -18,28 +18,17 @@ from __future__ import annotations
 import random
 
 import cua_bench as cb
-from cua_bench.builders import Meta
-from cua_bench_tasks_desktop._common import (
-    OUTPUT_IS_THE_WORK,
-    WORDS,
-    file_name,
-    loaders,
-    same_text,
-    sentence,
-    unchanged_but,
-)
+from cua_bench_tasks_desktop._common import OUTPUT_IS_THE_WORK, WORDS, file_name, loaders, same_text, sentence
 from cua_bench_tasks_desktop._evince import (
     LAYOUT,
+    Pdf,
     add_note,
-    annotation_problems,
-    as_pages,
+    annotated_copy_score,
     highlight,
-    highlight_problems,
     open_highlight,
-    open_pdf,
-    pdf_bytes,
-    pdf_text_problems,
-    read_saved,
+    open_seeded,
+    phrase_line,
+    phrase_problems,
     save_copy,
     seed_pages,
     title_of,
@@ -76,32 +65,23 @@ def build(rng: random.Random) -> cb.Task:
 load_train, load_test = loaders(NAME, build)
 
 
-def _line(meta: Meta) -> str:
-    return as_pages(meta["pages"])[meta["page"]][1][meta["row"]]
-
-
 @cb.setup_task
 async def setup(task: cb.Task, session: cb.Session) -> None:
-    meta = task.metadata
-    await open_pdf(task, session, meta["path"], pdf_bytes(as_pages(meta["pages"])))
+    await open_seeded(task, session)
 
 
 @cb.evaluate_task
 async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
     meta = task.metadata
-    pdf = await read_saved(task, session, meta["copy"])
-    if pdf is None:
-        return [0.0]
-    problems = pdf_text_problems(pdf, pdf_bytes(as_pages(meta["pages"])))
-    problems += annotation_problems(pdf, {meta["page"]: ["/Highlight"]})
-    if not problems:
+
+    def commented(pdf: Pdf) -> list[str]:
         (_, mark), *_ = pdf.markup()
-        problems = highlight_problems(mark.quads, _line(meta), meta["row"], meta["start"], meta["end"])
+        problems = phrase_problems(pdf, meta)
         if not same_text(mark.contents, meta["comment"]):
             problems.append(f"the highlight's comment is {mark.contents!r}, not {meta['comment']!r}")
-    for problem in problems:
-        task.explain(f"{meta['copy']}: {problem}")
-    return [1.0 if not problems and await unchanged_but(task, session, [meta["copy"]]) else 0.0]
+        return problems
+
+    return await annotated_copy_score(task, session, {meta["page"]: ["/Highlight"]}, commented)
 
 
 async def _marked(task: cb.Task, session: cb.Session, comment: str, *, end: int | None = None) -> None:
@@ -109,8 +89,10 @@ async def _marked(task: cb.Task, session: cb.Session, comment: str, *, end: int 
     meta = task.metadata
     before = {str(info["id"]) for info in await session.windows()}
     title = title_of(meta["path"])
-    await highlight(session, title, meta["page"] + 1, _line(meta), meta["row"], meta["start"], end or meta["end"])
-    note = await open_highlight(session, title, before, _line(meta), meta["row"], meta["start"], end or meta["end"])
+    await highlight(session, title, meta["page"] + 1, phrase_line(meta), meta["row"], meta["start"], end or meta["end"])
+    note = await open_highlight(
+        session, title, before, phrase_line(meta), meta["row"], meta["start"], end or meta["end"]
+    )
     await type_in_note(session, note, comment)
 
 
@@ -133,7 +115,7 @@ async def comment_as_a_separate_note(task: cb.Task, session: cb.Session) -> None
 async def comment_on_the_first_word(task: cb.Task, session: cb.Session) -> None:
     """The comment right, on a highlight of the phrase's first word only."""
     meta = task.metadata
-    await _marked(task, session, meta["comment"], end=_line(meta).index(" ", meta["start"]))
+    await _marked(task, session, meta["comment"], end=phrase_line(meta).index(" ", meta["start"]))
     await save_copy(session, meta["copy"])
 
 

@@ -18,17 +18,14 @@ import random
 import re
 
 import cua_bench as cb
-from cua_bench.builders import Meta
-from cua_bench_tasks_desktop._common import OUTPUT_IS_THE_WORK, WORDS, file_name, loaders, unchanged_but
+from cua_bench_tasks_desktop._common import OUTPUT_IS_THE_WORK, WORDS, file_name, loaders
 from cua_bench_tasks_desktop._evince import (
-    annotation_problems,
+    annotated_copy_score,
     as_pages,
     highlight,
-    highlight_problems,
-    open_pdf,
-    pdf_bytes,
-    pdf_text_problems,
-    read_saved,
+    open_seeded,
+    phrase_line,
+    phrase_problems,
     save_copy,
     seed_pages,
     title_of,
@@ -74,30 +71,17 @@ def build(rng: random.Random) -> cb.Task:
 load_train, load_test = loaders(NAME, build)
 
 
-def _line(meta: Meta) -> str:
-    return as_pages(meta["pages"])[meta["page"]][1][meta["row"]]
-
-
 @cb.setup_task
 async def setup(task: cb.Task, session: cb.Session) -> None:
-    meta = task.metadata
-    await open_pdf(task, session, meta["path"], pdf_bytes(as_pages(meta["pages"])))
+    await open_seeded(task, session)
 
 
 @cb.evaluate_task
 async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
     meta = task.metadata
-    pdf = await read_saved(task, session, meta["copy"])
-    if pdf is None:
-        return [0.0]
-    problems = pdf_text_problems(pdf, pdf_bytes(as_pages(meta["pages"])))
-    problems += annotation_problems(pdf, {meta["page"]: ["/Highlight"]})
-    if not problems:
-        (_, mark), *_ = pdf.markup()
-        problems = highlight_problems(mark.quads, _line(meta), meta["row"], meta["start"], meta["end"])
-    for problem in problems:
-        task.explain(f"{meta['copy']}: {problem}")
-    return [1.0 if not problems and await unchanged_but(task, session, [meta["copy"]]) else 0.0]
+    return await annotated_copy_score(
+        task, session, {meta["page"]: ["/Highlight"]}, lambda pdf: phrase_problems(pdf, meta)
+    )
 
 
 async def _marked(task: cb.Task, session: cb.Session, *, page: int | None = None, row: int | None = None,
@@ -126,7 +110,7 @@ async def on_the_other_page(task: cb.Task, session: cb.Session) -> None:
 async def one_word_more(task: cb.Task, session: cb.Session) -> None:
     """The phrase and the word after it highlighted."""
     meta = task.metadata
-    line = _line(meta)
+    line = phrase_line(meta)
     await _marked(task, session, end=line.index(" ", meta["end"] + 1) if " " in line[meta["end"] + 1 :] else len(line))
 
 
@@ -134,7 +118,7 @@ async def one_word_more(task: cb.Task, session: cb.Session) -> None:
 async def first_word_only(task: cb.Task, session: cb.Session) -> None:
     """Only the phrase's first word highlighted."""
     meta = task.metadata
-    await _marked(task, session, end=_line(meta).index(" ", meta["start"]))
+    await _marked(task, session, end=phrase_line(meta).index(" ", meta["start"]))
 
 
 @cb.wrong_way
