@@ -39,6 +39,16 @@ def mutate(root: Path, state: State, name: str) -> list[str]:
     return asyncio.run(MUTATIONS[name].apply(ShellHands(Home(root)), state))
 
 
+def test_shell_hands_write_a_file_larger_than_a_command_line_can_carry(tmp_path: Path) -> None:
+    """An 800 KB calendar database failed with "Argument list too long" when its base64 was one command."""
+    data = bytes(range(256)) * 3200  # 800 KiB: its base64 is ~1 MiB, 8 times what one argument may hold
+    asyncio.run(ShellHands(Home(tmp_path)).write("profile/calendar/local.sqlite", data))
+    assert (tmp_path / "profile" / "calendar" / "local.sqlite").read_bytes() == data
+    asyncio.run(ShellHands(Home(tmp_path)).write("small.txt", b"one line\n"))
+    assert (tmp_path / "small.txt").read_bytes() == b"one line\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["profile", "small.txt"]  # no staging file left here
+
+
 def test_hidden_instead_of_delete_brings_the_file_back_hidden(oracle_done: tuple[Path, State]) -> None:
     root, state = oracle_done
     assert mutate(root, state, "hidden-instead-of-delete") == ["docs/gone.txt kept as docs/.gone.txt"]

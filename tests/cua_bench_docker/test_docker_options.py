@@ -29,7 +29,7 @@ def test_the_office_image_is_the_default_desktop_plus_the_document_apps_and_thei
     assert office.dockerfile == default.dockerfile and not office.computer and not office.metrics and office.office
     assert set(office.packages) - set(default.packages) == {
         "libreoffice-calc", "libreoffice-writer", "libreoffice-impress", "libreoffice-gtk3", "gedit", "galculator",
-        "file-roller", "zip", "unzip", "xz-utils", "evince",
+        "file-roller", "zip", "unzip", "xz-utils", "evince", "inkscape", "gimp", "thunderbird",
     }  # fmt: skip
 
 

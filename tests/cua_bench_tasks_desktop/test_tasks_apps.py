@@ -2,8 +2,9 @@
 evaluator helpers that tell a right formula, a followed link or a shown setting from a look-alike.
 
 ``test_tasks.py`` runs ``check_task`` (the oracle 1, doing nothing 0, every declared wrong
-way 0) on the first test variants of every desktop task; this adds a train variant of each app task,
-so an evaluator or a wrong way that only holds on the test split's seeds shows. A wrong way that
+way 0) on the first test variants of every desktop task; this adds a train variant of each task whose
+wrong ways hold the red team's exploits, so an evaluator or a wrong way that only holds on the test
+split's seeds shows. A wrong way that
 scores above 0 is a hole an RL policy would find: ``check_task`` reports it and the test fails.
 The helper tests need no desktop: they pin the cases the tester found (``=SUM(<the total>)``).
 """
@@ -164,7 +165,12 @@ def test_a_product_is_of_the_rows_two_cells() -> None:
     assert not product_of("B2*C2", row)  # text, not a formula
 
 
-@pytest.mark.parametrize("folder", FOLDERS, ids=[folder.name for folder in FOLDERS])
+# The tasks whose declared wrong ways hold the red team's exploits (above) play them on a train variant too;
+# the suite's time keeps the other tasks' wrong ways to bench/rewards.py --desktop (and test_tasks.py's FULL).
+TRAIN_CHECKED = [folder for folder in FOLDERS if folder.name in RED_TEAM or folder.name in CHANNEL_RED_TEAM]
+
+
+@pytest.mark.parametrize("folder", TRAIN_CHECKED, ids=[folder.name for folder in TRAIN_CHECKED])
 def test_train_variants_oracle_1_nothing_0_wrong_ways_0(folder: Path, root: Path) -> None:
     # The adversary's mutations run on the test split's sample (test_tasks.py).
     check_desktop_task(folder, root, "train", TRAIN_VARIANTS, adversary=False)

@@ -37,8 +37,22 @@ PROGRAMS = {
     "galculator": ("galculator",),
     "fileroller": ("file-roller", "zip", "unzip"),
     "evince": ("evince",),
+    "inkscape": ("inkscape",),
+    "gimp": ("gimp",),
+    "thunderbird": ("thunderbird",),
     # Tasks that carry data between two of the apps above.
-    "multi": ("soffice", "localc", "mousepad", "gedit", "galculator", "file-roller", "evince"),
+    "multi": (
+        "soffice",
+        "localc",
+        "mousepad",
+        "gedit",
+        "galculator",
+        "file-roller",
+        "evince",
+        "inkscape",
+        "gimp",
+        "thunderbird",
+    ),
 }
 # The Debian package of each program, where it is not the program's name.
 PACKAGES = {

@@ -104,7 +104,7 @@ BACKEND_PACKAGES: dict[str, frozenset[str]] = {
             "gnumeric", "pcmanfm", "chromium", "fonts-dejavu-core", "docker.io", "debootstrap", "gnome-screenshot",
             "dconf-service", "libglib2.0-bin", "gsettings-desktop-schemas", "libatk-adaptor", "libgail-common",
             "libreoffice-calc", "libreoffice-writer", "libreoffice-impress", "libreoffice-gtk3", "gedit", "galculator",
-            "file-roller", "zip", "unzip", "xz-utils", "evince",
+            "file-roller", "zip", "unzip", "xz-utils", "evince", "inkscape", "gimp", "thunderbird",
         }
     ),
     "docker": frozenset(

@@ -57,6 +57,7 @@ __all__ = [
     "nothing_else_changed",
     "open_dialog",
     "open_in_mousepad",
+    "output_bytes",
     "output_text",
     "press",
     "read_text",
@@ -437,6 +438,17 @@ async def output_text(session: Session, snapshot: Snapshot, path: str) -> str | 
     if state is None or state.kind != "file" or state.links != 1:
         return None
     return await read_text(session, path)
+
+
+async def output_bytes(session: Session, snapshot: Snapshot, path: str) -> bytes | None:
+    """The bytes of the file the agent was asked to write, as ``output_text`` reads its text."""
+    state = snapshot.get(path)
+    if state is None or state.kind != "file" or state.links != 1:
+        return None
+    try:
+        return await session.read_bytes(path)
+    except (OSError, CuaError, ValueError):
+        return None
 
 
 def digest(text: str) -> str:

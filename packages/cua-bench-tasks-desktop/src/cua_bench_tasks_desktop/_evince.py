@@ -54,6 +54,7 @@ from cua_bench_tasks_desktop._common import (
     files_since_setup,
     key,
     open_dialog,
+    output_bytes,
     remember_files,
     sentence,
     shell,
@@ -295,14 +296,7 @@ async def read_saved(task: Task, session: Session, path: str) -> Pdf | None:
     """The PDF at ``~/path`` (a plain file with one link, as the end state's snapshot has it), read
     whole; None (explained) when it is not one."""
     _, after = await files_since_setup(task, session)
-    state = after.get(path)
-    data = None
-    if state is not None and state.kind == "file" and state.links == 1:
-        try:
-            data = await session.read_bytes(path)
-        except (OSError, CuaError, ValueError):
-            data = None
-    pdf = read_pdf(data)
+    pdf = read_pdf(await output_bytes(session, after, path))
     if isinstance(pdf, str):
         task.explain(f"{path}: {pdf}")
         return None

@@ -94,6 +94,9 @@ class Hands:
         raise NotApplicable("no windows here")
 
 
+CHUNK = 64 * 1024  # base64 characters a command carries (one argument of a command line is at most 128 KiB)
+
+
 class ShellHands(Hands):
     """Through ``run_command``: the environment's user, so what it cannot write stays unwritten (a
     reward channel owned by another uid is out of this adversary's reach, as it is of the agent's)."""
@@ -113,9 +116,23 @@ class ShellHands(Hands):
         return bytes(await self.session.read_bytes(path))
 
     async def write(self, path: str, data: bytes) -> None:
-        folder = posixpath.dirname(path) or "."
+        folder, target = shlex.quote(posixpath.dirname(path) or "."), shlex.quote(path)
         encoded = base64.b64encode(data).decode()
-        await self.run(f"mkdir -p -- {shlex.quote(folder)} && printf %s {encoded} | base64 -d > {shlex.quote(path)}")
+        if len(encoded) <= CHUNK:
+            await self.run(f"mkdir -p -- {folder} && printf %s {encoded} | base64 -d > {target}")
+            return
+        # A command is one argument of ``sh -c``, at most 128 KiB (Linux's MAX_ARG_STRLEN): a larger file (a
+        # calendar's database, 800 KB) goes through a staging file in the environment's temp folder, in chunks.
+        made = await self.session.run_command("mktemp", timeout=30)
+        staged = shlex.quote(made.stdout.strip())
+        if made.returncode != 0 or not made.stdout.strip():
+            raise NotApplicable(f"mktemp: {made.stderr.strip()[:200]}")
+        try:
+            for start in range(0, len(encoded), CHUNK):
+                await self.run(f"printf %s {encoded[start : start + CHUNK]} >> {staged}")
+            await self.run(f"mkdir -p -- {folder} && base64 -d {staged} > {target}")
+        finally:
+            await self.session.run_command(f"rm -f -- {staged}", timeout=30)
 
     async def mkdir(self, path: str) -> None:
         await self.run(f"mkdir -p -- {shlex.quote(path)}")

@@ -43,11 +43,12 @@ DESKTOP_PACKAGES = (
     "gnumeric", "pcmanfm", "chromium", "fonts-dejavu-core", "libatk-adaptor", "libgail-common", "python3",
     "python3-venv", "procps",
 )  # fmt: skip
-# The desktop taskset's document apps: LibreOffice, gedit, galculator, File Roller (with the archivers it
-# runs) and Evince (heavier than the default desktop, which the tests build: an image variant of their own).
+# The desktop taskset's document, image and mail apps: LibreOffice, gedit, galculator, File Roller (with the
+# archivers it runs), Evince, Inkscape, GIMP and Thunderbird (heavier than the default desktop, which the tests
+# build: an image variant of their own).
 OFFICE_PACKAGES = (
     "libreoffice-calc", "libreoffice-writer", "libreoffice-impress", "libreoffice-gtk3", "gedit", "galculator",
-    "file-roller", "zip", "unzip", "xz-utils", "evince",
+    "file-roller", "zip", "unzip", "xz-utils", "evince", "inkscape", "gimp", "thunderbird",
 )  # fmt: skip
 # What their evaluators read the apps' files with, in the env server (cua_bench.office and the taskset's readers).
 OFFICE_DISTRIBUTIONS = (
