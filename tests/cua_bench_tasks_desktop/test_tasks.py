@@ -57,7 +57,7 @@ FULL = {min((f for f in FOLDERS if f.name.startswith(prefix + "-")), key=lambda 
 # The heavy apps' episodes cost 30-150 s each on two cores (Inkscape, GIMP and Thunderbird start for seconds and
 # their oracles wait on many dialogs): the suite plays the full check on the first task of each and leaves
 # their other tasks, and the multi-app tasks that open them, to CUA_DESKTOP_ALL=1 and bench/rewards.py --desktop.
-HEAVY = ("inkscape", "gimp", "thunderbird", "mail")
+HEAVY = ("inkscape", "gimp", "thunderbird")
 EVERY_TASK = os.environ.get("CUA_DESKTOP_ALL") == "1"
 
 

@@ -97,13 +97,16 @@ __all__ = [
     "hide_selected",
     "object_properties",
     "open_drawing",
+    "open_seeded",
     "previous",
     "read_saved",
     "read_svg",
     "right_of",
     "save",
+    "saved_drawing_score",
     "seed_root",
     "seed_shapes",
+    "seeded_problems",
     "select",
     "selection_box",
     "set_id_and_label",
@@ -112,6 +115,7 @@ __all__ = [
     "shape_element",
     "style",
     "svg_bytes",
+    "target_changed",
     "title",
     "unchanged_but_profile",
 ]
@@ -510,9 +514,49 @@ async def unchanged_but_profile(task: Task, session: Session, expect: list[str])
     return await unchanged_but(task, session, [*expect, PROFILE])
 
 
+def target_changed(meta: Any, **attrs: str) -> Callable[[Element], Element]:
+    """``expected_elements``' change for a task on one seeded object (``metadata``: ``shapes``, ``target``):
+    that object with ``attrs`` over its own, every other element as it was."""
+    target = as_shapes(meta["shapes"])[meta["target"]].id
+
+    def changed(element: Element) -> Element:
+        return element if element.id != target else Element(element.tag, {**element.attrs, **attrs}, element.parent, "")
+
+    return changed
+
+
+def seeded_problems(
+    drawing: Drawing, meta: Any, change: Callable[[Element], Element | None] | None = None
+) -> list[str]:
+    """How a saved drawing differs from the seed (``metadata``: ``width``, ``height``, ``shapes``) passed
+    through ``change`` (``expected_elements``')."""
+    expected = expected_elements(as_shapes(meta["shapes"]), change)
+    return drawing_problems(drawing, seed_root(meta["width"], meta["height"]), expected)
+
+
+async def saved_drawing_score(task: Task, session: Session, check: Callable[[Drawing], list[str]]) -> list[float]:
+    """The score of a task that saves the seeded drawing (``metadata``'s ``path``): 1 when it is read whole,
+    ``check`` finds no problem with it, and no other file under home but Inkscape's profile changed."""
+    path = task.metadata["path"]
+    drawing = await read_saved(task, session, path)
+    if drawing is None:
+        return [0.0]
+    problems = check(drawing)
+    for problem in problems:
+        task.explain(f"{path}: {problem}")
+    return [1.0 if not problems and await unchanged_but_profile(task, session, [path]) else 0.0]
+
+
 def title(path: str, *, clean: bool = True) -> Callable[[str], bool]:
     """Inkscape's title while it shows ``~/path``; with ``clean``, only once it is saved."""
     return file_title(path, APP, clean=clean)
+
+
+async def open_seeded(task: Task, session: Session) -> None:
+    """Setup of a task on a seeded drawing (``metadata``: ``path``, ``width``, ``height``, ``shapes``): it
+    open in Inkscape, as ``open_drawing``."""
+    meta = task.metadata
+    await open_drawing(task, session, meta["path"], svg_bytes(meta["width"], meta["height"], as_shapes(meta["shapes"])))
 
 
 async def open_drawing(task: Task, session: Session, path: str, data: bytes, *, remember: bool = True) -> None:

@@ -30,13 +30,11 @@ from cua_bench_tasks_desktop._inkscape import (
     drawing_problems,
     expected_elements,
     folder_and_name,
-    open_drawing,
-    read_saved,
+    open_seeded,
     save,
+    saved_drawing_score,
     seed_root,
     seed_shapes,
-    svg_bytes,
-    unchanged_but_profile,
 )
 
 NAME = "inkscape-add-text"
@@ -66,8 +64,7 @@ load_train, load_test = loaders(NAME, build)
 
 @cb.setup_task
 async def setup(task: cb.Task, session: cb.Session) -> None:
-    meta = task.metadata
-    await open_drawing(task, session, meta["path"], svg_bytes(meta["width"], meta["height"], as_shapes(meta["shapes"])))
+    await open_seeded(task, session)
 
 
 def _number(value: str | None) -> float | None:
@@ -98,20 +95,18 @@ def text_problems(drawing: Drawing, words: str, width: int, height: int) -> list
 @cb.evaluate_task
 async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
     meta = task.metadata
-    drawing = await read_saved(task, session, meta["path"])
-    if drawing is None:
-        return [0.0]
-    texts = {e.id for e in drawing.elements if e.tag == TEXT}
 
-    def added(element: Element) -> bool:
-        return element.tag == TEXT or (element.tag == TSPAN and element.parent in texts)
+    def problems(drawing: Drawing) -> list[str]:
+        texts = {e.id for e in drawing.elements if e.tag == TEXT}
 
-    problems = drawing_problems(drawing, seed_root(meta["width"], meta["height"]),
-                                expected_elements(as_shapes(meta["shapes"])), extra=added)  # fmt: skip
-    problems += text_problems(drawing, meta["words"], meta["width"], meta["height"])
-    for problem in problems:
-        task.explain(f"{meta['path']}: {problem}")
-    return [1.0 if not problems and await unchanged_but_profile(task, session, [meta["path"]]) else 0.0]
+        def added(element: Element) -> bool:
+            return element.tag == TEXT or (element.tag == TSPAN and element.parent in texts)
+
+        found = drawing_problems(drawing, seed_root(meta["width"], meta["height"]),
+                                 expected_elements(as_shapes(meta["shapes"])), extra=added)  # fmt: skip
+        return found + text_problems(drawing, meta["words"], meta["width"], meta["height"])
+
+    return await saved_drawing_score(task, session, problems)
 
 
 @cb.solve_task

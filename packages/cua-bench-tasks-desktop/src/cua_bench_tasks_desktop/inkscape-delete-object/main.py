@@ -21,18 +21,14 @@ from cua_bench_tasks_desktop._inkscape import (
     PAGES,
     as_shapes,
     delete_selected,
-    drawing_problems,
-    expected_elements,
     folder_and_name,
     hide_selected,
-    open_drawing,
-    read_saved,
+    open_seeded,
     save,
-    seed_root,
+    saved_drawing_score,
     seed_shapes,
+    seeded_problems,
     select,
-    svg_bytes,
-    unchanged_but_profile,
 )
 
 NAME = "inkscape-delete-object"
@@ -61,22 +57,16 @@ load_train, load_test = loaders(NAME, build)
 
 @cb.setup_task
 async def setup(task: cb.Task, session: cb.Session) -> None:
-    meta = task.metadata
-    await open_drawing(task, session, meta["path"], svg_bytes(meta["width"], meta["height"], as_shapes(meta["shapes"])))
+    await open_seeded(task, session)
 
 
 @cb.evaluate_task
 async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
     meta = task.metadata
-    drawing = await read_saved(task, session, meta["path"])
-    if drawing is None:
-        return [0.0]
     target = as_shapes(meta["shapes"])[meta["target"]].id
-    expected = expected_elements(as_shapes(meta["shapes"]), lambda e: None if e.id == target else e)
-    problems = drawing_problems(drawing, seed_root(meta["width"], meta["height"]), expected)
-    for problem in problems:
-        task.explain(f"{meta['path']}: {problem}")
-    return [1.0 if not problems and await unchanged_but_profile(task, session, [meta["path"]]) else 0.0]
+    return await saved_drawing_score(
+        task, session, lambda drawing: seeded_problems(drawing, meta, lambda e: None if e.id == target else e)
+    )
 
 
 async def _delete(task: cb.Task, session: cb.Session, *, index: int | None = None, hide: bool = False,

@@ -29,9 +29,8 @@ from cua_bench_tasks_desktop._inkscape import (
     as_shapes,
     export_png,
     folder_and_name,
-    open_drawing,
+    open_seeded,
     seed_shapes,
-    svg_bytes,
     unchanged_but_profile,
 )
 from cua_core import CuaError
@@ -74,8 +73,7 @@ load_train, load_test = loaders(NAME, build)
 
 @cb.setup_task
 async def setup(task: cb.Task, session: cb.Session) -> None:
-    meta = task.metadata
-    await open_drawing(task, session, meta["path"], svg_bytes(meta["width"], meta["height"], as_shapes(meta["shapes"])))
+    await open_seeded(task, session)
 
 
 def png_problems(data: bytes | None, width: int, height: int, page: tuple[int, int], shapes: list[Shape]) -> list[str]:

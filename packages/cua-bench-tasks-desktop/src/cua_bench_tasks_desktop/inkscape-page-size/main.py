@@ -26,14 +26,12 @@ from cua_bench_tasks_desktop._inkscape import (
     drawing_problems,
     expected_elements,
     folder_and_name,
-    open_drawing,
-    read_saved,
+    open_seeded,
     save,
+    saved_drawing_score,
     seed_root,
     seed_shapes,
     set_page_size,
-    svg_bytes,
-    unchanged_but_profile,
 )
 
 NAME = "inkscape-page-size"
@@ -63,8 +61,7 @@ load_train, load_test = loaders(NAME, build)
 
 @cb.setup_task
 async def setup(task: cb.Task, session: cb.Session) -> None:
-    meta = task.metadata
-    await open_drawing(task, session, meta["path"], svg_bytes(meta["width"], meta["height"], as_shapes(meta["shapes"])))
+    await open_seeded(task, session)
 
 
 def _px(value: str | None) -> float | None:
@@ -101,20 +98,18 @@ def page_problems(drawing: Drawing, width: int, height: int) -> list[str]:
 @cb.evaluate_task
 async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
     meta = task.metadata
-    drawing = await read_saved(task, session, meta["path"])
-    if drawing is None:
-        return [0.0]
     root = seed_root(meta["width"], meta["height"])
     # The size is judged by its numbers (page_problems); the root's other attributes must be as they were.
     size = {"width", "height", "viewBox"}
-    rest = Drawing({k: v for k, v in drawing.root.items() if k not in size}, drawing.elements,
-                   drawing.inkscape_version, drawing.tail)  # fmt: skip
-    problems = page_problems(drawing, meta["new_width"], meta["new_height"])
-    problems += drawing_problems(rest, {k: v for k, v in root.items() if k not in size},
-                                 expected_elements(as_shapes(meta["shapes"])))  # fmt: skip
-    for problem in problems:
-        task.explain(f"{meta['path']}: {problem}")
-    return [1.0 if not problems and await unchanged_but_profile(task, session, [meta["path"]]) else 0.0]
+
+    def problems(drawing: Drawing) -> list[str]:
+        rest = Drawing({k: v for k, v in drawing.root.items() if k not in size}, drawing.elements,
+                       drawing.inkscape_version, drawing.tail)  # fmt: skip
+        return page_problems(drawing, meta["new_width"], meta["new_height"]) + drawing_problems(
+            rest, {k: v for k, v in root.items() if k not in size}, expected_elements(as_shapes(meta["shapes"]))
+        )
+
+    return await saved_drawing_score(task, session, problems)
 
 
 async def _resized(task: cb.Task, session: cb.Session, width: int, height: int | None, *, saved: bool = True) -> None:

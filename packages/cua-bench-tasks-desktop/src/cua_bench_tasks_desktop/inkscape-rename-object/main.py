@@ -22,20 +22,16 @@ from cua_bench_tasks_desktop._common import ADJECTIVES, NOUNS, OUTPUT_IS_THE_WOR
 from cua_bench_tasks_desktop._inkscape import (
     INKSCAPE,
     PAGES,
-    Element,
     as_shapes,
-    drawing_problems,
-    expected_elements,
     folder_and_name,
-    open_drawing,
-    read_saved,
+    open_seeded,
     save,
-    seed_root,
+    saved_drawing_score,
     seed_shapes,
+    seeded_problems,
     select,
     set_id_and_label,
-    svg_bytes,
-    unchanged_but_profile,
+    target_changed,
 )
 
 NAME = "inkscape-rename-object"
@@ -70,28 +66,14 @@ load_train, load_test = loaders(NAME, build)
 
 @cb.setup_task
 async def setup(task: cb.Task, session: cb.Session) -> None:
-    meta = task.metadata
-    await open_drawing(task, session, meta["path"], svg_bytes(meta["width"], meta["height"], as_shapes(meta["shapes"])))
+    await open_seeded(task, session)
 
 
 @cb.evaluate_task
 async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
     meta = task.metadata
-    drawing = await read_saved(task, session, meta["path"])
-    if drawing is None:
-        return [0.0]
-    target = as_shapes(meta["shapes"])[meta["target"]].id
-
-    def renamed(element: Element) -> Element:
-        if element.id != target:
-            return element
-        return Element(element.tag, {**element.attrs, "id": meta["id"], LABEL: meta["label"]}, element.parent, "")
-
-    expected = expected_elements(as_shapes(meta["shapes"]), renamed)
-    problems = drawing_problems(drawing, seed_root(meta["width"], meta["height"]), expected)
-    for problem in problems:
-        task.explain(f"{meta['path']}: {problem}")
-    return [1.0 if not problems and await unchanged_but_profile(task, session, [meta["path"]]) else 0.0]
+    renamed = target_changed(meta, **{"id": meta["id"], LABEL: meta["label"]})
+    return await saved_drawing_score(task, session, lambda drawing: seeded_problems(drawing, meta, renamed))
 
 
 async def _rename(task: cb.Task, session: cb.Session, *, index: int | None = None, id_: bool = True,

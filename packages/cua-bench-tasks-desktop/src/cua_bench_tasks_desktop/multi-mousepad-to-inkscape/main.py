@@ -23,20 +23,16 @@ from cua_bench_tasks_desktop._common import OUTPUT_IS_THE_WORK, file_title, load
 from cua_bench_tasks_desktop._inkscape import (
     COLOURS,
     PAGES,
-    Element,
     as_shapes,
-    drawing_problems,
-    expected_elements,
     folder_and_name,
-    open_drawing,
-    read_saved,
+    open_seeded,
     save,
-    seed_root,
+    saved_drawing_score,
     seed_shapes,
+    seeded_problems,
     select,
     set_paint,
-    svg_bytes,
-    unchanged_but_profile,
+    target_changed,
 )
 
 NAME = "multi-mousepad-to-inkscape"
@@ -79,29 +75,14 @@ async def setup(task: cb.Task, session: cb.Session) -> None:
     meta = task.metadata
     await write_files(session, {meta["note"]: meta["text"]})
     await start(session, "mousepad", meta["note"], title=file_title(meta["note"], "Mousepad"))
-    await open_drawing(task, session, meta["path"], svg_bytes(meta["width"], meta["height"], as_shapes(meta["shapes"])))
+    await open_seeded(task, session)
 
 
 @cb.evaluate_task
 async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
     meta = task.metadata
-    drawing = await read_saved(task, session, meta["path"])
-    if drawing is None:
-        return [0.0]
-    target = as_shapes(meta["shapes"])[meta["target"]].id
-
-    def recoloured(element: Element) -> Element:
-        if element.id != target:
-            return element
-        return Element(
-            element.tag, {**element.attrs, "style": f"fill:{meta['colour']};stroke:none"}, element.parent, ""
-        )
-
-    expected = expected_elements(as_shapes(meta["shapes"]), recoloured)
-    problems = drawing_problems(drawing, seed_root(meta["width"], meta["height"]), expected)
-    for problem in problems:
-        task.explain(f"{meta['path']}: {problem}")
-    return [1.0 if not problems and await unchanged_but_profile(task, session, [meta["path"]]) else 0.0]
+    recoloured = target_changed(meta, style=f"fill:{meta['colour']};stroke:none")
+    return await saved_drawing_score(task, session, lambda drawing: seeded_problems(drawing, meta, recoloured))
 
 
 async def _paint(task: cb.Task, session: cb.Session, index: int, colour: str, *, saved: bool = True) -> None:
