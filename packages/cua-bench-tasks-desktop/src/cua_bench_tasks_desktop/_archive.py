@@ -39,12 +39,17 @@ from cua_bench_tasks_desktop._common import (
     Match,
     act,
     digest,
+    files_since_setup,
     key,
     no_window,
+    nothing_else_changed,
     open_dialog,
+    remember_files,
+    start,
     submit_dialog,
     wait_for,
     window,
+    write_files,
 )
 from cua_core import Click, CuaError, Point, TypeText, Wait
 
@@ -61,6 +66,7 @@ __all__ = [
     "add_files",
     "archive_at",
     "archive_bytes",
+    "archive_score",
     "archive_title",
     "delete_member",
     "extract_all",
@@ -70,6 +76,7 @@ __all__ = [
     "holds_exactly",
     "new_archive",
     "read_archive",
+    "start_empty",
 ]
 
 FORMATS = ("zip", "tar", "tar.gz", "tar.bz2", "tar.xz")
@@ -318,6 +325,21 @@ def holds_exactly(task: Task, path: str, archive: Archive | None, fmt: str, expe
     if problems:
         task.explain(f"{path}: {'; '.join(problems)}")
     return not problems
+
+
+async def start_empty(task: Task, session: Session) -> None:
+    """Setup of a task that makes a new archive: its ``files`` written, File Roller open with no archive."""
+    await write_files(session, task.metadata["files"])
+    await start(session, "file-roller", title=EMPTY_TITLE)
+    await remember_files(task, session)
+
+
+async def archive_score(task: Task, session: Session, path: str, fmt: str, expected: Expected) -> list[float]:
+    """An archive task's reward: 1.0 when ``~/path`` is a plain ``fmt`` archive holding exactly ``expected``
+    (``holds_exactly``) and no other file under home changed since setup."""
+    before, after = await files_since_setup(task, session)
+    held = holds_exactly(task, path, await archive_at(task, session, after, path), fmt, expected)
+    return [1.0 if held and nothing_else_changed(task, before, after, expect=[path]) else 0.0]
 
 
 def extracted_exactly(task: Task, after: Snapshot, folder: str, expected: Expected) -> bool:

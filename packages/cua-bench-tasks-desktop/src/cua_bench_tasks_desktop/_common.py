@@ -29,8 +29,10 @@ from cua_core import Action, Click, CuaError, KeyPress, Point, TypeText, Wait
 __all__ = [
     "ADJECTIVES",
     "ENDINGS",
+    "NEW_WORDS",
     "NOUNS",
     "OUTPUT_IS_THE_WORK",
+    "REPLACEABLE",
     "TEST_VARIANTS",
     "TRAIN_VARIANTS",
     "TRASH",
@@ -62,6 +64,8 @@ __all__ = [
     "press",
     "read_text",
     "remember_files",
+    "replace_word_task",
+    "replaced",
     "same_text",
     "save_and_wait",
     "save_as",
@@ -142,6 +146,47 @@ def sentence(rng: random.Random) -> str:
     return (
         f"the {rng.choice(ADJECTIVES)} {rng.choice(NOUNS)} {rng.choice(VERBS)} "
         f"the {rng.choice(NOUNS)} {rng.choice(ENDINGS)}"
+    )
+
+
+# Words a replace task swaps in (none is in the vocabulary above), and the nouns it may swap out: those no
+# other word contains, as editors' find dialogs search by substring unless told otherwise.
+NEW_WORDS = ("purple", "walnut", "copper", "thunder", "velvet", "saffron", "glacier", "juniper", "cobalt", "maple")
+VOCABULARY = {word for phrase in (*NOUNS, *ADJECTIVES, *VERBS, *ENDINGS) for word in phrase.split()}
+REPLACEABLE = [noun for noun in NOUNS if not any(noun in word and noun != word for word in VOCABULARY)]
+
+
+def replace_word_task(rng: random.Random, app: str) -> Task:
+    """A "replace every occurrence of a word, then save" variant for the text editor ``app``: 4-8 lines in
+    which the word stands at least twice, as a whole word. ``replaced(metadata)`` is the text asked for."""
+    path = f"{rng.choice(WORDS)}/{file_name(rng)}"
+    old = rng.choice(REPLACEABLE)
+    lines = []
+    for _ in range(rng.randint(4, 8)):
+        words = sentence(rng).split()
+        if rng.random() < 0.5:
+            words[rng.choice([2, 5])] = old
+        lines.append(" ".join(words))
+    if sum(old in line.split() for line in lines) < 2:
+        for index in rng.sample(range(len(lines)), 2):
+            words = lines[index].split()
+            words[2] = old
+            lines[index] = " ".join(words)
+    new = rng.choice(NEW_WORDS)
+    return Task(
+        description=f"The file ~/{path} is open in {app}. Replace every occurrence of the word '{old}' with "
+        f"'{new}', then save the file.",
+        metadata={"path": path, "text": "\n".join(lines) + "\n", "old": old, "new": new},
+        max_steps=20,
+        chance=0.0,
+    )
+
+
+def replaced(meta: dict[str, Any]) -> str:
+    """A ``replace_word_task``'s text with every whole-word occurrence replaced."""
+    return "\n".join(
+        " ".join(meta["new"] if word == meta["old"] else word for word in line.split())
+        for line in meta["text"].splitlines()
     )
 
 

@@ -21,6 +21,7 @@ import random
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from cua_bench import Session, Task, TaskError
 from cua_bench.gnumeric import (
@@ -64,6 +65,7 @@ __all__ = [
     "make_workbook",
     "matches",
     "numbers_as_text",
+    "one_cell_edit",
     "open_workbook",
     "others_unchanged",
     "price",
@@ -96,6 +98,22 @@ ITEMS = (
 def price(rng: random.Random) -> float:
     """A price in quarters (exact in binary, printed the same by every tool)."""
     return rng.randint(2, 80) / 4
+
+
+def one_cell_edit(rng: random.Random) -> tuple[dict[str, Any], str]:
+    """An "edit one value" variant's table and its instruction: an item/qty/price table of 3-8 rows, one
+    number to change (qty to 51-99, or price to a new one 25 higher at least). The metadata (``rows``,
+    ``expected``, ``row``, ``col``, ``value``) and the words "Change the qty of eggs to 75"."""
+    columns = ("qty", "price")
+    rows: list[list[Cell]] = [["item", *columns]]
+    rows += [[item, rng.randint(1, 50), price(rng)] for item in rng.sample(ITEMS, rng.randint(3, 8))]
+    row = rng.randint(1, len(rows) - 1)
+    col = rng.randint(1, 2)
+    value: Cell = rng.randint(51, 99) if col == 1 else price(rng) + 25
+    expected = [list(r) for r in rows]
+    expected[row][col] = value
+    meta = {"rows": rows, "expected": expected, "row": row, "col": col, "value": value}
+    return meta, f"Change the {columns[col - 1]} of {rows[row][0]} to {value}"
 
 
 def cell_name(row: int, col: int) -> str:

@@ -17,27 +17,19 @@ import cua_bench as cb
 from cua_bench_tasks_desktop._calc import CalcEdit, type_entries
 from cua_bench_tasks_desktop._common import OUTPUT_IS_THE_WORK, WORDS, loaders
 from cua_bench_tasks_desktop._office import save
-from cua_bench_tasks_desktop._sheets import ITEMS, SHEET, Cell, price
+from cua_bench_tasks_desktop._sheets import SHEET, one_cell_edit
 
 NAME = "calc-edit-cell"
-COLUMNS = ("qty", "price")
 WAIVED = OUTPUT_IS_THE_WORK
 
 
 def build(rng: random.Random) -> cb.Task:
     ext = rng.choice([".ods", ".xlsx"])
     path = f"{rng.choice(WORDS)}/{rng.choice(['inventory', 'orders', 'stock'])}_{rng.randint(1, 99)}{ext}"
-    rows: list[list[Cell]] = [["item", *COLUMNS]]
-    rows += [[item, rng.randint(1, 50), price(rng)] for item in rng.sample(ITEMS, rng.randint(3, 8))]
-    row = rng.randint(1, len(rows) - 1)
-    col = rng.randint(1, 2)
-    value: Cell = rng.randint(51, 99) if col == 1 else price(rng) + 25
-    expected = [list(r) for r in rows]
-    expected[row][col] = value
+    meta, change = one_cell_edit(rng)
     return cb.Task(
-        description=f"The workbook ~/{path} is open in LibreOffice Calc. Change the {COLUMNS[col - 1]} of "
-        f"{rows[row][0]} to {value}, then save it in its current format.",
-        metadata={"path": path, "rows": rows, "expected": expected, "row": row, "col": col, "value": value},
+        description=f"The workbook ~/{path} is open in LibreOffice Calc. {change}, then save it in its current format.",
+        metadata={"path": path, **meta},
         max_steps=15,
         chance=0.0,
     )

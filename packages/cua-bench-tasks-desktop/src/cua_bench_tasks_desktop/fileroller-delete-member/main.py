@@ -14,15 +14,18 @@ from __future__ import annotations
 import random
 
 import cua_bench as cb
-from cua_bench_tasks_desktop._archive import archive_at, archive_bytes, archive_title, delete_member, holds_exactly
+from cua_bench_tasks_desktop._archive import (
+    archive_bytes,
+    archive_score,
+    archive_title,
+    delete_member,
+)
 from cua_bench_tasks_desktop._common import (
     OUTPUT_IS_THE_WORK,
     WORDS,
     distinct,
     file_name,
-    files_since_setup,
     loaders,
-    nothing_else_changed,
     remember_files,
     sentence,
     start,
@@ -70,10 +73,7 @@ async def setup(task: cb.Task, session: cb.Session) -> None:
 @cb.evaluate_task
 async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
     meta = task.metadata
-    before, after = await files_since_setup(task, session)
-    archive = await archive_at(task, session, after, meta["path"])
-    held = holds_exactly(task, meta["path"], archive, meta["format"], meta["expected"])
-    return [1.0 if held and nothing_else_changed(task, before, after, expect=[meta["path"]]) else 0.0]
+    return await archive_score(task, session, meta["path"], meta["format"], meta["expected"])
 
 
 def _name(task: cb.Task) -> str:

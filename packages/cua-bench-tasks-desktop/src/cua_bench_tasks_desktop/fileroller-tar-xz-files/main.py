@@ -16,19 +16,19 @@ import random
 
 import cua_bench as cb
 from cua_bench.builders import Meta
-from cua_bench_tasks_desktop._archive import EMPTY_TITLE, add_files, archive_at, holds_exactly, new_archive
+from cua_bench_tasks_desktop._archive import (
+    add_files,
+    archive_score,
+    new_archive,
+    start_empty,
+)
 from cua_bench_tasks_desktop._common import (
     OUTPUT_IS_THE_WORK,
     WORDS,
     distinct,
     file_name,
-    files_since_setup,
     loaders,
-    nothing_else_changed,
-    remember_files,
     sentence,
-    start,
-    write_files,
 )
 
 NAME = "fileroller-tar-xz-files"
@@ -64,18 +64,13 @@ load_train, load_test = loaders(NAME, build)
 
 @cb.setup_task
 async def setup(task: cb.Task, session: cb.Session) -> None:
-    await write_files(session, task.metadata["files"])
-    await start(session, "file-roller", title=EMPTY_TITLE)
-    await remember_files(task, session)
+    await start_empty(task, session)
 
 
 @cb.evaluate_task
 async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
     meta = task.metadata
-    before, after = await files_since_setup(task, session)
-    path = f"{meta['stem']}.tar.xz"
-    held = holds_exactly(task, path, await archive_at(task, session, after, path), "tar.xz", meta["members"])
-    return [1.0 if held and nothing_else_changed(task, before, after, expect=[path]) else 0.0]
+    return await archive_score(task, session, f"{meta['stem']}.tar.xz", "tar.xz", meta["members"])
 
 
 async def _made(meta: Meta, session: cb.Session, ext: str, names: list[str]) -> None:

@@ -12,25 +12,18 @@ Wrong ways: ``replaces_only_the_first`` ("Replace" once instead of "Replace All"
 
 from __future__ import annotations
 
-import random
-
 import cua_bench as cb
 from cua_bench.builders import Meta
 from cua_bench.nodes import walk
 from cua_bench_tasks_desktop._common import (
-    ADJECTIVES,
-    ENDINGS,
-    NOUNS,
     OUTPUT_IS_THE_WORK,
-    VERBS,
-    WORDS,
     act,
-    file_name,
     key,
     loaders,
     no_window,
+    replace_word_task,
+    replaced,
     saved_text_is,
-    sentence,
     wait_for,
     window,
 )
@@ -39,44 +32,7 @@ from cua_core import TypeText
 
 NAME = "gedit-replace-all"
 WAIVED = OUTPUT_IS_THE_WORK
-VOCABULARY = {word for phrase in (*NOUNS, *ADJECTIVES, *VERBS, *ENDINGS) for word in phrase.split()}
-SAFE = [noun for noun in NOUNS if not any(noun in word and noun != word for word in VOCABULARY)]
-"""Nouns that no other word contains: gedit searches by substring unless told otherwise."""
-NEW_WORDS = ("purple", "walnut", "copper", "thunder", "velvet", "saffron", "glacier", "juniper", "cobalt", "maple")
-
-
-def build(rng: random.Random) -> cb.Task:
-    path = f"{rng.choice(WORDS)}/{file_name(rng)}"
-    old = rng.choice(SAFE)
-    lines = []
-    for _ in range(rng.randint(4, 8)):
-        words = sentence(rng).split()
-        if rng.random() < 0.5:
-            words[rng.choice([2, 5])] = old
-        lines.append(" ".join(words))
-    while sum(old in line.split() for line in lines) < 2:
-        index = rng.randrange(len(lines))
-        words = lines[index].split()
-        words[rng.choice([2, 5])] = old
-        lines[index] = " ".join(words)
-    new = rng.choice(NEW_WORDS)
-    return cb.Task(
-        description=f"The file ~/{path} is open in gedit. Replace every occurrence of the word '{old}' with "
-        f"'{new}', then save the file.",
-        metadata={"path": path, "text": "\n".join(lines) + "\n", "old": old, "new": new},
-        max_steps=20,
-        chance=0.0,
-    )
-
-
-load_train, load_test = loaders(NAME, build)
-
-
-def expected(meta: Meta) -> str:
-    return "\n".join(
-        " ".join(meta["new"] if word == meta["old"] else word for word in line.split())
-        for line in meta["text"].splitlines()
-    )
+load_train, load_test = loaders(NAME, lambda rng: replace_word_task(rng, "gedit"))
 
 
 @cb.setup_task
@@ -87,7 +43,7 @@ async def setup(task: cb.Task, session: cb.Session) -> None:
 
 @cb.evaluate_task
 async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
-    return await saved_text_is(task, session, expected(task.metadata))
+    return await saved_text_is(task, session, replaced(task.metadata))
 
 
 async def _fields(session: cb.Session) -> list[str | None]:

@@ -16,26 +16,18 @@ import random
 import cua_bench as cb
 from cua_bench_tasks_desktop._common import OUTPUT_IS_THE_WORK, WORDS, loaders
 from cua_bench_tasks_desktop._gnumeric import WorkbookEdit, enter
-from cua_bench_tasks_desktop._sheets import ITEMS, Cell, export_csv, price, type_at
+from cua_bench_tasks_desktop._sheets import export_csv, one_cell_edit, type_at
 
 NAME = "gnumeric-edit-cell"
-COLUMNS = ("qty", "price")
 WAIVED = OUTPUT_IS_THE_WORK
 
 
 def build(rng: random.Random) -> cb.Task:
     path = f"{rng.choice(WORDS)}/{rng.choice(['inventory', 'orders', 'stock'])}_{rng.randint(1, 99)}.gnumeric"
-    rows: list[list[Cell]] = [["item", *COLUMNS]]
-    rows += [[item, rng.randint(1, 50), price(rng)] for item in rng.sample(ITEMS, rng.randint(3, 8))]
-    row = rng.randint(1, len(rows) - 1)
-    col = rng.randint(1, 2)
-    value: Cell = rng.randint(51, 99) if col == 1 else price(rng) + 25
-    expected = [list(r) for r in rows]
-    expected[row][col] = value
+    meta, change = one_cell_edit(rng)
     return cb.Task(
-        description=f"The workbook ~/{path} is open in Gnumeric. Change the {COLUMNS[col - 1]} of {rows[row][0]} "
-        f"to {value}, then save the workbook (ctrl+s).",
-        metadata={"path": path, "rows": rows, "expected": expected, "row": row, "col": col, "value": value},
+        description=f"The workbook ~/{path} is open in Gnumeric. {change}, then save the workbook (ctrl+s).",
+        metadata={"path": path, **meta},
         max_steps=15,
         chance=0.0,
     )
