@@ -72,6 +72,7 @@ __all__ = [
     "CHOOSER",
     "GIMPRC",
     "PALETTE",
+    "PNG_DIALOG",
     "PROFILE",
     "SCALE_DIALOG",
     "SEARCH",
@@ -84,6 +85,7 @@ __all__ = [
     "close_to",
     "draw",
     "edited",
+    "edited_png",
     "export_as",
     "exported",
     "gray_of",
@@ -92,6 +94,7 @@ __all__ = [
     "open_in_gimp",
     "picture",
     "png_bytes",
+    "png_holds",
     "read_image",
     "rgb",
     "run_action",
@@ -587,6 +590,28 @@ async def edited(
     name = meta["path"].rsplit("/", 1)[-1]
     await run_action(session, action)
     await window(session, image_title(name, dirty=dirty, size=size))
+
+
+PNG_DIALOG = "Export Image as PNG"
+"""The PNG export's options dialog, which ``export_as`` waits for."""
+
+
+async def edited_png(session: Session, meta: dict[str, Any], action: str | None, **wait: Any) -> None:
+    """Oracle move: GIMP's ``action`` (``edited``, with its ``wait`` options; None: no edit), then the image
+    exported as a PNG to ``~/out``."""
+    if action is not None:
+        await edited(session, meta, action, **wait)
+    await export_as(session, meta["out"], PNG_DIALOG)
+
+
+async def png_holds(task: Task, session: Session, want: Pixels) -> list[float]:
+    """An edit task's reward (``scored``) when ``~/out`` must be a PNG of exactly ``want`` (RGB, within 1)."""
+
+    def problem(found: Read) -> str | None:
+        pixels = rgb(found)
+        return pixels if isinstance(pixels, str) else same_pixels(pixels, want)
+
+    return await scored(task, session, "PNG", problem)
 
 
 # --- scaling (gimp-scale-image, multi-mousepad-to-gimp) -------------------------------------------

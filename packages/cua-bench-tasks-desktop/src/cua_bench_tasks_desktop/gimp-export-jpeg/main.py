@@ -22,6 +22,7 @@ import cua_bench as cb
 from cua_bench.builders import Meta
 from cua_bench_tasks_desktop._common import loaders
 from cua_bench_tasks_desktop._gimp import (
+    PNG_DIALOG,
     WAIVERS,
     Read,
     as_picture,
@@ -39,7 +40,6 @@ from cua_bench_tasks_desktop._gimp import (
 NAME = "gimp-export-jpeg"
 WAIVED = WAIVERS
 JPEG_DIALOG = "Export Image as JPEG"
-PNG_DIALOG = "Export Image as PNG"
 DEFAULT_QUALITY = 90
 
 

@@ -22,14 +22,10 @@ from cua_bench_tasks_desktop._common import loaders
 from cua_bench_tasks_desktop._gimp import (
     WAIVERS,
     Pixels,
-    Read,
     as_picture,
     draw,
-    edited,
-    export_as,
-    rgb,
-    same_pixels,
-    scored,
+    edited_png,
+    png_holds,
     seed,
     setup_edit,
 )
@@ -40,7 +36,6 @@ FLIPS = {
     "horizontally": ("flip-horizontal", "mirror it left to right"),
     "vertically": ("flip-vertical", "turn it upside down as in a mirror below it"),
 }
-PNG_DIALOG = "Export Image as PNG"
 
 
 def build(rng: random.Random) -> cb.Task:
@@ -70,23 +65,13 @@ async def setup(task: cb.Task, session: cb.Session) -> None:
 
 @cb.evaluate_task
 async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
-    def problem(found: Read) -> str | None:
-        pixels = rgb(found)
-        return pixels if isinstance(pixels, str) else same_pixels(pixels, expected(task.metadata))
-
-    return await scored(task, session, "PNG", problem)
-
-
-async def _flip_and_export(session: cb.Session, meta: Meta, action: str | None) -> None:
-    if action is not None:
-        await edited(session, meta, action)
-    await export_as(session, meta["out"], PNG_DIALOG)
+    return await png_holds(task, session, expected(task.metadata))
 
 
 @cb.solve_task
 async def solve(task: cb.Task, session: cb.Session) -> None:
     meta = task.metadata
-    await _flip_and_export(session, meta, FLIPS[meta["way"]][0])
+    await edited_png(session, meta, FLIPS[meta["way"]][0])
 
 
 @cb.wrong_way
@@ -94,16 +79,16 @@ async def flips_the_other_way(task: cb.Task, session: cb.Session) -> None:
     """Flipped the other way (vertically for horizontally, and back)."""
     meta = task.metadata
     other = next(way for way in FLIPS if way != meta["way"])
-    await _flip_and_export(session, meta, FLIPS[other][0])
+    await edited_png(session, meta, FLIPS[other][0])
 
 
 @cb.wrong_way
 async def rotates_half_a_turn(task: cb.Task, session: cb.Session) -> None:
     """Rotate 180° instead of a flip: both mirrors at once."""
-    await _flip_and_export(session, task.metadata, "rotate-180")
+    await edited_png(session, task.metadata, "rotate-180")
 
 
 @cb.wrong_way
 async def exports_unflipped(task: cb.Task, session: cb.Session) -> None:
     """Exported under the new name without the flip."""
-    await _flip_and_export(session, task.metadata, None)
+    await edited_png(session, task.metadata, None)

@@ -23,6 +23,7 @@ import cua_bench as cb
 from cua_bench.builders import Meta
 from cua_bench_tasks_desktop._common import loaders, no_window, window
 from cua_bench_tasks_desktop._gimp import (
+    PNG_DIALOG,
     WAIVERS,
     Read,
     as_picture,
@@ -41,7 +42,6 @@ from cua_bench_tasks_desktop._gimp import (
 
 NAME = "gimp-grayscale-image"
 WAIVED = WAIVERS
-PNG_DIALOG = "Export Image as PNG"
 
 
 def build(rng: random.Random) -> cb.Task:

@@ -20,25 +20,19 @@ from __future__ import annotations
 import random
 
 import cua_bench as cb
-from cua_bench.builders import Meta
 from cua_bench_tasks_desktop._common import loaders
 from cua_bench_tasks_desktop._gimp import (
     WAIVERS,
-    Read,
     as_picture,
     draw,
-    edited,
-    export_as,
-    rgb,
-    same_pixels,
-    scored,
+    edited_png,
+    png_holds,
     seed,
     setup_edit,
 )
 
 NAME = "gimp-invert-colors"
 WAIVED = WAIVERS
-PNG_DIALOG = "Export Image as PNG"
 
 
 def build(rng: random.Random) -> cb.Task:
@@ -63,39 +57,27 @@ async def setup(task: cb.Task, session: cb.Session) -> None:
 
 @cb.evaluate_task
 async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
-    def problem(found: Read) -> str | None:
-        pixels = rgb(found)
-        return (
-            pixels if isinstance(pixels, str) else same_pixels(pixels, 255 - draw(as_picture(task.metadata["picture"])))
-        )
-
-    return await scored(task, session, "PNG", problem)
-
-
-async def _invert_and_export(session: cb.Session, meta: Meta, item: str | None) -> None:
-    if item is not None:
-        await edited(session, meta, item)
-    await export_as(session, meta["out"], PNG_DIALOG)
+    return await png_holds(task, session, 255 - draw(as_picture(task.metadata["picture"])))
 
 
 @cb.solve_task
 async def solve(task: cb.Task, session: cb.Session) -> None:
-    await _invert_and_export(session, task.metadata, "invert")
+    await edited_png(session, task.metadata, "invert")
 
 
 @cb.wrong_way
 async def inverts_linear_light(task: cb.Task, session: cb.Session) -> None:
     """Colors > Linear Invert: the inverse in linear light, not 255 - v."""
-    await _invert_and_export(session, task.metadata, "linear-invert")
+    await edited_png(session, task.metadata, "linear-invert")
 
 
 @cb.wrong_way
 async def inverts_value_only(task: cb.Task, session: cb.Session) -> None:
     """Colors > Value Invert: the brightness inverted, the hue kept."""
-    await _invert_and_export(session, task.metadata, "value-invert")
+    await edited_png(session, task.metadata, "value-invert")
 
 
 @cb.wrong_way
 async def exports_uninverted(task: cb.Task, session: cb.Session) -> None:
     """Exported under the new name without the invert."""
-    await _invert_and_export(session, task.metadata, None)
+    await edited_png(session, task.metadata, None)

@@ -27,14 +27,10 @@ from cua_bench_tasks_desktop._common import loaders
 from cua_bench_tasks_desktop._gimp import (
     WAIVERS,
     Pixels,
-    Read,
     as_picture,
     draw,
-    edited,
-    export_as,
-    rgb,
-    same_pixels,
-    scored,
+    edited_png,
+    png_holds,
     seed,
     setup_edit,
 )
@@ -47,7 +43,6 @@ TURNS = {
     "counter-clockwise": ("rotate-270", "90 degrees counter-clockwise", 1),
     "half": ("rotate-180", "180 degrees", 2),
 }
-PNG_DIALOG = "Export Image as PNG"
 
 
 def build(rng: random.Random) -> cb.Task:
@@ -76,20 +71,13 @@ async def setup(task: cb.Task, session: cb.Session) -> None:
 
 @cb.evaluate_task
 async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
-    def problem(found: Read) -> str | None:
-        pixels = rgb(found)
-        return pixels if isinstance(pixels, str) else same_pixels(pixels, expected(task.metadata))
-
-    return await scored(task, session, "PNG", problem)
+    return await png_holds(task, session, expected(task.metadata))
 
 
 async def _turn_and_export(session: cb.Session, meta: Meta, item: str | None) -> None:
-    if item is not None:
-        pic = meta["picture"]
-        quarter = item in ("rotate-90", "rotate-270")
-        size = (pic["height"], pic["width"]) if quarter else None
-        await edited(session, meta, item, size=size)
-    await export_as(session, meta["out"], PNG_DIALOG)
+    pic = meta["picture"]
+    quarter = item in ("rotate-90", "rotate-270")
+    await edited_png(session, meta, item, size=(pic["height"], pic["width"]) if quarter else None)
 
 
 @cb.solve_task

@@ -24,6 +24,7 @@ import random
 import cua_bench as cb
 from cua_bench_tasks_desktop._common import loaders
 from cua_bench_tasks_desktop._gimp import (
+    PNG_DIALOG,
     WAIVERS,
     canvas_to,
     export_as,
@@ -37,7 +38,6 @@ from cua_bench_tasks_desktop._gimp import (
 
 NAME = "gimp-scale-image"
 WAIVED = WAIVERS
-PNG_DIALOG = "Export Image as PNG"
 
 
 def build(rng: random.Random) -> cb.Task:

@@ -22,6 +22,7 @@ import cua_bench as cb
 from cua_bench.builders import Meta
 from cua_bench_tasks_desktop._common import file_title, loaders, start, write_files
 from cua_bench_tasks_desktop._gimp import (
+    PNG_DIALOG,
     WAIVERS,
     as_picture,
     canvas_to,
@@ -38,7 +39,6 @@ from cua_bench_tasks_desktop._gimp import (
 
 NAME = "multi-mousepad-to-gimp"
 WAIVED = WAIVERS
-PNG_DIALOG = "Export Image as PNG"
 USES = ("thumbnail", "preview", "banner", "card", "gallery", "sidebar", "newsletter", "print proof")
 NOTES = ("notes", "Documents", "todo")
 
