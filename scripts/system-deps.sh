@@ -12,12 +12,14 @@ set -euo pipefail
 # and an image made with --no-install-recommends lacked it: found by parity on the libvirt machine).
 # libreoffice-{calc,writer,impress} and libreoffice-gtk3: the desktop taskset's office tasks (GTK dialogs, whose
 # titles their oracles wait on; without -gtk3 LibreOffice draws its own).
-# gedit, galculator, file-roller (with zip, unzip, xz-utils: the archivers it runs), evince, inkscape, gimp and
-# thunderbird: the desktop taskset's apps beyond those.
+# gedit, galculator, file-roller (with zip, unzip, xz-utils: the archivers it runs), evince, inkscape, gimp,
+# thunderbird, vlc, qgis, blender, kate and libreoffice-draw: the desktop taskset's apps beyond those; ffmpeg makes
+# the VLC tasks' media at setup.
 packages=(xvfb openbox dbus at-spi2-core xterm xdotool xclip x11-xserver-utils mousepad gnumeric pcmanfm chromium
   fonts-dejavu-core docker.io debootstrap gnome-screenshot dconf-service libglib2.0-bin gsettings-desktop-schemas
   libatk-adaptor libgail-common libreoffice-calc libreoffice-writer libreoffice-impress libreoffice-gtk3
-  gedit galculator file-roller zip unzip xz-utils evince inkscape gimp thunderbird)
+  gedit galculator file-roller zip unzip xz-utils evince inkscape gimp thunderbird vlc qgis blender kate libreoffice-draw
+  ffmpeg)
 # The libvirt plugin's hypervisor, apart from the desktop's list above (which OSWorld's support report reads):
 # its tests start libvirtd and virtlogd themselves when none runs.
 # e2fsprogs: mkfs.ext4 -d, which makes the libvirt image's disk; xorriso: the Windows provisioning kit's ISO.

@@ -30,6 +30,7 @@ def test_the_office_image_is_the_default_desktop_plus_the_document_apps_and_thei
     assert set(office.packages) - set(default.packages) == {
         "libreoffice-calc", "libreoffice-writer", "libreoffice-impress", "libreoffice-gtk3", "gedit", "galculator",
         "file-roller", "zip", "unzip", "xz-utils", "evince", "inkscape", "gimp", "thunderbird",
+        "vlc", "qgis", "blender", "kate", "libreoffice-draw", "ffmpeg",
     }  # fmt: skip
 
 

@@ -97,7 +97,10 @@ def test_judged_against_a_backend_tasks_that_need_an_app_it_lacks_are_skipped_na
     anywhere = build_report(osworld, official=(), mirror=None)
     local = build_report(osworld, official=(), mirror=None, backend="local")
     by_id = {e.id: e for e in local.entries}
-    assert by_id[VLC_TASK].reasons == ("unsupported app: VLC (not on the local backend's desktop; Debian: vlc)",)
+    # VLC is on the local desktop (the desktop taskset's VLC tasks), and not on the embedded one.
+    assert by_id[VLC_TASK].reasons == ()
+    on_sim = {e.id: e for e in build_report(osworld, official=(), mirror=None, backend="sim").entries}
+    assert on_sim[VLC_TASK].reasons == ("unsupported app: VLC (not on the sim backend's desktop; Debian: vlc)",)
     assert by_id[VS_CODE_TASK].reasons == (
         "unsupported app: VS Code (not on the local backend's desktop; Microsoft's build, not in Debian)",
     )

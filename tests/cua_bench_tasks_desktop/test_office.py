@@ -18,7 +18,7 @@ from cua_bench.office import format_of, parse
 from cua_bench.tasks import load_task_module
 from cua_bench.taskset import task_folders
 from cua_bench_tasks_desktop._calc import fmt
-from cua_bench_tasks_desktop._office import PROFILE, _profile, app_title, book_bytes
+from cua_bench_tasks_desktop._office import PROFILE, app_title, book_bytes, write_profile
 
 # LibreOffice's tasks, and the multi-app tasks that end in Calc (the others are in their apps' test modules).
 OFFICE = [
@@ -57,9 +57,9 @@ def test_the_profile_names_the_installed_build_or_says_what_to_install(tmp_path:
     home = Home(tmp_path)
     if not Path("/usr/lib/libreoffice/program/versionrc").is_file():
         with pytest.raises(Exception, match="apt-get install libreoffice"):
-            asyncio.run(_profile(home))  # type: ignore[arg-type]
+            asyncio.run(write_profile(home))  # type: ignore[arg-type]
         return
-    asyncio.run(_profile(home))  # type: ignore[arg-type]
+    asyncio.run(write_profile(home))  # type: ignore[arg-type]
     text = (tmp_path / PROFILE).read_text()
     build = next(
         line.split("=", 1)[1]
@@ -67,6 +67,11 @@ def test_the_profile_names_the_installed_build_or_says_what_to_install(tmp_path:
         if line.startswith("buildid=")
     )
     assert f"<value>{build}</value>" in text and 'oor:name="ShowTipOfTheDay"' in text
+    # An app's own items (Draw's unit of measure) join the ready profile's, inside its one root.
+    extra = '<item oor:path="/org.openoffice.Office.Draw/Layout/Other/MeasureUnit"/>'
+    asyncio.run(write_profile(home, (extra,)))  # type: ignore[arg-type]
+    text = (tmp_path / PROFILE).read_text()
+    assert extra in text and text.index(extra) < text.index("</oor:items>") and f"<value>{build}</value>" in text
 
 
 @pytest.mark.parametrize("folder", OFFICE, ids=[f.name for f in OFFICE])

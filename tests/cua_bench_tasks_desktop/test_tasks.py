@@ -54,17 +54,28 @@ def test_at_least_50_tasks_with_20_test_variants_on_every_app() -> None:
 # nothing (test_tasks_files.py and test_tasks_apps.py play the light apps' wrong ways on a train variant);
 # bench/rewards.py --desktop plays everything on every variant.
 FULL = {min((f for f in FOLDERS if f.name.startswith(prefix + "-")), key=lambda f: f.name).name for prefix in PROGRAMS}
-# The heavy apps' episodes cost 30-150 s each on two cores (Inkscape, GIMP and Thunderbird start for seconds and
-# their oracles wait on many dialogs): the suite plays the full check on the first task of each and leaves
-# their other tasks, and the multi-app tasks that open them, to CUA_DESKTOP_ALL=1 and bench/rewards.py --desktop.
-HEAVY = ("inkscape", "gimp", "thunderbird")
+# The heavy apps' episodes cost 15-150 s each on two cores (LibreOffice, Inkscape, GIMP, Thunderbird, VLC, QGIS,
+# Blender and Kate start for seconds and their oracles wait on many dialogs): the suite plays the full check on
+# the first task of each and leaves their other tasks, and the multi-app tasks that open them, to
+# CUA_DESKTOP_ALL=1 and bench/rewards.py --desktop, so that the whole suite stays within 30 minutes.
+HEAVY = ("calc", "writer", "impress", "draw", "inkscape", "gimp", "thunderbird", "vlc", "qgis", "blender", "kate")
 EVERY_TASK = os.environ.get("CUA_DESKTOP_ALL") == "1"
 
 
-@pytest.mark.parametrize("folder", FOLDERS, ids=[folder.name for folder in FOLDERS])
+def _heavy(name: str) -> bool:
+    return any(app in name.split("-") for app in HEAVY)
+
+
+# The heavy apps' full checks take minutes: marked slow, their module is handed out first (tests/conftest.py).
+CASES = [
+    pytest.param(f, id=f.name, marks=[pytest.mark.slow] if f.name in FULL and _heavy(f.name) else []) for f in FOLDERS
+]
+
+
+@pytest.mark.parametrize("folder", CASES)
 def test_oracle_scores_1_and_doing_nothing_0(folder: Path, root: Path) -> None:
     full = folder.name in FULL
-    if not (full or EVERY_TASK) and any(app in folder.name.split("-") for app in HEAVY):
+    if not (full or EVERY_TASK) and _heavy(folder.name):
         pytest.skip(f"{folder.name} drives a heavy app: CUA_DESKTOP_ALL=1 plays it (the suite plays each one's FULL)")
     check_desktop_task(folder, root, "test", VARIANTS, adversary=full, wrong_ways=full)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 from pathlib import Path
+from unittest import mock
 
 from cua_bench.backends.local.procs import MARKER, alive
 
@@ -40,10 +41,18 @@ PROGRAMS = {
     "inkscape": ("inkscape",),
     "gimp": ("gimp",),
     "thunderbird": ("thunderbird",),
+    "vlc": ("vlc", "ffmpeg"),
+    "qgis": ("qgis",),
+    "blender": ("blender",),
+    "kate": ("kate",),
+    "draw": ("soffice", "lodraw"),
     # Tasks that carry data between two of the apps above.
     "multi": (
         "soffice",
         "localc",
+        "lowriter",
+        "loimpress",
+        "pcmanfm",
         "mousepad",
         "gedit",
         "galculator",
@@ -61,6 +70,7 @@ PACKAGES = {
     "localc": "libreoffice-calc",
     "lowriter": "libreoffice-writer",
     "loimpress": "libreoffice-impress",
+    "lodraw": "libreoffice-draw",
 }
 
 
@@ -91,9 +101,12 @@ def check_desktop_task(
         if os.environ.get("CI"):
             pytest.fail(f"CI is set but {folder.name} cannot run here: {reason}")
         pytest.skip(reason)
-    problems = check_task(
-        folder, backend="local", split=split, variants=variants, adversary=adversary, wrong_ways=wrong_ways
-    )
+    # Blender draws with OpenGL: its tasks need the X server's GLX, which the local backend leaves off by default.
+    gl = {"CUA_LOCAL_GLX": "1"} if folder.name.startswith("blender-") else {}
+    with mock.patch.dict(os.environ, gl):
+        problems = check_task(
+            folder, backend="local", split=split, variants=variants, adversary=adversary, wrong_ways=wrong_ways
+        )
     assert problems == [], problems
     assert not [p for p in root.iterdir() if p.name.startswith("env-")], "an environment's folder was left behind"
     assert marked(root) == [], "an environment's processes outlived it"

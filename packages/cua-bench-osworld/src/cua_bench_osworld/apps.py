@@ -105,6 +105,7 @@ BACKEND_PACKAGES: dict[str, frozenset[str]] = {
             "dconf-service", "libglib2.0-bin", "gsettings-desktop-schemas", "libatk-adaptor", "libgail-common",
             "libreoffice-calc", "libreoffice-writer", "libreoffice-impress", "libreoffice-gtk3", "gedit", "galculator",
             "file-roller", "zip", "unzip", "xz-utils", "evince", "inkscape", "gimp", "thunderbird",
+            "vlc", "qgis", "blender", "kate", "libreoffice-draw", "ffmpeg",
         }
     ),
     "docker": frozenset(

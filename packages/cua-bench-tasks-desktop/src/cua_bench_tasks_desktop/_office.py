@@ -60,6 +60,7 @@ __all__ = [
     "screen_hash",
     "still",
     "workbook",
+    "write_profile",
 ]
 
 APPS = {"calc": "LibreOffice Calc", "writer": "LibreOffice Writer", "impress": "LibreOffice Impress"}
@@ -95,8 +96,9 @@ def app_title(path: str, app: str) -> Callable[[str], bool]:
     return lambda title: title == f"{name} - {APPS[app]}"
 
 
-async def _profile(session: Session) -> None:
-    """A profile that says this build has been set up (see the module's docstring)."""
+async def write_profile(session: Session, extra: tuple[str, ...] = ()) -> None:
+    """A profile that says this build has been set up (see the module's docstring), with the ``extra``
+    registry items (``<item oor:path=...>`` lines) an app's tasks need."""
     result = await session.run_command(
         f"sed -n 's/^buildid=//p' {PROGRAM}/versionrc | head -n1; "
         f"sed -n 's/^ProductKey=LibreOffice //p' {PROGRAM}/bootstraprc | head -n1",
@@ -110,6 +112,7 @@ async def _profile(session: Session) -> None:
         _ITEM.format(path=path, name=name, value=value.format(build=build, version=version))
         for path, name, value in _SETTINGS
     )
+    items = "\n".join((items, *extra))
     await session.write_file(
         PROFILE,
         '<?xml version="1.0" encoding="UTF-8"?>\n<oor:items xmlns:oor="http://openoffice.org/2001/registry" '
@@ -169,7 +172,7 @@ async def open_document(task: Task, session: Session, app: str, path: str, data:
     if "/" in path:
         await session.run_command(f"mkdir -p {shell(path.rsplit('/', 1)[0])}", timeout=20, check=True)
     await session.write_bytes(path, data)
-    await _profile(session)
+    await write_profile(session)
     await session.write_file(NO_BLINK, "[Settings]\ngtk-cursor-blink = false\n")
     await start(session, "soffice", f"--{app}", "--norestore", "--nologo", path, title=app_title(path, app))
     await still(session)

@@ -276,3 +276,31 @@ def test_only_the_tmp_entries_the_server_names_are_bound_back(monkeypatch: pytes
     assert {"pytest-of-root", "support-dir", "venv-x", "cua-0", ".X11-unix"} <= names
     assert "tmp" not in names and "relative" not in names and "" not in names
     assert all("/" not in name for name in names)
+
+
+def _semaphores() -> list[str]:
+    """The host's System V semaphore sets, one line each (key, id, perms, ..., uid)."""
+    return Path("/proc/sysvipc/sem").read_text().splitlines()[1:]
+
+
+def test_system_v_ipc_is_the_environments_own(isolated: LocalBackend) -> None:
+    """Kate (a Qt single-application) keys a semaphore with ftok on a file in /tmp: every environment's fresh
+    /tmp gave the same keys, and a killed app's objects, owned by an earlier environment's uid, refused the
+    next one. An IPC namespace of its own: the host's objects are not seen, and its own go with it."""
+    host = subprocess.run(["ipcmk", "-S", "1"], capture_output=True, text=True, check=True).stdout.split()[-1]
+    computer = isolated.provision(width=640, height=480)
+    try:
+        with EnvClient(computer.address) as env:
+            env.reset(options={"task": str(CONFORMANCE_TASK), "observes": "none"})
+            made = _run(env, "ipcmk -S 1 && ipcmk -M 4096 && cat /proc/sysvipc/sem /proc/sysvipc/shm")
+            assert made["returncode"] == 0, made
+            inside = [line.split() for line in made["stdout"].splitlines() if line.split()[:1] != ["key"]]
+            assert host not in {line[1] for line in inside if len(line) > 1}, "the host's semaphore is seen inside"
+            uid = str(computer.info["uid"])
+            assert not [line for line in _semaphores() if uid in line.split()], "the environment's is on the host"
+    finally:
+        isolated.teardown(computer)
+        subprocess.run(["ipcrm", "-s", host], check=False)
+    assert not [
+        line for line in Path("/proc/sysvipc/shm").read_text().splitlines() if str(computer.info["uid"]) in line.split()
+    ]

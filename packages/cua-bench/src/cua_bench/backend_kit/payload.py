@@ -49,6 +49,7 @@ DESKTOP_PACKAGES = (
 OFFICE_PACKAGES = (
     "libreoffice-calc", "libreoffice-writer", "libreoffice-impress", "libreoffice-gtk3", "gedit", "galculator",
     "file-roller", "zip", "unzip", "xz-utils", "evince", "inkscape", "gimp", "thunderbird",
+    "vlc", "qgis", "blender", "kate", "libreoffice-draw", "ffmpeg",
 )  # fmt: skip
 # What their evaluators read the apps' files with, in the env server (cua_bench.office and the taskset's readers).
 OFFICE_DISTRIBUTIONS = (
@@ -65,6 +66,8 @@ OFFICE_DISTRIBUTIONS = (
     "fpdf2",
     "fonttools",
     "pypdf",
+    # VLC's tasks: the tags of the audio VLC converts and edits (mutagen; Pillow and numpy are the server's).
+    "mutagen",
 )
 # What the env server imports (cua-core's, cua-bench's and its `local` extra's dependencies), at
 # the versions installed here.

@@ -10,8 +10,8 @@ The fork server is started once per backend process, as root, single-threaded (a
 before ZeroMQ starts its threads, and ``fork`` copies only the calling thread). The backend asks it for a
 server over a unix SEQPACKET socket: a JSON request (the socket folder, the server's options, its
 environment) with two descriptors (the server's stdout, where it prints its ``ready`` line, and stderr).
-The child enters its namespaces (``unshare(CLONE_NEWNS | CLONE_NEWNET)``, mounts private, as ``unshare
---mount --net --propagation private`` does), then runs ``isolate.main`` exactly as the launcher did.
+The child enters its namespaces (``unshare(CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC)``, mounts private, as
+``unshare --mount --net --ipc --propagation private`` does), then runs ``isolate.main`` exactly as the launcher did.
 The reply names the child's pid and carries a pipe on which the fork server writes the child's wait
 status when it reaps it: ``Forked`` turns that into a ``subprocess.Popen`` the backend waits on as before.
 
@@ -41,6 +41,7 @@ __all__ = ["Forked", "spawn"]
 
 _CLONE_NEWNS = 0x00020000
 _CLONE_NEWNET = 0x40000000
+_CLONE_NEWIPC = 0x08000000
 _MS_REC = 0x4000
 _MS_PRIVATE = 1 << 18
 _STATUS = struct.Struct("i")
@@ -303,9 +304,10 @@ def _child(request: dict[str, Any], fds: list[int]) -> None:
 
 
 def _unshare() -> None:
-    """Mount and network namespaces of its own, its mounts private (``unshare --mount --net --propagation private``)."""
+    """Mount, network and IPC namespaces of its own, its mounts private (``unshare --mount --net --ipc
+    --propagation private``: see ``isolate``)."""
     libc = ctypes.CDLL(None, use_errno=True)
-    if libc.unshare(_CLONE_NEWNS | _CLONE_NEWNET) != 0:
+    if libc.unshare(_CLONE_NEWNS | _CLONE_NEWNET | _CLONE_NEWIPC) != 0:
         error = ctypes.get_errno()
         raise OSError(error, f"unshare: {os.strerror(error)}")
     if libc.mount(None, b"/", None, ctypes.c_ulong(_MS_REC | _MS_PRIVATE), None) != 0:

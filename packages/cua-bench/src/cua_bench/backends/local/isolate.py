@@ -4,7 +4,7 @@ Where the host allows it (root on Linux, with ``unshare``) the local backend iso
 environment; ``CUA_LOCAL_ISOLATE`` says otherwise: ``auto`` (the default: where the host allows it,
 else the environment shares the host), ``1`` (always: an error naming why where the host cannot) or
 ``0`` (share the host). Isolated, it starts each env server as
-``unshare --mount --net --propagation private -- python -c 'isolate.main' SOCKETS -- SERVER...``.
+``unshare --mount --net --ipc --propagation private -- python -c 'isolate.main' SOCKETS -- SERVER...``.
 The launcher (``main``), still root and single-threaded (the namespace and its mounts must come
 before zmq's threads), gives the environment:
 
@@ -15,6 +15,11 @@ before zmq's threads), gives the environment:
   their own permissions; reset leaves them alone;
 - a network namespace with loopback only: Xvfb's abstract sockets are per network namespace, so
   environments cannot collide on display numbers, and Chrome's debugging port is its own;
+- an IPC namespace of its own: System V semaphores and shared memory live and die with the environment.
+  Qt's single-application apps (Kate) key theirs with ``ftok`` on a file in ``/tmp``, and every
+  environment's fresh ``/tmp`` has the same small inode numbers: on the host's namespace a killed app's
+  objects, owned by an earlier environment's uid, refused later ones ("Unable to create block", 2 starts
+  in 3 measured) and outlived every episode;
 - a uid of its own (``UID_BASE`` + the server's pid), named ``user`` through a private
   ``/etc/passwd``: it cannot write the host's files (``/etc``), nor signal other users' processes
   (``pkill``); the env server, its desktop, bus, apps and the task's commands all run as that uid
@@ -30,8 +35,8 @@ shared-memory frame segment to the uid that owns the server's socket, so frames 
 An environment that shares the host (``0``, or ``auto`` without root) still gets a ``/tmp`` of its
 own: ``run_command`` and the session's file calls must see one filesystem, and tasks written for a
 whole machine pass files through ``/tmp`` between the two (Cua Bench's ``run_command("cp … /tmp/…")``).
-``wrap_private_tmp`` starts the server as ``unshare --mount`` (root) or ``unshare --user
---map-root-user --mount`` (anyone else, where the kernel allows user namespaces); the launcher
+``wrap_private_tmp`` starts the server as ``unshare --mount --ipc`` (root) or ``unshare --user
+--map-root-user --mount --ipc`` (anyone else, where the kernel allows user namespaces); the launcher
 (``main_private_tmp``) covers ``/tmp`` with a tmpfs, binds the host's entries back as above (the
 server's socket, the env roots, X's socket folder: displays still share the host's abstract socket
 names; ``/var/tmp`` stays the host's), and serves as the host user again: without root, from a user
@@ -113,9 +118,10 @@ def isolation_unavailable() -> str | None:
         return "isolation needs root (to make namespaces and switch to the environment's own user); run as root"
     if shutil.which("unshare") is None:
         return "isolation needs unshare: apt-get install util-linux"
-    done = subprocess.run(["unshare", "--mount", "--net", "true"], capture_output=True, text=True, check=False)
+    done = subprocess.run(["unshare", "--mount", "--net", "--ipc", "true"], capture_output=True, text=True, check=False)
     if done.returncode != 0:
-        return f"unshare --mount --net failed here ({done.stderr.strip()}); a container needs CAP_SYS_ADMIN for it"
+        why = done.stderr.strip()
+        return f"unshare --mount --net --ipc failed here ({why}); a container needs CAP_SYS_ADMIN for it"
     return None
 
 
@@ -127,7 +133,7 @@ def wrap(argv: list[str], sockets: Path) -> list[str]:
     # -c rather than -m: the package imports this module first, which runpy warns about.
     code = "import sys; from cua_bench.backends.local.isolate import main; main(sys.argv[1:])"
     launcher = [argv[0], "-c", code, str(sockets), "--"]
-    return ["unshare", "--mount", "--net", "--propagation", "private", "--", *launcher, *argv[3:]]
+    return ["unshare", "--mount", "--net", "--ipc", "--propagation", "private", "--", *launcher, *argv[3:]]
 
 
 @functools.cache
@@ -146,7 +152,8 @@ def private_tmp_unavailable() -> str | None:
 
 def _private_tmp_unshare() -> list[str]:
     user = [] if os.geteuid() == 0 else ["--user", "--map-root-user"]
-    return ["unshare", *user, "--mount", "--propagation", "private", "--"]
+    # --ipc: System V keys come from files in /tmp (ftok), which is the environment's own (see ``wrap``).
+    return ["unshare", *user, "--mount", "--ipc", "--propagation", "private", "--"]
 
 
 def wrap_private_tmp(argv: list[str]) -> list[str]:
