@@ -241,6 +241,11 @@ async def open_vlc(task: Task, session: Session, *args: str, remember: bool = Tr
     """Setup: VLC started with ``ARGS`` and ``args`` (media paths relative to home) after its first-run
     question is marked answered, its menu bar in the tree, and (with ``remember``) the files under home
     remembered."""
+    if (await session.run_command("id -u", timeout=20)).stdout.strip() == "0":
+        raise TaskError(
+            "VLC refuses to run as root: run the local backend isolated (CUA_LOCAL_ISOLATE=1, or auto as root), "
+            "where the environment has a user of its own"
+        )
     await session.run_command("mkdir -p .config/vlc", timeout=20, check=True)
     await session.write_file(QT_CONF, "[General]\nIsFirstRun=0\n")
     await start(session, APP, *ARGS, *args, title=vlc_window, timeout=90)
