@@ -102,12 +102,12 @@ def check_desktop_task(
             pytest.fail(f"CI is set but {folder.name} cannot run here: {reason}")
         pytest.skip(reason)
     # Blender draws with OpenGL: its tasks need the X server's GLX, which the local backend leaves off by default.
-    gl = {"CUA_LOCAL_GLX": "1"} if folder.name.startswith("blender-") else {}
+    needs = {"CUA_LOCAL_GLX": "1"} if folder.name.startswith("blender-") else {}
     # VLC refuses to run as root ("not supposed to be run as root"): its tasks run isolated, as the environment's
     # own user (the suite's conftest shares the host, as root here).
     if folder.name.startswith("vlc-") and os.geteuid() == 0:
-        gl["CUA_LOCAL_ISOLATE"] = "1"
-    with mock.patch.dict(os.environ, gl):
+        needs["CUA_LOCAL_ISOLATE"] = "1"
+    with mock.patch.dict(os.environ, needs):
         problems = check_task(
             folder, backend="local", split=split, variants=variants, adversary=adversary, wrong_ways=wrong_ways
         )

@@ -278,9 +278,10 @@ def test_only_the_tmp_entries_the_server_names_are_bound_back(monkeypatch: pytes
     assert all("/" not in name for name in names)
 
 
-def _semaphores() -> list[str]:
-    """The host's System V semaphore sets, one line each (key, id, perms, ..., uid)."""
-    return Path("/proc/sysvipc/sem").read_text().splitlines()[1:]
+def _owned_on_host(kind: str, uid: int) -> list[str]:
+    """The host's System V objects of ``kind`` ("sem", "shm") owned by ``uid``, one line each."""
+    lines = Path(f"/proc/sysvipc/{kind}").read_text().splitlines()[1:]
+    return [line for line in lines if str(uid) in line.split()]
 
 
 def test_system_v_ipc_is_the_environments_own(isolated: LocalBackend) -> None:
@@ -296,11 +297,8 @@ def test_system_v_ipc_is_the_environments_own(isolated: LocalBackend) -> None:
             assert made["returncode"] == 0, made
             inside = [line.split() for line in made["stdout"].splitlines() if line.split()[:1] != ["key"]]
             assert host not in {line[1] for line in inside if len(line) > 1}, "the host's semaphore is seen inside"
-            uid = str(computer.info["uid"])
-            assert not [line for line in _semaphores() if uid in line.split()], "the environment's is on the host"
+            assert not _owned_on_host("sem", computer.info["uid"]), "the environment's semaphore is on the host"
     finally:
         isolated.teardown(computer)
         subprocess.run(["ipcrm", "-s", host], check=False)
-    assert not [
-        line for line in Path("/proc/sysvipc/shm").read_text().splitlines() if str(computer.info["uid"]) in line.split()
-    ]
+    assert not _owned_on_host("sem", computer.info["uid"]) and not _owned_on_host("shm", computer.info["uid"])
