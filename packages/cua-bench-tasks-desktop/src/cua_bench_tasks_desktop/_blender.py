@@ -98,11 +98,13 @@ __all__ = [
     "dump",
     "edit",
     "edit_field",
+    "export_task",
     "export_to",
     "exported_scored",
     "mesh_objects",
     "meshes",
     "moved_to",
+    "next_object",
     "open_in_blender",
     "parse_dump",
     "pick",
@@ -259,6 +261,30 @@ def scene(rng: random.Random) -> dict[str, Any]:
 def mesh_objects(meta: dict[str, Any]) -> list[str]:
     """The seed's mesh objects' names, sorted."""
     return sorted(item["name"] for item in meta["scene"]["objects"])
+
+
+def next_object(meta: dict[str, Any], name: str) -> str:
+    """The mesh object after ``name`` in the Outliner (the one before, for the last): the wrong ways' neighbour."""
+    names = mesh_objects(meta)
+    at = names.index(name)
+    return names[at + 1] if at + 1 < len(names) else names[at - 1]
+
+
+def export_task(rng: random.Random, what: str, ext: str, suffixes: list[str]) -> Task:
+    """An "export only this object" variant: the scene, one of its meshes, and ``~/FOLDER/NAME{suffix}{ext}``
+    to export it to as ``what`` ("a Wavefront OBJ file")."""
+    meta = scene(rng)
+    name = rng.choice(mesh_objects(meta))
+    folder = meta["path"].rsplit("/", 1)[0]
+    out = f"{folder}/{name.lower()}{rng.choice(suffixes)}{ext}"
+    return Task(
+        description=f'The scene ~/{meta["path"]} is open in Blender. Export only the object "{name}" (no other '
+        f"object) as {what} ~/{out}, with Blender's default export settings otherwise. "
+        f"Leave the .blend file as it is.",
+        metadata={**meta, "name": name, "out": out},
+        max_steps=15,
+        chance=0.0,
+    )
 
 
 def seed_script(meta: dict[str, Any], home: str) -> str:
@@ -760,11 +786,15 @@ async def export_to(
     await wait_for(written, f"{out} to be exported")
 
 
-async def exported_scored(task: Task, session: Session, out: str, extra: Iterable[str], problem: str | None) -> float:
-    """The reward of an export: 1.0 when ``problem`` is None and no file under home changed but ``out``
-    (and ``extra`` beside it, ``ALLOWED``)."""
+async def exported_scored(
+    task: Task, session: Session, extra: Iterable[str], problem_of: Callable[[bytes | None], str | None]
+) -> list[float]:
+    """The reward of an export to ``metadata["out"]``: 1.0 when ``problem_of`` finds nothing wrong in its bytes
+    (None: no plain file there) and no file under home changed but it (and ``extra`` beside it, ``ALLOWED``)."""
+    out = task.metadata["out"]
+    before, after = await files_since_setup(task, session)
+    problem = problem_of(await output_bytes(session, after, out))
     if problem is not None:
         task.explain(f"{out}: {problem}")
-        return 0.0
-    before, after = await files_since_setup(task, session)
-    return 1.0 if nothing_else_changed(task, before, after, expect=[out, *extra, *ALLOWED]) else 0.0
+        return [0.0]
+    return [1.0 if nothing_else_changed(task, before, after, expect=[out, *extra, *ALLOWED]) else 0.0]

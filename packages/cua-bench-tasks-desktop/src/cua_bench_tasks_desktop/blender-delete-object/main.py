@@ -23,6 +23,7 @@ import cua_bench as cb
 from cua_bench_tasks_desktop._blender import (
     WAIVERS,
     mesh_objects,
+    next_object,
     open_in_blender,
     pick,
     save,
@@ -84,9 +85,7 @@ async def hides_it(task: cb.Task, session: cb.Session) -> None:
 @cb.wrong_way
 async def deletes_the_next_object(task: cb.Task, session: cb.Session) -> None:
     """The object after the asked one in the Outliner deleted (the one before, for the last)."""
-    names = mesh_objects(task.metadata)
-    at = names.index(task.metadata["name"])
-    await _delete(task, session, names[at + 1] if at + 1 < len(names) else names[at - 1])
+    await _delete(task, session, next_object(task.metadata, task.metadata["name"]))
 
 
 @cb.wrong_way

@@ -18,46 +18,31 @@ Waived: ``forged-write`` (the OBJ is the output asked for).
 
 from __future__ import annotations
 
-import random
-
 import cua_bench as cb
 from cua_bench_tasks_desktop._blender import (
     OBJ_SELECTED,
     STL_SELECTED,
     Dump,
+    export_task,
     export_to,
     exported_scored,
-    mesh_objects,
+    next_object,
     open_in_blender,
     pick,
     read_obj,
     same_points,
-    scene,
     seed_of,
     world_vertices,
 )
-from cua_bench_tasks_desktop._common import OUTPUT_IS_THE_WORK, files_since_setup, loaders, output_bytes
+from cua_bench_tasks_desktop._common import OUTPUT_IS_THE_WORK, loaders
 
 NAME = "blender-export-obj"
 WAIVED = OUTPUT_IS_THE_WORK
 
 
-def build(rng: random.Random) -> cb.Task:
-    meta = scene(rng)
-    name = rng.choice(mesh_objects(meta))
-    folder = meta["path"].rsplit("/", 1)[0]
-    out = f"{folder}/{name.lower()}{rng.choice(['', '_mesh', '-export', '_v2'])}.obj"
-    return cb.Task(
-        description=f'The scene ~/{meta["path"]} is open in Blender. Export only the object "{name}" (no other '
-        f"object) as a Wavefront OBJ file ~/{out}, with Blender's default export settings otherwise. "
-        f"Leave the .blend file as it is.",
-        metadata={**meta, "name": name, "out": out},
-        max_steps=15,
-        chance=0.0,
-    )
-
-
-load_train, load_test = loaders(NAME, build)
+load_train, load_test = loaders(
+    NAME, lambda rng: export_task(rng, "a Wavefront OBJ file", ".obj", ["", "_mesh", "-export", "_v2"])
+)
 
 
 @cb.setup_task
@@ -83,10 +68,12 @@ def problem_of(seed: Dump, name: str, data: bytes | None) -> str | None:
 @cb.evaluate_task
 async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
     meta = task.metadata
-    _, after = await files_since_setup(task, session)
-    problem = problem_of(seed_of(task), meta["name"], await output_bytes(session, after, meta["out"]))
-    mtl = meta["out"].removesuffix(".obj") + ".mtl"
-    return [await exported_scored(task, session, meta["out"], [mtl], problem)]
+    return await exported_scored(
+        task,
+        session,
+        [meta["out"].removesuffix(".obj") + ".mtl"],
+        lambda data: problem_of(seed_of(task), meta["name"], data),
+    )
 
 
 @cb.solve_task
@@ -108,9 +95,7 @@ async def exports_every_object(task: cb.Task, session: cb.Session) -> None:
 async def exports_the_next_object(task: cb.Task, session: cb.Session) -> None:
     """The object after the asked one in the Outliner (the one before, for the last)."""
     meta = task.metadata
-    names = mesh_objects(meta)
-    at = names.index(meta["name"])
-    await pick(task, session, names[at + 1] if at + 1 < len(names) else names[at - 1])
+    await pick(task, session, next_object(meta, meta["name"]))
     await export_to(session, "export wavefront", meta["out"], [OBJ_SELECTED])
 
 

@@ -20,8 +20,6 @@ File View rewrites whenever it closes and the evaluator lets change).
 
 from __future__ import annotations
 
-import random
-
 import cua_bench as cb
 from cua_bench_tasks_desktop._blender import (
     STL_ASCII,
@@ -29,40 +27,27 @@ from cua_bench_tasks_desktop._blender import (
     WAIVERS,
     Dump,
     Spot,
+    export_task,
     export_to,
     exported_scored,
-    mesh_objects,
+    next_object,
     open_in_blender,
     pick,
     read_stl,
     same_points,
-    scene,
     seed_of,
     triangles,
     world_vertices,
 )
-from cua_bench_tasks_desktop._common import files_since_setup, loaders, output_bytes
+from cua_bench_tasks_desktop._common import loaders
 
 NAME = "blender-export-stl"
 WAIVED = WAIVERS
 
 
-def build(rng: random.Random) -> cb.Task:
-    meta = scene(rng)
-    name = rng.choice(mesh_objects(meta))
-    folder = meta["path"].rsplit("/", 1)[0]
-    out = f"{folder}/{name.lower()}{rng.choice(['', '_print', '-part', '_v1'])}.stl"
-    return cb.Task(
-        description=f'The scene ~/{meta["path"]} is open in Blender. Export only the object "{name}" (no other '
-        f"object) as a binary STL file ~/{out}, with Blender's default export settings otherwise. "
-        f"Leave the .blend file as it is.",
-        metadata={**meta, "name": name, "out": out},
-        max_steps=15,
-        chance=0.0,
-    )
-
-
-load_train, load_test = loaders(NAME, build)
+load_train, load_test = loaders(
+    NAME, lambda rng: export_task(rng, "a binary STL file", ".stl", ["", "_print", "-part", "_v1"])
+)
 
 
 @cb.setup_task
@@ -84,9 +69,7 @@ def problem_of(seed: Dump, name: str, data: bytes | None) -> str | None:
 @cb.evaluate_task
 async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
     meta = task.metadata
-    _, after = await files_since_setup(task, session)
-    problem = problem_of(seed_of(task), meta["name"], await output_bytes(session, after, meta["out"]))
-    return [await exported_scored(task, session, meta["out"], [], problem)]
+    return await exported_scored(task, session, [], lambda data: problem_of(seed_of(task), meta["name"], data))
 
 
 async def _export(task: cb.Task, session: cb.Session, name: str, options: list[Spot]) -> None:
@@ -114,6 +97,4 @@ async def exports_ascii(task: cb.Task, session: cb.Session) -> None:
 @cb.wrong_way
 async def exports_the_next_object(task: cb.Task, session: cb.Session) -> None:
     """The object after the asked one in the Outliner (the one before, for the last)."""
-    names = mesh_objects(task.metadata)
-    at = names.index(task.metadata["name"])
-    await _export(task, session, names[at + 1] if at + 1 < len(names) else names[at - 1], [STL_SELECTED])
+    await _export(task, session, next_object(task.metadata, task.metadata["name"]), [STL_SELECTED])

@@ -24,6 +24,7 @@ from cua_bench_tasks_desktop._blender import (
     WAIVERS,
     mesh_objects,
     moved_to,
+    next_object,
     open_in_blender,
     pick,
     save,
@@ -108,6 +109,4 @@ async def swaps_y_and_z(task: cb.Task, session: cb.Session) -> None:
 @cb.wrong_way
 async def moves_the_next_object(task: cb.Task, session: cb.Session) -> None:
     """The object after the asked one in the Outliner moved (the one before, for the last)."""
-    names = mesh_objects(task.metadata)
-    at = names.index(task.metadata["name"])
-    await _move(task, session, names[at + 1] if at + 1 < len(names) else names[at - 1], task.metadata["location"])
+    await _move(task, session, next_object(task.metadata, task.metadata["name"]), task.metadata["location"])

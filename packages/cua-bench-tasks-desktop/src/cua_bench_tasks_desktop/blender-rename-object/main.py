@@ -24,6 +24,7 @@ from cua_bench.builders import Meta
 from cua_bench_tasks_desktop._blender import (
     WAIVERS,
     mesh_objects,
+    next_object,
     open_in_blender,
     pick,
     save,
@@ -89,9 +90,7 @@ async def solve(task: cb.Task, session: cb.Session) -> None:
 async def renames_the_next_object(task: cb.Task, session: cb.Session) -> None:
     """F2 on the object after the asked one in the Outliner (the one before, for the last)."""
     meta = task.metadata
-    names = mesh_objects(meta)
-    at = names.index(meta["old"])
-    await _rename(task, session, meta, names[at + 1] if at + 1 < len(names) else names[at - 1], meta["new"])
+    await _rename(task, session, meta, next_object(meta, meta["old"]), meta["new"])
 
 
 @cb.wrong_way
