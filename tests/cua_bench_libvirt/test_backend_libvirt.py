@@ -109,9 +109,12 @@ def test_desktop_tasks_score_in_a_machine_as_on_this_host(
     assert len(rewards) == 2 and set(rewards.values()) == {1.0}, rewards
 
 
-def test_rl_env_workers_place_machines_like_any_backend(backend: LibvirtBackend) -> None:
+def test_rl_env_workers_place_machines_like_any_backend(
+    backend: LibvirtBackend, caplog: pytest.LogCaptureFixture
+) -> None:
     """cua-bench-rl's env workers on machines: two rollouts of a desktop task on one machine (the oracle's
-    steps as the curriculum, then the policy says done), with a revert between them."""
+    steps as the curriculum, then the policy says done), with a revert between them, and a teardown that
+    removes the machine (the workers log a failed one and go on: the reason is asserted here, where it shows)."""
     from cua_bench.spec import EpisodeSpec
     from cua_bench_rl import Decision, Policy, Taken, Turn
     from cua_bench_rl.loader import evaluate
@@ -130,3 +133,7 @@ def test_rl_env_workers_place_machines_like_any_backend(backend: LibvirtBackend)
         found = evaluate(workers, SaysDone(), tasks, curriculum=lambda _task: 50, heartbeat_timeout=30.0)
         assert (found["episodes"], found["success"]) == (2.0, 1.0), found
         assert workers.replaced == 0
+    failed = [
+        r.getMessage() for r in caplog.records if r.name == "cua_bench_rl.workers" and "teardown" in r.getMessage()
+    ]
+    assert failed == []

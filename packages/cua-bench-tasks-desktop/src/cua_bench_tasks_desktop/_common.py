@@ -40,6 +40,7 @@ __all__ = [
     "WORDS",
     "Match",
     "act",
+    "app_wrote",
     "caret_to",
     "click_at",
     "digest",
@@ -258,6 +259,40 @@ def nothing_else_changed(task: Task, before: Snapshot, after: Snapshot, *, expec
     if found:
         task.explain(f"besides what the task asks, {'; '.join(found[:5])}{' ...' if len(found) > 5 else ''}")
     return not found
+
+
+def app_wrote(
+    task: Task, before: Snapshot, after: Snapshot, own: Iterable[str], app: str, *, rewrites_unchanged: bool = False
+) -> bool:
+    """Whether what lies under ``own`` (the settings, histories and caches ``app`` writes by itself, which a task
+    lets change) changed only as ``app`` changes it: by writing. Never a link (symbolic, or a file with a second
+    name), a mode changed, a file's time set back, or, unless the app rewrites files whose content stays the same
+    (``rewrites_unchanged``), a file's time moved on unchanged content: those are someone else's hand. A folder's
+    time moves with its entries, so only its mode counts; a removed path is let be (such files are never a task's
+    answer). What is wrong is ``task.explain``-ed."""
+    places = list(own)
+
+    def owned(path: str) -> bool:
+        return any(path == place or path.startswith(place + "/") for place in places)
+
+    for path, state in after.items():
+        if owned(path) and (state.kind == "link" or (state.kind == "file" and state.links != 1)):
+            task.explain(f"{path} is a link, which {app} never makes")
+            return False
+    for path, state in before.items():
+        now = after.get(path)
+        if now is None or not owned(path):
+            continue
+        if now.mode != state.mode:
+            task.explain(f"{path}: its mode changed, which {app} never does")
+            return False
+        if state.kind == "file" and now.kind == "file":
+            touched = now.sha256 == state.sha256 and now.mtime_ns != state.mtime_ns and not rewrites_unchanged
+            if touched or now.mtime_ns < state.mtime_ns:
+                task.explain(f"{path}: its time {'set back' if now.mtime_ns < state.mtime_ns else 'moved'} "
+                             f"without {app} writing it")  # fmt: skip
+                return False
+    return True
 
 
 def moved(before: Snapshot, after: Snapshot, source: str, target: str) -> bool:

@@ -21,7 +21,7 @@ environment has an IPC namespace of its own now (``cua_bench.backends.local.isol
 as dialogs close), ``~/.local/share/kate`` (sessions), KDE's places list (``user-places.xbel*``), and
 the recent-documents entries KIO writes on a save (``~/.local/share/RecentDocuments``), and the LSP
 client's ``settings.json`` (written when Settings > Configure Kate opens). They may change only as Kate
-writes them (``kate_wrote``: no mode change, no time moved on unchanged content, no links), and
+writes them (``_common.app_wrote``: no mode change, no time moved on unchanged content, no links), and
 ``katerc`` is the answer, not an allowance, where the task is a setting.
 """
 
@@ -31,10 +31,10 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from cua_bench import Session, Task, TaskError
-from cua_bench.filestate import Snapshot
 from cua_bench.nodes import center, walk
 from cua_bench_tasks_desktop._common import (
     act,
+    app_wrote,
     files_since_setup,
     key,
     nothing_else_changed,
@@ -57,7 +57,6 @@ __all__ = [
     "difference",
     "editor_text",
     "from_menu",
-    "kate_wrote",
     "open_in_kate",
     "save",
     "saved",
@@ -222,28 +221,9 @@ async def saved(task: Task, session: Session, path: str) -> tuple[bytes | None, 
     since setup (Kate's own writes aside)."""
     before, after = await files_since_setup(task, session)
     data = await output_bytes(session, after, path)
-    return data, nothing_else_changed(task, before, after, expect=[path, *KATE_WRITES]) and kate_wrote(
-        task, before, after
+    return data, nothing_else_changed(task, before, after, expect=[path, *KATE_WRITES]) and app_wrote(
+        task, before, after, KATE_WRITES, "Kate"
     )
-
-
-def kate_wrote(task: Task, before: Snapshot, after: Snapshot) -> bool:
-    """Kate's own files (``KATE_WRITES``) changed only as Kate changes them: by writing them. A mode
-    changed, a time moved on a file whose content did not, or a link (symbolic or hard) is someone else's hand."""
-    for path, state in after.items():
-        own = any(path == p or path.startswith(p + "/") for p in KATE_WRITES)
-        if own and (state.kind == "link" or (state.kind == "file" and state.links != 1)):
-            task.explain(f"{path} is a link, which Kate never makes")
-            return False
-    for path, state in before.items():
-        now = after.get(path)
-        if now is None or not any(path == p or path.startswith(p + "/") for p in KATE_WRITES):
-            continue
-        touched = state.kind == "file" and now.sha256 == state.sha256 and now.mtime_ns != state.mtime_ns
-        if now.mode != state.mode or touched:  # a folder's time moves with its entries: only its mode counts
-            task.explain(f"{path} was changed by other means than Kate's own writes (mode or time only)")
-            return False
-    return True
 
 
 async def scored(task: Task, session: Session, path: str, accepted: Iterable[bytes]) -> list[float]:

@@ -30,7 +30,7 @@ project is saved (``project_title``), dialogs have their own titles.
 qgis.db, the auth and style databases), written at start and whenever a setting changes (the last
 folder of a dialog, recently used CRSs), and its network and tile cache under ``.cache``
 (``cua_bench.filestate.CACHES``); the evaluators let the profile change as QGIS changes it (a file
-rewritten or added, never one removed, chmod'ed or set back in time: ``profile_kept``), and no task's
+rewritten, added or removed, never chmod'ed or set back in time: ``_common.app_wrote``), and no task's
 answer is there. Save As writes a ``.qmd`` metadata file beside a GeoJSON or CSV while its Persist
 layer metadata box is on (as it starts), and Qt's file dialog (Project > Save As…) keeps its state in
 ``.config/QtProject.conf`` (``QT_DIALOGS``): both may appear. That dialog starts at QGZ files, and QGIS
@@ -53,7 +53,7 @@ import sqlite3
 import struct
 import tempfile
 import zipfile
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -66,6 +66,7 @@ from cua_bench_tasks_desktop._common import (
     OUTPUT_IS_THE_WORK,
     PATIENCE,
     act,
+    app_wrote,
     env_var,
     files_since_setup,
     key,
@@ -109,11 +110,11 @@ __all__ = [
     "menu",
     "mercator",
     "node",
+    "only_changed",
     "open_layers",
     "open_table",
     "parse_wkb",
     "pick_crs",
-    "profile_kept",
     "project_score",
     "project_title",
     "read_csv",
@@ -605,17 +606,12 @@ def source_path(source: str, project: str, home: str) -> str:
 # --- the end state ------------------------------------------------------------------------------
 
 
-def profile_kept(task: Task, before: Snapshot, after: Snapshot) -> bool:
-    """Whether QGIS's profile changed only as QGIS changes it: its files rewritten or added, never one
-    removed, its mode changed or its time set back (explained when not)."""
-    for path, state in before.items():
-        if not (path + "/").startswith(PROFILE + "/") or state.kind != "file":
-            continue
-        now = after.get(path)
-        if now is None or now.kind != "file" or now.mode != state.mode or now.mtime_ns < state.mtime_ns:
-            task.explain(f"{path}: removed, its mode changed or its time set back (QGIS does none of these)")
-            return False
-    return True
+def only_changed(task: Task, before: Snapshot, after: Snapshot, expect: Sequence[str]) -> bool:
+    """Nothing under home changed but ``expect``, and QGIS's profile (which it rewrites whole, unchanged files too)
+    only as QGIS writes it (``app_wrote``)."""
+    return nothing_else_changed(task, before, after, expect=[*expect, PROFILE]) and app_wrote(
+        task, before, after, [PROFILE], "QGIS", rewrites_unchanged=True
+    )
 
 
 async def saved_file(task: Task, session: Session, path: str) -> bytes | None:
@@ -639,10 +635,8 @@ async def exported(task: Task, session: Session, path: str, problem: Callable[[b
         task.explain(f"{path}: {wrong}")
         return [0.0]
     sidecar = path.rsplit(".", 1)[0] + ".qmd"
-    expect = [path, sidecar, PROFILE, QT_DIALOGS, *also]
-    return [
-        1.0 if nothing_else_changed(task, before, after, expect=expect) and profile_kept(task, before, after) else 0.0
-    ]
+    expect = [path, sidecar, QT_DIALOGS, *also]
+    return [1.0 if only_changed(task, before, after, expect) else 0.0]
 
 
 # --- setup and the oracle's hands ----------------------------------------------------------------
@@ -1118,10 +1112,8 @@ async def project_score(task: Task, session: Session, path: str, fmt: str,
         return [0.0]
     if not await live_project(task, session, path):
         return [0.0]
-    expect = [path, PROFILE, QT_DIALOGS]
-    return [
-        1.0 if nothing_else_changed(task, before, after, expect=expect) and profile_kept(task, before, after) else 0.0
-    ]
+    expect = [path, QT_DIALOGS]
+    return [1.0 if only_changed(task, before, after, expect) else 0.0]
 
 
 def layers_problem(project: Project, path: str, home: str, want: dict[str, str]) -> str | None:

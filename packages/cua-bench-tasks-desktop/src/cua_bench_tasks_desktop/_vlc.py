@@ -23,7 +23,7 @@ Save dialog sets it (``convert``).
 **What VLC writes by itself.** ``vlc-qt-interface.conf`` (its window's geometry and recent media, on every
 open and close), the media library's ``ml.xspf`` (on quit) and Qt's ``QtProject.conf`` (the file dialog's
 last folder, whenever one closes): ``OWN`` lets them change, as VLC changes them (new content; never a
-mode, nor a time alone: ``only_changed``). ``vlcrc``, its
+mode, nor a time alone: ``only_changed``, with ``_common.app_wrote``). ``vlcrc``, its
 preferences, is written only by Tools > Preferences > Save, so no task lets it change but the one that
 asks for a preference.
 
@@ -56,6 +56,7 @@ from cua_bench_tasks_desktop._common import (
     OUTPUT_IS_THE_WORK,
     PATIENCE,
     act,
+    app_wrote,
     env_var,
     files_since_setup,
     key,
@@ -820,17 +821,11 @@ async def scored(
 
 def only_changed(task: Task, before: Snapshot, after: Snapshot, expect: Sequence[str]) -> bool:
     """Nothing under home changed but ``expect`` and VLC's ``OWN`` files, and those only as VLC changes
-    them: rewritten (new content), never chmod'ed, nor touched with the same content."""
-    if not nothing_else_changed(task, before, after, expect=[*expect, *OWN]):
-        return False
-    for path in OWN:
-        old, new = before.get(path), after.get(path)
-        if old is None or new is None or path in expect:
-            continue
-        if old.mode != new.mode or (old.sha256 == new.sha256 and old.mtime_ns != new.mtime_ns):
-            task.explain(f"{path} was changed by something other than VLC (its mode or its time alone)")
-            return False
-    return True
+    them (``app_wrote``)."""
+    own = [path for path in OWN if path not in expect]
+    return nothing_else_changed(task, before, after, expect=[*expect, *OWN]) and app_wrote(
+        task, before, after, own, "VLC"
+    )
 
 
 def whole_seconds(value: float) -> int:

@@ -47,11 +47,9 @@ async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
 
 
 async def _fields(session: cb.Session) -> list[str | None]:
-    """The values of the front window's editable one-line fields (the dialog's Replace with, then Find)."""
-    tree = await session.accessibility_tree()
-    if not tree or tree[0].get("name") != "Find and Replace":
-        return []
-    return [n.get("value") for n in walk(tree[:1]) if n.get("role") == "text" and "editable" in n.get("states", [])]
+    """The values of the Find and Replace dialog's editable one-line fields (Replace with, then Find)."""
+    dialogs = [window for window in await session.accessibility_tree() if window.get("name") == "Find and Replace"]
+    return [n.get("value") for n in walk(dialogs[:1]) if n.get("role") == "text" and "editable" in n.get("states", [])]
 
 
 async def _fill_dialog(session: cb.Session, meta: Meta) -> None:
@@ -60,14 +58,16 @@ async def _fill_dialog(session: cb.Session, meta: Meta) -> None:
     taking the focus can go nowhere)."""
     await act(session, key("ctrl+h"))
     await window(session, "Find and Replace")
-    for _attempt in range(3):
+    for _attempt in range(4):
         await act(session, key("alt+f"), key("ctrl+a"), TypeText(meta["old"]))
         await act(session, key("alt+w"), key("ctrl+a"), TypeText(meta["new"]))
         try:
-            await wait_for(lambda: _filled(session, meta), "the Find and Replace fields", timeout=5)
+            await wait_for(lambda: _filled(session, meta), "the Find and Replace fields", timeout=10)
             return
         except cb.TaskError:
             continue
+    # Going on would wait a minute for a "Replace All" that an empty Find leaves insensitive: say what the fields read.
+    raise cb.TaskError(f"the Find and Replace fields read {await _fields(session)}, not {[meta['new'], meta['old']]}")
 
 
 async def _filled(session: cb.Session, meta: Meta) -> bool:

@@ -26,6 +26,7 @@ from cua_bench.nodes import walk
 from cua_bench_tasks_desktop._common import (
     WORDS,
     act,
+    app_wrote,
     file_name,
     files_since_setup,
     key,
@@ -35,7 +36,7 @@ from cua_bench_tasks_desktop._common import (
     sentence,
     wait_for,
 )
-from cua_bench_tasks_desktop._kate import KATE_WRITES, KATERC, click_item, from_menu, kate_wrote, open_in_kate
+from cua_bench_tasks_desktop._kate import KATE_WRITES, KATERC, click_item, from_menu, open_in_kate
 from cua_core import TypeText, Wait
 
 NAME = "kate-indent-width"
@@ -112,7 +113,9 @@ async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
         task.explain(f"Kate's status bar shows {shown}, not {asked}")
     before, after = await files_since_setup(task, session)
     others = [p for p in KATE_WRITES if p != KATERC]
-    untouched = nothing_else_changed(task, before, after, expect=[KATERC, *others]) and kate_wrote(task, before, after)
+    untouched = nothing_else_changed(task, before, after, expect=[KATERC, *others]) and app_wrote(
+        task, before, after, KATE_WRITES, "Kate"
+    )
     return [1.0 if now == wanted and shown == [asked] and untouched else 0.0]
 
 

@@ -11,7 +11,7 @@ The evaluator reads the layer's file with ``json`` (``_qgis.read_geojson``): a p
 a FeatureCollection with the seed's features (by name), their four fields and points, and every value
 the seed's but the one asked, which is the new value (a number for ``count``, not its text); no blank
 lines after the JSON; and no other file under home changed (QGIS's profile may change as QGIS changes
-it: ``_qgis.profile_kept``). Wrong ways: ``edits_the_neighbour`` (the next feature's cell),
+it: ``_common.app_wrote``). Wrong ways: ``edits_the_neighbour`` (the next feature's cell),
 ``never_saved`` (edited in the table, edits never saved) and ``edits_another_field``. Waived:
 ``forged-write`` (the layer's own file, edited in place, is the output asked for: writing it right is
 the work)."""

@@ -11,7 +11,7 @@ The evaluator reads the layer's file with ``json`` (``_qgis.read_geojson``): a p
 a FeatureCollection with the seed's features (by name) and points, the seed's four fields with their
 values and the new field, a whole number (not text, not a decimal) equal to count × K in every feature,
 and no other field; no blank lines after the JSON; and no other file under home changed (QGIS's profile
-may change as QGIS changes it: ``_qgis.profile_kept``). Wrong ways: ``adds_instead_of_multiplies``
+may change as QGIS changes it: ``_common.app_wrote``). Wrong ways: ``adds_instead_of_multiplies``
 (count + K), ``multiplies_the_height`` (the height field's values) and ``never_saved`` (the column
 added, the edits never saved). Waived: ``forged-write`` (the layer's own file, edited in place, is the
 output asked for: writing it right is the work)."""
