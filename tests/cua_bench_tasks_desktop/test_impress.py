@@ -30,10 +30,14 @@ from cua_bench_tasks_desktop._impress import (
     Format,
     Shape,
     Slide,
+    altered,
     deck_bytes,
     deck_differences,
+    duplicated,
     fmt,
     format_of,
+    neighbour,
+    notes_line,
     parse,
     parse_as,
     seed_deck,
@@ -84,6 +88,7 @@ def image() -> Any:
 
 
 def notes(line: str) -> Any:
+    """A page's ``presentation:notes`` with its notes frame holding ``line`` (an empty placeholder for "")."""
     made = presentation.Notes()
     made.addElement(frame("notes", line) if line else frame("notes", placeholder=True))
     return made
@@ -313,3 +318,86 @@ def test_the_adversarys_presentation_mutations_are_differences(kind: Format) -> 
     data = deck_bytes(SEEDS, kind)
     assert deck_differences(parse(with_extra_slide(data) or b""), SEEDS) != []
     assert parse(as_text(data) or b"") is None
+
+
+# --- one slide's change: its notes, hidden, or copied right after it ---------------------------------
+
+THIRD = seed_slide("Bright Pillow Results", ["The frozen pepper moves the river at noon"])
+
+
+def test_the_expected_deck_after_one_slides_change() -> None:
+    seeds = [*SEEDS, THIRD]
+    assert altered(seeds, 2, notes="Say hi") == [SEEDS[0], Slide(SEEDS[1].title, SEEDS[1].body, notes="Say hi"), THIRD]
+    assert altered(seeds, 3, hidden=True)[2].hidden and not any(slide.hidden for slide in seeds)  # a copy
+    assert duplicated(seeds, 1) == [SEEDS[0], SEEDS[0], SEEDS[1], THIRD]
+    assert duplicated(seeds, 3) == [*seeds, THIRD]
+    assert [neighbour(1, 3), neighbour(2, 3), neighbour(3, 3)] == [2, 3, 2]
+    lines = [notes_line(random.Random(seed)) for seed in range(200)]
+    assert all("monday" not in line and line[0].isupper() for line in lines) and len(set(lines)) > 100
+    assert notes_line(random.Random(7)) == notes_line(random.Random(7))
+
+
+def saved_pptx(notes: dict[int, str], hidden: tuple[int, ...] = (), copies: tuple[int, ...] = ()) -> bytes:
+    """The seeds (and ``THIRD``) as a ``.pptx`` the way an agent could leave it: ``notes`` on slides by
+    number, slides ``hidden``, and slides in ``copies`` written twice in a row."""
+    order = [number for number in (1, 2, 3) for _ in range(2 if number in copies else 1)]
+
+    def build(deck: Any) -> None:
+        for number in order:
+            seed = [*SEEDS, THIRD][number - 1]
+            slide = content_slide(deck, seed.title or "", *seed.body)
+            if number in notes:
+                slide.notes_slide.notes_text_frame.text = notes[number]
+            if number in hidden:
+                slide.element.set("show", "0")
+
+    return pptx(build)
+
+
+page_notes = notes  # the builders below take a ``notes`` argument
+
+
+def saved_odp(notes: dict[int, str], hidden: tuple[int, ...] = (), copies: tuple[int, ...] = ()) -> bytes:
+    """``saved_pptx`` in ``.odp``: title and outline frames, a notes frame on every page."""
+    order = [number for number in (1, 2, 3) for _ in range(2 if number in copies else 1)]
+    pages = []
+    for number in order:
+        seed = [*SEEDS, THIRD][number - 1]
+        pages.append(
+            [frame("title", seed.title or ""), frame("outline", *seed.body), page_notes(notes.get(number, ""))]
+        )
+    return odp(*pages, hidden=tuple(place for place, number in enumerate(order, start=1) if number in hidden))
+
+
+@pytest.mark.parametrize("saved", [saved_odp, saved_pptx], ids=["odp", "pptx"])
+def test_notes_on_one_slide_and_nothing_else(saved: Any) -> None:
+    want = altered([*SEEDS, THIRD], 2, notes="Say hi to the board")
+    assert deck_differences(parse(saved({2: "Say hi to the board"})), want) == []
+    assert deck_differences(parse(saved({3: "Say hi to the board"})), want) != []  # the wrong slide
+    assert deck_differences(parse(saved({2: "Say hi to the board", 1: "x"})), want) != []
+    assert deck_differences(parse(saved({2: "Say hi"})), want) != []  # part of the sentence
+    assert deck_differences(parse(saved({})), want) != []  # never written
+
+
+@pytest.mark.parametrize("saved", [saved_odp, saved_pptx], ids=["odp", "pptx"])
+def test_exactly_one_slide_hidden(saved: Any) -> None:
+    want = altered([*SEEDS, THIRD], 1, hidden=True)
+    assert deck_differences(parse(saved({}, hidden=(1,))), want) == []
+    assert deck_differences(parse(saved({}, hidden=(2,))), want) != []
+    assert deck_differences(parse(saved({}, hidden=(1, 2))), want) != []
+    assert deck_differences(parse(saved({})), want) != []
+    deleted = Deck("pptx", (SEEDS[1], THIRD))
+    assert deck_differences(deleted, want) != []
+
+
+@pytest.mark.parametrize("saved", [saved_odp, saved_pptx], ids=["odp", "pptx"])
+def test_one_slide_twice_in_a_row(saved: Any) -> None:
+    want = duplicated([*SEEDS, THIRD], 2)
+    assert deck_differences(parse(saved({}, copies=(2,))), want) == []
+    assert deck_differences(parse(saved({}, copies=(1,))), want) != []  # the wrong slide copied
+    assert deck_differences(parse(saved({})), want) != []  # never copied
+    moved = Deck("odp", (SEEDS[0], SEEDS[1], THIRD, SEEDS[1]))  # the copy at the end
+    assert deck_differences(moved, want) != []
+    empty = Deck("odp", (SEEDS[0], SEEDS[1], Slide(""), THIRD))  # a new slide, not a copy
+    assert deck_differences(empty, want) != []
+    assert deck_differences(parse(saved({2: "Say hi"}, copies=(2,))), want) != []  # the copy's notes

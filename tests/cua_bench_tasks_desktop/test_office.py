@@ -17,7 +17,7 @@ from cua_bench.gnumeric import Value
 from cua_bench.office import format_of, parse
 from cua_bench.tasks import load_task_module
 from cua_bench.taskset import task_folders
-from cua_bench_tasks_desktop._calc import fmt
+from cua_bench_tasks_desktop._calc import GENERAL, fmt, format_differences, number_formats
 from cua_bench_tasks_desktop._office import PROFILE, app_title, book_bytes, write_profile
 
 # LibreOffice's tasks, and the multi-app tasks that end in Calc (the others are in their apps' test modules).
@@ -44,6 +44,77 @@ def test_a_seed_workbook_holds_numbers_as_numbers_and_text_as_text(kind: str) ->
         (2, 1): Value("number", "2.25"),
     }
     assert book.sheets["Other"].cells == {(0, 1): Value("text", "x")}  # "" is an empty cell
+
+
+def _ods_with_formats(column_style: str | None, cell_style: str | None, decimals: int = 1) -> bytes:
+    """A one-sheet ``.ods`` as Calc saves a formatted column: a percentage data style, a cell style using it,
+    set on the column's default (``column_style``) or on the cell (``cell_style``)."""
+    import io
+
+    from odf.number import Number, PercentageStyle
+    from odf.number import Text as NumberText
+    from odf.opendocument import OpenDocumentSpreadsheet
+    from odf.style import Style
+    from odf.table import Table, TableCell, TableColumn, TableRow
+    from odf.text import P
+
+    doc = OpenDocumentSpreadsheet()
+    percent = PercentageStyle(name="N11")
+    percent.addElement(Number(decimalplaces=decimals, minintegerdigits=1))
+    percent.addElement(NumberText(text="%"))
+    doc.automaticstyles.addElement(percent)
+    doc.automaticstyles.addElement(Style(name="ce1", family="table-cell", datastylename="N11"))
+    table = Table(name="Sheet1")
+    table.addElement(TableColumn(numbercolumnsrepeated=1))
+    table.addElement(TableColumn(defaultcellstylename=column_style) if column_style else TableColumn())
+    for values in (["item", "rate"], ["tea", 0.125], ["jam", 0.5]):
+        row = TableRow()
+        for value in values:
+            if isinstance(value, float):
+                cell = TableCell(valuetype="float", value=value, **({"stylename": cell_style} if cell_style else {}))
+            else:
+                cell = TableCell(valuetype="string")
+            cell.addElement(P(text=str(value)))
+            row.addElement(cell)
+        table.addElement(row)
+    doc.spreadsheet.addElement(table)
+    out = io.BytesIO()
+    doc.write(out)
+    return out.getvalue()
+
+
+def test_number_formats_are_read_as_codes_in_both_formats() -> None:
+    import io
+
+    import openpyxl
+
+    places = [(1, 1), (2, 1)]
+    assert number_formats(book_bytes({"Sheet1": [["item", "rate"], ["tea", 0.125]]}, "ods"), "Sheet1", places) == {
+        (1, 1): GENERAL,
+        (2, 1): GENERAL,
+    }
+    # A whole column formatted (its default cell style), or each cell.
+    assert number_formats(_ods_with_formats("ce1", None), "Sheet1", places) == {(1, 1): "0.0%", (2, 1): "0.0%"}
+    assert number_formats(_ods_with_formats(None, "ce1"), "Sheet1", places) == {(1, 1): "0.0%", (2, 1): "0.0%"}
+    assert number_formats(_ods_with_formats(None, "ce1", 2), "Sheet1", places) == {(1, 1): "0.00%", (2, 1): "0.00%"}
+    assert number_formats(_ods_with_formats(None, None), "Sheet1", places) == {(1, 1): GENERAL, (2, 1): GENERAL}
+    book = openpyxl.load_workbook(io.BytesIO(book_bytes({"Sheet1": [["item", "rate"], ["tea", 0.125]]}, "xlsx")))
+    book["Sheet1"]["B2"].number_format = "0.0%"
+    out = io.BytesIO()
+    book.save(out)
+    assert number_formats(out.getvalue(), "Sheet1", [(1, 1), (0, 1)]) == {(1, 1): "0.0%", (0, 1): GENERAL}
+    assert number_formats(out.getvalue(), "Other", [(1, 1)]) is None
+    assert number_formats(b"item,rate\ntea,12.5%\n", "Sheet1", [(1, 1)]) is None  # not a workbook
+
+
+def test_format_codes_differ_by_what_they_show() -> None:
+    wanted = {(1, 1): "0.0%", (1, 2): GENERAL}
+    assert format_differences({(1, 1): "0.0%", (1, 2): GENERAL}, wanted) == []
+    assert format_differences({(1, 1): "#,##0.0%", (1, 2): GENERAL}, wanted) == []  # the thousands separator
+    assert format_differences({(1, 1): "0.00%", (1, 2): GENERAL}, wanted) == ["B2 is shown as '0.00%', not '0.0%'"]
+    assert format_differences({(1, 1): "0.0%", (1, 2): "0.0%"}, wanted) == ["C2 is shown as '0.0%', not 'General'"]
+    assert format_differences({(1, 1): "0.0"}, wanted) != []  # a decimal is no percentage
+    assert format_differences(None, wanted) != []
 
 
 def test_titles_and_formats_by_name() -> None:

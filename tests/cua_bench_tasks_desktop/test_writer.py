@@ -40,6 +40,7 @@ from cua_bench_tasks_desktop._writer import (
     seed_lines,
     writer_format,
 )
+from cua_bench_tasks_desktop._writer import Table as WriterTable
 
 LINES = [
     "# Budget review",
@@ -248,6 +249,94 @@ def test_docx_tables_comments_and_lists_are_objects() -> None:
     document = read(docx_bytes(doc))
     assert document.texts == ["Before", "With a comment", "A bullet"]
     assert set(document.objects) == {"comment", "list", "table"}
+
+
+def _odt_table(doc: Any, rows: list[list[str]], *, heading: bool = True, merged: bool = False) -> None:
+    """A table as Writer saves one: its first row in a heading-row group, each cell one paragraph."""
+    from odf.table import TableColumn, TableHeaderRows
+
+    table = Table(name="Table1")
+    table.addElement(TableColumn(numbercolumnsrepeated=len(rows[0])))
+    for index, texts in enumerate(rows):
+        row = TableRow()
+        for number, text in enumerate(texts):
+            cell = TableCell(numbercolumnsspanned=2) if merged and index == 1 and number == 0 else TableCell()
+            cell.addElement(P(text=text))
+            row.addElement(cell)
+        if heading and index == 0:
+            group = TableHeaderRows()
+            group.addElement(row)
+            table.addElement(group)
+        else:
+            table.addElement(row)
+    doc.text.addElement(table)
+
+
+TABLE_LINES = ["# Budget review", "The quiet server checks the bridge today."]
+HEADED = WriterTable(2, (("Name", "Owner", "Date"), ("", "", "")))
+
+
+@pytest.mark.parametrize("kind", ["odt", "docx"])
+def test_a_table_is_read_with_its_place_and_cells(kind: Format) -> None:
+    def build(rows: list[list[str]], *, before: int = 2, merged: bool = False, trailing: int = 1) -> Document:
+        if kind == "odt":
+
+            def odt_build(doc: Any) -> None:
+                head = H(outlinelevel=1, stylename="Heading_20_1", text="Budget review")
+                body = [head, P(text="The quiet server checks the bridge today.")]
+                for element in body[:before]:
+                    doc.text.addElement(element)
+                _odt_table(doc, rows, merged=merged)
+                for element in body[before:]:
+                    doc.text.addElement(element)
+                for _ in range(trailing):
+                    doc.text.addElement(P())
+
+            return read(odt(odt_build))
+        doc = docx.Document()
+        doc.add_heading("Budget review", 1)
+        doc.add_paragraph("The quiet server checks the bridge today.")
+        table = doc.add_table(rows=len(rows), cols=len(rows[0]))
+        for r, texts in enumerate(rows):
+            for c, text in enumerate(texts):
+                table.cell(r, c).text = text
+        if merged:
+            table.cell(1, 0).merge(table.cell(1, 1))
+        if before < 2:
+            doc.element.body.insert(before, table._tbl)
+        doc.add_paragraph()
+        return read(docx_bytes(doc))
+
+    document = build([["Name", "Owner", "Date"], ["", "", ""]])
+    assert document.tables == (HEADED,) and document.texts[:2] == [plain(line) for line in TABLE_LINES]
+    assert HEADED.size == (2, 3)
+    assert differences(document, TABLE_LINES, tables=[HEADED]) == []
+    # Without the table expected, it is an object, as before.
+    assert "table" in differences(document, TABLE_LINES)[0]
+    # Wrong ways: the sizes swapped, the words in the wrong cells, the table before the title.
+    swapped = build([["Name", "Owner"], ["", ""], ["", ""]])
+    assert differences(swapped, TABLE_LINES, tables=[HEADED]) == ["table 1 is 3 rows by 2 columns, not 2 by 3"]
+    shifted = build([["", "Name", "Owner"], ["Date", "", ""]])
+    assert differences(shifted, TABLE_LINES, tables=[HEADED])[0].startswith("table 1 holds")
+    first = build([["Name", "Owner", "Date"], ["", "", ""]], before=0)
+    assert differences(first, TABLE_LINES, tables=[HEADED]) == ["table 1 comes after paragraph 0, not 2"]
+    merged = build([["Name", "Owner", "Date"], ["", "", ""]], merged=True)
+    assert any("merged cells" in line for line in differences(merged, TABLE_LINES, tables=[HEADED]))
+    none = read(document_bytes(TABLE_LINES, kind))
+    assert differences(none, TABLE_LINES, tables=[HEADED]) == ["the document has 0 tables, not 1"]
+
+
+def test_a_table_after_an_empty_paragraph_at_the_end_is_still_at_the_end() -> None:
+    def build(doc: Any) -> None:
+        doc.text.addElement(H(outlinelevel=1, stylename="Heading_20_1", text="Budget review"))
+        doc.text.addElement(P(text="The quiet server checks the bridge today."))
+        doc.text.addElement(P())
+        _odt_table(doc, [["Name", "Owner", "Date"], ["", "", ""]], heading=False)
+        doc.text.addElement(P())
+
+    document = read(odt(build))
+    assert document.tables == (WriterTable(3, HEADED.rows),)
+    assert differences(document, TABLE_LINES, tables=[HEADED]) == []
 
 
 # --- markup and whole-document differences --------------------------------------------------------------

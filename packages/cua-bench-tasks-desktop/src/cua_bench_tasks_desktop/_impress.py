@@ -23,14 +23,21 @@ evaluator compares the whole presentation (``deck_differences``), not one field 
 slide pane's first thumbnail: in the editing area with nothing selected Home and Page Down go to a
 slide, Tab selects its objects in order (the title, then the body), Enter edits the selected one and
 Esc leaves it; in the slide pane the arrows select a slide, Delete deletes it and Alt+Shift+Home/End
-move it to the start or the end; the Slide menu is Alt+L.
+move it to the start or the end; the Slide menu is Alt+L. The View menu (Alt+V) lists the views
+in order, Normal first and Notes third: in the Notes view the slide shown keeps its place, and Tab
+selects its slide image, then its notes box (``write_notes``).
+
+**Judging one slide's change.** ``altered`` and ``duplicated`` give the seed as it must end after a
+task's one change to slide N (its notes, hidden, or a copy right after it); ``neighbour`` is the slide
+a careless agent changes instead.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -41,7 +48,8 @@ import odf.style
 import odf.teletype
 import odf.text
 
-from cua_bench import Session, Task
+from cua_bench import Session, Task, evaluate_task, setup_task, solve_task
+from cua_bench.builders import Evaluator, TaskFn, wrong_way
 from cua_bench.office import document_format
 from cua_bench_tasks_desktop._common import (
     ADJECTIVES,
@@ -59,7 +67,7 @@ from cua_bench_tasks_desktop._common import (
     wait_for,
     window,
 )
-from cua_bench_tasks_desktop._office import APPS, open_document, read_bytes, screen_hash, still
+from cua_bench_tasks_desktop._office import APPS, open_document, read_bytes, save, screen_hash, still
 from cua_core import Action
 
 __all__ = [
@@ -71,15 +79,20 @@ __all__ = [
     "Format",
     "Shape",
     "Slide",
+    "SlideCommand",
+    "altered",
     "changed",
     "click_in",
     "deck_bytes",
     "deck_differences",
+    "duplicated",
     "edit_box",
     "fmt",
     "format_of",
     "line",
+    "neighbour",
     "new_slide",
+    "notes_line",
     "open_deck",
     "parse",
     "parse_as",
@@ -93,6 +106,8 @@ __all__ = [
     "slides_of",
     "title",
     "to_slide",
+    "view",
+    "write_notes",
 ]
 
 Format = Literal["odp", "pptx"]
@@ -180,6 +195,20 @@ def line(rng: random.Random) -> str:
     """A bullet line, capitalised as Impress's autocorrect would leave it: ``The quiet server ...``."""
     text = sentence(rng)
     return text[0].upper() + text[1:]
+
+
+def notes_line(rng: random.Random) -> str:
+    """A line to type, which Impress's autocorrect leaves as typed (``line`` without a weekday, which it
+    would capitalise)."""
+    text = line(rng)
+    while "monday" in text:
+        text = line(rng)
+    return text
+
+
+def neighbour(number: int, count: int) -> int:
+    """The slide after slide ``number`` of ``count`` (the one before, for the last): the wrong slide."""
+    return number + 1 if number < count else number - 1
 
 
 def seed_deck(rng: random.Random, count: int, ext: str | None = None) -> tuple[str, list[dict[str, Any]], list[str]]:
@@ -592,6 +621,18 @@ def deck_differences(deck: Deck | None, expected: Sequence[Slide]) -> list[str]:
     return found
 
 
+def altered(slides: Sequence[Slide], number: int, **changes: Any) -> list[Slide]:
+    """``slides`` with slide ``number`` (from 1) given ``changes`` (``notes=...``, ``hidden=True``)."""
+    found = list(slides)
+    found[number - 1] = dataclasses.replace(found[number - 1], **changes)
+    return found
+
+
+def duplicated(slides: Sequence[Slide], number: int) -> list[Slide]:
+    """``slides`` with slide ``number`` (from 1) twice in a row, as Slide > Duplicate Slide leaves them."""
+    return [*slides[:number], slides[number - 1], *slides[number:]]
+
+
 async def read_deck(session: Session, path: str, wanted: Format | None = None) -> Deck | None:
     """The presentation saved at ``~/path`` in the format its name asks for (or ``wanted``); None
     when it is missing or another format."""
@@ -698,6 +739,80 @@ async def slide_menu(session: Session, item: str) -> None:
     Show Slide, ``s``: Duplicate Slide), each once the screen shows the step before."""
     await changed(session, key("alt+l"))
     await changed(session, key(item))
+
+
+@dataclass(frozen=True)
+class SlideCommand:
+    """A task that runs one Slide menu command on slide N, picked in the slide pane (``metadata["number"]``):
+    ``letter`` is the command's letter in the Slide menu, ``wanted`` the deck expected after it from the seed's
+    slides and N. ``functions`` gives the task's setup, evaluator and oracle; ``unsaved`` and ``on_the_neighbour``
+    the wrong ways every such task has."""
+
+    letter: str
+    wanted: Callable[[list[Slide], int], list[Slide]]
+
+    async def run(self, session: Session, number: int) -> None:
+        await pick_in_pane(session, number)
+        await slide_menu(session, self.letter)
+
+    def functions(self) -> tuple[TaskFn, Evaluator, TaskFn]:
+        async def setup(task: Task, session: Session) -> None:
+            await open_deck(task, session)
+
+        async def evaluate(task: Task, session: Session) -> list[float]:
+            meta = task.metadata
+            return [await scored(task, session, self.wanted(slides_of(meta["slides"]), meta["number"]))]
+
+        async def solve(task: Task, session: Session) -> None:
+            await self.run(session, task.metadata["number"])
+            await save(session, task.metadata["path"])
+
+        return setup_task(setup), evaluate_task(evaluate), solve_task(solve)
+
+    def unsaved(self, name: str, doc: str) -> TaskFn:
+        """A wrong way: the command run, never saved."""
+
+        async def way(task: Task, session: Session) -> None:
+            await self.run(session, task.metadata["number"])
+
+        return wrong_way(way, name, doc)
+
+    def on_the_neighbour(self, name: str, doc: str) -> TaskFn:
+        """A wrong way: the command run on the slide after N (before, for the last), and saved."""
+
+        async def way(task: Task, session: Session) -> None:
+            meta = task.metadata
+            await self.run(session, neighbour(meta["number"], len(meta["slides"])))
+            await save(session, meta["path"])
+
+        return wrong_way(way, name, doc)
+
+
+VIEWS = ("normal", "outline", "notes", "slide sorter")
+"""The View menu's first items, in order (each a radio item; Normal is highlighted as the menu opens)."""
+
+
+async def view(session: Session, name: str) -> None:
+    """View > ``name`` (``normal`` or ``notes``): the View menu opened (Alt+V), Down to the item, Enter.
+    Both the Normal and the Notes item have N as their letter, so the oracle walks to it."""
+    await changed(session, key("alt+v"))
+    for _ in range(VIEWS.index(name)):
+        await changed(session, key("down"))
+    await changed(session, key("enter"))
+
+
+async def write_notes(session: Session, number: int, text: str) -> None:
+    """Slide ``number``'s speaker notes: the slide shown, View > Notes, Tab to its notes box (after the
+    slide's image), Enter, ``text`` typed, Esc, and View > Normal again."""
+    await to_slide(session, number)
+    await view(session, "notes")
+    await changed(session, key("tab"))
+    await changed(session, key("tab"))
+    await changed(session, key("enter"))
+    await type_text(session, text)
+    await press(session, "escape")
+    await settled(session)
+    await view(session, "normal")
 
 
 async def new_slide(session: Session, title: str, body: str | None, *, layout: str = CONTENT) -> None:

@@ -44,7 +44,7 @@ from cua_bench_tasks_desktop._common import (
     wait_for,
     window,
 )
-from cua_core import CuaError
+from cua_core import CuaError, TypeText, Wait
 
 __all__ = [
     "APPS",
@@ -58,6 +58,7 @@ __all__ = [
     "save",
     "save_as",
     "screen_hash",
+    "search_command",
     "still",
     "workbook",
     "write_profile",
@@ -141,6 +142,20 @@ async def still(session: Session, quiet: float = 0.6, timeout: float = PATIENCE)
         if now > deadline:
             raise TaskError(f"the screen did not settle in {timeout:g} s")
         await asyncio.sleep(0.1)
+
+
+async def search_command(session: Session, words: str, dialog: str | None = None) -> None:
+    """Oracle move: LibreOffice's Search Commands (Shift+Esc, Help > Search Commands): ``words`` typed, the
+    screen left to settle on the list it finds, and the first command run with Enter; then (with ``dialog``)
+    a wait for the dialog it opens, and a still screen."""
+    if not await _answers(session, "shift+escape", tries=2):
+        raise TaskError("Search Commands (Shift+Esc) did not open")
+    await act(session, TypeText(words), Wait(0.6))
+    await still(session, quiet=0.4)
+    await act(session, key("Return"))
+    if dialog is not None:
+        await window(session, dialog)
+    await still(session, quiet=0.4)
 
 
 async def _answers(session: Session, combo: str, tries: int = 4, wait: float = 3.0) -> bool:

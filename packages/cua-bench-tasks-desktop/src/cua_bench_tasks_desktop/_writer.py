@@ -14,6 +14,13 @@ resolved through the span's style, the paragraph's automatic style and its named
 defaults. ``Paragraph.base`` is what the named paragraph style alone gives (Heading 1 is bold), so
 ``markup`` shows only what was done to the text itself.
 
+**Tables.** A table in the body is read into ``Document.tables`` (``Table``): where it stands (how many
+paragraphs come before it) and its cells row by row, each cell's text (its paragraphs joined by a
+newline; the formatting in cells is not judged), the rows of an ``.odt``'s heading-row group
+included; merged cells, a table in a cell and what a cell holds besides text (an image, a comment)
+are listed in ``Document.objects``. Each table is also listed there as ``table``, so an evaluator
+that expects no table still sees one; ``differences`` given the ``tables`` it expects compares them.
+
 **Objects.** Tables, frames and images, drawings, comments, foot- and endnotes, links, fields, lists,
 sections, tracked changes and headers or footers holding text are listed in ``Document.objects`` (a
 table's own paragraphs are not read as the document's), so an evaluator that expects none sees them.
@@ -31,7 +38,8 @@ accessibility tree is not available here, so the oracles use keys: ``find`` and 
 Edit > Find and Replace by its mnemonics, and ``watched`` waits for the screen to show a search's
 effect before the dialog is closed (Writer runs the search after the key press returns; a dialog
 closed at once closed before it had run, and ctrl+b then went to the word at the caret): the
-status bar, which no dialog covers and the spelling checker never draws on. ``scored``
+status bar, which no dialog covers and the spelling checker never draws on. ``insert_table`` fills
+Table > Insert Table's fields by Tab from its first one (its labels' mnemonics clash). ``scored``
 is the evaluators' reward: the whole document as expected, in its format, and nothing else changed.
 """
 
@@ -74,17 +82,20 @@ from cua_core import Action, TypeText
 __all__ = [
     "DEFAULT_STYLE",
     "FIND",
+    "INSERT_TABLE",
     "STATUS_BAR",
     "VOCABULARY",
     "Document",
     "Format",
     "Paragraph",
     "Run",
+    "Table",
     "body_line",
     "differences",
     "document_bytes",
     "find",
     "format_of",
+    "insert_table",
     "markup",
     "open_writer",
     "parse",
@@ -95,6 +106,7 @@ __all__ = [
     "replace_all",
     "scored",
     "seed_lines",
+    "table_differences",
     "title_line",
     "watched",
     "words_of",
@@ -134,10 +146,25 @@ class Paragraph:
 
 
 @dataclass(frozen=True)
+class Table:
+    """A table of the body: ``at``, how many of the document's paragraphs come before it, and its
+    cells' texts row by row."""
+
+    at: int
+    rows: tuple[tuple[str, ...], ...]
+
+    @property
+    def size(self) -> tuple[int, int]:
+        """(rows, columns): the columns of its widest row."""
+        return len(self.rows), max((len(row) for row in self.rows), default=0)
+
+
+@dataclass(frozen=True)
 class Document:
     format: Format
     paragraphs: tuple[Paragraph, ...]
     objects: tuple[str, ...] = ()
+    tables: tuple[Table, ...] = ()
 
     @property
     def texts(self) -> list[str]:
@@ -220,15 +247,23 @@ def markup(paragraph: Paragraph) -> str:
     return style + head + "".join(out)
 
 
-def differences(document: Document | None, expected: Sequence[str], *, what: str = "the document") -> list[str]:
+def differences(
+    document: Document | None, expected: Sequence[str], *, what: str = "the document", tables: Sequence[Table] = ()
+) -> list[str]:
     """How ``document`` differs from the paragraphs ``expected`` (markup lines), whole: every
-    paragraph's text, style, level and marks, no paragraph more or less, and no objects. [] when equal.
+    paragraph's text, style, level and marks, no paragraph more or less, no objects, and exactly the
+    ``tables`` (none by default; ``table_differences``). [] when equal.
 
     The one slack, as ``same_text``'s final newline: empty body paragraphs at the very end (Enter
     pressed once more after the last line) are not counted."""
     if document is None:
         return [f"{what} is missing, or not a document of the format its name asks for"]
-    found = [f"{what} holds {', '.join(sorted(set(document.objects)))}"] if document.objects else []
+    objects = list(document.objects)
+    if tables:
+        objects = [o for o in objects if o != "table"]
+    found = [f"{what} holds {', '.join(sorted(set(objects)))}"] if objects else []
+    if tables:
+        found += table_differences(document, tables, len(expected), what=what)
     got = [markup(p) for p in document.paragraphs]
     while got and not got[-1]:
         got.pop()
@@ -238,6 +273,28 @@ def differences(document: Document | None, expected: Sequence[str], *, what: str
             found.append(f"paragraph {number} is {line[:120]!r}, not {wanted[:120]!r}")
     if len(got) != len(want):
         found.append(f"{what} has {len(got)} paragraphs, not {len(want)}")
+    return found
+
+
+def table_differences(document: Document, tables: Sequence[Table], paragraphs: int, *, what: str) -> list[str]:
+    """How the document's tables differ from ``tables``, in order: each one's size, cells' texts and
+    place. A table expected after all ``paragraphs`` of the document may have empty paragraphs before
+    it (Enter pressed at the end before the table was inserted); any other must stand where asked."""
+    found = []
+    if len(document.tables) != len(tables):
+        found.append(f"{what} has {len(document.tables)} tables, not {len(tables)}")
+    for number, (got, want) in enumerate(zip(document.tables, tables, strict=False), start=1):
+        if got.size != want.size:
+            found.append(
+                f"table {number} is {got.size[0]} rows by {got.size[1]} columns, not {want.size[0]} by {want.size[1]}"
+            )
+        elif got.rows != want.rows:
+            found.append(
+                f"table {number} holds {[list(r) for r in got.rows]!r}"[:300]
+                + f", not {[list(r) for r in want.rows]!r}"[:300]
+            )
+        if not (got.at == want.at or (want.at >= paragraphs and got.at >= want.at)):
+            found.append(f"table {number} comes after paragraph {got.at}, not {want.at}")
     return found
 
 
@@ -393,12 +450,20 @@ def _parse_odt(data: bytes) -> Document:
     styles = _OdtStyles(doc)
     paragraphs: list[Paragraph] = []
     objects: list[str] = []
-    _odt_blocks(doc.text.childNodes, styles, paragraphs, objects)
+    tables: list[Table] = []
+    _odt_blocks(doc.text.childNodes, styles, paragraphs, objects, tables)
     objects += _odt_margins(doc)
-    return Document("odt", tuple(paragraphs), tuple(objects))
+    return Document("odt", tuple(paragraphs), tuple(objects), tuple(tables))
 
 
-def _odt_blocks(nodes: Iterable[Any], styles: _OdtStyles, paragraphs: list[Paragraph], objects: list[str]) -> None:
+def _odt_blocks(
+    nodes: Iterable[Any],
+    styles: _OdtStyles,
+    paragraphs: list[Paragraph],
+    objects: list[str],
+    tables: list[Table] | None = None,
+) -> None:
+    """The paragraphs, objects and (where ``tables`` is given: the body, not a cell) tables of ``nodes``."""
     for node in nodes:
         ns, local = _local(node)
         if not local:
@@ -410,21 +475,60 @@ def _odt_blocks(nodes: Iterable[Any], styles: _OdtStyles, paragraphs: list[Parag
         elif ns == _ODF_TEXT and local in ("list", "list-item", "list-header"):
             if local == "list":
                 objects.append("list")
-            _odt_blocks(node.childNodes, styles, paragraphs, objects)
+            _odt_blocks(node.childNodes, styles, paragraphs, objects, tables)
         elif ns == _ODF_TEXT and local == "section":
             objects.append("section")
-            _odt_blocks(node.childNodes, styles, paragraphs, objects)
+            _odt_blocks(node.childNodes, styles, paragraphs, objects, tables)
         elif ns == _ODF_TEXT and local == "tracked-changes":
             if node.childNodes:
                 objects.append("tracked changes")
         elif local in _ODT_BODY_QUIET:
             continue
+        elif ns == _ODF_TABLE and local == "table":
+            objects.append("table" if tables is not None else "table in a cell")
+            rows = _odt_rows(node.childNodes, styles, objects)
+            if tables is not None:
+                tables.append(Table(len(paragraphs), tuple(rows)))
         elif ns == _ODF_TABLE:
-            objects.append("table")
+            objects.append(f"table {local}")
         elif ns == _ODF_DRAW:
             objects.append("drawing")
         else:
             objects.append(local)
+
+
+_ODT_ROW_GROUPS = {"table-header-rows", "table-rows", "table-row-group"}
+_ODT_TABLE_QUIET = {"table-columns", "table-column", "table-header-columns", "table-column-group", "title", "desc"}
+
+
+def _odt_rows(nodes: Iterable[Any], styles: _OdtStyles, objects: list[str]) -> list[tuple[str, ...]]:
+    """A table's rows (row groups, the heading rows among them, opened), each cell's text."""
+    rows: list[tuple[str, ...]] = []
+    for node in nodes:
+        ns, local = _local(node)
+        if ns == _ODF_TABLE and local in _ODT_ROW_GROUPS:
+            rows += _odt_rows(node.childNodes, styles, objects)
+        elif ns == _ODF_TABLE and local == "table-row":
+            if node.attributes.get((_ODF_TABLE, "number-rows-repeated"), "1") != "1":
+                objects.append("repeated table rows")
+            cells = []
+            for cell in node.childNodes:
+                kind = _local(cell)[1]
+                if kind == "covered-table-cell":
+                    objects.append("merged cells")
+                elif kind == "table-cell":
+                    spans = ("number-columns-spanned", "number-rows-spanned", "number-columns-repeated")
+                    if any(cell.attributes.get((_ODF_TABLE, a), "1") != "1" for a in spans):
+                        objects.append("merged cells")
+                    inside: list[Paragraph] = []
+                    _odt_blocks(cell.childNodes, styles, inside, objects)
+                    cells.append("\n".join(p.text for p in inside))
+                elif kind:
+                    objects.append(f"table {kind}")
+            rows.append(tuple(cells))
+        elif local and local not in _ODT_TABLE_QUIET:
+            objects.append(f"table {local}")
+    return rows
 
 
 def _odt_paragraph(node: Any, local: str, styles: _OdtStyles, objects: list[str]) -> Paragraph:
@@ -500,7 +604,7 @@ def _odt_margins(doc: Any) -> list[str]:
 # --- Office Open XML ----------------------------------------------------------------------------------
 
 _W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
-_DOCX_BODY_QUIET = {"sectPr", "bookmarkStart", "bookmarkEnd", "proofErr", "permStart", "permEnd"}
+_DOCX_BODY_QUIET = {"sectPr", "bookmarkStart", "bookmarkEnd", "proofErr", "permStart", "permEnd", "tcPr"}
 _DOCX_INLINE_QUIET = {"pPr", "bookmarkStart", "bookmarkEnd", "proofErr", "permStart", "permEnd"}
 _DOCX_RUN_QUIET = {"rPr", "lastRenderedPageBreak", "softHyphen"}
 
@@ -511,9 +615,10 @@ def _parse_docx(data: bytes) -> Document:
     doc = docx.Document(io.BytesIO(data))
     paragraphs: list[Paragraph] = []
     objects: list[str] = []
-    _docx_blocks(doc, doc.element.body, paragraphs, objects)
+    tables: list[Table] = []
+    _docx_blocks(doc, doc.element.body, paragraphs, objects, tables)
     objects += _docx_margins(doc)
-    return Document("docx", tuple(paragraphs), tuple(objects))
+    return Document("docx", tuple(paragraphs), tuple(objects), tuple(tables))
 
 
 def _tag(element: Any) -> str:
@@ -521,19 +626,53 @@ def _tag(element: Any) -> str:
     return tag[len(_W) :] if isinstance(tag, str) and tag.startswith(_W) else str(tag).rsplit("}", 1)[-1]
 
 
-def _docx_blocks(doc: Any, parent: Any, paragraphs: list[Paragraph], objects: list[str]) -> None:
+def _docx_blocks(
+    doc: Any, parent: Any, paragraphs: list[Paragraph], objects: list[str], tables: list[Table] | None = None
+) -> None:
+    """The paragraphs, objects and (where ``tables`` is given: the body, not a cell) tables under ``parent``."""
     for child in parent.iterchildren():
         local = _tag(child)
         if local == "p":
             paragraphs.append(_docx_paragraph(doc, child, objects))
         elif local == "tbl":
-            objects.append("table")
+            objects.append("table" if tables is not None else "table in a cell")
+            rows = _docx_rows(doc, child, objects)
+            if tables is not None:
+                tables.append(Table(len(paragraphs), tuple(rows)))
         elif local in ("sdt", "sdtContent", "customXml"):
-            _docx_blocks(doc, child, paragraphs, objects)
+            _docx_blocks(doc, child, paragraphs, objects, tables)
         elif local in ("ins", "del", "moveFrom", "moveTo"):
             objects.append("tracked changes")
         elif local not in _DOCX_BODY_QUIET and local != "sdtPr":
             objects.append(local)
+
+
+def _docx_rows(doc: Any, table: Any, objects: list[str]) -> list[tuple[str, ...]]:
+    """A table's rows, each cell's text; a cell spanning columns or rows is listed as merged cells."""
+    rows: list[tuple[str, ...]] = []
+    for row in table.iterchildren():
+        local = _tag(row)
+        if local in ("tblPr", "tblGrid", "bookmarkStart", "bookmarkEnd"):
+            continue
+        if local != "tr":
+            objects.append(f"table {local}")
+            continue
+        cells = []
+        for cell in row.iterchildren():
+            kind = _tag(cell)
+            if kind in ("trPr", "tblPrEx", "bookmarkStart", "bookmarkEnd"):
+                continue
+            if kind != "tc":
+                objects.append(f"table {kind}")
+                continue
+            span = cell.find(f"{_W}tcPr/{_W}gridSpan")
+            if cell.find(f"{_W}tcPr/{_W}vMerge") is not None or (span is not None and span.get(f"{_W}val") != "1"):
+                objects.append("merged cells")
+            inside: list[Paragraph] = []
+            _docx_blocks(doc, cell, inside, objects)
+            cells.append("\n".join(p.text for p in inside))
+        rows.append(tuple(cells))
+    return rows
 
 
 def _docx_paragraph(doc: Any, element: Any, objects: list[str]) -> Paragraph:
@@ -823,10 +962,12 @@ async def open_writer(task: Task, session: Session) -> None:
     await open_document(task, session, "writer", path, document_bytes(meta["lines"], writer_format(path)))
 
 
-async def scored(task: Task, session: Session, expected: Sequence[str], path: str | None = None) -> float:
+async def scored(
+    task: Task, session: Session, expected: Sequence[str], path: str | None = None, tables: Sequence[Table] = ()
+) -> float:
     """1.0 when ``~/path`` (``metadata["path"]``) is a plain file (one link) holding a document of the
-    format its name asks for with exactly the paragraphs ``expected`` (``differences``), and no other
-    file under home changed since setup."""
+    format its name asks for with exactly the paragraphs ``expected`` and the ``tables`` (none by
+    default; ``differences``), and no other file under home changed since setup."""
     path = path or task.metadata["path"]
     before, after = await files_since_setup(task, session)
     state = after.get(path)
@@ -835,7 +976,7 @@ async def scored(task: Task, session: Session, expected: Sequence[str], path: st
     elif state.kind != "file" or state.links != 1:
         found = [f"{path} is not a plain file with one link (a {state.kind}, {state.links} links)"]
     else:
-        found = differences(await read_document(session, path), expected, what=path)
+        found = differences(await read_document(session, path), expected, what=path, tables=tables)
     for difference in found:
         task.explain(difference)
     return 1.0 if not found and nothing_else_changed(task, before, after, expect=[path]) else 0.0
@@ -926,3 +1067,24 @@ async def replace_all(session: Session, path: str, old: str, new: str) -> None:
     await act(session, key("alt+p"), *_field(new))
     await watched(session, path, key("alt+l"), what="the replacements")
     await _close_find(session, path)
+
+
+INSERT_TABLE = "Insert Table"
+
+
+async def insert_table(session: Session, path: str, rows: int, columns: int, headers: Sequence[str] = ()) -> None:
+    """Oracle move: Table > Insert Table (ctrl+F12) at the caret, its Columns and Rows fields filled,
+    Insert pressed (Enter), and ``headers`` typed into the first row's cells (Tab to the next cell).
+    The dialog opens on its Name field; Tab goes to Columns, then to Rows (their labels' mnemonics are
+    not dependable: alt+c is also Cancel's)."""
+    await act(session, key("ctrl+F12"))
+    await window(session, INSERT_TABLE)
+    await _focused(session, lambda title: title == INSERT_TABLE, "the Insert Table dialog to take the keys")
+    await act(session, key("Tab"), *_field(str(columns)), key("Tab"), *_field(str(rows)), key("Return"))
+    await no_window(session, INSERT_TABLE)
+    await _focused(session, app_title(path, "writer"), "the document to take the keys")
+    await still(session, quiet=0.3)
+    for index, header in enumerate(headers):
+        if index:
+            await act(session, key("Tab"))
+        await act(session, TypeText(header))
