@@ -7,7 +7,7 @@ reads the saved file in the format its name asks for (``cua_bench.office``: a wo
 format under that name is no workbook) and compares it whole with ``_sheets.workbook_differences``:
 the same sheets in order, each cell of the kind asked (a number, not its digits as text; a formula
 over the cells asked, with Calc's own result), nothing else on any sheet, and no other file under home
-changed. The oracle moves with the arrow keys from A1, types, and saves with ctrl+s.
+changed. The oracle goes to each cell by its name in the Name Box (``goto``), types, and saves with ctrl+s.
 
 **Number formats.** ``number_formats`` reads how chosen cells of a sheet are shown, as a format code:
 an ``.xlsx`` cell's own code (openpyxl), an ``.ods`` cell's data style (odfpy: the cell's style, else
@@ -27,7 +27,8 @@ from cua_bench.builders import Evaluator, Meta, TaskFn, wrong_way
 from cua_bench.office import Format, format_of
 from cua_bench_tasks_desktop._common import act, click_at, key, unchanged_but, window
 from cua_bench_tasks_desktop._office import app_title, book_bytes, open_document, read_bytes, save, still, workbook
-from cua_bench_tasks_desktop._sheets import SHEET, Want, cell_name, goto, type_at, workbook_differences
+from cua_bench_tasks_desktop._sheets import SHEET, Want, cell_name, workbook_differences
+from cua_core import TypeText, Wait
 
 __all__ = [
     "DELETE_DECIMAL",
@@ -37,10 +38,12 @@ __all__ = [
     "click_in_calc",
     "fmt",
     "format_differences",
+    "goto",
     "number_formats",
     "open_book",
     "read_number_formats",
     "scored",
+    "type_at",
     "type_entries",
 ]
 
@@ -68,8 +71,21 @@ async def scored(task: Task, session: Session, sheets: dict[str, list[list[Want]
     return 1.0 if not differences and await unchanged_but(task, session, [path]) else 0.0
 
 
+async def goto(session: Session, row: int, col: int) -> None:
+    """Select the cell at 0-based (row, col) by its name in the Name Box (ctrl+shift+F5 focuses it), as a person
+    who knows the cell does. Not the arrow keys: LibreOffice drops repeated arrow presses that queue up while it is
+    busy (CI saw a goto to B7 land on A5)."""
+    await act(session, key("ctrl+shift+F5"), Wait(0.3), key("ctrl+a"), TypeText(cell_name(row, col), press_enter=True))
+
+
+async def type_at(session: Session, row: int, col: int, text: str) -> None:
+    """Go to the cell at ``row``, ``col`` and type ``text`` and Enter, unsaved."""
+    await goto(session, row, col)
+    await act(session, TypeText(text, press_enter=True))
+
+
 async def type_entries(session: Session, entries: list[Entry]) -> None:
-    """Each entry typed from its cell (arrow keys from A1), with Enter, unsaved."""
+    """Each entry typed from its cell, with Enter, unsaved."""
     for entry in entries:
         await type_at(session, *entry)
 

@@ -5,7 +5,7 @@ The item is never the last row, so a row only emptied is told from a row deleted
 the saved workbook in its name's format with types (``_calc.scored``, ``_sheets.workbook_differences``):
 the header and the rows above as they were, the rows below moved up whole (items, qtys and prices as
 text and numbers), nothing where the last row was, no other sheet, no other file under home changed.
-The oracle selects the item's row (arrow keys from A1, shift+space), runs Sheet > Delete Rows from
+The oracle selects the item's row (its cell by the Name Box, then shift+space), runs Sheet > Delete Rows from
 LibreOffice's Search Commands (Shift+Esc) and saves with ctrl+s.
 Wrong ways: ``cleared_not_deleted`` (the row selected and its contents deleted with the Delete key: an
 empty row stays), ``deleted_the_row_below``, ``deleted_a_column`` (Delete Columns with the item's cell
@@ -17,10 +17,10 @@ from __future__ import annotations
 import random
 
 import cua_bench as cb
-from cua_bench_tasks_desktop._calc import open_book, scored
+from cua_bench_tasks_desktop._calc import goto, open_book, scored
 from cua_bench_tasks_desktop._common import OUTPUT_IS_THE_WORK, WORDS, loaders, press
 from cua_bench_tasks_desktop._office import save, search_command
-from cua_bench_tasks_desktop._sheets import ITEMS, SHEET, Cell, goto
+from cua_bench_tasks_desktop._sheets import ITEMS, SHEET, Cell
 
 NAME = "calc-delete-row"
 WAIVED = OUTPUT_IS_THE_WORK

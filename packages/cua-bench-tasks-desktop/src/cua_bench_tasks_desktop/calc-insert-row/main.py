@@ -14,10 +14,10 @@ import random
 
 import cua_bench as cb
 from cua_bench.builders import Meta
-from cua_bench_tasks_desktop._calc import open_book, scored, type_entries
+from cua_bench_tasks_desktop._calc import goto, open_book, scored, type_entries
 from cua_bench_tasks_desktop._common import OUTPUT_IS_THE_WORK, WORDS, act, key, loaders
 from cua_bench_tasks_desktop._office import save
-from cua_bench_tasks_desktop._sheets import ITEMS, SHEET, Cell, goto, price
+from cua_bench_tasks_desktop._sheets import ITEMS, SHEET, Cell, price
 
 NAME = "calc-insert-row"
 WAIVED = OUTPUT_IS_THE_WORK

@@ -7,7 +7,7 @@ seed (``_calc.scored``: a format changes no value, so 0.125 stays the number 0.1
 or odfpy through the cell, row and column styles to the data style): ``0.0%`` on every value of that
 column, ``General`` on every other number, as seeded. The header's and empty cells' formats show
 nothing and are not judged, so formatting the whole column is as good as its values.
-The oracle selects the column's values (arrow keys from A1, shift+down), runs Format > Number Format >
+The oracle selects the column's values (the first by the Name Box, then shift+down), runs Format > Number Format >
 Percent (two decimals) from LibreOffice's Search Commands (Shift+Esc), clicks the Formatting toolbar's
 Delete Decimal Place once, and saves.
 Wrong ways: ``two_decimals`` (Percent alone: 12.50%), ``the_price_column`` (the right format
@@ -25,13 +25,14 @@ from cua_bench_tasks_desktop._calc import (
     GENERAL,
     click_in_calc,
     format_differences,
+    goto,
     open_book,
     read_number_formats,
     scored,
 )
 from cua_bench_tasks_desktop._common import OUTPUT_IS_THE_WORK, WORDS, loaders, press
 from cua_bench_tasks_desktop._office import save, search_command
-from cua_bench_tasks_desktop._sheets import ITEMS, SHEET, Cell, goto
+from cua_bench_tasks_desktop._sheets import ITEMS, SHEET, Cell
 
 NAME = "calc-percent-format"
 WAIVED = OUTPUT_IS_THE_WORK
