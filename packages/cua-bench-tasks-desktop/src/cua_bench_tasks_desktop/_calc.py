@@ -25,8 +25,8 @@ from typing import Any
 from cua_bench import Session, Task, evaluate_task, setup_task, solve_task
 from cua_bench.builders import Evaluator, Meta, TaskFn, wrong_way
 from cua_bench.office import Format, format_of
-from cua_bench_tasks_desktop._common import act, click_at, key, unchanged_but, window
-from cua_bench_tasks_desktop._office import app_title, book_bytes, open_document, read_bytes, save, still, workbook
+from cua_bench_tasks_desktop._common import act, key, unchanged_but
+from cua_bench_tasks_desktop._office import book_bytes, open_document, read_bytes, save, workbook
 from cua_bench_tasks_desktop._sheets import SHEET, Want, cell_name, workbook_differences
 from cua_core import TypeText, Wait
 
@@ -35,7 +35,6 @@ __all__ = [
     "GENERAL",
     "CalcEdit",
     "Entry",
-    "click_in_calc",
     "fmt",
     "format_differences",
     "goto",
@@ -137,13 +136,6 @@ DELETE_DECIMAL = (1104, 101)
 """The Formatting toolbar's Delete Decimal Place button, in pixels from the top-left corner of Calc's
 window (1280x800, maximised, as it opens): a toolbar command no menu holds, so Search Commands cannot
 run it."""
-
-
-async def click_in_calc(session: Session, path: str, place: tuple[int, int]) -> None:
-    """A click at ``place`` (pixels from the top-left corner) in the Calc window showing ``~/path``."""
-    bounds = (await window(session, app_title(path, "calc")))["bounds"]
-    await act(session, click_at(session, bounds, *place))
-    await still(session, quiet=0.4)
 
 
 # --- number formats ----------------------------------------------------------------------------------

@@ -55,7 +55,6 @@ from cua_bench_tasks_desktop._common import (
     NOUNS,
     WORDS,
     act,
-    click_at,
     distinct,
     file_name,
     files_since_setup,
@@ -73,6 +72,7 @@ from cua_bench_tasks_desktop._common import (
 )
 from cua_bench_tasks_desktop._impress import changed, settled
 from cua_bench_tasks_desktop._office import NO_BLINK, still, write_profile
+from cua_bench_tasks_desktop._office import click_in as office_click
 from cua_core import TypeText, Wait
 
 __all__ = [
@@ -691,9 +691,7 @@ VIEW_MARGIN = (560, 690)
 
 async def click_in(session: Session, place: tuple[int, int], match: Callable[[str], bool] | str = _draw) -> None:
     """A click at ``place`` (pixels from the top-left corner) in the window ``match`` finds: Draw's, or a dialog's."""
-    bounds = (await window(session, match))["bounds"]
-    await act(session, click_at(session, bounds, *place))
-    await settled(session)
+    await office_click(session, match, place)
 
 
 async def unselect(session: Session) -> None:

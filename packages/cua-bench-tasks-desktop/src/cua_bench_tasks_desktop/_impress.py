@@ -56,7 +56,6 @@ from cua_bench_tasks_desktop._common import (
     NOUNS,
     PATIENCE,
     act,
-    click_at,
     distinct,
     file_name,
     key,
@@ -65,9 +64,9 @@ from cua_bench_tasks_desktop._common import (
     type_text,
     unchanged_but,
     wait_for,
-    window,
 )
 from cua_bench_tasks_desktop._office import APPS, open_document, read_bytes, save, screen_hash, still
+from cua_bench_tasks_desktop._office import click_in as office_click
 from cua_core import Action
 
 __all__ = [
@@ -696,9 +695,7 @@ async def changed(session: Session, *actions: Action) -> None:
 
 async def click_in(session: Session, place: tuple[int, int]) -> None:
     """A click at ``place`` in the Impress window (pixels from its top-left corner)."""
-    bounds = (await window(session, _impress))["bounds"]
-    await act(session, click_at(session, bounds, *place))
-    await settled(session)
+    await office_click(session, _impress, place)
 
 
 async def to_slide(session: Session, number: int) -> None:

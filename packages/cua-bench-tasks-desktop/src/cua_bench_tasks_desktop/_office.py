@@ -35,6 +35,7 @@ from cua_bench.office import Format, parse_as
 from cua_bench_tasks_desktop._common import (
     PATIENCE,
     act,
+    click_at,
     key,
     open_dialog,
     remember_files,
@@ -53,6 +54,7 @@ __all__ = [
     "NO_BLINK",
     "app_title",
     "book_bytes",
+    "click_in",
     "open_document",
     "read_bytes",
     "save",
@@ -142,6 +144,16 @@ async def still(session: Session, quiet: float = 0.6, timeout: float = PATIENCE)
         if now > deadline:
             raise TaskError(f"the screen did not settle in {timeout:g} s")
         await asyncio.sleep(0.1)
+
+
+async def click_in(
+    session: Session, match: Callable[[str], bool] | str, place: tuple[int, int], *, quiet: float = 0.35
+) -> None:
+    """Oracle move: a click at ``place`` (pixels from the top-left corner) in the window ``match`` finds, then a
+    screen still for ``quiet`` seconds: LibreOffice's toolbar buttons and dialog fields that no key reaches."""
+    bounds = (await window(session, match))["bounds"]
+    await act(session, click_at(session, bounds, *place))
+    await still(session, quiet=quiet)
 
 
 async def search_command(session: Session, words: str, dialog: str | None = None) -> None:

@@ -23,7 +23,6 @@ from cua_bench.builders import Meta
 from cua_bench_tasks_desktop._calc import (
     DELETE_DECIMAL,
     GENERAL,
-    click_in_calc,
     format_differences,
     goto,
     open_book,
@@ -31,7 +30,7 @@ from cua_bench_tasks_desktop._calc import (
     scored,
 )
 from cua_bench_tasks_desktop._common import OUTPUT_IS_THE_WORK, WORDS, loaders, press
-from cua_bench_tasks_desktop._office import save, search_command
+from cua_bench_tasks_desktop._office import app_title, click_in, save, search_command
 from cua_bench_tasks_desktop._sheets import ITEMS, SHEET, Cell
 
 NAME = "calc-percent-format"
@@ -93,7 +92,7 @@ async def formatted(session: cb.Session, meta: Meta, col: int, short: int = 0, d
         await press(session, "shift+down")
     await search_command(session, "Percent")
     if decimals:
-        await click_in_calc(session, meta["path"], DELETE_DECIMAL)
+        await click_in(session, app_title(meta["path"], "calc"), DELETE_DECIMAL, quiet=0.4)
 
 
 @cb.solve_task

@@ -18,6 +18,7 @@ import cua_bench as cb
 from cua_bench_tasks_desktop._common import OUTPUT_IS_THE_WORK, loaders, press
 from cua_bench_tasks_desktop._impress import (
     Slide,
+    neighbour,
     open_deck,
     pick_in_pane,
     scored,
@@ -88,7 +89,7 @@ async def never_saved(task: cb.Task, session: cb.Session) -> None:
 async def deletes_the_next_slide(task: cb.Task, session: cb.Session) -> None:
     """The slide after the one asked deleted (the one before, for the last slide)."""
     meta = task.metadata
-    number = meta["number"] + 1 if meta["number"] < len(meta["slides"]) else meta["number"] - 1
+    number = neighbour(meta["number"], len(meta["slides"]))
     await delete(session, number)
     await save(session, meta["path"])
 

@@ -13,7 +13,6 @@ onto the slide: a shape besides the placeholders).
 
 from __future__ import annotations
 
-import dataclasses
 import random
 from typing import Any
 
@@ -21,8 +20,10 @@ import cua_bench as cb
 from cua_bench_tasks_desktop._common import OUTPUT_IS_THE_WORK, key, loaders, press
 from cua_bench_tasks_desktop._impress import (
     Slide,
+    altered,
     changed,
     edit_box,
+    neighbour,
     open_deck,
     scored,
     seed_deck,
@@ -53,9 +54,7 @@ load_train, load_test = loaders(NAME, build)
 
 
 def expected(meta: dict[str, Any]) -> list[Slide]:
-    slides = slides_of(meta["slides"])
-    slides[meta["number"] - 1] = dataclasses.replace(slides[meta["number"] - 1], title=meta["title"])
-    return slides
+    return altered(slides_of(meta["slides"]), meta["number"], title=meta["title"])
 
 
 @cb.setup_task
@@ -91,7 +90,7 @@ async def never_saved(task: cb.Task, session: cb.Session) -> None:
 async def edits_the_next_slide(task: cb.Task, session: cb.Session) -> None:
     """The new title given to the slide after the one asked (the one before, for the last slide)."""
     meta = task.metadata
-    number = meta["number"] + 1 if meta["number"] < len(meta["slides"]) else meta["number"] - 1
+    number = neighbour(meta["number"], len(meta["slides"]))
     await retitle(session, number, meta["title"])
     await save(session, meta["path"])
 

@@ -25,7 +25,16 @@ import cua_bench as cb
 from cua_bench.builders import Meta
 from cua_bench_tasks_desktop._calc import fmt as book_format
 from cua_bench_tasks_desktop._common import OUTPUT_IS_THE_WORK, loaders
-from cua_bench_tasks_desktop._impress import Slide, deck_bytes, edit_box, scored, seed_deck, slides_of, to_slide
+from cua_bench_tasks_desktop._impress import (
+    Slide,
+    deck_bytes,
+    edit_box,
+    neighbour,
+    scored,
+    seed_deck,
+    slides_of,
+    to_slide,
+)
 from cua_bench_tasks_desktop._impress import fmt as deck_format
 from cua_bench_tasks_desktop._multi import counts, in_front
 from cua_bench_tasks_desktop._office import book_bytes, open_document, save
@@ -112,7 +121,7 @@ async def never_saved(task: cb.Task, session: cb.Session) -> None:
 async def edits_the_next_slide(task: cb.Task, session: cb.Session) -> None:
     """The lines on the slide after the one named (the one before, for the last)."""
     meta = task.metadata
-    number = meta["number"] + 1 if meta["number"] < len(meta["slides"]) else meta["number"] - 1
+    number = neighbour(meta["number"], len(meta["slides"]))
     await _body(task, session, number, lines(meta))
     await save(session, meta["path"])
 
