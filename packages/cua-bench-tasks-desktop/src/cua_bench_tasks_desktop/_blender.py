@@ -663,26 +663,35 @@ SELECTED_ROW = (51, 77, 128)
 
 async def pick(task: Task, session: Session, name: str) -> None:
     """Oracle move: the object ``name`` clicked in the Outliner (selected alone, and active: the row
-    turns blue, which the oracle watches; a click that came too early is clicked again), and the
-    pointer back over the viewport."""
+    turns blue, which the oracle watches), and the pointer back over the viewport. A click that did not
+    take is clicked again after an Escape over the Outliner: under load a click once left the row
+    unselected through three tries, and Escape ends whatever the Outliner was in the middle of (a
+    rename, a box select) without touching the scene."""
     row = _all_names(seed_of(task)).index(name)
     spot = Spot(OUTLINER_FIRST.x, OUTLINER_FIRST.y + ROW * row)
     probe = Spot(1225, spot.y)
+    seen: list[tuple[int, int, int]] = []
 
     async def blue() -> bool:
         colour = await _pixel(session, probe)
+        seen.append(colour)
         return all(abs(a - b) <= 8 for a, b in zip(colour, SELECTED_ROW, strict=True))
 
-    for _ in range(3):
+    for attempt in range(4):
+        if attempt:
+            await act(session, MouseMove(at(session, spot)), Wait(0.2), key("escape"), Wait(0.3))
         # The pointer leaves the row (a row under the pointer is drawn lighter) before the oracle looks.
         await act(session, *click(session, spot), Wait(0.2), to_viewport(session))
         try:
             await wait_for(blue, f"{name}'s row in the Outliner to show it selected", timeout=10)
-            break
         except TaskError:
             continue
-    await wait_for(blue, f"{name}'s row in the Outliner to show it selected", timeout=4)
-    await still(session)
+        await still(session)
+        return
+    raise TaskError(
+        f"{name}'s row in the Outliner (row {row + 1}, at {probe.x:.0f},{probe.y:.0f}) never showed it selected "
+        f"after 4 clicks: it read {seen[-1] if seen else 'nothing'}, not {SELECTED_ROW}"
+    )
 
 
 def typed(text: str) -> list[Action]:
