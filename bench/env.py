@@ -104,7 +104,7 @@ def _pss_mib(pid: int) -> float:
 def measure_in_process(task: Path, steps: int) -> list[float]:
     """The baseline: the same steps on a SimSession in this process (apply + raw frame)."""
     module = load_task_module(task)
-    chosen = module.variants("test")[0]
+    chosen = module.variant("test", 0)
     session = SimSession(width=1280, height=800)
 
     async def run() -> list[float]:

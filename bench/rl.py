@@ -177,7 +177,7 @@ def rpc_overhead(folder: Path, steps: int, rounds: int = 10) -> dict[str, float]
     The three are interleaved (``rounds`` blocks of ``steps / rounds`` steps each) so that load from
     other work on the machine falls on all of them alike."""
     module = load_task_module(folder)
-    chosen = module.variants("test")[0]
+    chosen = module.variant("test", 0)
     session = SimSession(width=1280, height=800)
     backend = SimBackend()
     computers = [backend.provision(width=1280, height=800) for _ in range(2)]

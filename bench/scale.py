@@ -659,7 +659,7 @@ def sessions_probe(count: int, task: Path) -> dict[str, float]:
     from cua_bench.tasks import load_task_module
 
     module = load_task_module(task)
-    chosen = module.variants("test")[0]
+    chosen = module.variant("test", 0)
 
     def dirty() -> float:
         gc.collect()

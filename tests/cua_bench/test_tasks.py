@@ -85,3 +85,34 @@ def test_bad_variants(tmp_path: Path) -> None:
         module.variants("validation")
     with pytest.raises(TaskError, match=r"not a task folder \(no main\.py\)"):
         load_task_module(tmp_path / "nowhere")
+
+
+COUNTED = GOOD.replace(
+    "def load_train():\n",
+    "def load_train():\n    CALLS.append(1)\n",
+).replace("import cua_bench as cb\n", "import cua_bench as cb\nCALLS = []\n", 1)
+
+
+def test_a_split_is_loaded_once_and_every_caller_gets_its_own_copies(tmp_path: Path) -> None:
+    """An env server resets a dozen times per variant under ``cua-bench check``: the loader runs once, and
+    what one episode changes in its Task (setup's notes in metadata, history, scratch) never reaches the next."""
+    module = load_task_module(_task(tmp_path, COUNTED))
+    first = module.variant("train", 1)
+    first.metadata["i"], first.scratch["x"], first.history = 99, 1, [{"kind": "click"}]
+    again = load_task_module(module.path)  # what the server does on every reset
+    assert again.count("train") == 3
+    second = again.variant("train", 1)
+    assert (second.metadata, second.scratch, second.history) == ({"i": 1}, {}, [])
+    assert [t.metadata for t in again.variants("train")] == [{"i": i} for i in range(3)]
+    assert module.module.CALLS == [1]
+    with pytest.raises(TaskError, match=r"variant 3 does not exist \(split 'train' has 3\)"):
+        again.variant("train", 3)
+
+
+def test_a_variant_that_cannot_be_copied_is_refused_with_the_fix(tmp_path: Path) -> None:
+    source = GOOD.replace(
+        '[cb.Task(description="test 0")]', '[cb.Task(description="t", metadata={"f": __import__("threading").Lock()})]'
+    )
+    module = load_task_module(_task(tmp_path, source))
+    with pytest.raises(TaskError, match=r"cannot be copied .*keep plain data in Task.metadata"):
+        module.variant("test", 0)

@@ -254,7 +254,7 @@ def list_cmd(paths: bool, as_json: bool) -> None:
         tasks = {}
         for folder in task_folders(name):
             module = load_task_module(folder)
-            tasks[module.name] = {split: len(module.variants(split)) for split in module.splits()}
+            tasks[module.name] = {split: module.count(split) for split in module.splits()}
             where[f"{name}/{module.name}"] = str(folder)
         data["tasksets"][name] = tasks
     if paths:
@@ -353,7 +353,7 @@ def check(
 
 def _variant_count(folder: Path, variants: int | None) -> int:
     module = load_task_module(folder)
-    counts = [len(module.variants(split)) for split in module.splits()]
+    counts = [module.count(split) for split in module.splits()]
     return sum(c if variants is None else min(variants, c) for c in counts)
 
 

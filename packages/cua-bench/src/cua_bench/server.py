@@ -97,6 +97,7 @@ class EnvServer:
             "adversary.begin": self.adversary_begin,
             "adversary.plan": self.adversary_plan,
             "adversary.mutate": self.adversary_mutate,
+            "adversary.restore": self.adversary_restore,
             "session.screenshot": self._session_screenshot,
             "session.accessibility_tree": self._session_call("accessibility_tree"),
             "session.windows": self._session_call("windows"),
@@ -177,12 +178,7 @@ class EnvServer:
         with _LOADING:
             module = load_task_module(where)
         split = module.resolve_split(split)
-        variants = module.variants(split)
-        if not 0 <= variant < len(variants):
-            raise TaskError(f"{module.path}: variant {variant} does not exist (split {split!r} has {len(variants)})")
-        chosen = variants[variant]
-        chosen.ended = None  # a task module may hand out the same Task objects every time
-        chosen.history, chosen.scratch = [], {}
+        chosen = module.variant(split, variant)
         await self._fit_computer(chosen)
         await self.session.reset(seed=episode.seed if episode.seed is not None else variant)
         self.module, self.task = module, chosen
@@ -393,6 +389,12 @@ class EnvServer:
         if self.adversary is None:
             raise TaskError("adversary.mutate before adversary.begin")
         return await self.adversary.mutate(name, self.task)
+
+    async def adversary_restore(self) -> bool:
+        """After a mutation of files only: the files back as the oracle left them; whether they are."""
+        if self.adversary is None:
+            raise TaskError("adversary.restore before adversary.begin")
+        return await self.adversary.restore()
 
     async def observe(self, frames: str | None = None) -> dict[str, Any]:
         """The current observation; ``frames="socket"`` sends its frame inline whatever the episode

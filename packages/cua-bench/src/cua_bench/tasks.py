@@ -26,8 +26,10 @@ Bench's declare ``train``, its default) runs in that one (``TaskModule.default_s
 from __future__ import annotations
 
 import contextlib
+import copy
 import inspect
 import traceback
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -52,6 +54,10 @@ __all__ = [
     "solve_task",
     "tasks_config",
 ]
+
+# Each ``@tasks_config``'s variants, by the loader (``TaskModule._loaded``): a module is imported once per
+# process (``import_file``), so its loaders, and what they return, are the same for the process's life.
+_LOADED: weakref.WeakKeyDictionary[Callable[..., Any], list[Task]] = weakref.WeakKeyDictionary()
 
 _ROLES = ("tasks_config", "setup_task", "evaluate_task", "solve_task", "wrong_way")
 DEFAULT_SPLIT = "test"
@@ -244,7 +250,31 @@ class TaskModule:
         return self.default_split() if split is None else split
 
     def variants(self, split: str | None = None) -> list[Task]:
+        """Every variant of ``split``, each a copy of its own to change."""
         split = self.resolve_split(split)
+        return [self._named(copy.deepcopy(task), index, split) for index, task in enumerate(self._loaded(split))]
+
+    def count(self, split: str | None = None) -> int:
+        """How many variants ``split`` has."""
+        return len(self._loaded(self.resolve_split(split)))
+
+    def variant(self, split: str | None, index: int) -> Task:
+        """Variant ``index`` of ``split``, a copy of its own to change (what an env server's reset plays)."""
+        split = self.resolve_split(split)
+        tasks = self._loaded(split)
+        if not 0 <= index < len(tasks):
+            raise TaskError(f"{self.path}: variant {index} does not exist (split {split!r} has {len(tasks)})")
+        return self._named(copy.deepcopy(tasks[index]), index, split)
+
+    def _named(self, task: Task, index: int, split: str) -> Task:
+        task.name, task.variant, task.split = self.name, index, split
+        return task
+
+    def _loaded(self, split: str) -> list[Task]:
+        """What ``split``'s ``@tasks_config`` returns, called once per loader in this process: a family of
+        a hundred seeded variants takes up to half a second to build, and an env server resets often
+        (``cua-bench check`` a dozen times per variant). Callers get copies, so nothing one episode
+        changes reaches the next."""
         load = self.function("tasks_config", split)
         if load is None:
             declared = self.splits()
@@ -252,14 +282,23 @@ class TaskModule:
                 f"{self.path}: no @tasks_config for split {split!r}; this task declares "
                 f"{', '.join(repr(s) for s in declared)}: run it with --split {declared[0]} (split={declared[0]!r})"
             )
+        cached = _LOADED.get(load)
+        if cached is not None:
+            return cached
         try:
             tasks = load()
         except Exception as exc:
             raise TaskError(f"{self.path}: @tasks_config raised {type(exc).__name__}: {exc}") from exc
         if not isinstance(tasks, list) or not all(isinstance(t, Task) for t in tasks):
             raise TaskError(f"{self.path}: @tasks_config must return a list of cua_bench.Task")
-        for index, task in enumerate(tasks):
-            task.name, task.variant, task.split = self.name, index, split
+        try:
+            copy.deepcopy(tasks[:1])
+        except Exception as exc:
+            raise TaskError(
+                f"{self.path}: @tasks_config's tasks cannot be copied ({type(exc).__name__}: {exc}): keep "
+                "plain data in Task.metadata (no open files, locks or sockets)"
+            ) from exc
+        _LOADED[load] = tasks
         return tasks
 
     async def run(self, role: str, task: Task, session: Any) -> Any:

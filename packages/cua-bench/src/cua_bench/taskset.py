@@ -108,7 +108,7 @@ def resolve_episodes(
         _one_default_split(str(taskset), [(module.name, its) for _, module, its in found])
     episodes = []
     for ref, module, its_split in found:
-        count = len(module.variants(its_split))
+        count = module.count(its_split)
         for variant in range(count if variants is None else min(variants, count)):
             if only is None or variant == only:
                 episodes.append(EpisodeSpec(ref, variant, its_split, observes or Observes(), max_steps))

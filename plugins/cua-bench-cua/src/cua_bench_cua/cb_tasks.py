@@ -63,7 +63,7 @@ def task_list(path: str, as_json: bool) -> None:
                 {
                     "name": task_name(folder),
                     "path": str(folder),
-                    "variants": {s: len(module.variants(s)) for s in module.splits()},
+                    "variants": {s: module.count(s) for s in module.splits()},
                 }
             )
         except TaskError as exc:
@@ -99,7 +99,7 @@ def task_info(path: str, as_json: bool) -> None:
     info: dict[str, Any] = {
         "name": module.name,
         "path": str(folder),
-        "splits": {s: len(module.variants(s)) for s in module.splits()},
+        "splits": {s: module.count(s) for s in module.splits()},
         "default_split": split,
         "variants": len(variants),
         "description": first.description if first else None,
