@@ -95,7 +95,7 @@ def sweep(folder: str, backend: str, limit: int | None, only: list[tuple[str, in
     try:
         with EnvClient(computer.address, step_timeout=120) as env:
             for split in module.splits():
-                count = len(module.variants(split))
+                count = module.count(split)
                 ways = sorted(module.wrong_ways(split))
                 out.wrong_ways += len(ways)
                 for variant in range(count if limit is None else min(limit, count)):
@@ -111,14 +111,14 @@ def sweep(folder: str, backend: str, limit: int | None, only: list[tuple[str, in
                         env.adversary("begin")
                         solved = env.solve()["reward"]
                         planned = list(env.adversary("plan")) if solved == 1.0 else []
+                        tally = MutationTally()  # the mutations first: they start from the oracle's episode
+                        holes = play_mutations(env, options, where, planned, waived, tally)
                         passing = []
                         for name in ways:
                             env.reset(options=options)
                             reward = env.wrong(name)["reward"]
                             if reward > 0:
                                 passing.append(f"{where} {name}={reward}")
-                        tally = MutationTally()
-                        holes = play_mutations(env, options, where, planned, waived, tally)
                     except CuaError as exc:
                         out.errors.append(f"{where}: {exc}")
                         continue
@@ -313,7 +313,7 @@ def main() -> None:
     noop_means: list[float] = []
     with tempfile.TemporaryDirectory() as scratch:
         for name, backend in tasksets:
-            count = len(load_task_module(task_folders(name)[0]).variants("test"))
+            count = load_task_module(task_folders(name)[0]).count("test")
             n = count if args.variants is None else min(args.variants, count)
             for agent in ("random", "random-a11y", "noop"):
                 key = f"noop:{name}" if agent == "noop" else f"random:{name}:{agent}"  # as recorded before

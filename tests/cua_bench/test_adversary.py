@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import os
 import textwrap
 from pathlib import Path
@@ -14,6 +15,7 @@ from support.office_files import docx_doc, odp, ods, odt, pptx_deck, xlsx
 from support.shell_home import Home, snap
 
 from cua_bench.adversary import MUTATIONS, ShellHands, State, waivers
+from cua_bench.adversary.episode import setup_files
 from cua_bench.checks import MutationTally, check_task
 from cua_bench.office import document_format, format_of, parse
 from cua_core.errors import CuaError
@@ -429,3 +431,112 @@ def test_phone_mutations_change_the_screen_left_and_another_part_of_the_phone(tm
     tally = MutationTally()
     assert check_task(task_folder(tmp_path / "whole", PHONE_TASK.format(judge=whole)), backend="sim", tally=tally) == []
     assert tally.applied >= 2
+
+
+def _restore(root: Path, state: State, contents: dict[str, bytes] | None = None) -> bool:
+    from cua_bench.adversary.mutations import _cached
+
+    made = {p: (root / p).read_bytes() for p in state.made()} if contents is None else contents
+    identities = setup_files(state)
+    hands = ShellHands(Home(root))
+    return asyncio.run(
+        hands.restore(state.after, {**state.kept, **made}, kept=lambda p, s: _cached(p), identities=identities)
+    )
+
+
+def _same_but_new_files_inodes(now: dict[str, object], state: State) -> bool:
+    setup = setup_files(state)
+    return now.keys() == state.after.keys() and all(
+        now[p] == s or (s.inode not in setup and dataclasses.replace(now[p], inode=s.inode) == s)  # type: ignore[type-var]
+        for p, s in state.after.items()
+    )
+
+
+def test_restore_undoes_every_mutation_of_files_and_keeps_setups_files_themselves(
+    oracle_done: tuple[Path, State],
+) -> None:
+    """What lets ``cua-bench check`` play the next mutation without playing the oracle again: after each
+    mutation of files only, the files are back as the oracle left them (paths, contents, modes, times, link
+    counts, folders' times), and a file setup made is still that file (its inode), not a copy of it."""
+    root, state = oracle_done
+    (root / "docs" / "b.txt").rename(root / "docs" / "moved.txt")  # the oracle moved one of setup's files
+    state.after = snap(root)
+    ended = {p: (root / p).read_bytes() for p in state.made()}
+    moved = os.stat(root / "docs" / "moved.txt").st_ino
+    on_files = [name for name, m in MUTATIONS.items() if m.on_files]
+    assert len(on_files) == 12
+    applied = []
+    for name in on_files:
+        if MUTATIONS[name].applies(ShellHands(Home(root)), state) and mutate(root, state, name):
+            applied.append(name)
+            assert snap(root) != state.after, name
+        assert _restore(root, state, ended), name
+        assert _same_but_new_files_inodes(snap(root), state), name  # type: ignore[arg-type]
+        assert os.stat(root / "docs" / "moved.txt").st_ino == moved
+    assert {
+        "hidden-instead-of-delete",
+        "hard-link-instead-of-copy",
+        "symlink-instead-of-copy",
+        "chmod-untouched",
+    } <= set(applied) and {"touch-untouched", "trailing-blank-lines", "extra-file"} <= set(applied)
+
+
+def test_restore_says_no_where_it_cannot_bring_the_oracles_end_state_back(oracle_done: tuple[Path, State]) -> None:
+    """Setup's file replaced by a copy (its identity is gone), or a changed file whose content was not
+    kept: the caller plays the oracle again."""
+    root, state = oracle_done
+    ended = {p: (root / p).read_bytes() for p in state.made()}
+    (root / "docs" / "out.txt").write_text("changed\n")
+    assert not _restore(root, state, {})  # out.txt's content was not kept
+    assert _restore(root, state, ended)
+    (root / "docs" / "b.new").write_text("b\n")
+    (root / "docs" / "b.new").rename(root / "docs" / "b.txt")  # same content, another file
+    assert not _restore(root, state, ended)
+
+
+class _Env:
+    """An env client that logs the calls ``play_mutations`` makes; ``restores`` answers adversary.restore."""
+
+    def __init__(self, restores: bool = True, control: float = 1.0) -> None:
+        self.calls: list[str] = []
+        self.restores, self.control = restores, control
+        self.mutated = False
+
+    def reset(self, options: object) -> None:
+        self.calls.append("reset")
+
+    def solve(self) -> dict[str, float]:
+        self.calls.append("solve")
+        return {"reward": 1.0}
+
+    def adversary(self, step: str, name: str = "") -> object:
+        self.calls.append(f"{step} {name}".strip())
+        if step == "mutate":
+            self.mutated = True
+            return [f"did {name}"]
+        return self.restores if step == "restore" else True
+
+    def evaluate(self) -> float:
+        self.calls.append("evaluate")
+        score, self.mutated = (0.0 if self.mutated else self.control), False
+        return score
+
+
+def test_mutations_of_files_start_from_the_oracles_end_state_and_the_rest_from_the_oracle_played_again() -> None:
+    from cua_bench.checks import play_mutations
+
+    planned = ["untouched-window-closed", "forged-write", "extra-file", "trailing-blank-lines"]
+    env = _Env()
+    assert play_mutations(env, {}, "t", planned, {}, MutationTally()) == []  # type: ignore[arg-type]
+    assert env.calls == [
+        "mutate extra-file", "evaluate",  # the episode plan saw: nothing played again
+        "restore", "evaluate", "mutate trailing-blank-lines", "evaluate",  # files put back, and still 1.0
+        "restore", "evaluate", "mutate untouched-window-closed", "evaluate",  # a window, on the files put back
+        "reset", "begin", "mutate forged-write", "evaluate",  # played on setup's state
+    ]  # fmt: skip
+    env = _Env()  # after a mutation of windows, nothing puts the oracle's end state back: it is played again
+    play_mutations(env, {}, "t", ["untouched-window-closed", "title-near-miss"], {}, MutationTally())  # type: ignore[arg-type]
+    assert env.calls[2:] == ["reset", "begin", "solve", "mutate title-near-miss", "evaluate"]
+    for env in (_Env(restores=False), _Env(control=0.5)):
+        play_mutations(env, {}, "t", ["extra-file", "trailing-blank-lines"], {}, MutationTally())  # type: ignore[arg-type]
+        assert env.calls[-5:] == ["reset", "begin", "solve", "mutate trailing-blank-lines", "evaluate"]

@@ -61,7 +61,7 @@ def check_task(
     try:
         with client_for(computer, step_timeout=120) as env:
             for chosen_split in [split] if split else module.splits():
-                count = len(module.variants(chosen_split))
+                count = module.count(chosen_split)
                 for variant in range(count if variants is None else min(count, variants)):
                     where = f"{module.name} {chosen_split}/{variant}"
                     options = {"task": str(module.path), "variant": variant, "split": chosen_split, "observes": "none"}
@@ -98,14 +98,16 @@ def _variant(
         problems.append(
             f"{where}: the oracle scores {solved['reward']} after {len(solved['steps'])} steps{_why(solved)}"
         )
-    # Mutations start from the oracle's end state: there is none to start from when it failed.
+    # Mutations start from the oracle's end state: there is none to start from when it failed. They
+    # come before the wrong ways, so the first starts from the end state this episode left.
     planned = list(env.adversary("plan")) if adversary and solved["reward"] == 1.0 else []
+    problems += play_mutations(env, options, where, planned, waived, tally)
     for name in info.get("wrong_ways", []) if wrong_ways else []:
         env.reset(options=options)
         wrong = env.wrong(name)
         if wrong["reward"] != 0.0:
             problems.append(f"{where}: the wrong way {name!r} scores {wrong['reward']}, not 0{_why(wrong)}")
-    return problems + play_mutations(env, options, where, planned, waived, tally)
+    return problems
 
 
 def _why(played: dict[str, Any]) -> str:
@@ -122,17 +124,25 @@ def play_mutations(
     waived: dict[str, str],
     tally: MutationTally,
 ) -> list[str]:
-    """Each mutation in ``planned`` (from ``adversary.plan`` after the oracle) not ``waived``, on a fresh
-    episode of the variant: reset, the oracle again (unless the mutation plays instead of it), the
-    mutation, evaluate. The holes, one line each (also in ``tally``)."""
+    """Each mutation in ``planned`` (from ``adversary.plan``, called on the oracle's episode just before)
+    not ``waived``, then evaluate. The holes, one line each (also in ``tally``).
+
+    A mutation of the oracle's end state starts from it: the first one from the episode ``plan`` saw;
+    after a mutation of files only (``Mutation.on_files``), from the files put back by
+    ``adversary.restore`` when the evaluator still gives them 1.0; otherwise from a fresh episode with the
+    oracle played again, as every mutation that plays instead of the oracle does. Putting files back
+    takes a second where playing a heavy app's oracle takes half a minute."""
     problems = []
-    for name in planned:
-        if name in waived:
-            continue
-        env.reset(options=options)
-        env.adversary("begin")
-        if MUTATIONS[name].after_oracle:
-            env.solve()
+    names = sorted((n for n in planned if n not in waived), key=lambda n: not MUTATIONS[n].on_files)
+    at_end = True  # the episode holds the oracle's end state, or one that only files were changed in
+    for name in names:
+        mutation = MUTATIONS[name]
+        if not (mutation.after_oracle and at_end and _back_at_the_end(env, first=name == names[0])):
+            env.reset(options=options)
+            env.adversary("begin")
+            if mutation.after_oracle:
+                env.solve()
+        at_end = mutation.after_oracle and mutation.on_files
         done = env.adversary("mutate", name=name)
         if not done:
             continue
@@ -147,3 +157,14 @@ def play_mutations(
             tally.passing.append(hole)
             problems.append(hole)
     return problems
+
+
+def _back_at_the_end(env: EnvClient, *, first: bool) -> bool:
+    """Whether the episode holds the oracle's end state: as ``plan`` saw it (``first``), or with the files a
+    mutation changed put back and the evaluator giving 1.0 again."""
+    if first:
+        return True
+    try:
+        return bool(env.adversary("restore")) and env.evaluate() == 1.0
+    except CuaError:
+        return False  # an older server, or one whose evaluator failed on the state put back: play it again

@@ -30,6 +30,7 @@ class Adversary:
         self.titles_read = False  # whether it read the windows' titles
         self.recording = False
         self.planned: State | None = None  # the oracle's end state, kept across the mutations' episodes
+        self.ended: dict[str, bytes] = {}  # the small files the oracle made, as it left them (for ``restore``)
 
     async def begin(self) -> None:
         from cua_bench.adversary.mutations import State
@@ -67,6 +68,13 @@ class Adversary:
         state.recorded = {key: channel.recorded() for key, channel in channels(task).items()}
         state.titles_read = self.titles_read
         self.planned = state
+        self.ended = {}
+        for path in state.made():
+            if state.after[path].size <= _KEEP_BYTES:
+                try:
+                    self.ended[path] = await self.hands.read(path)
+                except (OSError, CuaError):
+                    continue
         planned = []
         for name, mutation in MUTATIONS.items():
             applies = mutation.applies(self.hands, state)
@@ -102,7 +110,41 @@ class Adversary:
         except NotApplicable:
             return []
 
+    async def restore(self) -> bool:
+        """The files back as the oracle's episode left them, after a mutation that changed only files
+        (``Mutation.on_files``), so the next mutation starts from the oracle's end state without playing
+        the oracle again; whether they are (when not, the caller plays it again). The env server, the
+        app's windows and the reward channels are as the oracle left them: only files were changed."""
+        from cua_bench.adversary.mutations import _cached
+        from cua_bench.filestate import office_lock
+
+        planned = self.planned
+        if planned is None:
+            raise CuaError("restore before plan: run the oracle and plan() on this variant first")
+        contents = {p: data for p, data in self.state.kept.items() if p in planned.after} if self.state else {}
+        contents.update(self.ended)
+        identities = setup_files(planned)
+        return await self.hands.restore(
+            planned.after,
+            contents,
+            kept=lambda path, state: _cached(path) or office_lock(path, state),
+            identities=identities,
+        )
+
     def _state(self) -> State:
         if self.state is None:
             raise CuaError("the adversary has not begun: call adversary.begin right after reset")
         return self.state
+
+
+def setup_files(state: State) -> set[int]:
+    """The inodes of the files setup made that the oracle's end state still holds: where setup left them,
+    or elsewhere with their content (moved). A file the oracle made may reuse the inode of one it deleted:
+    that one is new, and ``restore`` may make it anew."""
+    at_end = {(s.inode, s.sha256) for s in state.after.values() if s.kind == "file"}
+    return {
+        s.inode
+        for path, s in state.before.items()
+        if s.kind == "file"
+        and (getattr(state.after.get(path), "inode", None) == s.inode or (s.inode, s.sha256) in at_end)
+    }

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import base64
 import copy
+import dataclasses
 import hashlib
+import json
 import posixpath
 import shlex
+from collections.abc import Callable
 from typing import Any
 
 from cua_bench.filestate import FileState, Snapshot, shell_snapshot
@@ -43,6 +46,11 @@ class Hands:
 
     async def touch(self, path: str, seconds_earlier: int) -> None:
         raise NotApplicable("no file times here")
+
+    async def restore(self, target: Snapshot, contents: dict[str, bytes], *, kept: Kept, identities: set[int]) -> bool:
+        """Put the files back as ``target`` has them (every path but those ``kept`` says to leave); whether
+        they now are. See ``ShellHands.restore``."""
+        return False  # the sim's resets cost nothing: its caller plays the oracle again
 
     def texts(self) -> dict[tuple[str, int], str]:
         """Every text field's text by (window id, its place among the window's widgets); {} without one."""
@@ -94,6 +102,39 @@ class Hands:
         raise NotApplicable("no windows here")
 
 
+Kept = Callable[[str, FileState], bool]
+"""Whether a path (as it is) is one ``restore`` leaves as it finds it (a cache an app rewrites on its own)."""
+
+# Runs in the environment, as its user, from its home: ``ShellHands.restore``'s plan (base64 JSON in a file).
+_RESTORE = r"""
+import base64, json, os, shutil, sys
+plan = json.loads(base64.b64decode(open(sys.argv[1]).read()))
+def gone(path):
+    if os.path.isdir(path) and not os.path.islink(path):
+        shutil.rmtree(path)
+    elif os.path.lexists(path):
+        os.unlink(path)
+for path in sorted(plan["remove"], key=len, reverse=True):
+    gone(path)
+for row in plan["set"]:
+    path = row["path"]
+    if "write" in row:
+        if not (os.path.isfile(path) and not os.path.islink(path) and os.lstat(path).st_ino == row["inode"]):
+            gone(path)
+        with open(path, "wb") as f:
+            f.write(base64.b64decode(row["write"]))
+    elif "link" in row:
+        gone(path)
+        os.symlink(row["link"], path)
+    else:
+        if not os.path.islink(path):
+            os.chmod(path, row["mode"])
+        os.utime(path, ns=(row["mtime"], row["mtime"]), follow_symlinks=False)
+for row in plan["folders"]:
+    os.chmod(row["path"], row["mode"])
+    os.utime(row["path"], ns=(row["mtime"], row["mtime"]))
+"""
+
 CHUNK = 64 * 1024  # base64 characters a command carries (one argument of a command line is at most 128 KiB)
 
 
@@ -121,8 +162,13 @@ class ShellHands(Hands):
         if len(encoded) <= CHUNK:
             await self.run(f"mkdir -p -- {folder} && printf %s {encoded} | base64 -d > {target}")
             return
-        # A command is one argument of ``sh -c``, at most 128 KiB (Linux's MAX_ARG_STRLEN): a larger file (a
-        # calendar's database, 800 KB) goes through a staging file in the environment's temp folder, in chunks.
+        await self._staged(data, lambda staged: f"mkdir -p -- {folder} && base64 -d {staged} > {target}")
+
+    async def _staged(self, data: bytes, command: Callable[[str], str]) -> None:
+        """``command(FILE)`` run with FILE holding ``data`` base64-encoded. A command is one argument of
+        ``sh -c``, at most 128 KiB (Linux's MAX_ARG_STRLEN): a larger file (a calendar's database, 800 KB)
+        goes through a staging file in the environment's temp folder, in chunks."""
+        encoded = base64.b64encode(data).decode()
         made = await self.session.run_command("mktemp", timeout=30)
         staged = shlex.quote(made.stdout.strip())
         if made.returncode != 0 or not made.stdout.strip():
@@ -130,9 +176,64 @@ class ShellHands(Hands):
         try:
             for start in range(0, len(encoded), CHUNK):
                 await self.run(f"printf %s {encoded[start : start + CHUNK]} >> {staged}")
-            await self.run(f"mkdir -p -- {folder} && base64 -d {staged} > {target}")
+            await self.run(command(staged))
         finally:
             await self.session.run_command(f"rm -f -- {staged}", timeout=30)
+
+    async def restore(self, target: Snapshot, contents: dict[str, bytes], *, kept: Kept, identities: set[int]) -> bool:
+        """Put the files under home back as ``target`` (a snapshot) has them, as the desktop's user: paths
+        it lacks removed; each file's content (from ``contents``), mode and time; each folder's mode and
+        time. A file whose inode in ``target`` is one of ``identities`` (setup's files: an evaluator may
+        check that a moved file is the one setup made) must still be that inode; any other file may be
+        made anew, as the oracle made it anew in every episode. Paths ``kept`` says to leave (caches) are
+        left. Whether the snapshot after matches ``target`` in every field but those new files' inodes;
+        when not, the caller plays the oracle again."""
+        now = await self.snapshot()
+        plan: dict[str, list[Any]] = {"remove": sorted(p for p, s in now.items() if p not in target and not kept(p, s))}
+        plan["set"] = []
+        for path, want in sorted(target.items()):
+            have = now.get(path)
+            if kept(path, want) or have == want or want.kind == "dir":
+                continue
+            if want.kind == "file" and (
+                have is None or (have.kind, have.sha256, have.inode, have.links) != ("file", want.sha256, want.inode, 1)
+            ):
+                if (have is None or have.inode != want.inode) and want.inode in identities:
+                    return False  # setup's file replaced: its identity cannot come back
+                if path not in contents:
+                    return False  # a content the adversary did not keep (over its size limit)
+                plan["set"].append(
+                    {"path": path, "write": base64.b64encode(contents[path]).decode(), "inode": want.inode}
+                )
+            elif want.kind == "link" and (have is None or have.kind != "link" or have.sha256 != want.sha256):
+                plan["set"].append({"path": path, "link": want.sha256})
+            elif have is None or have.kind != want.kind:
+                return False  # a device or a socket: not the adversary's to make again
+            plan["set"].append({"path": path, "mode": want.mode, "mtime": want.mtime_ns})
+        # Folders last and deepest first: making and removing entries moves a folder's time.
+        folders = [(p, s) for p, s in target.items() if s.kind == "dir" and not kept(p, s)]
+        if any(p not in now or now[p].kind != "dir" for p, _ in folders):
+            return False
+        folders.sort(key=lambda row: -row[0].count("/"))
+        plan["folders"] = [{"path": p, "mode": s.mode, "mtime": s.mtime_ns} for p, s in folders]
+        try:
+            await self._staged(
+                json.dumps(plan).encode(), lambda staged: f"python3 -I -c {shlex.quote(_RESTORE)} {staged}"
+            )
+        except NotApplicable:
+            return False
+        after = await self.snapshot()
+        for path in set(after) | set(target):
+            got, wanted = after.get(path), target.get(path)
+            if got is None or wanted is None:
+                if not kept(path, got or wanted):  # type: ignore[arg-type]  # one of them is there
+                    return False
+                continue
+            if kept(path, wanted):
+                continue
+            if got != wanted and (wanted.inode in identities or dataclasses.replace(got, inode=wanted.inode) != wanted):
+                return False
+        return True
 
     async def mkdir(self, path: str) -> None:
         await self.run(f"mkdir -p -- {shlex.quote(path)}")

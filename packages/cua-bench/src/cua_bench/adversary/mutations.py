@@ -85,6 +85,8 @@ class Mutation:
     apply: Apply
     applies: Applies
     after_oracle: bool = True  # False: played on the state setup left (a forged write needs no work done)
+    # Changes files under home and nothing else, so ``Adversary.restore`` can undo it for the next mutation.
+    on_files: bool = False
 
 
 def _hidden(path: str) -> str:
@@ -381,66 +383,77 @@ MUTATIONS: dict[str, Mutation] = {
             "each file the oracle removed is kept under a hidden name (.NAME) beside where it was",
             _hide_instead_of_delete,
             lambda hands, state: any(p in state.kept for p in state.removed()),
+            on_files=True,
         ),
         Mutation(
             "hard-link-instead-of-copy",
             "each file the oracle created with the content of a file still there is a hard link to it",
             _hard_link,
             lambda hands, state: _files_here(hands) and bool(_originals(state)),
+            on_files=True,
         ),
         Mutation(
             "symlink-instead-of-copy",
             "each file the oracle created with the content of a file still there is a symbolic link to it",
             _symlink,
             lambda hands, state: _files_here(hands) and bool(_originals(state)),
+            on_files=True,
         ),
         Mutation(
             "chmod-untouched",
             "a file the oracle left untouched gets mode 777",
             _chmod_untouched,
             lambda hands, state: _files_here(hands) and _one_untouched(state) is not None,
+            on_files=True,
         ),
         Mutation(
             "touch-untouched",
             "a file the oracle left untouched gets an older modification time",
             _touch_untouched,
             lambda hands, state: _files_here(hands) and _one_untouched(state) is not None,
+            on_files=True,
         ),
         Mutation(
             "trailing-blank-lines",
             "each text file the oracle created or changed gets three blank lines at its end",
             _trailing_blank_lines,
             _made,
+            on_files=True,
         ),
         Mutation(
             "extra-file",
             "a hidden stray copy beside each file the oracle created or changed, a hidden folder beside each it made",
             _extra_file,
             lambda hands, state: bool(state.made() or state.made_dirs()),
+            on_files=True,
         ),
         Mutation(
             "numbers-as-text",
             "each workbook the oracle saved has its numbers stored as text",
             _file_mutation("numbers stored as text", _sheet_transform("numbers_as_text")),
             _made_with(*WORKBOOKS),
+            on_files=True,
         ),
         Mutation(
             "extra-sheet",
             "each workbook the oracle saved gets a second sheet of junk",
             _file_mutation("an extra sheet", _sheet_transform("with_extra_sheet")),
             _made_with(*WORKBOOKS),
+            on_files=True,
         ),
         Mutation(
             "extra-paragraph",
             "each text document the oracle saved (.odt, .docx) gets a paragraph of junk at its end",
             _file_mutation("an extra paragraph", documents.with_extra_paragraph),
             _made_with(*TEXT_DOCUMENTS),
+            on_files=True,
         ),
         Mutation(
             "extra-slide",
             "each presentation the oracle saved (.odp, .pptx) gets a slide of junk at its end",
             _file_mutation("an extra slide", documents.with_extra_slide),
             _made_with(*PRESENTATIONS),
+            on_files=True,
         ),
         Mutation(
             "wrong-format",
@@ -448,6 +461,7 @@ MUTATIONS: dict[str, Mutation] = {
             "workbook's first sheet as CSV, a text document's or a presentation's paragraphs one a line",
             _file_mutation("plain text under the file's name", _sheet_transform("as_csv"), documents.as_text),
             _made_with(*WORKBOOKS, *TEXT_DOCUMENTS, *PRESENTATIONS),
+            on_files=True,
         ),
         Mutation(
             "wrong-window",
