@@ -106,8 +106,7 @@ def sweep(folder: str, backend: str, limit: int | None, only: list[tuple[str, in
                     out.variants += 1
                     try:
                         env.reset(options=options)
-                        idle = env.evaluate()
-                        env.reset(options=options)
+                        idle = env.evaluate()  # on the episode the oracle plays, as check_task does
                         env.adversary("begin")
                         solved = env.solve()["reward"]
                         planned = list(env.adversary("plan")) if solved == 1.0 else []
