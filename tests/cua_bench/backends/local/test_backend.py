@@ -339,7 +339,10 @@ def test_chromium_starts_under_a_deep_env_root(tmp_path: Path, monkeypatch: pyte
             assert len(str(session.root / "bus")) > 99  # too deep for dbus-daemon's path
             assert session.env["DBUS_SESSION_BUS_ADDRESS"].startswith("unix:abstract=")
             profile = session.home / "profile"
-            await session.launch("chromium", args=["--no-sandbox", f"--user-data-dir={profile}", "about:blank"])
+            # What is tested is that it starts at all (it died at once before): a cold Chromium beside the
+            # suite's other two workers took over the default 10 s to draw its window in a CI run.
+            args = ["--no-sandbox", f"--user-data-dir={profile}", "about:blank"]
+            await session.launch("chromium", args=args, timeout=60)
             from cua_bench.backends.local.apps import tmp_link
 
             assert tmp_link(session.root).is_symlink()
