@@ -137,9 +137,9 @@ def play_mutations(
     problems = []
     names = sorted((n for n in planned if n not in waived), key=lambda n: not MUTATIONS[n].on_files)
     at_end = True  # the episode holds the oracle's end state, or one that only files were changed in
-    for name in names:
+    for index, name in enumerate(names):
         mutation = MUTATIONS[name]
-        if not (mutation.after_oracle and at_end and _back_at_the_end(env, first=name == names[0])):
+        if not (mutation.after_oracle and at_end and _back_at_the_end(env, first=index == 0)):
             env.reset(options=options)
             env.adversary("begin")
             if mutation.after_oracle:
