@@ -434,14 +434,12 @@ def test_phone_mutations_change_the_screen_left_and_another_part_of_the_phone(tm
 
 
 def _restore(root: Path, state: State, contents: dict[str, bytes] | None = None) -> bool:
-    from cua_bench.adversary.mutations import _cached
+    from cua_bench.adversary.mutations import not_the_work
 
     made = {p: (root / p).read_bytes() for p in state.made()} if contents is None else contents
     identities = setup_files(state)
     hands = ShellHands(Home(root))
-    return asyncio.run(
-        hands.restore(state.after, {**state.kept, **made}, kept=lambda p, s: _cached(p), identities=identities)
-    )
+    return asyncio.run(hands.restore(state.after, {**state.kept, **made}, kept=not_the_work, identities=identities))
 
 
 def _same_but_new_files_inodes(now: dict[str, object], state: State) -> bool:

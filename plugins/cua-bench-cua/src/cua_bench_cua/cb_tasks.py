@@ -94,14 +94,14 @@ def task_info(path: str, as_json: bool) -> None:
         raise click.ClickException(f"{folder} is a dataset, not a task: cb task list {path}")
     module = load_task_module(folder)
     split = module.default_split()
-    variants = module.variants(split)
-    first = variants[0] if variants else None
+    count = module.count(split)
+    first = module.variant(split, 0) if count else None
     info: dict[str, Any] = {
         "name": module.name,
         "path": str(folder),
         "splits": {s: module.count(s) for s in module.splits()},
         "default_split": split,
-        "variants": len(variants),
+        "variants": count,
         "description": first.description if first else None,
         "computer": first.computer if first else {},
         "functions": {

@@ -115,8 +115,7 @@ class Adversary:
         (``Mutation.on_files``), so the next mutation starts from the oracle's end state without playing
         the oracle again; whether they are (when not, the caller plays it again). The env server, the
         app's windows and the reward channels are as the oracle left them: only files were changed."""
-        from cua_bench.adversary.mutations import _cached
-        from cua_bench.filestate import office_lock
+        from cua_bench.adversary.mutations import not_the_work
 
         planned = self.planned
         if planned is None:
@@ -127,7 +126,7 @@ class Adversary:
         return await self.hands.restore(
             planned.after,
             contents,
-            kept=lambda path, state: _cached(path) or office_lock(path, state),
+            kept=not_the_work,
             identities=identities,
         )
 

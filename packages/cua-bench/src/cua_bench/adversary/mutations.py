@@ -11,7 +11,7 @@ from typing import Any
 from cua_bench import documents, gnumeric, office
 from cua_bench.adversary.channels import Channel
 from cua_bench.adversary.hands import Hands, NotApplicable, SimHands
-from cua_bench.filestate import CACHES, TRASH, Snapshot, ignored, office_lock
+from cua_bench.filestate import CACHES, TRASH, FileState, Snapshot, ignored, office_lock
 from cua_core import CuaError
 
 __all__ = ["MUTATIONS", "Mutation", "State", "waivers"]
@@ -19,6 +19,12 @@ __all__ = ["MUTATIONS", "Mutation", "State", "waivers"]
 
 def _cached(path: str) -> bool:
     return ignored(path, (*CACHES, TRASH))
+
+
+def not_the_work(path: str, state: FileState | None) -> bool:
+    """A path no mutation touches and ``Adversary.restore`` leaves as it finds it: an app's cache, the
+    trash, or the lock LibreOffice keeps beside an open document."""
+    return _cached(path) or office_lock(path, state)
 
 
 @dataclass
@@ -40,9 +46,7 @@ class State:
 
     def removed(self) -> list[str]:
         return [
-            p
-            for p, s in self.before.items()
-            if s.kind == "file" and p not in self.after and not _cached(p) and not office_lock(p, s)
+            p for p, s in self.before.items() if s.kind == "file" and p not in self.after and not not_the_work(p, s)
         ]
 
     def made(self) -> list[str]:
@@ -51,8 +55,7 @@ class State:
             p
             for p, s in self.after.items()
             if s.kind == "file"
-            and not _cached(p)
-            and not office_lock(p, s)
+            and not not_the_work(p, s)
             and (p not in self.before or self.before[p].sha256 != s.sha256)
         ]
 
@@ -62,9 +65,7 @@ class State:
 
     def untouched(self) -> list[str]:
         return [
-            p
-            for p, s in self.before.items()
-            if s.kind == "file" and self.after.get(p) == s and not _cached(p) and not office_lock(p, s)
+            p for p, s in self.before.items() if s.kind == "file" and self.after.get(p) == s and not not_the_work(p, s)
         ]
 
     def touched_files(self) -> bool:
