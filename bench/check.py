@@ -21,6 +21,7 @@ from typing import Any
 
 from cua_bench import checks
 from cua_bench.checks import MutationTally, check_task
+from cua_bench.tasks import TaskError
 from cua_bench.taskset import task_folders
 
 DEFAULT = ["desktop/pcmanfm-copy-file", "desktop/calc-edit-cell", "desktop/blender-delete-object"]
@@ -49,12 +50,17 @@ def main() -> None:
     args = parser.parse_args()
     os.environ.setdefault("CUA_LOCAL_GLX", "1")  # Blender draws with OpenGL
     rows: list[dict[str, Any]] = []
+    chosen = []  # every name resolved before any check starts
     for name in args.tasks:
         taskset, _, task = name.partition("/")
-        folder = next((f for f in task_folders(taskset) if f.name == task), None)
+        try:
+            folder = next((f for f in task_folders(taskset) if f.name == task), None)
+        except TaskError as exc:
+            sys.exit(f"{name!r}: {exc}; give TASKSET/NAME, e.g. {DEFAULT[0]}")
         if folder is None:
             sys.exit(f"no task {name!r}: give TASKSET/NAME, e.g. {DEFAULT[0]}")
-        backend = "local" if taskset == "desktop" else "sim"
+        chosen.append((name, folder, "local" if taskset == "desktop" else "sim"))
+    for name, folder, backend in chosen:
         restored, mutations, problems = _timed(folder, backend, restore=True)
         baseline, _, base_problems = _timed(folder, backend, restore=False)
         rows.append(
