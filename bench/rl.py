@@ -30,6 +30,13 @@
   once, with its 15-minute budget; ``grpo_a11y_random`` and ``grpo_a11y_sampled`` beside it. Its
   policy scores hand-built macro options (see the example's README). Target: 0.9 within 15 minutes.
 
+- ``grpo_phone_settings_success`` and ``grpo_phone_notes_success`` (``--figures phone``): the example's
+  ``--family phone-settings`` (``phone/settings-toggle``) and ``--family phone-notes``
+  (``phone/notes-delete``), each once per seed (``--seeds``) with its 15-minute budget: the mean held-out
+  success with ``_min`` and ``_max``, and beside it ``_random`` (the untrained policy, sampling),
+  ``_start`` (untrained, greedy), ``_sampled`` (trained, sampling) and ``_minutes_max``. The same a11y
+  policy as ``a11y``, on the phone's tree. Target: 0.9 within 15 minutes (issue 37).
+
 - ``vlm_sft_heldout``, ``vlm_grpo_heldout``, ``vlm_grpo_gain`` (= grpo - sft) and ``pipeline_roundtrip_ok``
   (``--figures vlm``): ``cua-bench-rl pipeline`` run as it ships, once per seed (``--seeds``, default 3),
   on ``--vlm-model`` (default: the tiny random-weight Qwen2.5-VL of ``cua_data.tiny_models``, built
@@ -289,6 +296,29 @@ def a11y_learning(minutes: float | None) -> dict[str, float]:
     }
 
 
+PHONE = {"settings": "phone-settings", "notes": "phone-notes"}  # figure name -> the example's family
+
+
+def phone_learning(minutes: float | None, seeds: int) -> dict[str, float]:
+    """Each phone family of the example once per seed: held-out success with its spread, and its baselines."""
+    figures: dict[str, float] = {}
+    for name, family in PHONE.items():
+        runs = [example_run(family, seed, minutes) for seed in range(seeds)]
+        success = [float(r["final_success"]) for r in runs]
+        key = f"grpo_phone_{name}"
+        figures |= {
+            f"{key}_success": statistics.fmean(success),
+            f"{key}_success_min": min(success),
+            f"{key}_success_max": max(success),
+            f"{key}_random": statistics.fmean(float(r["random_success"]) for r in runs),
+            f"{key}_start": statistics.fmean(float(r["start_success"]) for r in runs),
+            f"{key}_sampled": statistics.fmean(float(r["final_sampled_success"]) for r in runs),
+            f"{key}_minutes_max": max(float(r["minutes"]) for r in runs),
+        }
+    figures["grpo_phone_seeds"] = float(seeds)
+    return figures
+
+
 VLM_PIPELINE = [
     "--env", "sim:click-button", "--held-out", "choose-radio", "--max-steps", "3", "--eval-variants", "20",
     "--sft-steps", "150", "--sft-variants", "32", "--sft-option", "micro_batch=4", "--sft-option", "lr=0.003",
@@ -358,11 +388,11 @@ def main() -> int:
     parser.add_argument(
         "--figures",
         default="rpc,rollout,pixel,a11y",
-        help="which to measure, comma-separated: rpc, rollout, pixel, a11y, vlm (default rpc,rollout,pixel,a11y)",
+        help="which to measure, comma-separated: rpc, rollout, pixel, a11y, phone, vlm (default: the first four)",
     )
     parser.add_argument("--grpo-minutes", type=float, help="budget of each GRPO example run (default: the example's)")
     parser.add_argument("--vlm-model", help="a checkpoint folder for --figures vlm (default: the tiny model)")
-    parser.add_argument("--seeds", type=int, default=3, help="runs (seeds 0..N-1) for --figures pixel and vlm")
+    parser.add_argument("--seeds", type=int, default=3, help="runs (seeds 0..N-1) for --figures pixel, phone and vlm")
     parser.add_argument(
         "--placement",
         choices=["ray"],
@@ -377,9 +407,9 @@ def main() -> int:
     (folder / "main.py").write_text(textwrap.dedent(TASK))
 
     wanted = {f.strip() for f in args.figures.split(",") if f.strip()}
-    unknown = wanted - {"rpc", "rollout", "pixel", "a11y", "vlm"}
+    unknown = wanted - {"rpc", "rollout", "pixel", "a11y", "phone", "vlm"}
     if unknown:
-        parser.error(f"--figures: unknown {', '.join(sorted(unknown))}; known: rpc, rollout, pixel, a11y, vlm")
+        parser.error(f"--figures: unknown {', '.join(sorted(unknown))}; known: rpc, rollout, pixel, a11y, phone, vlm")
     figures: dict[str, float] = {}
     if args.placement == "ray":
         from rl_placement import figures as placement_figures  # bench/rl_placement.py
@@ -397,12 +427,15 @@ def main() -> int:
         figures |= pixel_learning(args.grpo_minutes, args.seeds)
     if "a11y" in wanted:
         figures |= a11y_learning(args.grpo_minutes)
+    if "phone" in wanted:
+        figures |= phone_learning(args.grpo_minutes, args.seeds)
     if "vlm" in wanted:
         figures |= vlm_pipeline(args.vlm_model, args.seeds)
     headline = (f"rollout_efficiency_{args.workers}", "grpo_pixel_nohandcraft_success",
                 "pixel_untrained_best_fixed", "grpo_pixel_minutes", "grpo_a11y_success",
-                "grpo_a11y_minutes", "sim_rpc_overhead_ratio", "vlm_sft_heldout", "vlm_grpo_heldout",
-                "vlm_grpo_gain", "pipeline_roundtrip_ok")  # fmt: skip
+                "grpo_a11y_minutes", "grpo_phone_settings_success", "grpo_phone_notes_success",
+                "sim_rpc_overhead_ratio", "vlm_sft_heldout", "vlm_grpo_heldout", "vlm_grpo_gain",
+                "pipeline_roundtrip_ok")  # fmt: skip
     first = [k for k in headline if k in figures]
     ordered = [*first, *(k for k in figures if k not in first)]
     print(" ".join(f"{k}={figures[k]:.2f}" for k in ordered))

@@ -106,6 +106,67 @@ def test_explore_keeps_every_option_reachable_and_is_part_of_the_policy(login: S
         A11yPolicy(explore=1.0)
 
 
+@pytest.fixture
+def notes() -> Iterator[SimTurns]:
+    turns = SimTurns("phone/notes-delete", width=360, height=720)
+    yield turns
+    turns.close()
+
+
+def scores_of(policy: A11yPolicy, turn: Turn) -> dict[str, float]:
+    view = policy.view(turn)
+    with torch.no_grad():
+        scores = policy._scores([view])[0]
+    return {o.describe(view): float(s) for o, s in zip(view.options, scores, strict=True)}
+
+
+def test_the_shared_forms_start_at_zero_and_their_word_codes_are_never_trained(login: SimTurns) -> None:
+    """Untrained, the forms add nothing (no word match for free); an optimiser step moves them but never
+    the codes, so a word no training variant held keeps the code the forms were learned against."""
+    torch.manual_seed(0)
+    policy = A11yPolicy(seed=0)
+    for form in (policy.match, policy.again, policy.finish):
+        assert not form.any()
+    codes = policy.shared.weight.detach().clone()
+    assert not policy.shared.weight.requires_grad
+    trainer = GRPOTrainer(policy, GRPOConfig(lr=1e-2))
+    turns = turns_of(login, policy, range(4))
+    decisions = policy.act(turns)
+    scores = torch.cat(policy.logprobs([Taken(t, d) for t, d in zip(turns, decisions, strict=True)]))
+    scores.sum().backward()
+    trainer.optimizer.step()
+    assert policy.match.any()  # the form learns
+    # first turns: nothing acted on yet, so ``again`` and ``finish`` have no keys (a soft maximum over none)
+    assert all(bool(torch.isfinite(p).all()) for p in policy.parameters())
+    assert torch.equal(policy.shared.weight, codes)
+
+
+def test_a_form_that_rewards_shared_words_picks_the_named_note_among_names_never_seen(notes: SimTurns) -> None:
+    """The mechanism the phone families generalise by: with ``match`` set to the identity (what GRPO's
+    updates move it toward, see bench/RESULTS.md), the row whose title the instruction quotes outscores
+    every other row, for titles the form never saw; with the form at zero nothing singles it out."""
+    torch.manual_seed(0)
+    policy = A11yPolicy(seed=0)
+    for variant in range(2):  # easy: the launcher; tap Notes, then read the list
+        turn = notes.turn("test", 3 * variant, policy.observes)
+        view = policy.view(turn)
+        (notes_icon,) = [o for o in view.options if o.describe(view) == "click button 'Notes'"]
+        notes.apply(notes_icon.actions(view))
+        turn = notes.observe(3 * variant, "test", policy.observes, step=1)
+        title = notes.task.metadata["title"] if notes.task else ""
+        target = f"click listitem {title!r}"
+        untrained = scores_of(policy, turn)
+        assert target in untrained, f"{target} not among {sorted(untrained)}"
+        rows = {k: v for k, v in untrained.items() if k.startswith("click listitem")}
+        assert max(rows.values()) - min(rows.values()) < 0.5  # nothing singles the named row out yet
+        with torch.no_grad():
+            policy.match.copy_(torch.eye(policy.match.shape[0]))
+        scored = {k: v for k, v in scores_of(policy, turn).items() if k.startswith("click listitem")}
+        assert max(scored, key=scored.__getitem__) == target, scored
+        with torch.no_grad():
+            policy.match.zero_()
+
+
 def test_greedy_is_deterministic_and_sampling_follows_the_seed(login: SimTurns) -> None:
     torch.manual_seed(0)
     policy = A11yPolicy(seed=3)

@@ -8,10 +8,17 @@ earlier turns of the episode did), and samples one: the decision's single token 
 index. Nothing in it knows a task: which span goes where, when to tick a box, and when to stop are
 learned from the reward alone.
 
-Two parts score an option, as in a wide-and-deep model: the deep part (word embeddings and MLPs) and a
-wide, per-kind linear score of the read-off facts. The wide part is what lets GRPO tell apart states
-that differ in one fact: with the deep part alone, "stop now" (the form was submitted) and "press the
-button first" (it was not) moved together, and their opposite rewards cancelled out.
+Three parts score an option. Two are as in a wide-and-deep model: the deep part (word embeddings and
+MLPs) and a wide, per-kind linear score of the read-off facts. The third reads words as a language model
+reads tokens, one code per word wherever it is read: bilinear forms, learned from zero, between the
+instruction's words, a node's name and the names the episode has acted on. Nothing in it compares two
+words by hand; when the forms come to reward what the instruction and a node share, that carries over to
+names no training variant held.
+
+The wide part is what lets GRPO tell apart states that differ in one fact: with the deep part alone,
+"stop now" (the form was submitted) and "press the button first" (it was not) moved together, and their
+opposite rewards cancelled out. The acted-on names are what tell "the first of two switches is set" from
+"the only one is".
 
 Why options instead of (kind, node, span) tokens: the scorer sees the node and the span together,
 so "this field already holds this span" can weigh the pair directly; a factorised choice would have
@@ -46,6 +53,11 @@ __all__ = ["A11yPolicy"]
 # weight on one fact must be able to move a score by nats within tens of steps, as the deep part's
 # hundreds of weights together do.
 WIDE_SCALE = 50.0
+MATCH = 64  # the width of the shared word codes (random codes of distinct words are near orthogonal)
+# The shared forms' scores are this times the forms: as with WIDE_SCALE, so that they move scores by nats
+# within tens of steps, ahead of the deep part's memorising of one word pair at a time.
+SHARED_SCALE = 12.0
+SOFT = 0.1  # the temperature of the soft maximum over a word's counterparts (see _attend)
 
 
 class _Bags:
@@ -63,6 +75,41 @@ class _Bags:
         ids = torch.tensor(self.ids, dtype=torch.long, device=device)
         offsets = torch.tensor(self.offsets, dtype=torch.long, device=device)
         return table(ids, offsets)  # type: ignore[no-any-return]
+
+
+class _Words:
+    """Word-id lists gathered for one padded lookup of the shared codes: ``(rows, longest, MATCH)`` and a mask."""
+
+    def __init__(self) -> None:
+        self.lists: list[list[int]] = []
+
+    def add(self, ids: Sequence[int]) -> None:
+        self.lists.append(list(ids))
+
+    def codes(self, table: nn.Embedding, device: torch.device) -> tuple[torch.Tensor, torch.Tensor]:
+        lists = [*self.lists, []]  # the last row: none (a done option's node)
+        longest = max(1, *(len(ids) for ids in lists))
+        ids = torch.tensor([w + [0] * (longest - len(w)) for w in lists], dtype=torch.long, device=device)
+        mask = torch.tensor([[True] * len(w) + [False] * (longest - len(w)) for w in lists], device=device)
+        return table(ids), mask
+
+
+def _attend(
+    form: torch.Tensor, query: tuple[torch.Tensor, torch.Tensor], keys: tuple[torch.Tensor, torch.Tensor]
+) -> torch.Tensor:
+    """For each row: each query word's soft best score under ``form`` against the row's key words, averaged
+    over the query words (0 where either side has none). A word with a counterpart among the keys adds what
+    the form gives the pair; one without adds only chance pairings, which near-orthogonal codes keep small.
+
+    The best is a soft maximum (``SOFT * logsumexp(score / SOFT)``, less its value when every score is 0), not
+    ``max``: at the form's start every pair ties at 0, and ``max`` would send the whole gradient to whichever
+    key came first; the soft one spreads it over the keys, so a word and its counterpart get their share."""
+    (q, q_mask), (k, k_mask) = query, keys
+    pairs = torch.einsum("rqd,de,rke->rqk", q, form, k).masked_fill(~k_mask[:, None, :], float("-inf"))
+    count = k_mask.sum(dim=1).clamp(min=1).to(pairs.dtype)
+    best = SOFT * (torch.logsumexp(pairs / SOFT, dim=2) - count.log()[:, None])
+    best = best.masked_fill(~q_mask | ~k_mask.any(dim=1, keepdim=True), 0.0)
+    return best.sum(dim=1) / q_mask.sum(dim=1).clamp(min=1)
 
 
 def _mlp(inputs: int, hidden: int, outputs: int) -> nn.Sequential:
@@ -89,7 +136,7 @@ class A11yPolicy(nn.Module, Policy):
         nn.init.normal_(self.words.weight, std=0.1)
         self.node = _mlp(embed + feat.NODE_DENSE, hidden, hidden)
         self.span = _mlp(embed + len(feat.Span("", 0, (), ()).shape()), hidden, hidden)
-        self.context = _mlp(embed + feat.GLOBAL_DENSE + 3 * hidden, hidden, hidden)
+        self.context = _mlp(2 * embed + feat.GLOBAL_DENSE + 3 * hidden, hidden, hidden)
         self.score = _mlp(len(feat.KINDS) + 3 * hidden + feat.PAIR_DENSE, 2 * hidden, 1)
         self.pair = nn.Bilinear(hidden, hidden, 1)  # which span suits which field, as one learned form
         # The wide part: per kind of option, a linear score of the read-off facts (the turn's, the node's,
@@ -100,6 +147,21 @@ class A11yPolicy(nn.Module, Policy):
         nn.init.zeros_(self.wide.bias)
         nn.init.zeros_(self.pair.weight)
         nn.init.zeros_(self.pair.bias)
+        # Which node the instruction speaks of, as one learned form over words both of them hold: a fixed
+        # random code per word (the same table for the instruction's words and a node's name, so a word
+        # is the same vector wherever it is read, as a language model's tokens are), and a bilinear form
+        # between the two bags that starts at zero. The form is learned from the reward alone; once it
+        # rewards words the two share, it does so for words no training variant held (an alarm's label,
+        # a contact's name), which word ids learned one by one cannot.
+        self.shared = nn.Embedding(feat.BUCKETS, MATCH)
+        nn.init.normal_(self.shared.weight, std=MATCH**-0.5)
+        self.shared.weight.requires_grad_(False)
+        self.match = nn.Parameter(torch.zeros(MATCH, MATCH))
+        # What the episode has acted on so far, in the same code: against a node ("did I act on one like
+        # it"), and against the instruction for stopping ("has what it names been acted on"). A policy
+        # without it cannot tell "the first of two switches is set" from "the only one is".
+        self.again = nn.Parameter(torch.zeros(MATCH, MATCH))
+        self.finish = nn.Parameter(torch.zeros(MATCH, MATCH))
         self.hidden = hidden
         if not 0 <= explore < 1:
             raise ValueError(f"A11yPolicy: explore is a share of probability in [0, 1), got {explore}")
@@ -121,20 +183,23 @@ class A11yPolicy(nn.Module, Policy):
         """Each turn's option scores (a 1-D tensor per turn, with grad)."""
         device = self.words.weight.device
         node_bags, span_bags, turn_bags = _Bags(), _Bags(), _Bags()
+        said, named, done = _Words(), _Words(), _Words()  # the instruction, node names, acted-on names (shared code)
+        acted = _Bags()  # the names acted on, as the deep part reads them
         node_dense: list[list[float]] = []
         span_dense: list[list[float]] = []
         for view in views:
             for node in view.nodes:
-                node_bags.add(
-                    feat.word_ids([node.role], "role")
-                    + feat.word_ids(feat.words_of(node.name), "name")
-                    + feat.word_ids(node.mention, "mention")
-                )
+                node_bags.add(feat.word_ids([node.role], "role") + feat.word_ids(feat.words_of(node.name), "name"))
                 node_dense.append(feat.node_dense(view, node))
+                named.add(feat.word_ids(feat.words_of(node.name), "word"))
             for span in view.spans:
                 span_bags.add(feat.word_ids(span.before, "before") + feat.word_ids(span.after, "after"))
                 span_dense.append(span.shape())
             turn_bags.add(feat.word_ids(feat.words_of(view.instruction), "instruction"))
+            said.add(feat.word_ids(feat.words_of(view.instruction), "word"))
+            names = [w for _, name in view.acted for w in feat.words_of(name)]
+            done.add(feat.word_ids(names, "word"))
+            acted.add(feat.word_ids(names, "acted"))
         zeros = torch.zeros((1, self.hidden), device=device)
         nodes = torch.cat([self._encode(self.node, node_bags, node_dense, device), zeros])  # last row: no node
         spans = torch.cat([self._encode(self.span, span_bags, span_dense, device), zeros])  # last row: no span
@@ -163,7 +228,7 @@ class A11yPolicy(nn.Module, Policy):
             node_at += len(view.nodes)
             span_at += len(view.spans)
         dense = torch.tensor(turns_facts, device=device)
-        context = self.context(torch.cat([words, dense, torch.stack(pooled)], dim=1))
+        context = self.context(torch.cat([words, acted.embed(self.words, device), dense, torch.stack(pooled)], dim=1))
 
         def rows(values: list[int]) -> torch.Tensor:
             return torch.tensor(values, dtype=torch.long, device=device)
@@ -182,7 +247,25 @@ class A11yPolicy(nn.Module, Policy):
         wide = WIDE_SCALE * self.wide((kind[:, :, None] * torch.tensor(facts, device=device)[:, None, :]).flatten(1))
         pair = self.pair(nodes[rows(node_rows)], spans[rows(span_rows)])
         typed = kind[:, feat.KINDS.index("type")]
-        scores = self.score(x).squeeze(-1) + wide.squeeze(-1) + typed * pair.squeeze(-1)
+        instruction, history, node = (said.codes(self.shared, device), done.codes(self.shared, device),
+                                      named.codes(self.shared, device))  # fmt: skip
+
+        def at(codes: tuple[torch.Tensor, torch.Tensor], index: list[int]) -> tuple[torch.Tensor, torch.Tensor]:
+            return codes[0][rows(index)], codes[1][rows(index)]
+
+        # node_rows' "no node" row is the last, which _Words keeps empty: done options get no match or again
+        node_at_option, said_at_option, done_at_option = (
+            at(node, node_rows),
+            at(instruction, owners),
+            at(history, owners),
+        )
+        stop = kind[:, feat.KINDS.index("done")]
+        shared = (
+            _attend(self.match, node_at_option, said_at_option)
+            + _attend(self.again, node_at_option, done_at_option)
+            + stop * _attend(self.finish, said_at_option, done_at_option)
+        )
+        scores = self.score(x).squeeze(-1) + wide.squeeze(-1) + typed * pair.squeeze(-1) + SHARED_SCALE * shared
         return list(scores.split([len(v.options) for v in views]))
 
     def _encode(self, mlp: nn.Module, bags: _Bags, dense: list[list[float]], device: torch.device) -> torch.Tensor:

@@ -88,7 +88,6 @@ class Node:
     states: frozenset[str]
     center: tuple[float, float]
     order: float  # its place among the actionable nodes, 0 (first) .. 1 (last)
-    mention: tuple[str, ...] = ()  # the words around a quoted mention of its name in the instruction
 
     @property
     def identity(self) -> tuple[str, str]:
@@ -160,9 +159,8 @@ def _walk(nodes: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     return found
 
 
-def nodes_of(tree: Sequence[dict[str, Any]], spans: Sequence[Span]) -> list[Node]:
+def nodes_of(tree: Sequence[dict[str, Any]]) -> list[Node]:
     raw = [n for n in _walk(tree) if n.get("role") in ACTIONABLE]
-    mentions = {s.text.lower(): s.before + s.after for s in spans}
     nodes = []
     for i, n in enumerate(raw):
         x0, y0, x1, y1 = (float(v) for v in n["bounds"])
@@ -176,7 +174,6 @@ def nodes_of(tree: Sequence[dict[str, Any]], spans: Sequence[Span]) -> list[Node
                 states=frozenset(str(s) for s in n.get("states") or ()),
                 center=centre,
                 order=i / max(1, len(raw) - 1),
-                mention=mentions.get(name.lower(), ()),
             )
         )
     return nodes
@@ -202,7 +199,7 @@ def read_turn(instruction: str, observation: dict[str, Any], step: int, max_step
             f"{type(tree).__name__}: play it with observes a11y='nodes'"
         )
     spans = spans_of(instruction)
-    nodes = nodes_of(tree, spans)
+    nodes = nodes_of(tree)
     view = Turnview(instruction, spans, nodes, options_of(nodes, spans), step, max(1, max_steps))
     for earlier, chosen in history:
         past = read_turn(instruction, earlier, 0, 1)
@@ -231,7 +228,6 @@ def node_dense(view: Turnview, node: Node) -> list[float]:
         float(value is False),
         float(node.text in texts and node.text != ""),  # holds a span exactly
         float(node.text != "" and node.text not in texts),  # holds something else
-        float(bool(node.mention)),
         min(clicks, 3) / 3,
         min(types, 3) / 3,
         node.order,
@@ -240,7 +236,7 @@ def node_dense(view: Turnview, node: Node) -> list[float]:
     ]
 
 
-NODE_DENSE = len(STATES) + 12
+NODE_DENSE = len(STATES) + 11
 
 
 def pair_dense(node: Node, span: Span) -> list[float]:
