@@ -247,23 +247,18 @@ class A11yPolicy(nn.Module, Policy):
         wide = WIDE_SCALE * self.wide((kind[:, :, None] * torch.tensor(facts, device=device)[:, None, :]).flatten(1))
         pair = self.pair(nodes[rows(node_rows)], spans[rows(span_rows)])
         typed = kind[:, feat.KINDS.index("type")]
-        instruction, history, node = (said.codes(self.shared, device), done.codes(self.shared, device),
-                                      named.codes(self.shared, device))  # fmt: skip
 
-        def at(codes: tuple[torch.Tensor, torch.Tensor], index: list[int]) -> tuple[torch.Tensor, torch.Tensor]:
-            return codes[0][rows(index)], codes[1][rows(index)]
+        def at(words: _Words, index: list[int]) -> tuple[torch.Tensor, torch.Tensor]:
+            codes, mask = words.codes(self.shared, device)
+            return codes[rows(index)], mask[rows(index)]
 
         # node_rows' "no node" row is the last, which _Words keeps empty: done options get no match or again
-        node_at_option, said_at_option, done_at_option = (
-            at(node, node_rows),
-            at(instruction, owners),
-            at(history, owners),
-        )
+        option_node, option_said, option_done = at(named, node_rows), at(said, owners), at(done, owners)
         stop = kind[:, feat.KINDS.index("done")]
         shared = (
-            _attend(self.match, node_at_option, said_at_option)
-            + _attend(self.again, node_at_option, done_at_option)
-            + stop * _attend(self.finish, said_at_option, done_at_option)
+            _attend(self.match, option_node, option_said)
+            + _attend(self.again, option_node, option_done)
+            + stop * _attend(self.finish, option_said, option_done)
         )
         scores = self.score(x).squeeze(-1) + wide.squeeze(-1) + typed * pair.squeeze(-1) + SHARED_SCALE * shared
         return list(scores.split([len(v.options) for v in views]))
