@@ -147,12 +147,12 @@ class A11yPolicy(nn.Module, Policy):
         nn.init.zeros_(self.wide.bias)
         nn.init.zeros_(self.pair.weight)
         nn.init.zeros_(self.pair.bias)
-        # Which node the instruction speaks of, as one learned form over words both of them hold: a fixed
-        # random code per word (the same table for the instruction's words and a node's name, so a word
-        # is the same vector wherever it is read, as a language model's tokens are), and a bilinear form
-        # between the two bags that starts at zero. The form is learned from the reward alone; once it
-        # rewards words the two share, it does so for words no training variant held (an alarm's label,
-        # a contact's name), which word ids learned one by one cannot.
+        # Which node the instruction speaks of, as one learned form over word pairs: a fixed random code per
+        # word (the same table for the instruction's words and a node's name, so a word is the same vector
+        # wherever it is read, as a language model's tokens are; the codes are saved with the weights), and
+        # a form, zero at the start, that scores each of a node's words against its best counterpart in the
+        # instruction (_attend). The form is learned from the reward alone; once it rewards words the two
+        # share, it does so for words no training variant held, which word ids learned one by one cannot.
         self.shared = nn.Embedding(feat.BUCKETS, MATCH)
         nn.init.normal_(self.shared.weight, std=MATCH**-0.5)
         self.shared.weight.requires_grad_(False)
