@@ -3,7 +3,7 @@
     python examples/training/grpo_sim.py --family pixel --minutes 20 --seed 0 --best-fixed
     python examples/training/grpo_sim.py --family a11y --minutes 15 --seed 0 --output runs/rl/a11y
 
-Two families, each a small policy of ``cua-trainer-grpo`` trained by ``cua_bench_rl.train`` (env
+Four families, each a small policy of ``cua-trainer-grpo`` trained by ``cua_bench_rl.train`` (env
 workers, the multi-turn dataloader, the replay buffer and the GRPO trainer; nothing duplicated here):
 
 * ``pixel``: ``sim/click-button`` seen as pixels (the 1280x800 screen scaled to 640x400), one click
@@ -11,7 +11,9 @@ workers, the multi-turn dataloader, the replay buffer and the GRPO trainer; noth
   nothing that knows what a label looks like (see its module);
 * ``a11y``: ``sim/login`` seen as its accessibility tree (click a field, type, sign in, done), by
   ``a11y``, with a curriculum that starts episodes after the oracle's first steps and anneals that
-  away (the held-out score always starts from the true start state).
+  away (the held-out score always starts from the true start state);
+* ``phone-settings`` and ``phone-notes``: ``phone/settings-toggle`` and ``phone/notes-delete`` on the
+  sim's phone (360x720), seen as its accessibility tree, by ``a11y`` with the same kind of curriculum.
 
 Training uses the train split's variants; held-out success is measured, greedily, on the test
 split's variants at the start and the end (and every ``--eval-every`` steps). Before training, the
