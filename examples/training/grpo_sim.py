@@ -75,42 +75,11 @@ FAMILIES: dict[str, dict[str, Any]] = {
         "curriculum_steps": 500,
         "trainer_options": {"lr": 2e-3, "entropy_coef": 0.1, "micro_batch": 512},
     },
-    # The phone (360x720, its accessibility tree): the a11y policy, with the same start-state curriculum
-    # as a11y (annealed away by step 100; every held-out episode starts from the true start state: the
-    # launcher, or another app in front).
-    "phone-settings": {
-        "env": "sim:settings-toggle",
-        "policy": "a11y",
-        "minutes": 14.5,
-        "group_size": 8,
-        "groups_per_step": 8,
-        "workers": 4,
-        "eval_workers": 4,
-        "max_staleness": 1,
-        "buffer_capacity": 64,
-        "eval_every": 100,
-        "policy_options": {"explore": 0.1},
-        "curriculum_start": 4,
-        "curriculum_steps": 100,
-        "trainer_options": {"lr": 2e-3, "entropy_coef": 0.1, "micro_batch": 512},
-    },
-    "phone-notes": {
-        "env": "sim:notes-delete",
-        "policy": "a11y",
-        "minutes": 14.5,
-        "group_size": 8,
-        "groups_per_step": 8,
-        "workers": 4,
-        "eval_workers": 4,
-        "max_staleness": 1,
-        "buffer_capacity": 64,
-        "eval_every": 100,
-        "policy_options": {"explore": 0.1},
-        "curriculum_start": 4,
-        "curriculum_steps": 100,
-        "trainer_options": {"lr": 2e-3, "entropy_coef": 0.1, "micro_batch": 512},
-    },
 }
+# The phone (360x720, its accessibility tree): a11y's settings on a phone family, the curriculum annealed away
+# by step 100 (every held-out episode starts from the true start state: the launcher, or another app in front).
+for _family, _env in (("phone-settings", "sim:settings-toggle"), ("phone-notes", "sim:notes-delete")):
+    FAMILIES[_family] = {**FAMILIES["a11y"], "env": _env, "curriculum_steps": 100}
 
 
 def random_baseline(config: TrainConfig) -> float:
