@@ -29,7 +29,9 @@ Run: .venv/bin/python bench/rewards.py [--variants K] [--desktop | --only sim|ph
 The whole ``--desktop`` sweep takes hours on two cores (some 13,000 episodes, each starting real apps):
 ``--record FILE`` appends each task's sweep and each random agent's play to FILE as it finishes, and a
 rerun with the same FILE and settings skips what it holds, so the sweep can stop and go on (in another
-session, after a reboot); the figures are computed over everything recorded. A variant that errors (a
+session, after a reboot); the figures are computed over everything recorded. Random play, one run per
+taskset and agent, keeps its run folder under ``runs/rewards/<FILE's stem>/`` and resumes it episode by
+episode. A variant that errors (a
 harness timeout on a loaded machine) counts in no figure but ``errors``; ``--redo-errors`` plays the
 errored variants of recorded sweeps again, alone, and completes their counts.
 """
@@ -161,10 +163,14 @@ def redo_errors(folder: str, backend: str, limit: int | None, kept: Sweep) -> Sw
 
 
 def random_play(taskset: str, backend: str, agent: str, limit: int | None, output: Path) -> dict[str, float]:
-    """Mean reward per family of ``agent`` on every test variant (through the runner)."""
-    config = RunConfig(taskset, output, backend, agent, max_parallel=2, variants=limit, record=False)
+    """Mean reward per family of ``agent`` on every test variant (through the runner). A run folder
+    ``output`` that holds part of the play is resumed (the runner refuses one made with other settings)."""
+    config = RunConfig(taskset, output, backend, agent, max_parallel=2, variants=limit, record=False, resume=True)
     summary = Runner(config).run()
     return {task: row["mean_reward"] for task, row in summary["tasks"].items()}
+
+
+RUNS = Path(__file__).resolve().parent.parent / "runs" / "rewards"  # random play's run folders (--record)
 
 
 def sweep_key(taskset: str, folder: str) -> str:
@@ -311,6 +317,8 @@ def main() -> None:
     beaten: list[str] = []
     noop_means: list[float] = []
     with tempfile.TemporaryDirectory() as scratch:
+        # With --record, random play runs where a later run resumes it: the desktop's is hours of episodes.
+        plays = RUNS / args.record.stem if args.record else Path(scratch)
         for name, backend in tasksets:
             count = load_task_module(task_folders(name)[0]).count("test")
             n = count if args.variants is None else min(args.variants, count)
@@ -321,7 +329,7 @@ def main() -> None:
                     pending.append(f"{agent} play on {name}")
                     continue
                 if played is None:
-                    played = random_play(name, backend, agent, args.variants, Path(scratch) / f"{name}-{agent}")
+                    played = random_play(name, backend, agent, args.variants, plays / f"{name}-{agent}")
                     record.put(key, played)
                 if agent == "noop":
                     noop_means += list(played.values())

@@ -34,8 +34,12 @@
   ``--family phone-settings`` (``phone/settings-toggle``) and ``--family phone-notes``
   (``phone/notes-delete``), each once per seed (``--seeds``) with its 15-minute budget: the mean held-out
   success with ``_min`` and ``_max``, and beside it ``_random`` (the untrained policy, sampling),
-  ``_start`` (untrained, greedy), ``_sampled`` (trained, sampling) and ``_minutes_max``. The same a11y
-  policy as ``a11y``, on the phone's tree. Target: 0.9 within 15 minutes (issue 37).
+  ``_start`` (untrained, greedy), ``_sampled`` (trained, sampling) and ``_minutes_max``. Seed 0 also
+  measures ``_best_fixed`` (the best replay of one oracle train episode, which ignores the instruction)
+  and ``_bc`` (behaviour cloning on the oracle's decisions for as long as the GRPO run's budget).
+  ``grpo_phone_notes_unseen`` (with ``_min``): the trained policies again on the held-out variants with
+  each quoted title made up, on the screen and in the instruction alike (names no train variant held). The
+  same a11y policy as ``a11y``, on the phone's tree. Target: 0.9 within 15 minutes (issue 37).
 
 - ``vlm_sft_heldout``, ``vlm_grpo_heldout``, ``vlm_grpo_gain`` (= grpo - sft) and ``pipeline_roundtrip_ok``
   (``--figures vlm``): ``cua-bench-rl pipeline`` run as it ships, once per seed (``--seeds``, default 3),
@@ -297,15 +301,21 @@ def a11y_learning(minutes: float | None) -> dict[str, float]:
 
 
 PHONE = {"settings": "phone-settings", "notes": "phone-notes"}  # figure name -> the example's family
+QUOTED = {"notes"}  # families whose instructions quote their target: scored again with the names made up
 
 
 def phone_learning(minutes: float | None, seeds: int) -> dict[str, float]:
     """Each phone family of the example once per seed: held-out success with its spread, and its baselines."""
     figures: dict[str, float] = {}
+    first = ["--best-fixed", "--bc"]  # behaviour cloning for as long as the GRPO run's budget
     for name, family in PHONE.items():
-        runs = [example_run(family, seed, minutes) for seed in range(seeds)]
+        unseen = ["--unseen-names"] if name in QUOTED else []
+        runs = [example_run(family, seed, minutes, *unseen, *(first if seed == 0 else [])) for seed in range(seeds)]
         success = [float(r["final_success"]) for r in runs]
         key = f"grpo_phone_{name}"
+        if unseen:
+            figures[f"{key}_unseen"] = statistics.fmean(float(r["unseen_names_success"]) for r in runs)
+            figures[f"{key}_unseen_min"] = min(float(r["unseen_names_success"]) for r in runs)
         figures |= {
             f"{key}_success": statistics.fmean(success),
             f"{key}_success_min": min(success),
@@ -314,6 +324,8 @@ def phone_learning(minutes: float | None, seeds: int) -> dict[str, float]:
             f"{key}_start": statistics.fmean(float(r["start_success"]) for r in runs),
             f"{key}_sampled": statistics.fmean(float(r["final_sampled_success"]) for r in runs),
             f"{key}_minutes_max": max(float(r["minutes"]) for r in runs),
+            f"{key}_best_fixed": float(runs[0]["best_fixed_success"]),
+            f"{key}_bc": float(runs[0]["bc_success"]),
         }
     figures["grpo_phone_seeds"] = float(seeds)
     return figures

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator
+from dataclasses import replace
 
 import pytest
 import torch
@@ -16,8 +17,9 @@ from cua_bench_rl.loader import evaluate
 from cua_bench_rl.registry import policies
 from cua_bench_rl.rollouts import Decision, Taken, Turn
 from cua_bench_rl.workers import EnvWorkers
-from cua_core.actions import Click, Done, KeyPress, TypeText
+from cua_core.actions import Action, Click, Done, KeyPress, Point, Swipe, SystemButton, Tap, TypeText
 from cua_trainer_grpo import GRPOConfig
+from cua_trainer_grpo.policies import a11y_features as feat
 from cua_trainer_grpo.policies.a11y import A11yPolicy
 from cua_trainer_grpo.policies.a11y_features import read_turn
 from cua_trainer_grpo.trainer import GRPOTrainer
@@ -165,6 +167,54 @@ def test_a_form_that_rewards_shared_words_picks_the_named_note_among_names_never
         assert max(scored, key=scored.__getitem__) == target, scored
         with torch.no_grad():
             policy.match.zero_()
+
+
+def test_no_read_off_fact_of_a_node_or_the_turn_depends_on_which_record_the_instruction_names(
+    notes: SimTurns,
+) -> None:
+    """The hand-built facts read the screen, never the screen against the instruction: on an open note,
+    "this field holds the quoted title" said which note was the named one (the answer, read off by
+    hand). Naming another note changes none of them; only the learned forms may weigh it."""
+    policy = A11yPolicy(seed=0)
+    turn = notes.turn("test", 0, policy.observes)
+    title = notes.task.metadata["title"] if notes.task else ""
+    view = policy.view(turn)
+    (icon,) = [o for o in view.options if o.describe(view) == "click button 'Notes'"]
+    notes.apply(icon.actions(view))
+    turn = notes.observe(0, "test", policy.observes, step=1)
+    view = policy.view(turn)
+    (row,) = [o for o in view.options if o.describe(view) == f"click listitem {title!r}"]
+    notes.apply(row.actions(view))
+    opened = notes.observe(0, "test", policy.observes, step=2)
+    other = replace(opened, instruction=opened.instruction.replace(f'"{title}"', '"Something else"'))
+    assert other.instruction != opened.instruction
+    named, renamed = policy.view(opened), policy.view(other)
+    assert any(n.text == title for n in named.nodes)  # the open note's title field holds the quoted title
+    assert feat.global_dense(named) == feat.global_dense(renamed)
+    assert [feat.node_dense(named, n) for n in named.nodes] == [feat.node_dense(renamed, n) for n in renamed.nodes]
+
+
+def test_a_demonstrations_step_becomes_the_option_that_does_it(notes: SimTurns) -> None:
+    """``token_for`` (behaviour cloning's labels): a tap inside a node is the click on it, a system
+    button is its navigation bar node, a stop is done; a swipe, or text the instruction does not
+    quote, is no option."""
+    policy = A11yPolicy(seed=0)
+    turn = notes.turn("test", 0, policy.observes)
+    view = policy.view(turn)
+
+    def said(actions: list[Action]) -> str | None:
+        token = policy.token_for(turn, actions)
+        return None if token is None else view.options[token].describe(view)
+
+    icon = view.nodes[next(i for i, n in enumerate(view.nodes) if n.name == "Notes")]
+    x0, y0, x1, y1 = icon.bounds
+    inside = Point(x0 + 0.9 * (x1 - x0), y0 + 0.9 * (y1 - y0))  # off centre, still on the icon
+    assert said([Tap(inside)]) == "click button 'Notes'"
+    assert said([SystemButton("home")]) == "click button 'Home'"
+    assert said([Done()]) == "done"
+    assert said([Swipe(Point(500, 700), Point(500, 300))]) is None
+    assert said([Tap(inside), TypeText("not quoted")]) is None
+    assert said([]) is None
 
 
 def test_greedy_is_deterministic_and_sampling_follows_the_seed(login: SimTurns) -> None:

@@ -18,7 +18,7 @@ from cua_bench_rl.loader import evaluate
 from cua_bench_rl.registry import policies
 from cua_bench_rl.rollouts import Decision, Taken
 from cua_bench_rl.workers import EnvWorkers
-from cua_core.actions import Click, Done, Point
+from cua_core.actions import Click, Done, Point, Tap
 from cua_trainer_grpo import GRPOConfig
 from cua_trainer_grpo.policies.pixel import PixelClickPolicy, correlate, fast_length, instruction_words
 from cua_trainer_grpo.trainer import GRPOTrainer
@@ -95,14 +95,15 @@ def test_decisions_hold_one_cell_whose_logprob_the_policy_recomputes_with_grad(b
 
 
 def test_a_click_maps_back_to_the_cell_it_was_played_from(buttons: SimTurns) -> None:
-    """``cell_for`` (how a demonstration's click becomes a decision) inverts ``act``'s cell -> point, and
-    clamps a click on the screen's edge into the grid."""
+    """``token_for`` (how a demonstration's click becomes a decision) inverts ``act``'s cell -> point,
+    clamps a click on the screen's edge into the grid, and has no token for a step without a click."""
     policy = PixelClickPolicy(seed=4)
     turn = buttons.turn("train", 1, policy.observes)
     for decision in policy.act([turn] * 32):
-        assert policy.cell_for(turn, decision.actions[0].coordinate) == decision.tokens[0]  # type: ignore[attr-defined]
-    assert policy.cell_for(turn, Point(1000, 1000)) == 50 * 80 - 1
-    assert policy.cell_for(turn, Point(0, 0)) == 0
+        assert policy.token_for(turn, decision.actions) == decision.tokens[0]
+    assert policy.token_for(turn, [Click(Point(1000, 1000))]) == 50 * 80 - 1
+    assert policy.token_for(turn, [Tap(Point(0, 0))]) == 0
+    assert policy.token_for(turn, [Done()]) is None
 
 
 def test_wrong_inputs_are_refused_with_the_fix(buttons: SimTurns) -> None:

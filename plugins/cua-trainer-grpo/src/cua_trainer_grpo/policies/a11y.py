@@ -36,6 +36,7 @@ from torch import nn
 
 from cua_bench import Observes
 from cua_bench_rl import Decision, Policy, Taken, Turn
+from cua_core import Action
 from cua_trainer_grpo.policies import a11y_features as feat
 from cua_trainer_grpo.policies.scoring import (
     choose,
@@ -178,6 +179,11 @@ class A11yPolicy(nn.Module, Policy):
         # stopping at once, right after a whole oracle prefix, is learned as what to do at step 0).
         step = int(turn.observation.get("step", turn.step))
         return feat.read_turn(turn.instruction, turn.observation, step, turn.max_steps, history)
+
+    def token_for(self, turn: Turn, actions: Sequence[Action]) -> int | None:
+        """The option that does what ``actions`` do on this turn's screen, or None when no option does:
+        how a demonstration's step becomes this policy's decision (behaviour cloning)."""
+        return feat.option_for(self.view(turn), actions)
 
     def _scores(self, views: Sequence[feat.Turnview]) -> list[torch.Tensor]:
         """Each turn's option scores (a 1-D tensor per turn, with grad)."""

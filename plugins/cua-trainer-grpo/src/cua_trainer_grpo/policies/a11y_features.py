@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from cua_core import Action, Click, Done, KeyPress, Point, TypeText
+from cua_core import Action, Click, Done, KeyPress, Point, SystemButton, Tap, TypeText
 
 __all__ = [
     "ACTIONABLE",
@@ -26,6 +26,7 @@ __all__ = [
     "Option",
     "Span",
     "Turnview",
+    "option_for",
     "options_of",
     "read_turn",
     "word_ids",
@@ -88,6 +89,7 @@ class Node:
     states: frozenset[str]
     center: tuple[float, float]
     order: float  # its place among the actionable nodes, 0 (first) .. 1 (last)
+    bounds: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0)  # x0, y0, x1, y1 (0-1000)
 
     @property
     def identity(self) -> tuple[str, str]:
@@ -174,6 +176,7 @@ def nodes_of(tree: Sequence[dict[str, Any]]) -> list[Node]:
                 states=frozenset(str(s) for s in n.get("states") or ()),
                 center=centre,
                 order=i / max(1, len(raw) - 1),
+                bounds=(x0, y0, x1, y1),
             )
         )
     return nodes
@@ -187,6 +190,49 @@ def options_of(nodes: Sequence[Node], spans: Sequence[Span]) -> list[Option]:
     options += [Option("click", i) for i, n in enumerate(nodes) if "editable" not in n.states]
     options += [Option("type", i, s) for i, n in enumerate(nodes) if "editable" in n.states for s in range(len(spans))]
     return options
+
+
+# A phone's system buttons, as the nodes of its navigation bar that a click option presses.
+NAV_BUTTONS = {"home": "Home", "back": "Back", "recent": "Recents"}
+
+
+def option_for(view: Turnview, actions: Sequence[Action]) -> int | None:
+    """The index of the option that does what ``actions`` do on this turn's screen, or None when none
+    does: how a demonstration's step becomes this policy's decision (behaviour cloning's label).
+
+    A click or tap lands on the smallest actionable node under it; a system button is its navigation
+    bar's node; a typed text must be one of the quoted spans, typed into the node clicked first. A swipe,
+    a long press or a drag has no option (the policy cannot scroll)."""
+    if not actions or not all(isinstance(a, Click | Tap | TypeText | KeyPress | SystemButton | Done) for a in actions):
+        return None
+    if all(isinstance(a, Done) for a in actions):
+        return view.options.index(Option("done"))
+    points = [a.coordinate for a in actions if isinstance(a, Click | Tap) and a.coordinate is not None]
+    buttons = [NAV_BUTTONS[a.button] for a in actions if isinstance(a, SystemButton) and a.button in NAV_BUTTONS]
+    typed = [a.text for a in actions if isinstance(a, TypeText)]
+    if len(points) + len(buttons) != 1 or len(typed) > 1:
+        return None
+    if buttons:
+        node = next((i for i, n in enumerate(view.nodes) if n.role == "button" and n.name == buttons[0]), None)
+    else:
+        node = _under(view.nodes, points[0])
+    if node is None:
+        return None
+    span = next((s.index for s in view.spans if typed and s.text == typed[0]), None)
+    if typed and span is None:
+        return None
+    want = Option("type", node, span) if typed else Option("click", node)
+    return view.options.index(want) if want in view.options else None
+
+
+def _under(nodes: Sequence[Node], point: Point) -> int | None:
+    hits = [
+        ((x1 - x0) * (y1 - y0), i)
+        for i, n in enumerate(nodes)
+        for x0, y0, x1, y1 in [n.bounds]
+        if x0 <= point.x <= x1 and y0 <= point.y <= y1
+    ]
+    return min(hits)[1] if hits else None
 
 
 def read_turn(instruction: str, observation: dict[str, Any], step: int, max_steps: int,
@@ -217,7 +263,9 @@ def read_turn(instruction: str, observation: dict[str, Any], step: int, max_step
 
 
 def node_dense(view: Turnview, node: Node) -> list[float]:
-    texts = {s.text for s in view.spans}
+    # Nothing here compares a node with the instruction: "this field holds a quoted span" read off by hand
+    # says, on a form that shows the named record, that the record in front is the named one. What a node
+    # shares with the instruction is for the policy's learned forms (match, again, finish) to find.
     clicks, types = view.acted.get(node.identity, [0, 0])
     value = node.value
     return [
@@ -226,8 +274,6 @@ def node_dense(view: Turnview, node: Node) -> list[float]:
         float(isinstance(value, str) and value != ""),
         float(value is True),
         float(value is False),
-        float(node.text in texts and node.text != ""),  # holds a span exactly
-        float(node.text != "" and node.text not in texts),  # holds something else
         min(clicks, 3) / 3,
         min(types, 3) / 3,
         node.order,
@@ -236,7 +282,7 @@ def node_dense(view: Turnview, node: Node) -> list[float]:
     ]
 
 
-NODE_DENSE = len(STATES) + 11
+NODE_DENSE = len(STATES) + 9
 
 
 def pair_dense(node: Node, span: Span) -> list[float]:
@@ -245,28 +291,23 @@ def pair_dense(node: Node, span: Span) -> list[float]:
         float(text == span.text),
         float(text != "" and span.text.startswith(text) and text != span.text),
         float(text not in ("", span.text)),
-        float(span.text.lower() == node.name.lower()),
         float(bool(set(words_of(node.name)) & set(span.before + span.after))),  # 'the password "x"' and Password
     ]
 
 
-PAIR_DENSE = 5
+PAIR_DENSE = 4
 
 
 def global_dense(view: Turnview) -> list[float]:
     """The turn as a whole: how far along, what the last turn did, and how the fields stand."""
     kinds = [float(view.last_kind == k) for k in KINDS]
-    texts = {s.text for s in view.spans}
     fields = [n for n in view.nodes if "editable" in n.states]
-    share = 1 / max(1, len(fields))
     return [
         view.step / view.max_steps,
         float(view.step == 0),
         *kinds,
         min(len(view.spans), 6) / 6,
-        sum(n.text in texts and n.text != "" for n in fields) * share,  # fields holding a span
-        sum(n.text != "" and n.text not in texts for n in fields) * share,  # fields holding something else
-        sum(n.text == "" for n in fields) * share,  # empty fields
+        sum(n.text == "" for n in fields) / max(1, len(fields)),  # empty fields
         *focus_role(view),
     ]
 
@@ -284,7 +325,7 @@ def focus_role(view: Turnview) -> list[float]:
     return [*(float(role == r) for r in FOCUS_ROLES), float(role not in FOCUS_ROLES)]
 
 
-GLOBAL_DENSE = 6 + len(KINDS) + len(FOCUS_ROLES) + 1
+GLOBAL_DENSE = 4 + len(KINDS) + len(FOCUS_ROLES) + 1
 
 
 def focused(view: Turnview) -> int | None:

@@ -33,7 +33,7 @@ from torch import nn
 
 from cua_bench import Observes
 from cua_bench_rl import Decision, Policy, Taken, Turn
-from cua_core import Click, Done, Point
+from cua_core import Action, Click, Done, Point, Tap
 from cua_trainer_grpo.policies.scoring import choose, entropy_of, log_softmax_masked, picked, seed_or_drawn
 
 __all__ = ["PixelClickPolicy", "instruction_words"]
@@ -201,9 +201,14 @@ class PixelClickPolicy(nn.Module, Policy):
                 decisions[at] = Decision([Click(Point(x, y)), Done()], [cell], [lp], text=f"click cell {cell}")
         return [d for d in decisions if d is not None]
 
-    def cell_for(self, turn: Turn, point: Point) -> int:
-        """The token of a click at ``point`` on this turn's screen: the grid cell it falls in. What turns
-        a demonstration's click into this policy's decision (behaviour cloning)."""
+    def token_for(self, turn: Turn, actions: Sequence[Action]) -> int | None:
+        """The token of the first click or tap of ``actions`` on this turn's screen: the grid cell it falls
+        in, or None without one. How a demonstration's step becomes this policy's decision (behaviour
+        cloning)."""
+        points = (a.coordinate for a in actions if isinstance(a, Click | Tap) and a.coordinate is not None)
+        point = next(points, None)
+        if point is None:
+            return None
         height, width = _rgb(turn.observation.get("screenshot")).shape[:2]
         rows, cols = math.ceil(height // 2 / (STRIDE // 2)), math.ceil(width // 2 / (STRIDE // 2))
         row = min(rows - 1, max(0, int(point.y / 1000 * rows)))

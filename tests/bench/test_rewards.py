@@ -1,0 +1,37 @@
+"""bench/rewards.py: random play with ``--record`` keeps its run folder and resumes it, so the desktop's
+hours of random episodes can stop and go on."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+from types import ModuleType
+
+_BENCH = Path(__file__).resolve().parents[2] / "bench" / "rewards.py"
+
+
+def rewards() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("bench_rewards", _BENCH)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_random_play_resumes_its_run_folder_and_replays_only_what_is_missing(tmp_path: Path) -> None:
+    bench = rewards()
+    folder = tmp_path / "sim-noop"
+    first = bench.random_play("sim", "sim", "noop", 1, folder)
+    episodes = folder / "episodes.jsonl"
+    lines = episodes.read_text().splitlines()
+    assert len(lines) == len(first) > 1 and set(first.values()) == {0.0}
+    episodes.write_text("\n".join(lines[:-1]) + "\n")  # as a run killed before its last episode left it
+    again = bench.random_play("sim", "sim", "noop", 1, folder)
+    assert again == first
+    replayed = episodes.read_text().splitlines()
+    assert len(replayed) == len(lines)
+    assert replayed[:-1] == lines[:-1]  # the finished episodes were kept, not played again
+    assert json.loads(replayed[-1])["task"] == json.loads(lines[-1])["task"]
