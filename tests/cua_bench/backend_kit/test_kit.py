@@ -354,11 +354,13 @@ def test_server_settings_carry_the_hosts_tuning_and_task_settings_folders_only_w
     from cua_bench.backend_kit import PRIVATE_TMP, server_settings
 
     monkeypatch.setenv("CUA_LOCAL_SETTLE_MAX", "0")
+    monkeypatch.setenv("CUA_LOCAL_GLX", "1")  # Blender's tasks draw with OpenGL, in a container too
     monkeypatch.setenv("CUA_OSWORLD_METRICS", "on")
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("CUA_OSWORLD_FILES", "mirror")  # relative: made absolute for a mount
     mounted = server_settings("/var/lib/cua/env", folders=True)
     assert mounted["CUA_LOCAL_SETTLE_MAX"] == "0" and mounted["CUA_OSWORLD_METRICS"] == "on"
+    assert mounted["CUA_LOCAL_GLX"] == "1"
     assert mounted["CUA_OSWORLD_FILES"] == str(tmp_path / "mirror")
     assert (mounted[PRIVATE_TMP], mounted["CUA_LOCAL_ROOT"]) == ("1", "/var/lib/cua/env")
     machine = server_settings("/var/lib/cua/env", folders=False)  # a VM sees none of the host's folders

@@ -36,14 +36,18 @@ TASK_SETTINGS = {
 }
 
 
+DISPLAY_SETTINGS = ("CUA_LOCAL_SETTLE_", "CUA_LOCAL_GLX")  # the local desktop's own, passed on by prefix
+
+
 def server_settings(env_root: str | None, *, folders: bool) -> dict[str, str]:
     """The host's settings that the local desktop's env server gets where it runs elsewhere (a container, a
-    VM), so every backend behaves alike: settle tuning (``CUA_LOCAL_SETTLE_*``), and the task layer's
+    VM), so every backend behaves alike: settle tuning (``CUA_LOCAL_SETTLE_*``), GLX on the display
+    (``CUA_LOCAL_GLX``: Blender's tasks), and the task layer's
     settings (``TASK_SETTINGS``), its folders made absolute where the server sees the host's paths
     (``folders``: a container's mounts; a VM sees none, so they are left out). With ``env_root`` the server's
     /tmp is the environment's own (``PRIVATE_TMP``), which reset empties, so its folders live under
     ``env_root`` instead; None for a whole machine whose /tmp and home are the real ones."""
-    passed = {key: value for key, value in os.environ.items() if key.startswith("CUA_LOCAL_SETTLE_")}
+    passed = {key: value for key, value in os.environ.items() if key.startswith(DISPLAY_SETTINGS)}
     if env_root is not None:
         passed |= {PRIVATE_TMP: "1", "CUA_LOCAL_ROOT": env_root}
     for key, is_folder in TASK_SETTINGS.items():
