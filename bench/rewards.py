@@ -31,9 +31,9 @@ The whole ``--desktop`` sweep takes hours on two cores (some 13,000 episodes, ea
 rerun with the same FILE and settings skips what it holds, so the sweep can stop and go on (in another
 session, after a reboot); the figures are computed over everything recorded. Random play, one run per
 taskset and agent, keeps its run folder under ``runs/rewards/<FILE's stem>/`` and resumes it episode by
-episode. A variant that errors (a
-harness timeout on a loaded machine) counts in no figure but ``errors``; ``--redo-errors`` plays the
-errored variants of recorded sweeps again, alone, and completes their counts.
+episode. A variant that errors (a harness timeout on a loaded machine) counts in no figure but
+``errors``; ``--redo-errors`` plays the errored variants of recorded sweeps again, alone, and completes
+their counts.
 """
 
 from __future__ import annotations
