@@ -72,9 +72,12 @@ async def evaluate(task: cb.Task, session: cb.Session) -> list[float]:
     return await exported_scored(task, session, [], lambda data: problem_of(seed_of(task), meta["name"], data))
 
 
-async def _export(task: cb.Task, session: cb.Session, name: str, options: list[Spot]) -> None:
+async def _export(task: cb.Task, session: cb.Session, name: str, options: list[Spot], *, text: bool = False) -> None:
     await pick(task, session, name)
-    await export_to(session, "export stl", task.metadata["out"], options)
+    # A text STL is whole once its last line is there; waiting for one also makes the wrong way fail loudly when
+    # its click on Ascii missed (a binary file never becomes one), instead of playing the oracle and "passing".
+    whole = (lambda data: data.startswith(b"solid") and b"endsolid" in data[-300:]) if text else None
+    await export_to(session, "export stl", task.metadata["out"], options, done=whole)
 
 
 @cb.solve_task
@@ -91,7 +94,7 @@ async def exports_every_object(task: cb.Task, session: cb.Session) -> None:
 @cb.wrong_way
 async def exports_ascii(task: cb.Task, session: cb.Session) -> None:
     """Ascii ticked: a text STL."""
-    await _export(task, session, task.metadata["name"], [STL_SELECTED, STL_ASCII])
+    await _export(task, session, task.metadata["name"], [STL_SELECTED, STL_ASCII], text=True)
 
 
 @cb.wrong_way
