@@ -3,22 +3,15 @@ hours of random episodes can stop and go on."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
 from types import ModuleType
 
-_BENCH = Path(__file__).resolve().parents[2] / "bench" / "rewards.py"
+from support.scripts import load_script
 
 
 def rewards() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("bench_rewards", _BENCH)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_script("bench/rewards.py", "bench_rewards")
 
 
 def test_random_play_resumes_its_run_folder_and_replays_only_what_is_missing(tmp_path: Path) -> None:

@@ -2,26 +2,12 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
+from support.scripts import load_script
 
-_BENCH = Path(__file__).parents[2] / "bench" / "structure.py"
-
-
-def _load() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("bench_structure", _BENCH)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
-
-
-structure = _load()
+structure = load_script("bench/structure.py", "bench_structure")
 
 # The same six lines in both distributions, under other names: one duplicate.
 _TOTAL = """

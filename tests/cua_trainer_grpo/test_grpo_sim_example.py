@@ -4,14 +4,12 @@ demonstrations are decisions that do what the oracle did."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from collections.abc import Sequence
-from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import pytest
+from support.scripts import load_script
 
 from cua_bench import Observes, make
 from cua_bench.spec import EpisodeSpec
@@ -21,16 +19,9 @@ from cua_bench_rl.rollouts import Decision, Taken, Turn
 from cua_bench_rl.workers import EnvWorkers
 from cua_core.actions import Click, Done, TypeText, action_from_dict
 
-_EXAMPLE = Path(__file__).parents[2] / "examples" / "training" / "grpo_sim.py"
-
 
 def example() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("grpo_sim_example", _EXAMPLE)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_script("examples/training/grpo_sim.py", "grpo_sim_example")
 
 
 def test_a_fixed_click_on_the_named_button_scores_and_elsewhere_does_not() -> None:
