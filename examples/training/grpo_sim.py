@@ -32,8 +32,10 @@ printed is ``key=value`` pairs.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import logging
+import re
 import sys
 import time
 from collections.abc import Sequence
@@ -227,22 +229,16 @@ class UnseenNames(Policy):
         self.renamed = 0  # turns that had a name to make up
 
     def _made_up(self, word: str) -> str:
-        import hashlib
-
         digest = hashlib.sha256(f"{self.seed}:{word}".encode()).digest()
         letters = "".join("bdfgklmnprstvz"[b % 14] + "aeiou"[b // 14 % 5] for b in digest[:3])
         return letters.capitalize() if word[:1].isupper() else letters
 
     def _names(self, instruction: str) -> dict[str, str]:
-        import re
-
         spans = re.findall(r'"([^"]+)"', instruction)
         return {span: " ".join(self._made_up(w) for w in span.split()) for span in spans if span.strip()}
 
     @staticmethod
     def _swap(text: str, names: dict[str, str]) -> str:
-        import re
-
         for old, new in sorted(names.items(), key=lambda kv: -len(kv[0])):
             text = re.sub(rf"(?<!\w){re.escape(old)}(?!\w)", new, text)
         return text
