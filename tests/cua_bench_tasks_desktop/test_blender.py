@@ -5,6 +5,7 @@ seed is built and dumped by Blender itself, as setup and the evaluators do."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import random
 import shutil
@@ -13,12 +14,16 @@ import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 
+import numpy as np
 import pytest
 
+from cua_bench import TaskError
 from cua_bench.tasks import load_task_module
 from cua_bench_tasks_desktop._blender import (
     HEADER,
     MARK,
+    STL_ASCII,
+    TICKED,
     Obj,
     Stl,
     _command,
@@ -31,6 +36,7 @@ from cua_bench_tasks_desktop._blender import (
     scene,
     scene_problems,
     seed_script,
+    tick,
     triangles,
     with_object,
     without_object,
@@ -225,3 +231,39 @@ def test_blender_builds_a_seed_and_dumps_it_as_the_evaluators_read_it(tmp_path: 
         ["bash", "-c", _command(home, meta["path"])], check=False, env=env, capture_output=True, text=True, timeout=120
     )
     assert isinstance(parse_dump(out.stdout, f"{home}/{meta['path']}"), str)
+
+
+class _CheckBoxes:
+    """A screen of File View's check boxes for ``tick``: ``lost`` clicks are dropped, as Blender drops the
+    second of two clicks it reads as one double-click; a click that lands turns the box blue."""
+
+    width, height = 1280, 800
+
+    def __init__(self, lost: int) -> None:
+        self.lost = lost
+        self.clicks = 0
+        self.screen = np.full((self.height, self.width, 3), 84, dtype=np.uint8)  # an unticked box's grey
+
+    async def apply(self, actions: Sequence[object]) -> list[str | None]:
+        for action in actions:
+            if type(action).__name__ == "Click":
+                self.clicks += 1
+                if self.clicks > self.lost:
+                    self.screen[180:200, 1030:1050] = TICKED
+        return [None] * len(actions)
+
+    async def settle(self) -> None:
+        return None
+
+    def frame(self) -> np.ndarray:
+        return self.screen
+
+
+def test_a_check_box_is_clicked_again_only_while_it_shows_unticked() -> None:
+    session = _CheckBoxes(lost=1)
+    asyncio.run(tick(session, STL_ASCII))  # type: ignore[arg-type]
+    assert session.clicks == 2  # once lost, once taken; a third click would untick it
+    session = _CheckBoxes(lost=10)
+    with pytest.raises(TaskError, match=r"1040,189 never showed ticked after 2 clicks: it read \(84, 84, 84\)"):
+        asyncio.run(tick(session, STL_ASCII, tries=2))  # type: ignore[arg-type]
+    assert session.clicks == 2

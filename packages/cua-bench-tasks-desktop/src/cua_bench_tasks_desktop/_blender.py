@@ -753,6 +753,36 @@ FILE_NAME = Spot(600, 708)
 """File View's file name field, in the screen (File View opens centred at 1062x625)."""
 
 
+TICKED = (71, 114, 179)
+"""The blue of a ticked check box, beside its white tick (4 px up and left of the box's centre)."""
+
+
+async def tick(session: Session, spot: Spot, tries: int = 4) -> None:
+    """Oracle move: the check box at ``spot`` clicked until it shows ticked. Under load Blender handles two
+    clicks that came half a second apart as one double-click (its clock is when it reads them, and a
+    double-click on a check box leaves it as it was), so the second of two options was lost; the oracle
+    looks at the box, and clicks again only when it still shows unticked."""
+    probe = Spot(spot.x - 4, spot.y - 4)
+    seen: list[tuple[int, int, int]] = []
+
+    async def ticked() -> bool:
+        colour = await _pixel(session, probe)
+        seen.append(colour)
+        return all(abs(a - b) <= 8 for a, b in zip(colour, TICKED, strict=True))
+
+    for _ in range(tries):
+        await act(session, *click(session, spot))
+        try:
+            await wait_for(ticked, "a check box in File View to show ticked", timeout=3)
+            return
+        except TaskError:
+            await act(session, Wait(0.5))  # longer than Blender's double-click time (0.35 s) before the next click
+    raise TaskError(
+        f"File View's check box at {spot.x:.0f},{spot.y:.0f} never showed ticked after {tries} clicks: "
+        f"it read {seen[-1] if seen else 'nothing'}, not {TICKED}"
+    )
+
+
 async def export_to(
     session: Session, search: str, out: str, options: Iterable[Spot] = (), done: Callable[[bytes], bool] | None = None
 ) -> None:
@@ -774,7 +804,7 @@ async def export_to(
     await window(session, FILE_VIEW)
     await still(session)
     for spot in options:
-        await act(session, *click(session, spot), Wait(0.3))
+        await tick(session, spot)
     name = out.rsplit("/", 1)[-1]
     await act(session, *click(session, FILE_NAME, clicks=2), Wait(0.3), key("ctrl+a"), *typed(name), key("enter"))
     for _ in range(3):
