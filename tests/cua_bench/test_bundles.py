@@ -91,3 +91,52 @@ def test_a_server_leaves_no_cache_behind_and_a_killed_ones_is_removed_by_the_nex
         assert list(Path(tempfile.gettempdir()).glob(f"cua-tasks-{pid}-*"))
     assert not dead.exists()
     assert not list(Path(tempfile.gettempdir()).glob(f"cua-tasks-{pid}-*"))
+
+
+def test_what_the_agent_changes_in_the_cache_is_put_back_before_it_is_read(tmp_path: Path) -> None:
+    """The cache is the server's user's, which on an isolated or container desktop is the agent's: a
+    terminal could edit the answer a task's evaluator reads, plant files or links, or take a folder's
+    access away. Every path is put back as sent and named; compiled caches are removed unnamed."""
+    good = bundle_of(task_folder(tmp_path))
+    cache = BundleCache()
+    try:
+        cache.put(good.digest, good.files)
+        folder = cache.path(good.ref)
+        assert cache.restore(good.ref) == []
+        (folder / "answer.txt").write_text("41")
+        (folder / "extra.py").write_text("x = 1")
+        (folder / "__pycache__").mkdir()
+        (folder / "__pycache__" / "main.cpython-311.pyc").write_bytes(b"planted")
+        (folder / "helper").symlink_to("/etc")
+        assert cache.restore(good.ref) == ["hello/answer.txt", "hello/extra.py", "hello/helper"]
+        assert sorted(p.name for p in folder.iterdir()) == ["answer.txt", "main.py"]
+        assert (folder / "answer.txt").read_text() == "42"
+        (folder / "answer.txt").unlink()
+        folder.chmod(0o500)
+        assert cache.path(good.ref) == folder and (folder / "answer.txt").read_text() == "42"
+        assert os.stat(folder).st_mode & 0o777 != 0o500  # made anew, writable by its owner again
+        whole = folder.parent
+        os.rename(whole, tmp_path / "moved")
+        whole.symlink_to(tmp_path / "moved")
+        assert cache.restore(good.ref) == ["hello/answer.txt", "hello/main.py"]
+        assert not whole.is_symlink() and (folder / "answer.txt").read_text() == "42"
+    finally:
+        cache.close()
+
+
+def test_an_answer_edited_in_the_servers_cache_during_an_episode_is_not_what_it_scores(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The evaluator reads ``answer.txt`` beside its ``main.py``; editing the server's copy (as the agent's
+    user can on a desktop whose server runs as that user) changed the reward before the cache put it back."""
+    monkeypatch.delenv("CUA_LOCAL_ROOT", raising=False)
+    folder = task_folder(tmp_path / "tasks")
+    with make(backend="sim", observes="none") as env:
+        env.reset(options={"task": str(folder)})
+        (cached,) = Path(tempfile.gettempdir()).glob(f"cua-tasks-{env.info()['pid']}-*/*/hello/answer.txt")
+        cached.write_text("41")
+        assert env.evaluate() == 1.0
+        assert cached.read_text() == "42"
+        cached.write_text("41")  # between episodes: the next reset puts it back
+        env.reset(options={"task": str(folder)})
+        assert cached.read_text() == "42" and env.evaluate() == 1.0

@@ -15,17 +15,23 @@ A task that reads files outside its own folder must be given as a name the serve
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
+import logging
 import os
 import shutil
+import stat
 import tempfile
+import threading
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from cua_bench.tasks import TaskError
 
 __all__ = ["MAX_BYTES", "PREFIX", "Bundle", "BundleCache", "bundle_of"]
+
+log = logging.getLogger(__name__)
 
 PREFIX = "content:"  # a reset's task given by content: ``content:<digest>/<folder>[/<file>]``
 MAX_BYTES = 256 * 2**20  # a task folder bigger than this is refused by name (keep data out of the task)
@@ -92,10 +98,19 @@ def _folder_bundle(path: Path, signature: tuple[tuple[str, int, int], ...]) -> B
 
 
 class BundleCache:
-    """An env server's bundles, in a folder of its own (made on first use, removed by ``close``)."""
+    """An env server's bundles, in a folder of its own (made on first use, removed by ``close``).
+
+    The folder is the server's user's, and so, on an isolated or container desktop, the agent's too: a
+    terminal there can edit a cached task's files (the answer a setup reads, a helper an evaluator
+    imports) between episodes or during one. So the cache keeps each bundle's files in memory as sent,
+    and ``path`` (each reset) and ``restore`` (before each evaluation) put back any that differ on disk,
+    remove what was added (compiled ``__pycache__`` included: a planted .pyc passes for its source), and
+    log what they found."""
 
     def __init__(self) -> None:
         self._root: Path | None = None
+        self._sent: dict[str, dict[str, bytes]] = {}  # each bundle's files, the copy on disk is checked against
+        self._lock = threading.Lock()
 
     def _folder(self) -> Path:
         if self._root is None:
@@ -112,7 +127,7 @@ class BundleCache:
         return self._root
 
     def holds(self, digest: str) -> bool:
-        return self._root is not None and _valid_digest(digest) and (self._root / digest).is_dir()
+        return digest in self._sent
 
     def put(self, digest: str, files: dict[str, bytes]) -> None:
         """Keep ``files`` as bundle ``digest``, after checking that they are what the digest says."""
@@ -122,17 +137,58 @@ class BundleCache:
             raise TaskError(f"task bundle {digest[:12]} is larger than {MAX_BYTES // 2**20} MiB")
         if _digest(files) != digest:
             raise TaskError(f"task bundle {digest[:12]}: the files sent do not match their digest")
-        if self.holds(digest):
-            return
-        staging = Path(tempfile.mkdtemp(prefix=".incoming-", dir=self._folder()))
+        for name in files:
+            _safe(name)  # every name checked before anything is written
+        with self._lock:
+            if digest not in self._sent:
+                self._write(digest, files)
+                self._sent[digest] = dict(files)
+
+    def _write(self, digest: str, files: dict[str, bytes]) -> None:
+        """The bundle's folder made anew from ``files``: written aside, then swapped in whole."""
+        root = self._folder()
+        root.chmod(0o700)  # the agent may have taken write access away from its owner, who can give it back
+        staging = Path(tempfile.mkdtemp(prefix=".incoming-", dir=root))
         for name, data in files.items():
             target = staging / _safe(name)
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(data)
-        try:
-            staging.rename(self._folder() / digest)
-        except OSError:  # another thread put the same bundle first
-            shutil.rmtree(staging, ignore_errors=True)
+        there = root / digest
+        if there.exists() or there.is_symlink():
+            gone = Path(tempfile.mkdtemp(prefix=".replaced-", dir=root))
+            there.rename(gone / digest)
+            _remove(gone)
+        staging.rename(there)
+
+    def restore(self, ref: str) -> list[str]:
+        """Bundle ``ref``'s folder on disk made what was sent again; the paths found changed, added or
+        missing (``__pycache__`` folders are removed and not named: Python writes them on import)."""
+        digest = ref.removeprefix(PREFIX).partition("/")[0]
+        with self._lock:
+            files = self._sent.get(digest)
+            if files is None:
+                return []
+            there = self._folder() / digest
+            found: dict[str, bytes | None] = {}  # None: not a plain file (a link, a fifo, ...)
+            caches: list[Path] = []
+            if there.is_dir() and not there.is_symlink():
+                for folder, subfolders, names in os.walk(there):
+                    caches += [Path(folder) / d for d in subfolders if d == "__pycache__"]
+                    subfolders[:] = [d for d in subfolders if d != "__pycache__"]
+                    for name in names + [d for d in subfolders if os.path.islink(os.path.join(folder, d))]:
+                        full = Path(folder) / name
+                        rel = full.relative_to(there).as_posix()
+                        found[rel] = _plain_bytes(full)
+            differ = sorted(
+                name
+                for name in set(files) | set(found)
+                if name not in files or name not in found or found[name] != files[name]
+            )
+            for cache in caches:
+                _remove(cache)
+            if differ:
+                self._write(digest, files)
+            return differ
 
     def path(self, ref: str) -> Path:
         """The folder (or file) a ``content:`` task reference loads from."""
@@ -142,12 +198,16 @@ class BundleCache:
                 f"task {ref!r}: no bundle {digest[:12]} was sent to this env server (an EnvClient sends a task "
                 "path's files before its reset; a client of another version may not)"
             )
+        changed = self.restore(ref)
+        if changed:
+            log.warning("task bundle %s: files changed since it was sent, put back: %s", digest[:12], changed[:10])
         return self._folder() / digest / _safe(task)
 
     def close(self) -> None:
         if self._root is not None:
-            shutil.rmtree(self._root, ignore_errors=True)
+            _remove(self._root)
             self._root = None
+        self._sent.clear()
 
 
 def _remove_dead_caches() -> None:
@@ -165,6 +225,29 @@ def _remove_dead_caches() -> None:
             shutil.rmtree(folder, ignore_errors=True)
         except (PermissionError, FileNotFoundError):
             pass  # another user's process has that pid now (alive), or another server removed it
+
+
+def _plain_bytes(path: Path) -> bytes | None:
+    """A plain file's bytes, read without following a link; None for anything else."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as fh:
+        if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+            return None
+        return fh.read()
+
+
+def _remove(path: Path) -> None:
+    """``path`` and what is under it, folders whose write access was taken away included."""
+
+    def writable_again(function: object, name: str, exc: object) -> None:
+        with contextlib.suppress(OSError):
+            os.chmod(os.path.dirname(name), 0o700)
+            function(name)  # type: ignore[operator]
+
+    shutil.rmtree(path, onerror=writable_again)
 
 
 def _valid_digest(digest: str) -> bool:

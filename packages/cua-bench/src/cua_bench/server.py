@@ -85,6 +85,7 @@ class EnvServer:
         self.closed = threading.Event()
         self.adversary: Adversary | None = None  # cua-bench check's mutations (``adversary.*``)
         self.bundles = BundleCache()  # task folders sent by content (``cua_bench.bundles``)
+        self.bundle: str | None = None  # the current task's bundle, when it came by content
         handlers: dict[str, Callable[..., Any]] = {
             "task_bundle": self.task_bundle,
             "reset": self.reset,
@@ -175,6 +176,7 @@ class EnvServer:
         episode = EpisodeSpec.from_wire(spec)
         task, variant, split = episode.task, episode.variant, episode.split
         where = self.bundles.path(task) if task.startswith(BUNDLE) else locate_task(task)
+        self.bundle = task if task.startswith(BUNDLE) else None
         with _LOADING:
             module = load_task_module(where)
         split = module.resolve_split(split)
@@ -300,6 +302,10 @@ class EnvServer:
             raise TaskError("evaluate before reset")
         self.task.history = list(self.action_log)
         self.task.why = []
+        if self.bundle is not None:  # the agent's user can write the cache: what the evaluator reads is put back
+            changed = self.bundles.restore(self.bundle)
+            if changed:
+                log.warning("task %s: its files were changed during the episode, put back: %s", self.task.name, changed)
         watching = self.adversary if self.adversary is not None and self.adversary.recording else None
         session: Any = self.session if watching is None else ReadingSession(self.session, watching)
         value = await self.module.run("evaluate_task", self.task, session)
