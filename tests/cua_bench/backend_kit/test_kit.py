@@ -84,9 +84,9 @@ def test_plugin_backends_import_only_the_kit_and_public_names() -> None:
     assert private == []
 
 
-def test_the_osworld_images_entrypoint_imports_only_the_kit() -> None:
-    """The image's start script holds Python too: it runs the server as `user` through the kit's serve_as."""
-    script = (ROOT / "plugins/cua-bench-docker/src/cua_bench_docker/start-computer").read_text()
+def test_the_docker_images_entrypoint_imports_only_the_kit() -> None:
+    """Every image's start script holds Python too: it runs the server as `user` through the kit's serve_as."""
+    script = (ROOT / "plugins/cua-bench-docker/src/cua_bench_docker/start-user").read_text()
     imported = re.findall(r"from (cua_bench[\w.]*) import (\w+)", script)
     assert imported == [("cua_bench.backend_kit", "serve_as")]
 

@@ -245,8 +245,9 @@ async def open_vlc(task: Task, session: Session, *args: str, remember: bool = Tr
     if (await session.run_command("id -u", timeout=20)).stdout.strip() == "0":
         raise TaskError(
             "VLC refuses to run as root: run the local backend isolated (CUA_LOCAL_ISOLATE=1, or auto as root), "
-            "where the environment has a user of its own; the docker images' env server runs as root, so VLC's "
-            "tasks run on the local backend only"
+            "where the environment has a user of its own, or the docker backend's office image, whose env server "
+            "runs as `user` (an image built before 2026-12-07 ran it as root: rebuild it with "
+            "`cua-bench image build docker --variant office`)"
         )
     await session.run_command("mkdir -p .config/vlc", timeout=20, check=True)
     await session.write_file(QT_CONF, "[General]\nIsFirstRun=0\n")

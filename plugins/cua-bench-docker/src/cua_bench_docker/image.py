@@ -106,13 +106,6 @@ def build_base(client: Any, *, tag: str = BASE_IMAGE, mirror: str = MIRROR, log:
         client.api.import_image_from_file(str(archive), repository=repository, tag=version or "latest")
 
 
-def _computer(folder: Path, log: Log) -> None:
-    """The osworld variant's own files: the kit's (setup.sh, reset-machine, google-chrome, pyautogui's wheels)
-    and this image's entrypoint, which runs the env server as ``user``."""
-    computer_files(folder, log)
-    shutil.copy(Path(__file__).with_name("start-computer"), folder / "start")
-
-
 def build_image(
     client: Any,
     *,
@@ -139,8 +132,9 @@ def build_image(
     with tempfile.TemporaryDirectory(prefix="cua-image-") as folder:
         context = Path(folder)
         shutil.copy(Path(__file__).with_name(chosen.dockerfile), context / "Dockerfile")
-        if chosen.computer:
-            _computer(context / "computer", log)
+        shutil.copy(Path(__file__).with_name("start-user"), context / "start")  # every image's entrypoint
+        if chosen.computer:  # the kit's files of OSWorld's computer (setup.sh, reset-machine, google-chrome, ...)
+            computer_files(context / "computer", log)
         server_payload(context, metrics=chosen.metrics if metrics is None else metrics, office=chosen.office, log=log)
         log(f"docker build {tag}")
         last: list[str] = []

@@ -3,7 +3,8 @@
 set -eu
 here=/opt/cua/computer
 # OSWorld's VM: user `user`, password `password` (its steps pipe it to `sudo -S`), sudo without one.
-useradd --create-home --shell /bin/bash --uid 1000 user
+# (The docker images made from the default one, as the tests build this, have `user` already: uid 1000.)
+id user >/dev/null 2>&1 || useradd --create-home --shell /bin/bash --uid 1000 user
 echo 'user:password' | chpasswd
 echo 'user ALL=(ALL:ALL) NOPASSWD: ALL' > /etc/sudoers.d/user
 chmod 0440 /etc/sudoers.d/user
@@ -55,7 +56,6 @@ rm -rf "$here/pywheels"
 # Chromium answers as google-chrome (OSWorld starts Chrome by that name with --remote-debugging-port).
 install -m 0755 "$here/google-chrome" /usr/local/bin/google-chrome
 ln -sf google-chrome /usr/local/bin/google-chrome-stable
-if [ -f "$here/start" ]; then chmod 0755 "$here/start"; fi  # the docker image's entrypoint
 # The clock's time zone is not UTC, as on OSWorld's VM, whose task "set my time zone to UTC+0" would otherwise
 # pass by doing nothing (which zone the VM has is not known here: Hong Kong's, without summer time, stands
 # in). timedatectl answers from /etc/localtime, as systemd's does: systemd is not init in a container.
