@@ -108,7 +108,9 @@ def test_what_the_agent_changes_in_the_cache_is_put_back_before_it_is_read(tmp_p
         (folder / "__pycache__").mkdir()
         (folder / "__pycache__" / "main.cpython-311.pyc").write_bytes(b"planted")
         (folder / "helper").symlink_to("/etc")
-        assert cache.restore(good.ref) == ["hello/answer.txt", "hello/extra.py", "hello/helper"]
+        with open(folder / "huge.bin", "wb") as huge:  # 16 GiB, sparse: never read, only named and removed
+            huge.truncate(2**34)
+        assert cache.restore(good.ref) == ["hello/answer.txt", "hello/extra.py", "hello/helper", "hello/huge.bin"]
         assert sorted(p.name for p in folder.iterdir()) == ["answer.txt", "main.py"]
         assert (folder / "answer.txt").read_text() == "42"
         (folder / "answer.txt").unlink()

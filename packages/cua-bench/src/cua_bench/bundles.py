@@ -169,7 +169,7 @@ class BundleCache:
             if files is None:
                 return []
             there = self._folder() / digest
-            found: dict[str, bytes | None] = {}  # None: not a plain file (a link, a fifo, ...)
+            same: dict[str, bool] = {}  # each path found: whether it is the plain file sent, byte for byte
             caches: list[Path] = []
             if there.is_dir() and not there.is_symlink():
                 for folder, subfolders, names in os.walk(there):
@@ -178,12 +178,8 @@ class BundleCache:
                     for name in names + [d for d in subfolders if os.path.islink(os.path.join(folder, d))]:
                         full = Path(folder) / name
                         rel = full.relative_to(there).as_posix()
-                        found[rel] = _plain_bytes(full)
-            differ = sorted(
-                name
-                for name in set(files) | set(found)
-                if name not in files or name not in found or found[name] != files[name]
-            )
+                        same[rel] = rel in files and _holds(full, files[rel])
+            differ = sorted(name for name in set(files) | set(same) if not same.get(name, False))
             for cache in caches:
                 _remove(cache)
             if differ:
@@ -227,16 +223,16 @@ def _remove_dead_caches() -> None:
             pass  # another user's process has that pid now (alive), or another server removed it
 
 
-def _plain_bytes(path: Path) -> bytes | None:
-    """A plain file's bytes, read without following a link; None for anything else."""
+def _holds(path: Path, data: bytes) -> bool:
+    """Whether ``path`` is a plain file (not followed if a link) holding ``data``: read only when its size is
+    that of ``data``, so that a huge file planted there is never read."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)  # a fifo opens without a writer
     except OSError:
-        return None
+        return False
     with os.fdopen(fd, "rb") as fh:
-        if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
-            return None
-        return fh.read()
+        st = os.fstat(fh.fileno())
+        return stat.S_ISREG(st.st_mode) and st.st_size == len(data) and fh.read(len(data) + 1) == data
 
 
 def _remove(path: Path) -> None:
