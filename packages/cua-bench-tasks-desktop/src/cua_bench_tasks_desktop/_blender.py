@@ -657,6 +657,13 @@ async def _pixel(session: Session, spot: Spot) -> tuple[int, int, int]:
     return r, g, b
 
 
+async def _shows(session: Session, spot: Spot, colour: tuple[int, int, int], seen: list[tuple[int, int, int]]) -> bool:
+    """Whether the screen shows ``colour`` (within 8 a channel) at ``spot`` now; what it showed goes to ``seen``."""
+    found = await _pixel(session, spot)
+    seen.append(found)
+    return all(abs(a - b) <= 8 for a, b in zip(found, colour, strict=True))
+
+
 SELECTED_ROW = (51, 77, 128)
 """The Outliner's colour behind the active object's row (selected and active)."""
 
@@ -672,18 +679,17 @@ async def pick(task: Task, session: Session, name: str) -> None:
     probe = Spot(1225, spot.y)
     seen: list[tuple[int, int, int]] = []
 
-    async def blue() -> bool:
-        colour = await _pixel(session, probe)
-        seen.append(colour)
-        return all(abs(a - b) <= 8 for a, b in zip(colour, SELECTED_ROW, strict=True))
-
     for attempt in range(4):
         if attempt:
             await act(session, MouseMove(at(session, spot)), Wait(0.2), key("escape"), Wait(0.3))
         # The pointer leaves the row (a row under the pointer is drawn lighter) before the oracle looks.
         await act(session, *click(session, spot), Wait(0.2), to_viewport(session))
         try:
-            await wait_for(blue, f"{name}'s row in the Outliner to show it selected", timeout=10)
+            await wait_for(
+                lambda: _shows(session, probe, SELECTED_ROW, seen),
+                f"{name}'s row in the Outliner to show it selected",
+                10,
+            )
         except TaskError:
             continue
         await still(session)
@@ -765,15 +771,10 @@ async def tick(session: Session, spot: Spot, tries: int = 4) -> None:
     probe = Spot(spot.x - 4, spot.y - 4)
     seen: list[tuple[int, int, int]] = []
 
-    async def ticked() -> bool:
-        colour = await _pixel(session, probe)
-        seen.append(colour)
-        return all(abs(a - b) <= 8 for a, b in zip(colour, TICKED, strict=True))
-
     for _ in range(tries):
         await act(session, *click(session, spot))
         try:
-            await wait_for(ticked, "a check box in File View to show ticked", timeout=3)
+            await wait_for(lambda: _shows(session, probe, TICKED, seen), "a check box in File View to show ticked", 3)
             return
         except TaskError:
             await act(session, Wait(0.5))  # longer than Blender's double-click time (0.35 s) before the next click

@@ -162,7 +162,8 @@ class BundleCache:
 
     def restore(self, ref: str) -> list[str]:
         """Bundle ``ref``'s folder on disk made what was sent again; the paths found changed, added or
-        missing (``__pycache__`` folders are removed and not named: Python writes them on import)."""
+        missing, which a warning names too (``__pycache__`` folders are removed and not named: Python writes them
+        on import)."""
         digest = ref.removeprefix(PREFIX).partition("/")[0]
         with self._lock:
             files = self._sent.get(digest)
@@ -183,6 +184,7 @@ class BundleCache:
             for cache in caches:
                 _remove(cache)
             if differ:
+                log.warning("task bundle %s: files changed since it was sent, put back: %s", digest[:12], differ[:10])
                 self._write(digest, files)
             return differ
 
@@ -194,9 +196,7 @@ class BundleCache:
                 f"task {ref!r}: no bundle {digest[:12]} was sent to this env server (an EnvClient sends a task "
                 "path's files before its reset; a client of another version may not)"
             )
-        changed = self.restore(ref)
-        if changed:
-            log.warning("task bundle %s: files changed since it was sent, put back: %s", digest[:12], changed[:10])
+        self.restore(ref)
         return self._folder() / digest / _safe(task)
 
     def close(self) -> None:

@@ -175,8 +175,8 @@ class EnvServer:
             )
         episode = EpisodeSpec.from_wire(spec)
         task, variant, split = episode.task, episode.variant, episode.split
-        where = self.bundles.path(task) if task.startswith(BUNDLE) else locate_task(task)
         self.bundle = task if task.startswith(BUNDLE) else None
+        where = self.bundles.path(task) if self.bundle else locate_task(task)
         with _LOADING:
             module = load_task_module(where)
         split = module.resolve_split(split)
@@ -303,9 +303,7 @@ class EnvServer:
         self.task.history = list(self.action_log)
         self.task.why = []
         if self.bundle is not None:  # the agent's user can write the cache: what the evaluator reads is put back
-            changed = self.bundles.restore(self.bundle)
-            if changed:
-                log.warning("task %s: its files were changed during the episode, put back: %s", self.task.name, changed)
+            self.bundles.restore(self.bundle)
         watching = self.adversary if self.adversary is not None and self.adversary.recording else None
         session: Any = self.session if watching is None else ReadingSession(self.session, watching)
         value = await self.module.run("evaluate_task", self.task, session)
