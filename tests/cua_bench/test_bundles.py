@@ -3,8 +3,10 @@ files, checked against their digest, wherever the server runs."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import tempfile
+import threading
 from pathlib import Path
 
 import pytest
@@ -142,3 +144,68 @@ def test_an_answer_edited_in_the_servers_cache_during_an_episode_is_not_what_it_
         cached.write_text("41")  # between episodes: the next reset puts it back
         env.reset(options={"task": str(folder)})
         assert cached.read_text() == "42" and env.evaluate() == 1.0
+
+
+def test_a_process_writing_the_cache_while_the_evaluator_reads_it_earns_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A process the agent leaves running writes the cached answer in a loop: the put-back before the
+    evaluation was undone at once, and the evaluator read the forged answer (1.0)."""
+    monkeypatch.delenv("CUA_LOCAL_ROOT", raising=False)
+    folder = task_folder(tmp_path / "tasks", scores="41", pause=0.5)  # "41" is never there unless forged
+    stop = threading.Event()
+    with make(backend="sim", observes="none") as env:
+        env.reset(options={"task": str(folder)})
+        (cached,) = Path(tempfile.gettempdir()).glob(f"cua-tasks-{env.info()['pid']}-*/*/hello/answer.txt")
+
+        def forge() -> None:  # in place, never truncated: the file always holds a whole answer
+            while not stop.is_set():
+                with contextlib.suppress(OSError):
+                    fd = os.open(cached, os.O_WRONLY)
+                    try:
+                        os.write(fd, b"41")
+                    finally:
+                        os.close(fd)
+
+        writer = threading.Thread(target=forge, daemon=True)
+        writer.start()
+        try:
+            reward = env.evaluate()
+        finally:
+            stop.set()
+            writer.join()
+        assert reward == 0.0
+        env.reset(options={"task": str(folder)})  # put back, and an honest episode scores as before
+        assert cached.read_text() == "42" and env.evaluate() == 0.0
+
+
+def test_a_seal_names_every_write_even_one_undone_and_only_those(tmp_path: Path) -> None:
+    """An answer forged and put back before the evaluation ends leaves the same bytes; its change time
+    (which no user can set back) still moved. A file only read, or a folder only listed, moves nothing."""
+    good = bundle_of(task_folder(tmp_path))
+    cache = BundleCache()
+    try:
+        cache.put(good.digest, good.files)
+        folder = cache.path(good.ref)
+        assert cache.broken(good.ref) == []  # never sealed: nothing to compare
+        cache.seal(good.ref)  # the files were just written: it waits for them to settle
+        (folder / "answer.txt").read_text()
+        list(folder.iterdir())
+        assert cache.broken(good.ref) == []
+        with open(folder / "answer.txt", "r+b") as answer:
+            answer.write(b"41")
+            answer.seek(0)
+            answer.write(b"42")
+        assert (folder / "answer.txt").read_text() == "42"
+        assert cache.broken(good.ref) == ["hello/answer.txt"]
+        assert cache.seal(good.ref) == [] and cache.broken(good.ref) == []  # same bytes: nothing put back
+        os.rename(folder / "main.py", folder / "main.bak")  # swapped out and back in
+        os.rename(folder / "main.bak", folder / "main.py")
+        (folder / "__pycache__").mkdir()
+        assert cache.broken(good.ref) == ["hello", "hello/__pycache__", "hello/main.py"]
+        cache.seal(good.ref)
+        os.chmod(folder / "answer.txt", 0o600)
+        assert cache.broken(good.ref) == ["hello/answer.txt"]
+        assert cache.seal(good.ref, tries=0) == [] and cache.broken(good.ref) == ["<the whole bundle>"]
+    finally:
+        cache.close()

@@ -8,6 +8,7 @@ from pathlib import Path
 
 # A task that reads a file of its own folder in its evaluator, as Cua's tasks read their gui/ pages.
 TASK = """
+import time
 from pathlib import Path
 
 import cua_bench as cb
@@ -25,7 +26,8 @@ async def setup(task, session):
 
 @cb.evaluate_task
 async def evaluate(task, session):
-    return [1.0 if Path(__file__).with_name("answer.txt").read_text() == "42" else 0.0]
+    time.sleep({pause})
+    return [1.0 if Path(__file__).with_name("answer.txt").read_text() == {scores!r} else 0.0]
 
 
 @cb.solve_task
@@ -34,10 +36,12 @@ async def solve(task, session):
 """
 
 
-def task_folder(where: Path, name: str = "hello") -> Path:
+def task_folder(where: Path, name: str = "hello", *, scores: str = "42", pause: float = 0) -> Path:
+    """The task, whose evaluator scores 1 when its ``answer.txt`` (written "42") holds ``scores``, read
+    ``pause`` seconds into the evaluation."""
     folder = where / name
     folder.mkdir(parents=True)
-    (folder / "main.py").write_text(textwrap.dedent(TASK))
+    (folder / "main.py").write_text(textwrap.dedent(TASK).format(scores=scores, pause=pause))
     (folder / "answer.txt").write_text("42")
     return folder
 

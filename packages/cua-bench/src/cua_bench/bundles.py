@@ -22,8 +22,10 @@ import logging
 import os
 import shutil
 import stat
+import sys
 import tempfile
 import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -37,6 +39,9 @@ PREFIX = "content:"  # a reset's task given by content: ``content:<digest>/<fold
 MAX_BYTES = 256 * 2**20  # a task folder bigger than this is refused by name (keep data out of the task)
 MAX_FILES = 10_000  # so is one holding more files (a task file given from a home folder, say)
 _SKIP = {"__pycache__", ".git"}
+# A write stamps a file's change time from the kernel's coarse clock (one tick, at most 10 ms, behind the
+# real one): a seal holds only paths last changed longer ago than this, so that any later write moves one.
+_SETTLED_NS = 50_000_000
 
 
 @dataclass(frozen=True)
@@ -105,11 +110,17 @@ class BundleCache:
     imports) between episodes or during one. So the cache keeps each bundle's files in memory as sent,
     and ``path`` (each reset) and ``restore`` (before each evaluation) put back any that differ on disk,
     remove what was added (compiled ``__pycache__`` included: a planted .pyc passes for its source), and
-    log what they found."""
+    log what they found.
+
+    A process the agent leaves running can still write a file between that put-back and the evaluator's
+    read, and put it back after. So ``seal`` notes every path's inode and change time (which the kernel
+    sets on each write, rename or chmod, and no user can set back), and ``broken`` names what moved since:
+    the server scores such an evaluation 0."""
 
     def __init__(self) -> None:
         self._root: Path | None = None
         self._sent: dict[str, dict[str, bytes]] = {}  # each bundle's files, the copy on disk is checked against
+        self._seals: dict[str, dict[str, tuple[int, int, int]] | None] = {}  # None: it never held still
         self._lock = threading.Lock()
 
     def _folder(self) -> Path:
@@ -141,6 +152,9 @@ class BundleCache:
             _safe(name)  # every name checked before anything is written
         with self._lock:
             if digest not in self._sent:
+                # A task's own imports must not write compiled files into its folder: one appearing while a
+                # seal holds would read as a change, and the agent's user could plant one as well.
+                sys.dont_write_bytecode = True
                 self._write(digest, files)
                 self._sent[digest] = dict(files)
 
@@ -188,6 +202,35 @@ class BundleCache:
                 self._write(digest, files)
             return differ
 
+    def seal(self, ref: str, tries: int = 5) -> list[str]:
+        """``restore``, then note each path's inode and change time once every one was last changed more
+        than a clock tick ago; returns what was put back."""
+        digest = ref.removeprefix(PREFIX).partition("/")[0]
+        there = self._folder() / digest
+        differ = self.restore(ref)
+        self._seals[digest] = None
+        for _ in range(tries):
+            now = time.time_ns()
+            entries = _entries(there)
+            settled = max((changed for _, _, changed in entries.values()), default=0) < now - _SETTLED_NS
+            if settled and not self.restore(ref):  # and after noting them, the content is still what was sent
+                self._seals[digest] = entries
+                break
+            time.sleep(_SETTLED_NS / 1e9)
+        return differ
+
+    def broken(self, ref: str) -> list[str]:
+        """The paths of bundle ``ref`` written, replaced, added or removed since its ``seal`` (or
+        ``["<the whole bundle>"]`` when it never held still long enough to be sealed)."""
+        digest = ref.removeprefix(PREFIX).partition("/")[0]
+        if digest not in self._seals:
+            return []
+        sealed = self._seals[digest]
+        if sealed is None:
+            return ["<the whole bundle>"]
+        now = _entries(self._folder() / digest)
+        return sorted(name for name in set(sealed) | set(now) if sealed.get(name) != now.get(name))
+
     def path(self, ref: str) -> Path:
         """The folder (or file) a ``content:`` task reference loads from."""
         digest, _, task = ref.removeprefix(PREFIX).partition("/")
@@ -221,6 +264,19 @@ def _remove_dead_caches() -> None:
             shutil.rmtree(folder, ignore_errors=True)
         except (PermissionError, FileNotFoundError):
             pass  # another user's process has that pid now (alive), or another server removed it
+
+
+def _entries(there: Path) -> dict[str, tuple[int, int, int]]:
+    """Every path under ``there`` (``there`` itself as ``.``), links not followed: its type, inode and the
+    time its inode last changed."""
+    found: dict[str, tuple[int, int, int]] = {}
+    try:
+        for path in [there, *(Path(d) / n for d, subs, names in os.walk(there) for n in subs + names)]:
+            st = os.lstat(path)
+            found[path.relative_to(there).as_posix()] = (stat.S_IFMT(st.st_mode), st.st_ino, st.st_ctime_ns)
+    except FileNotFoundError:
+        pass  # removed under the walk: what is missing is what differs
+    return found
 
 
 def _holds(path: Path, data: bytes) -> bool:

@@ -303,7 +303,7 @@ class EnvServer:
         self.task.history = list(self.action_log)
         self.task.why = []
         if self.bundle is not None:  # the agent's user can write the cache: what the evaluator reads is put back
-            self.bundles.restore(self.bundle)
+            self.bundles.seal(self.bundle)
         watching = self.adversary if self.adversary is not None and self.adversary.recording else None
         session: Any = self.session if watching is None else ReadingSession(self.session, watching)
         value = await self.module.run("evaluate_task", self.task, session)
@@ -313,6 +313,11 @@ class EnvServer:
                 f"task {self.task.name} ({self.module.path}) variant {self.task.variant}: @evaluate_task must "
                 f"return a reward in [0, 1] or a non-empty list of them, like [1.0]; got {value!r}"
             )
+        changed = self.bundles.broken(self.bundle) if self.bundle is not None else []
+        if changed:  # what the evaluator read may not be what was sent: nothing it says can be trusted
+            log.warning("task %s: its own files changed while it was evaluated, scored 0: %s", self.task.name, changed)
+            self.task.explain(f"the task's own files changed while it was evaluated ({', '.join(changed[:5])})")
+            return 0.0
         return float(sum(values) / len(values))
 
     async def solve(self, steps: int | None = None) -> dict[str, Any]:
