@@ -120,7 +120,7 @@ class BundleCache:
     def __init__(self) -> None:
         self._root: Path | None = None
         self._sent: dict[str, dict[str, bytes]] = {}  # each bundle's files, the copy on disk is checked against
-        self._seals: dict[str, dict[str, tuple[int, int, int]] | None] = {}  # None: it never held still
+        self._seals: dict[str, dict[str, tuple[int, int, int, int]] | None] = {}  # None: it never held still
         self._lock = threading.Lock()
 
     def _folder(self) -> Path:
@@ -212,7 +212,7 @@ class BundleCache:
         for _ in range(tries):
             now = time.time_ns()
             entries = _entries(there)
-            settled = max((changed for _, _, changed in entries.values()), default=0) < now - _SETTLED_NS
+            settled = max((changed for _, _, changed, _ in entries.values()), default=0) < now - _SETTLED_NS
             if settled and not self.restore(ref):  # and after noting them, the content is still what was sent
                 self._seals[digest] = entries
                 break
@@ -266,14 +266,20 @@ def _remove_dead_caches() -> None:
             pass  # another user's process has that pid now (alive), or another server removed it
 
 
-def _entries(there: Path) -> dict[str, tuple[int, int, int]]:
-    """Every path under ``there`` (``there`` itself as ``.``), links not followed: its type, inode and the
-    time its inode last changed."""
-    found: dict[str, tuple[int, int, int]] = {}
+def _entries(there: Path) -> dict[str, tuple[int, int, int, int]]:
+    """Every path under ``there`` (``there`` itself as ``.``), links not followed: its type, inode, the time
+    its inode last changed and its modification time (Windows reports a file's creation as its change
+    time: there only the modification time, which its owner can set back, tells a write)."""
+    found: dict[str, tuple[int, int, int, int]] = {}
     try:
         for path in [there, *(Path(d) / n for d, subs, names in os.walk(there) for n in subs + names)]:
             st = os.lstat(path)
-            found[path.relative_to(there).as_posix()] = (stat.S_IFMT(st.st_mode), st.st_ino, st.st_ctime_ns)
+            found[path.relative_to(there).as_posix()] = (
+                stat.S_IFMT(st.st_mode),
+                st.st_ino,
+                st.st_ctime_ns,
+                st.st_mtime_ns,
+            )
     except FileNotFoundError:
         pass  # removed under the walk: what is missing is what differs
     return found
