@@ -39,7 +39,8 @@
   and ``_bc`` (behaviour cloning on the oracle's decisions for as long as the GRPO run's budget).
   ``grpo_phone_notes_unseen`` (with ``_min``): the trained policies again on the held-out variants with
   each quoted title made up, on the screen and in the instruction alike (names no train variant held). The
-  same a11y policy as ``a11y``, on the phone's tree. Target: 0.9 within 15 minutes (issue 37).
+  same a11y policy as ``a11y``, on the phone's tree (notes with ``compare_names``: titles read only by
+  comparison). Target: 0.9 within 15 minutes (issue 37).
 
 - ``vlm_sft_heldout``, ``vlm_grpo_heldout``, ``vlm_grpo_gain`` (= grpo - sft) and ``pipeline_roundtrip_ok``
   (``--figures vlm``): ``cua-bench-rl pipeline`` run as it ships, once per seed (``--seeds``, default 3),

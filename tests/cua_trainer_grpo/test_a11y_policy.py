@@ -143,12 +143,17 @@ def test_the_shared_forms_start_at_zero_and_their_word_codes_are_never_trained(l
     assert torch.equal(policy.shared.weight, codes)
 
 
-def test_a_form_that_rewards_shared_words_picks_the_named_note_among_names_never_seen(notes: SimTurns) -> None:
-    """The mechanism the phone families generalise by: with ``match`` set to the identity (what GRPO's
-    updates move it toward, see bench/RESULTS.md), the row whose title the instruction quotes outscores
-    every other row, for titles the form never saw; with the form at zero nothing singles it out."""
+@pytest.mark.parametrize("compare_names", [False, True])
+def test_a_form_that_rewards_shared_words_picks_the_named_note_among_names_never_seen(
+    notes: SimTurns, compare_names: bool
+) -> None:
+    """The mechanism the phone families generalise by: with ``match`` a multiple of the identity (what
+    GRPO's updates move it toward, see bench/RESULTS.md), the row whose title the instruction quotes
+    outscores every other row, for titles the form never saw; with the form at zero nothing singles it
+    out. With ``compare_names`` each episode draws its own codes, and ``cover`` tells "Gift ideas" from a
+    row titled "Ideas" (variant 3), which ``match`` alone scores alike."""
     torch.manual_seed(0)
-    policy = A11yPolicy(seed=0)
+    policy = A11yPolicy(seed=0, compare_names=compare_names)
     for variant in range(2):  # easy: the launcher; tap Notes, then read the list
         turn = notes.turn("test", 3 * variant, policy.observes)
         view = policy.view(turn)
@@ -161,12 +166,31 @@ def test_a_form_that_rewards_shared_words_picks_the_named_note_among_names_never
         assert target in untrained, f"{target} not among {sorted(untrained)}"
         rows = {k: v for k, v in untrained.items() if k.startswith("click listitem")}
         assert max(rows.values()) - min(rows.values()) < 0.5  # nothing singles the named row out yet
+        forms = [policy.match, policy.cover] if compare_names else [policy.match]
         with torch.no_grad():
-            policy.match.copy_(torch.eye(policy.match.shape[0]))
+            for form in forms:  # a matrix, or (compare_names) one weight on the identity
+                form.copy_(4 * torch.eye(form.shape[0]) if form.dim() == 2 else torch.tensor(0.5))
         scored = {k: v for k, v in scores_of(policy, turn).items() if k.startswith("click listitem")}
         assert max(scored, key=scored.__getitem__) == target, scored
         with torch.no_grad():
-            policy.match.zero_()
+            for form in forms:
+                form.zero_()
+
+
+@pytest.mark.parametrize("compare_names", [False, True])
+def test_with_compare_names_a_quoted_name_reaches_the_scores_only_through_the_learned_forms(
+    notes: SimTurns, compare_names: bool
+) -> None:
+    """With the forms at zero, naming another note changes no score: the deep part does not read what the
+    instruction quotes, so it cannot learn a title. Without the option, the deep part reads the title
+    (and learns titles)."""
+    torch.manual_seed(0)
+    policy = A11yPolicy(seed=0, compare_names=compare_names)
+    turn = notes.turn("test", 0, policy.observes)
+    title = notes.task.metadata["title"] if notes.task else ""
+    other = replace(turn, instruction=turn.instruction.replace(f'"{title}"', '"Something else"'))
+    assert other.instruction != turn.instruction
+    assert (scores_of(policy, turn) == scores_of(policy, other)) is compare_names
 
 
 def test_no_read_off_fact_of_a_node_or_the_turn_depends_on_which_record_the_instruction_names(

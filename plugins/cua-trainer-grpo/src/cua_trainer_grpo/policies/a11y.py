@@ -28,6 +28,7 @@ same list ``act`` sampled from.
 
 from __future__ import annotations
 
+import zlib
 from collections.abc import Sequence
 from typing import Any
 
@@ -59,6 +60,10 @@ MATCH = 64  # the width of the shared word codes (random codes of distinct words
 # within tens of steps, ahead of the deep part's memorising of one word pair at a time.
 SHARED_SCALE = 12.0
 SOFT = 0.1  # the temperature of the soft maximum over a word's counterparts (see _attend)
+UNREAD = 25  # with compare_names: the percentage of a screen's name words the deep part reads as no word
+# With compare_names a form is one weight on the identity: as with WIDE_SCALE, scaled so that Adam's steps of
+# about lr move it as a whole matrix's would.
+FORM_SCALE = 8.0
 
 
 class _Bags:
@@ -118,16 +123,34 @@ def _mlp(inputs: int, hidden: int, outputs: int) -> nn.Sequential:
 
 
 class A11yPolicy(nn.Module, Policy):
-    """``A11yPolicy(hidden=64, embed=32, explore=0.0, seed=None)``: the option scorer; ~0.2 M parameters.
+    """``A11yPolicy(hidden=64, embed=32, explore=0.0, seed=None, compare_names=False)``: the option scorer;
+    ~0.2 M parameters.
 
     ``explore``: the share of probability spread evenly over a turn's options (see ``with_floor``).
     ``seed``: the sampling's (None: drawn from torch's generator, which ``cua_bench_rl.train`` seeds
-    with the run's seed, as it does the initial weights)."""
+    with the run's seed, as it does the initial weights).
+    ``compare_names``: the instruction's quoted words are read only by comparison. The deep part's bag of
+    the instruction leaves them out, and the shared codes are drawn afresh for each episode from its id
+    (as reading-comprehension models anonymise entities), so no form can learn a name: each form is one
+    weight on the identity, learning how much a word the two sides share is worth, whatever the word,
+    and a fourth form (``cover``) weighs how much of the instruction a node's name holds. The deep part's
+    word vectors start at zero (a word never seen reads as none) and it reads only three quarters of each
+    episode's name words, so a note whose title it cannot read may still be the one asked for. Off, a
+    trained policy picks a note by the titles it was trained on, and on made-up titles it scores 0.2-0.3.
+    On, a greedy play depends on the episode's id too (its codes), by a few points of success."""
 
     observes = Observes(screenshot="none", a11y="nodes")
 
-    def __init__(self, hidden: int = 64, embed: int = 32, explore: float = 0.0, seed: int | None = None) -> None:
+    def __init__(
+        self,
+        hidden: int = 64,
+        embed: int = 32,
+        explore: float = 0.0,
+        seed: int | None = None,
+        compare_names: bool = False,
+    ) -> None:
         nn.Module.__init__(self)
+        self.compare_names = bool(compare_names)
         if hidden < 1 or embed < 1:
             raise ValueError(f"A11yPolicy: hidden and embed must be positive, got hidden={hidden}, embed={embed}")
         self.version = 0
@@ -135,6 +158,11 @@ class A11yPolicy(nn.Module, Policy):
         # Small word vectors: a bag sums a dozen of them, and at std 1 they drowned the read-off facts
         # (which field holds what, where the focus is) that tell one state of a form from the next.
         nn.init.normal_(self.words.weight, std=0.1)
+        if self.compare_names:
+            # A word no training variant held keeps its first vector. At zero, that is "no word", which the
+            # deep part learns to read: UNREAD percent of the names on each screen are left out of its bags
+            # (drawn by the episode's id, so act and logprobs leave out the same ones).
+            nn.init.zeros_(self.words.weight)
         self.node = _mlp(embed + feat.NODE_DENSE, hidden, hidden)
         self.span = _mlp(embed + len(feat.Span("", 0, (), ()).shape()), hidden, hidden)
         self.context = _mlp(2 * embed + feat.GLOBAL_DENSE + 3 * hidden, hidden, hidden)
@@ -157,12 +185,22 @@ class A11yPolicy(nn.Module, Policy):
         self.shared = nn.Embedding(feat.BUCKETS, MATCH)
         nn.init.normal_(self.shared.weight, std=MATCH**-0.5)
         self.shared.weight.requires_grad_(False)
-        self.match = nn.Parameter(torch.zeros(MATCH, MATCH))
+        # With compare_names the codes are drawn afresh each episode, and a form over codes no two episodes
+        # share can only carry over what is the same under any drawing: how strongly a word scores with
+        # itself. So each form is then that one weight (times the identity), which learns at once what a
+        # whole matrix would learn as the mean of many episodes' noise.
+        form: tuple[int, ...] = () if self.compare_names else (MATCH, MATCH)
+        self.match = nn.Parameter(torch.zeros(form))
         # What the episode has acted on so far, in the same code: against a node ("did I act on one like
         # it"), and against the instruction for stopping ("has what it names been acted on"). A policy
         # without it cannot tell "the first of two switches is set" from "the only one is".
-        self.again = nn.Parameter(torch.zeros(MATCH, MATCH))
-        self.finish = nn.Parameter(torch.zeros(MATCH, MATCH))
+        self.again = nn.Parameter(torch.zeros(form))
+        self.finish = nn.Parameter(torch.zeros(form))
+        if self.compare_names:
+            # The instruction's words against a node's: "Ideas" holds every word of its name that the
+            # instruction holds, as "Gift ideas" does, but it covers less of the instruction. Without this
+            # form the two tie, and with names read only by comparison nothing else could tell them apart.
+            self.cover = nn.Parameter(torch.zeros(form))
         self.hidden = hidden
         if not 0 <= explore < 1:
             raise ValueError(f"A11yPolicy: explore is a share of probability in [0, 1), got {explore}")
@@ -178,7 +216,9 @@ class A11yPolicy(nn.Module, Policy):
         # policy's first turn is not the episode's first, and "step 0" must mean the true start (else
         # stopping at once, right after a whole oracle prefix, is learned as what to do at step 0).
         step = int(turn.observation.get("step", turn.step))
-        return feat.read_turn(turn.instruction, turn.observation, step, turn.max_steps, history)
+        view = feat.read_turn(turn.instruction, turn.observation, step, turn.max_steps, history)
+        view.episode = turn.episode
+        return view
 
     def token_for(self, turn: Turn, actions: Sequence[Action]) -> int | None:
         """The option that does what ``actions`` do on this turn's screen, or None when no option does:
@@ -194,17 +234,23 @@ class A11yPolicy(nn.Module, Policy):
         node_dense: list[list[float]] = []
         span_dense: list[list[float]] = []
         for view in views:
+            read, code = view.instruction, "word"
+            if self.compare_names:  # one episode's codes say nothing of another's (its instruction may recur)
+                read, code = feat.QUOTED.sub(" ", view.instruction), f"word{zlib.crc32(view.episode.encode())}"
             for node in view.nodes:
-                node_bags.add(feat.word_ids([node.role], "role") + feat.word_ids(feat.words_of(node.name), "name"))
+                deep = feat.words_of(node.name)
+                if self.compare_names:  # a share of names read as no word, as one never seen is (see __init__)
+                    deep = [w for w in deep if zlib.crc32(f"{view.episode}\0{w}".encode()) % 100 >= UNREAD]
+                node_bags.add(feat.word_ids([node.role], "role") + feat.word_ids(deep, "name"))
                 node_dense.append(feat.node_dense(view, node))
-                named.add(feat.word_ids(feat.words_of(node.name), "word"))
+                named.add(feat.word_ids(feat.words_of(node.name), code))
             for span in view.spans:
                 span_bags.add(feat.word_ids(span.before, "before") + feat.word_ids(span.after, "after"))
                 span_dense.append(span.shape())
-            turn_bags.add(feat.word_ids(feat.words_of(view.instruction), "instruction"))
-            said.add(feat.word_ids(feat.words_of(view.instruction), "word"))
+            turn_bags.add(feat.word_ids(feat.words_of(read), "instruction"))
+            said.add(feat.word_ids(feat.words_of(view.instruction), code))
             names = [w for _, name in view.acted for w in feat.words_of(name)]
-            done.add(feat.word_ids(names, "word"))
+            done.add(feat.word_ids(names, code))
             acted.add(feat.word_ids(names, "acted"))
         zeros = torch.zeros((1, self.hidden), device=device)
         nodes = torch.cat([self._encode(self.node, node_bags, node_dense, device), zeros])  # last row: no node
@@ -262,12 +308,21 @@ class A11yPolicy(nn.Module, Policy):
         option_node, option_said, option_done = at(named, node_rows), at(said, owners), at(done, owners)
         stop = kind[:, feat.KINDS.index("done")]
         shared = (
-            _attend(self.match, option_node, option_said)
-            + _attend(self.again, option_node, option_done)
-            + stop * _attend(self.finish, option_said, option_done)
+            _attend(self._form(self.match), option_node, option_said)
+            + _attend(self._form(self.again), option_node, option_done)
+            + stop * _attend(self._form(self.finish), option_said, option_done)
         )
+        if self.compare_names:
+            shared = shared + _attend(self._form(self.cover), option_said, option_node)
         scores = self.score(x).squeeze(-1) + wide.squeeze(-1) + typed * pair.squeeze(-1) + SHARED_SCALE * shared
         return list(scores.split([len(v.options) for v in views]))
+
+    @staticmethod
+    def _form(weight: torch.Tensor) -> torch.Tensor:
+        """A form as ``_attend`` takes it: a learned matrix, or one learned weight on the identity."""
+        if weight.dim() == 2:
+            return weight
+        return FORM_SCALE * weight * torch.eye(MATCH, device=weight.device)
 
     def _encode(self, mlp: nn.Module, bags: _Bags, dense: list[list[float]], device: torch.device) -> torch.Tensor:
         if not dense:

@@ -142,6 +142,7 @@ class Turnview:
     max_steps: int
     acted: dict[tuple[str, str], list[int]] = field(default_factory=dict)  # node identity -> [clicks, types]
     last_kind: str | None = None
+    episode: str = ""  # the played episode's id: the same on each of its turns, unique to it (compare_names' draw)
 
 
 def spans_of(instruction: str) -> list[Span]:
