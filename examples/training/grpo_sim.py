@@ -86,12 +86,19 @@ FAMILIES: dict[str, dict[str, Any]] = {
 # by step 100 (every held-out episode starts from the true start state: the launcher, or another app in front),
 # and twice the explore floor: at 0.1 one settings seed of three sat at 0.60 from step 200 on, tapping Bluetooth
 # whenever Wi-Fi was asked (no rollout of a group tapped Wi-Fi, so the group had no signal); at 0.2 all six
-# runs of both families reached 0.9 (bench/RESULTS.md, 2026-12-07).
-for _family, _env in (("phone-settings", "sim:settings-toggle"), ("phone-notes", "sim:notes-delete")):
-    FAMILIES[_family] = {**FAMILIES["a11y"], "env": _env, "curriculum_steps": 100, "policy_options": {"explore": 0.2}}
-# Notes reads the quoted title only by comparison (A11yPolicy's compare_names): reading it as words, the trained
-# policies found the named note 0.21-0.33 of the time when its title was one no train variant held.
-FAMILIES["phone-notes"]["policy_options"] = {"explore": 0.2, "compare_names": True}
+# runs of both families reached 0.9 (bench/RESULTS.md, 2026-12-07). Notes reads the quoted title only by
+# comparison (A11yPolicy's compare_names): reading it as words, the trained policies found the named note
+# 0.21-0.33 of the time when its title was one no train variant held.
+for _family, _env, _options in (
+    ("phone-settings", "sim:settings-toggle", {}),
+    ("phone-notes", "sim:notes-delete", {"compare_names": True}),
+):
+    FAMILIES[_family] = {
+        **FAMILIES["a11y"],
+        "env": _env,
+        "curriculum_steps": 100,
+        "policy_options": {"explore": 0.2, **_options},
+    }
 
 
 def random_baseline(config: TrainConfig) -> float:
